@@ -1,0 +1,56 @@
+# mlgov developer entry points. `make plan` and `make test` are the README's two commands:
+# each one installs everything it needs first, so they work on a fresh clone.
+SHELL := /bin/bash
+PY_BOOT ?= python3
+UV_VERSION := 0.13.8
+TOOLS := .tools
+UV := $(TOOLS)/bin/uv
+VENV := .venv
+PY := $(VENV)/bin/python
+STACK ?= dev
+export UV_PYTHON_DOWNLOADS := never
+export UV_PROJECT_ENVIRONMENT := $(VENV)
+
+.PHONY: install plan plans test lint fmt typecheck check bench preview clean
+
+$(UV):
+	$(PY_BOOT) -m venv $(TOOLS)
+	$(TOOLS)/bin/pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
+
+# The marker file makes `install` a no-op until pyproject.toml or uv.lock changes.
+$(VENV)/.installed: $(UV) pyproject.toml uv.lock
+	$(UV) sync --frozen --python $(PY_BOOT)
+	touch $@
+
+install: $(VENV)/.installed
+
+plan: install
+	$(PY) -m governance plan --stack $(STACK)
+
+plans: install
+	for s in dev staging prod; do $(PY) -m governance plan --stack $$s || exit $$?; done
+
+lint: install
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/ruff check .
+
+fmt: install
+	$(VENV)/bin/ruff format .
+	$(VENV)/bin/ruff check --fix .
+
+typecheck: install
+	$(VENV)/bin/pyright
+
+test: install lint typecheck
+	$(VENV)/bin/pytest
+
+check: test
+
+bench: install
+	$(PY) bench/run_all.py
+
+preview: install
+	pulumi preview -s $(STACK) --policy-pack policies
+
+clean:
+	rm -rf $(VENV) $(TOOLS)
