@@ -1,0 +1,162 @@
+"""PolicyConfig: the settings the mlgov rules read, validated once with errors that name the key.
+
+This module is pure (no pulumi, no pulumi_policy): the offline `python -m governance check`, the
+CrossGuard pack (pack.py) and the tests all build a `PolicyConfig` through `from_mapping`. The
+rules themselves live in rules.py; how a plan document's `policy_config` reaches this module is the
+CLI's business (governance/).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields
+from typing import Any, Literal, cast
+
+Environment = Literal["dev", "staging", "prod"]
+
+ENVIRONMENTS: tuple[Environment, ...] = ("dev", "staging", "prod")
+
+DEFAULT_REQUIRED_LABELS = ("team", "env", "cost-center", "workload", "managed-by")
+
+# Cheap, widely available Workbench GPUs. An explicit empty list means "no GPUs on notebooks".
+DEFAULT_NOTEBOOK_GPU_TYPES = ("NVIDIA_TESLA_T4", "NVIDIA_L4")
+
+
+class PolicyConfigError(ValueError):
+    """A policy configuration value is invalid; the message names the offending key."""
+
+    def __init__(self, key: str, problem: str) -> None:
+        super().__init__(f"policy config '{key}': {problem}")
+        self.key = key
+        self.problem = problem
+
+
+@dataclass(frozen=True, kw_only=True)
+class PolicyConfig:
+    """Environment-specific limits the rules enforce; every field has a safe default."""
+
+    environment: Environment = "dev"
+    region: str | None = None
+    """None: derive the region from the resources when they agree on exactly one."""
+    allowed_bigquery_locations: tuple[str, ...] = ()
+    """Empty: only the region itself."""
+    max_idle_minutes: int = 180
+    notebook_machine_types: tuple[str, ...] = ()
+    """Empty: any machine type."""
+    notebook_gpu_types: tuple[str, ...] = DEFAULT_NOTEBOOK_GPU_TYPES
+    """Workbench accelerator enums. Empty: no GPUs allowed on notebooks."""
+    sql_tiers: tuple[str, ...] = ()
+    """Empty: any tier."""
+    billing_export_dataset: str = "billing_export"
+    required_labels: tuple[str, ...] = DEFAULT_REQUIRED_LABELS
+
+    def bigquery_locations(self, region: str | None) -> frozenset[str]:
+        """Lower-cased BigQuery locations allowed when the stack's region is `region`."""
+        allowed = {loc.lower() for loc in self.allowed_bigquery_locations}
+        if region is not None:
+            allowed.add(region.lower())
+        return frozenset(allowed)
+
+    @classmethod
+    def from_mapping(cls, raw: Mapping[str, Any] | None) -> PolicyConfig:
+        """Validate a plain mapping (plan document `policy_config`, pack config) into a config.
+
+        Raises:
+            PolicyConfigError: a key is unknown or its value has the wrong type or range.
+        """
+        if raw is None:
+            return cls()
+        if not isinstance(raw, Mapping):  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise PolicyConfigError("<root>", f"expected an object, got {type(raw).__name__}")
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(str(k) for k in raw if k not in known)
+        if unknown:
+            raise PolicyConfigError(
+                unknown[0], f"unknown key (known keys: {', '.join(sorted(known))})"
+            )
+        values: dict[str, Any] = {}
+        for key, value in raw.items():
+            if value is None and key != "region":
+                continue  # null means "use the default", as an absent key does
+            values[key] = _PARSERS[key](key, value)
+        return cls(**values)
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready mapping that `from_mapping` turns back into an equal config."""
+        return {
+            "environment": self.environment,
+            "region": self.region,
+            "allowed_bigquery_locations": list(self.allowed_bigquery_locations),
+            "max_idle_minutes": self.max_idle_minutes,
+            "notebook_machine_types": list(self.notebook_machine_types),
+            "notebook_gpu_types": list(self.notebook_gpu_types),
+            "sql_tiers": list(self.sql_tiers),
+            "billing_export_dataset": self.billing_export_dataset,
+            "required_labels": list(self.required_labels),
+        }
+
+
+def _environment(key: str, value: Any) -> Environment:
+    if value not in ENVIRONMENTS:
+        raise PolicyConfigError(key, f"must be one of {list(ENVIRONMENTS)}, got {value!r}")
+    return value
+
+
+def _optional_str(key: str, value: Any) -> str | None:
+    if value is None:
+        return None
+    return _str(key, value)
+
+
+def _str(key: str, value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise PolicyConfigError(key, f"must be a non-empty string, got {value!r}")
+    return value.strip()
+
+
+def _positive_int(key: str, value: Any) -> int:
+    # JSON numbers arrive as floats from CrossGuard config; accept 180.0 but not 180.5 or True.
+    if isinstance(value, bool) or not isinstance(value, int | float) or value != int(value):
+        raise PolicyConfigError(key, f"must be a whole number, got {value!r}")
+    if value <= 0:
+        raise PolicyConfigError(key, f"must be greater than 0, got {value!r}")
+    return int(value)
+
+
+def _str_list(key: str, value: Any) -> tuple[str, ...]:
+    if isinstance(value, str) or not isinstance(value, Sequence):
+        raise PolicyConfigError(key, f"must be a list of strings, got {value!r}")
+    items = cast(Sequence[Any], value)
+    for index, item in enumerate(items):
+        if not isinstance(item, str) or not item:
+            raise PolicyConfigError(f"{key}[{index}]", f"must be a non-empty string, got {item!r}")
+    return tuple(cast(Sequence[str], items))
+
+
+_PARSERS: dict[str, Any] = {
+    "environment": _environment,
+    "region": _optional_str,
+    "allowed_bigquery_locations": _str_list,
+    "max_idle_minutes": _positive_int,
+    "notebook_machine_types": _str_list,
+    "notebook_gpu_types": _str_list,
+    "sql_tiers": _str_list,
+    "billing_export_dataset": _str,
+    "required_labels": _str_list,
+}
+
+
+_STR_LIST: dict[str, Any] = {"type": "array", "items": {"type": "string", "minLength": 1}}
+
+# JSON schema of each key, for CrossGuard's per-policy `config_schema` (pack.py).
+CONFIG_SCHEMA: dict[str, dict[str, Any]] = {
+    "environment": {"type": "string", "enum": list(ENVIRONMENTS), "default": "dev"},
+    "region": {"type": "string", "minLength": 1},
+    "allowed_bigquery_locations": _STR_LIST,
+    "max_idle_minutes": {"type": "integer", "minimum": 1, "default": 180},
+    "notebook_machine_types": _STR_LIST,
+    "notebook_gpu_types": {**_STR_LIST, "default": list(DEFAULT_NOTEBOOK_GPU_TYPES)},
+    "sql_tiers": _STR_LIST,
+    "billing_export_dataset": {"type": "string", "minLength": 1, "default": "billing_export"},
+    "required_labels": {**_STR_LIST, "default": list(DEFAULT_REQUIRED_LABELS)},
+}
