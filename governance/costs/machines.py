@@ -1,0 +1,127 @@
+"""Machine, GPU and TPU shapes: how many vCPUs, GiB, GPUs and TPU chips a type name means.
+
+These are facts about Google's machine types, not prices (prices live in prices.json). An
+unknown machine, GPU or TPU name is a `CatalogError` naming it, never a guess.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from governance.costs.errors import CatalogError
+
+
+@dataclass(frozen=True, slots=True)
+class Shape:
+    """What one machine type is made of."""
+
+    family: str  # price family: gce.<family>.vcpu / .ram
+    vcpus: float = 0.0
+    memory_gib: float = 0.0
+    gpu: str = ""  # built-in GPU model (accelerator-optimized families)
+    gpu_count: int = 0
+    fixed_key: str = ""  # shared-core machine with its own SKU (f1-micro, g1-small)
+    tpu: str = ""  # TPU generation for GKE TPU machine types (chip-priced)
+    tpu_chips: int = 0
+    custom: bool = False
+
+
+_RATIOS = {
+    "n1": {"standard": 3.75, "highmem": 6.5, "highcpu": 0.9},
+    "n2": {"standard": 4.0, "highmem": 8.0, "highcpu": 1.0},
+    "n2d": {"standard": 4.0, "highmem": 8.0, "highcpu": 1.0},
+    "e2": {"standard": 4.0, "highmem": 8.0, "highcpu": 1.0},
+}
+# e2 shared-core types bill a fraction of a vCPU (Google's published fractions)
+_E2_SHARED = {"e2-micro": (0.25, 1.0), "e2-small": (0.5, 2.0), "e2-medium": (1.0, 4.0)}
+_FIXED = {"f1-micro": 0.6, "g1-small": 1.7}
+# g2-standard-N: (GiB, L4 count)
+_G2 = {4: (16, 1), 8: (32, 1), 12: (48, 1), 16: (64, 1), 24: (96, 2), 32: (128, 1),
+       48: (192, 4), 96: (384, 8)}  # fmt: skip
+# a2 / a3: name -> (vCPUs, GiB, GPU model, GPU count)
+_ACCEL = {
+    "a2-highgpu-1g": (12, 85, "nvidia-tesla-a100", 1),
+    "a2-highgpu-2g": (24, 170, "nvidia-tesla-a100", 2),
+    "a2-highgpu-4g": (48, 340, "nvidia-tesla-a100", 4),
+    "a2-highgpu-8g": (96, 680, "nvidia-tesla-a100", 8),
+    "a2-megagpu-16g": (96, 1360, "nvidia-tesla-a100", 16),
+    "a2-ultragpu-1g": (12, 170, "nvidia-a100-80gb", 1),
+    "a2-ultragpu-2g": (24, 340, "nvidia-a100-80gb", 2),
+    "a2-ultragpu-4g": (48, 680, "nvidia-a100-80gb", 4),
+    "a2-ultragpu-8g": (96, 1360, "nvidia-a100-80gb", 8),
+    "a3-highgpu-1g": (26, 234, "nvidia-h100-80gb", 1),
+    "a3-highgpu-2g": (52, 468, "nvidia-h100-80gb", 2),
+    "a3-highgpu-4g": (104, 936, "nvidia-h100-80gb", 4),
+    "a3-highgpu-8g": (208, 1872, "nvidia-h100-80gb", 8),
+}
+# GKE TPU machine types: prefix -> TPU generation (price per chip includes the host)
+_GKE_TPU = {"ct4p-hightpu": "v4", "ct5lp-hightpu": "v5litepod", "ct5p-hightpu": "v5p",
+            "ct6e-standard": "v6e"}  # fmt: skip
+_PREDEFINED = re.compile(r"(n1|n2|n2d|e2)-(standard|highmem|highcpu)-(\d+)")
+_CUSTOM = re.compile(r"(?:(n1|n2|n2d|e2)-)?custom-(\d+)-(\d+)(?:-ext)?")
+_G2_RE = re.compile(r"g2-standard-(\d+)")
+_GKE_TPU_RE = re.compile(r"(ct\w+-\w+)-(\d+)t")
+# TPU generations whose accelerator-type suffix counts TensorCores (2 per chip), not chips
+_CORE_COUNTED = {"v4", "v5p"}
+_TPU_ALIASES = {"v5e": "v5litepod", "v5litepod": "v5litepod", "v4": "v4", "v5p": "v5p",
+                "v6e": "v6e"}  # fmt: skip
+_TPU_API_TYPES = {"V4": "v4", "V5LITE_POD": "v5litepod", "V5P": "v5p", "V6E": "v6e"}
+
+
+def _last_segment(name: str) -> str:
+    # inputs may hold a full URL (zones/us-central1-a/machineTypes/n1-standard-4)
+    return name.rsplit("/", 1)[-1].strip().lower()
+
+
+def machine_shape(machine_type: str) -> Shape:
+    """The shape of a Compute Engine or GKE machine type; `CatalogError` if unknown."""
+    name = _last_segment(machine_type)
+    if name in _E2_SHARED:
+        vcpus, mem = _E2_SHARED[name]
+        return Shape("e2", vcpus, mem)
+    if name in _FIXED:
+        return Shape("shared", 1.0, _FIXED[name], fixed_key=f"gce.shared.{name}")
+    if m := _PREDEFINED.fullmatch(name):
+        family, kind, n = m.group(1), m.group(2), int(m.group(3))
+        return Shape(family, float(n), n * _RATIOS[family][kind])
+    if m := _CUSTOM.fullmatch(name):
+        return Shape(m.group(1) or "n1", float(m.group(2)), int(m.group(3)) / 1024, custom=True)
+    if (m := _G2_RE.fullmatch(name)) and int(m.group(1)) in _G2:
+        n = int(m.group(1))
+        mem, gpus = _G2[n]
+        return Shape("g2", float(n), float(mem), gpu="nvidia-l4", gpu_count=gpus)
+    if name in _ACCEL:
+        vcpus, mem, gpu, count = _ACCEL[name]
+        return Shape(name[:2], float(vcpus), float(mem), gpu=gpu, gpu_count=count)
+    if (m := _GKE_TPU_RE.fullmatch(name)) and m.group(1) in _GKE_TPU:
+        return Shape("tpu", tpu=_GKE_TPU[m.group(1)], tpu_chips=int(m.group(2)))
+    raise CatalogError(f"unknown machine type {machine_type!r}: no shape known for it")
+
+
+def gpu_model(accelerator: str) -> str:
+    """Catalog GPU name from an API spelling: NVIDIA_TESLA_T4, nvidia-tesla-t4 or a URL."""
+    return _last_segment(accelerator).replace("_", "-")
+
+
+def tpu_chips(accelerator_type: str) -> tuple[str, int]:
+    """(generation, chips) for a TPU accelerator type such as "v5litepod-8" or "v4-8"."""
+    name = _last_segment(accelerator_type)
+    gen, _, size = name.rpartition("-")
+    gen = _TPU_ALIASES.get(gen, "")
+    if not gen or not size.isdigit():
+        raise CatalogError(f"unknown TPU accelerator type {accelerator_type!r}")
+    count = int(size)
+    return gen, count // 2 if gen in _CORE_COUNTED else count
+
+
+def tpu_from_config(type_: str, topology: str) -> tuple[str, int]:
+    """(generation, chips) from a V2Vm acceleratorConfig {type: V5LITE_POD, topology: 2x4}."""
+    gen = _TPU_API_TYPES.get(type_.upper())
+    dims = topology.lower().split("x")
+    if gen is None or not all(d.isdigit() for d in dims):
+        raise CatalogError(f"unknown TPU acceleratorConfig type={type_!r} topology={topology!r}")
+    chips = 1
+    for d in dims:
+        chips *= int(d)
+    return gen, chips
