@@ -1,0 +1,230 @@
+"""Pure decisions: (inputs read from GCP, policy, now) -> actions.
+
+No google.*, no environment, no clock, no I/O: every function here is table-tested.
+Reading the inputs and carrying the actions out live in execute.py and gcp.py.
+Every resource considered yields exactly one action (a `Skip` says why it is left alone).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date
+
+from govern.models import (
+    EXPIRES_LABEL,
+    Action,
+    ActionPolicy,
+    BudgetAlert,
+    DisableBilling,
+    ReapRecommendation,
+    Recommendation,
+    Skip,
+    StopInstance,
+    StopNotebook,
+    StopTpuNode,
+    Workload,
+)
+
+IDLE_SUBTYPE = "STOP_VM"
+
+
+class DecisionError(ValueError):
+    """The input is well-formed but the policy does not cover it (e.g. an unknown budget)."""
+
+
+@dataclass(frozen=True)
+class BudgetScope:
+    """What one budget alert asks for: projects to stop, projects whose billing to unlink."""
+
+    fraction: float
+    stop_projects: tuple[str, ...]
+    billing_projects: tuple[str, ...]
+    reason: str
+
+
+def budget_scope(alert: BudgetAlert, policy: ActionPolicy) -> BudgetScope:
+    """Decide how far a budget alert goes; forecasts alone never trigger anything.
+
+    Raises:
+        DecisionError: the budget id is not in the policy.
+    """
+    budget = policy.budgets.get(alert.budget_id)
+    if budget is None:
+        raise DecisionError(f"budget {alert.budget_id!r} is not in MLGOV_POLICY.budgets; ignored")
+    fraction = alert.actual_fraction
+    if fraction is None:
+        return BudgetScope(0.0, (), (), "no actual spend reported")
+    spent = f"actual spend at {fraction:.0%} of budget {alert.budget_id}"
+    if fraction < budget.stop_at:
+        return BudgetScope(fraction, (), (), f"{spent}, below stop_at {budget.stop_at:.0%}")
+    billing: tuple[str, ...] = ()
+    reason = f"{spent} >= stop_at {budget.stop_at:.0%}"
+    if budget.disable_billing_at is not None and fraction >= budget.disable_billing_at:
+        billing = tuple(p for p in budget.projects if policy.projects[p].allow_billing_disable)
+        reason = f"{spent} >= disable_billing_at {budget.disable_billing_at:.0%}"
+    return BudgetScope(fraction, budget.projects, billing, reason)
+
+
+def _governed(w: Workload, policy: ActionPolicy) -> bool:
+    project = policy.projects.get(w.project)
+    return project is not None and w.zone in project.zones
+
+
+def _stop(w: Workload, reason: str) -> Action:
+    if w.kind == "notebook":
+        return StopNotebook(w.target, reason, workload=w)
+    if w.kind == "tpu":
+        return StopTpuNode(w.target, reason, workload=w)
+    return StopInstance(w.target, reason, workload=w)
+
+
+def _leave_alone(w: Workload, policy: ActionPolicy) -> str | None:
+    """Why `w` must not be stopped, or None if it may be."""
+    if policy.is_exempt(w.labels):
+        key, value = policy.exempt_label
+        return f"exempt ({key}={value})"
+    if w.managed_by == "workbench":
+        return "Workbench VM: handled through the Notebooks API"
+    if w.managed_by is not None:
+        return f"managed by {w.managed_by}: stopping it through Compute would fight its owner"
+    if not w.running:
+        return f"not running (state {w.state or 'unknown'})"
+    return None
+
+
+def stop_workloads(workloads: Iterable[Workload], policy: ActionPolicy, reason: str) -> list[Action]:
+    """Stop every running, governed, non-exempt workload (budget cap)."""
+    actions: list[Action] = []
+    for w in sorted(workloads, key=lambda w: w.target):
+        if not _governed(w, policy):
+            continue
+        why_not = _leave_alone(w, policy)
+        actions.append(Skip(w.target, why_not) if why_not else _stop(w, reason))
+    return actions
+
+
+def disable_billing(billing_enabled: Mapping[str, bool], scope: BudgetScope) -> list[Action]:
+    """Unlink billing for the projects in scope whose billing is still linked (idempotent)."""
+    actions: list[Action] = []
+    for project in scope.billing_projects:
+        target = f"//cloudbilling.googleapis.com/projects/{project}/billingInfo"
+        if project not in billing_enabled:
+            continue  # reading it failed; the failure is reported by the reader
+        if billing_enabled[project]:
+            actions.append(DisableBilling(target, scope.reason))
+        else:
+            actions.append(Skip(target, "billing already unlinked"))
+    return actions
+
+
+def on_budget(
+    scope: BudgetScope,
+    workloads: Iterable[Workload],
+    billing_enabled: Mapping[str, bool],
+    policy: ActionPolicy,
+) -> list[Action]:
+    """All actions for one budget alert, given what was read for its scope."""
+    if not scope.stop_projects:
+        return []
+    stops = stop_workloads((w for w in workloads if w.project in scope.stop_projects), policy, scope.reason)
+    return stops + disable_billing(billing_enabled, scope)
+
+
+def reap_idle(
+    recommendations: Sequence[Recommendation],
+    instances: Iterable[Workload],
+    policy: ActionPolicy,
+) -> list[Action]:
+    """Act on ACTIVE STOP_VM idle-VM recommendations whose instance is running and governed."""
+    by_key = {w.key: w for w in instances if w.kind == "compute"}
+    actions: list[Action] = []
+    for rec in sorted(recommendations, key=lambda r: r.name):
+        if rec.problem or rec.instance is None:
+            actions.append(Skip(rec.name, rec.problem or "no target instance"))
+            continue
+        if rec.state != "ACTIVE":
+            actions.append(Skip(rec.name, f"recommendation is {rec.state or 'in no state'}, not ACTIVE"))
+            continue
+        if rec.subtype != IDLE_SUBTYPE:
+            actions.append(Skip(rec.name, f"subtype {rec.subtype or 'unknown'} is not {IDLE_SUBTYPE}"))
+            continue
+        w = by_key.get((rec.project, rec.zone, rec.instance))
+        if w is None:
+            target = f"//compute.googleapis.com/projects/{rec.project}/zones/{rec.zone}/instances/{rec.instance}"
+            actions.append(Skip(target, "instance not found (already deleted?)"))
+            continue
+        if not _governed(w, policy):
+            actions.append(Skip(w.target, "zone not governed by MLGOV_POLICY"))
+            continue
+        why_not = _leave_alone(w, policy)
+        if why_not:
+            actions.append(Skip(w.target, why_not))
+        else:
+            actions.append(ReapRecommendation(w.target, f"idle VM ({rec.name})", recommendation=rec, workload=w))
+    return actions
+
+
+def reap_expired(workloads: Iterable[Workload], policy: ActionPolicy, today: date) -> list[Action]:
+    """Stop governed workloads whose `mlgov-expires-on` date lies before `today`."""
+    actions: list[Action] = []
+    for w in sorted(workloads, key=lambda w: w.target):
+        raw = w.labels.get(EXPIRES_LABEL)
+        if raw is None or not _governed(w, policy):
+            continue
+        try:
+            expires = date.fromisoformat(raw) if len(raw) == 10 else None  # noqa: PLR2004
+        except ValueError:
+            expires = None
+        if expires is None:
+            actions.append(Skip(w.target, f"invalid {EXPIRES_LABEL} {raw!r} (want YYYY-MM-DD); not stopped"))
+            continue
+        if expires >= today:
+            actions.append(Skip(w.target, f"expires on {raw}, not yet"))
+            continue
+        why_not = _leave_alone(w, policy)
+        actions.append(Skip(w.target, why_not) if why_not else _stop(w, f"{EXPIRES_LABEL} {raw} has passed"))
+    return actions
+
+
+def gpu_candidates(workloads: Iterable[Workload], policy: ActionPolicy) -> list[Workload]:
+    """GPU VMs the idle-GPU reaper looks at: governed, with GPUs, workload label in the list."""
+    wanted = set(policy.idle_gpu.workloads)
+    return sorted(
+        (
+            w
+            for w in workloads
+            if w.kind == "compute" and w.gpus > 0 and w.labels.get("workload") in wanted and _governed(w, policy)
+        ),
+        key=lambda w: w.target,
+    )
+
+
+def reap_idle_gpus(
+    workloads: Iterable[Workload],
+    utilization: Mapping[str, float],
+    policy: ActionPolicy,
+) -> list[Action]:
+    """Stop GPU VMs whose GPUs stayed under the utilization limit; no data means no action.
+
+    `utilization` maps instance id to the busiest GPU's mean over the window (percent).
+    Workbench-backed GPU VMs are stopped through the Notebooks API (same zone and name).
+    """
+    limit = policy.idle_gpu.max_utilization_percent
+    window = policy.idle_gpu.window_minutes
+    actions: list[Action] = []
+    for w in gpu_candidates(workloads, policy):
+        target = w
+        if w.managed_by == "workbench":
+            target = Workload("notebook", w.project, w.zone, w.name, "ACTIVE" if w.running else w.state, w.labels, w.gpus, w.instance_id)
+        if policy.is_exempt(w.labels) or target.managed_by is not None or not w.running:
+            actions.append(Skip(target.target, _leave_alone(target, policy) or "not stoppable"))
+            continue
+        used = utilization.get(w.instance_id)
+        if used is None:
+            actions.append(Skip(target.target, f"no GPU utilization data in the last {window} min; not stopped"))
+        elif used >= limit:
+            actions.append(Skip(target.target, f"GPU busy: {used:.1f}% >= {limit:g}% over {window} min"))
+        else:
+            actions.append(_stop(target, f"GPU idle: {used:.1f}% < {limit:g}% over {window} min"))
+    return actions

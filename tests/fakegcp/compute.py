@@ -1,0 +1,104 @@
+"""Fake Compute Engine instances API: aggregatedList, get, stop and zone operations.
+
+Instance JSON is built from the recorded aggregatedList instance (cloud-custodian flight data,
+tests/functions/data/get-compute-v1-...-aggregated-instances_1.json) and stop answers the
+recorded PENDING zonal operation shape.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import json
+import re
+import threading
+from pathlib import Path
+from typing import Any
+
+from tests.fakegcp.server import FakeGcp, Reply, Request, error_body
+
+DATA = Path(__file__).parents[1] / "functions" / "data"
+_AGG = json.loads((DATA / "get-compute-v1-projects-cloud-custodian-aggregated-instances_1.json").read_text())["body"]
+_STOP = json.loads(
+    (DATA / "post-compute-v1-projects-cloud-custodian-zones-us-central1-c-instances-instance-1-stop_1.json").read_text()
+)["body"]
+TEMPLATE: dict[str, Any] = _AGG["items"]["zones/us-central1-c"]["instances"][0]
+BASE = "https://www.googleapis.com/compute/v1"
+
+
+class FakeCompute:
+    """Instances keyed by (project, zone, name); stop moves RUNNING to TERMINATED."""
+
+    def __init__(self) -> None:
+        self.instances: dict[tuple[str, str, str], dict[str, Any]] = {}
+        self.operations: dict[str, dict[str, Any]] = {}
+        self._ids = itertools.count(1000)
+        self._lock = threading.Lock()
+
+    def add(self, project: str, zone: str, name: str, *, status: str = "RUNNING",
+            labels: dict[str, str] | None = None, gpus: int = 0, machine_type: str = "n1-standard-1",
+            metadata: dict[str, str] | None = None) -> dict[str, Any]:
+        inst = copy.deepcopy(TEMPLATE)
+        inst_id = str(next(self._ids))
+        inst.update({
+            "name": name, "status": status, "id": inst_id,
+            "zone": f"{BASE}/projects/{project}/zones/{zone}",
+            "selfLink": f"{BASE}/projects/{project}/zones/{zone}/instances/{name}",
+            "machineType": f"{BASE}/projects/{project}/zones/{zone}/machineTypes/{machine_type}",
+            "labels": dict(labels or {}),
+        })
+        if gpus:
+            inst["guestAccelerators"] = [{
+                "acceleratorType": f"{BASE}/projects/{project}/zones/{zone}/acceleratorTypes/nvidia-tesla-t4",
+                "acceleratorCount": gpus}]
+        if metadata:
+            inst["metadata"]["items"] = [{"key": k, "value": v} for k, v in metadata.items()]
+        self.instances[(project, zone, name)] = inst
+        return inst
+
+    def status(self, project: str, zone: str, name: str) -> str:
+        return self.instances[(project, zone, name)]["status"]
+
+    def install(self, fake: FakeGcp) -> FakeCompute:
+        fake.route("GET", r"/compute/v1/projects/([^/]+)/aggregated/instances", self._aggregated)
+        fake.route("GET", r"/compute/v1/projects/([^/]+)/zones/([^/]+)/instances/([^/]+)", self._get)
+        fake.route("POST", r"/compute/v1/projects/([^/]+)/zones/([^/]+)/instances/([^/]+)/stop", self._stop)
+        fake.route("GET", r"/compute/v1/projects/([^/]+)/zones/([^/]+)/operations/([^/]+)", self._operation)
+        return self
+
+    def _aggregated(self, request: Request, m: re.Match[str]) -> Reply:
+        project = m[1]
+        items: dict[str, Any] = {}
+        with self._lock:
+            for (p, zone, _), inst in sorted(self.instances.items()):
+                if p == project:
+                    items.setdefault(f"zones/{zone}", {"instances": []})["instances"].append(copy.deepcopy(inst))
+        return Reply(200, {"kind": "compute#instanceAggregatedList", "id": f"projects/{project}/aggregated/instances",
+                           "items": items, "selfLink": f"{BASE}/projects/{project}/aggregated/instances"})
+
+    def _get(self, request: Request, m: re.Match[str]) -> Reply:
+        inst = self.instances.get((m[1], m[2], m[3]))
+        if inst is None:
+            return Reply(404, error_body(404, f"The resource 'projects/{m[1]}/zones/{m[2]}/instances/{m[3]}' was not found"))
+        return Reply(200, copy.deepcopy(inst))
+
+    def _stop(self, request: Request, m: re.Match[str]) -> Reply:
+        project, zone, name = m[1], m[2], m[3]
+        with self._lock:
+            inst = self.instances.get((project, zone, name))
+            if inst is None:
+                return Reply(404, error_body(404, f"The resource 'projects/{project}/zones/{zone}/instances/{name}' was not found"))
+            inst["status"] = "TERMINATED"
+            op = copy.deepcopy(_STOP)
+            op_name = f"operation-{next(self._ids)}"
+            op.update({"name": op_name, "targetId": inst["id"], "targetLink": inst["selfLink"],
+                       "zone": f"{BASE}/projects/{project}/zones/{zone}",
+                       "selfLink": f"{BASE}/projects/{project}/zones/{zone}/operations/{op_name}"})
+            self.operations[op_name] = op
+        return Reply(200, op)
+
+    def _operation(self, request: Request, m: re.Match[str]) -> Reply:
+        op = self.operations.get(m[3])
+        if op is None:
+            return Reply(404, error_body(404, "operation not found"))
+        return Reply(200, {**op, "status": "DONE", "progress": 100})

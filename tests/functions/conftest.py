@@ -1,0 +1,133 @@
+"""Fixtures for the functions: a fake cloud (all services on one FakeGcp) and app clients.
+
+The real google-cloud-* clients talk REST to the fake through MLGOV_API_ENDPOINTS; entry points
+run through functions_framework.create_app(...).test_client(), as they do deployed.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cloudevents.conversion import to_structured
+from cloudevents.http import CloudEvent
+from functions_framework import create_app
+
+from tests.fakegcp.billing import FakeBilling
+from tests.fakegcp.compute import FakeCompute
+from tests.fakegcp.monitoring import FakeMonitoring
+from tests.fakegcp.notebooks import FakeNotebooks
+from tests.fakegcp.recommender import FakeRecommender
+from tests.fakegcp.server import FakeGcp
+from tests.fakegcp.tpu import FakeTpu
+
+REPO = Path(__file__).resolve().parents[2]
+MAIN = str(REPO / "functions" / "main.py")
+DATA = Path(__file__).parent / "data"
+DEV, PROD = "acme-ml-dev", "acme-ml-prod"
+ZONES = ["us-central1-a", "us-central1-b"]
+BUDGET = "de72f49d-779b-4945-a127-4d6ce8def0bb"  # the budgetId of the documented example
+
+
+def policy_dict(**extra: Any) -> dict[str, Any]:
+    """The DESIGN.md policy (required keys only), plus `extra` optional keys."""
+    return {
+        "dry_run": False,
+        "exempt_label": {"key": "mlgov-exempt", "value": "true"},
+        "projects": {
+            DEV: {"environment": "dev", "zones": ZONES, "allow_billing_disable": True},
+            PROD: {"environment": "prod", "zones": ["us-central1-a"], "allow_billing_disable": False},
+        },
+        "budgets": {BUDGET: {"projects": [DEV, PROD], "stop_at": 1.0, "disable_billing_at": 1.2}},
+        **extra,
+    }
+
+
+@dataclass
+class Cloud:
+    """The fake cloud with every service the functions use."""
+
+    server: FakeGcp
+    compute: FakeCompute
+    recommender: FakeRecommender
+    billing: FakeBilling
+    notebooks: FakeNotebooks
+    tpu: FakeTpu
+    monitoring: FakeMonitoring
+
+    def mutations(self) -> list[Any]:
+        """Requests that change state (anything but GET)."""
+        return [r for r in self.server.calls() if r.method != "GET"]
+
+
+@pytest.fixture
+def cloud(monkeypatch: pytest.MonkeyPatch) -> Iterator[Cloud]:
+    with FakeGcp() as server:
+        c = Cloud(server, FakeCompute().install(server), FakeRecommender().install(server),
+                  FakeBilling().install(server), FakeNotebooks().install(server), FakeTpu().install(server),
+                  FakeMonitoring().install(server))
+        monkeypatch.setenv("MLGOV_API_ENDPOINTS", json.dumps(
+            {s: server.url for s in ("compute", "recommender", "cloudbilling", "notebooks", "tpu", "monitoring")}))
+        set_policy(monkeypatch)
+        yield c
+
+
+def set_policy(monkeypatch: pytest.MonkeyPatch, **extra: Any) -> None:
+    monkeypatch.setenv("MLGOV_POLICY", json.dumps(policy_dict(**extra)))
+
+
+def http(target: str) -> Any:
+    """A test client for an HTTP entry point (fresh module => fresh policy and clients)."""
+    return create_app(target, MAIN, "http").test_client()
+
+
+def post_report(target: str) -> dict[str, Any]:
+    response = http(target).post("/")
+    assert response.status_code == 200, response.get_data(as_text=True)
+    return response.get_json()
+
+
+def pubsub_event(data: dict[str, Any] | bytes | str, attributes: dict[str, str] | None = None,
+                 message_id: str = "1234567890") -> CloudEvent:
+    """A Pub/Sub messagePublished CloudEvent as Eventarc delivers it."""
+    raw = data if isinstance(data, bytes | str) else json.dumps(data)
+    encoded = base64.b64encode(raw.encode() if isinstance(raw, str) else raw).decode()
+    return CloudEvent(
+        {"type": "google.cloud.pubsub.topic.v1.messagePublished",
+         "source": "//pubsub.googleapis.com/projects/acme-ml-dev/topics/budget-alerts", "id": message_id},
+        {"message": {"data": encoded, "attributes": attributes if attributes is not None else {
+            "billingAccountId": "01D4EE-079462-DFD6EC", "budgetId": BUDGET, "schemaVersion": "1.0"},
+            "messageId": message_id, "publishTime": "2026-11-21T05:00:00Z"},
+         "subscription": "projects/acme-ml-dev/subscriptions/eventarc-sub"},
+    )
+
+
+def send_event(event: CloudEvent, client: Any = None) -> Any:
+    client = client or create_app("on_budget_alert", MAIN, "cloudevent").test_client()
+    headers, body = to_structured(event)
+    response = client.post("/", headers=headers, data=body)
+    assert response.status_code == 200, response.get_data(as_text=True)
+    return response
+
+
+def budget_data(fraction: float | None, cost: float = 0.0, budget: float = 1000.0) -> dict[str, Any]:
+    data: dict[str, Any] = {"budgetDisplayName": "acme dev", "costAmount": cost, "costIntervalStart": "2026-11-01T07:00:00Z",
+                            "budgetAmount": budget, "budgetAmountType": "SPECIFIED_AMOUNT", "currencyCode": "USD"}
+    if fraction is not None:
+        data["alertThresholdExceeded"] = fraction
+    return data
+
+
+def log_lines(out: str) -> list[dict[str, Any]]:
+    lines = []
+    for line in out.splitlines():
+        try:
+            lines.append(json.loads(line))
+        except ValueError:
+            continue
+    return lines
