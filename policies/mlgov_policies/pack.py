@@ -69,6 +69,8 @@ def _schema(rule: RuleInfo) -> PolicyConfigSchema | None:
 
 def _resource_policy(rule: ResourceRule) -> ResourceValidationPolicy:
     def validate(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
+        if args.resource_type not in rule.types:
+            return  # CrossGuard calls every resource policy for every resource
         config = PolicyConfig.from_mapping(args.get_config())
         for message in rule.check(args.resource_type, plain(args.props), config):
             report_violation(message, None)

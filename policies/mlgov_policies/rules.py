@@ -213,6 +213,10 @@ def location_in_region(
                 yield index, f"{field} '{location}' is outside the stack region '{region}'"
 
 
+def _shown(value: object) -> str:
+    return "not set" if value is None else repr(value)
+
+
 # --- Workbench -----------------------------------------------------------------------------------
 IDLE_KEY = "idle-timeout-seconds"
 GUEST_ATTRIBUTES_KEY = "enable-guest-attributes"
@@ -254,7 +258,7 @@ def workbench_guest_attributes(
         return
     if as_bool(value) is not True:
         yield (
-            f"gceSetup.metadata['{GUEST_ATTRIBUTES_KEY}'] is {value!r}, not \"TRUE\": idle "
+            f"gceSetup.metadata['{GUEST_ATTRIBUTES_KEY}'] is {_shown(value)}, not \"TRUE\": idle "
             "shutdown cannot see activity without guest attributes"
         )
 
@@ -268,7 +272,7 @@ def workbench_no_public_ip(
     if is_unknown(value):
         return
     if as_bool(value) is not True:
-        yield f"gceSetup.disablePublicIp is {value!r}: the notebook gets a public IP address"
+        yield f"gceSetup.disablePublicIp is {_shown(value)}: the notebook gets a public IP address"
 
 
 def workbench_machine_type(
@@ -709,7 +713,7 @@ def functions_event_retry(
         return
     policy = dig(trigger, "retryPolicy")
     if not is_unknown(policy) and policy != "RETRY_POLICY_RETRY":
-        yield f"eventTrigger.retryPolicy is {policy!r}: a failed budget alert is dropped"
+        yield f"eventTrigger.retryPolicy is {_shown(policy)}: a failed event is dropped"
 
 
 def scheduler_oidc(type_: str, props: Mapping[str, Any], config: PolicyConfig) -> Iterator[str]:
@@ -842,7 +846,7 @@ def storage_no_public_access(
     del type_, config
     prevention = dig(props, "publicAccessPrevention")
     if not is_unknown(prevention) and prevention != "enforced":
-        yield f"publicAccessPrevention is {prevention!r}, not 'enforced'"
+        yield f"publicAccessPrevention is {_shown(prevention)}, not 'enforced'"
     uniform = dig(props, "uniformBucketLevelAccess")
     if not is_unknown(uniform) and as_bool(uniform) is not True:
         yield "uniformBucketLevelAccess is not true: object ACLs can make data public"
