@@ -19,7 +19,7 @@ $(UV):
 
 # The marker file makes `install` a no-op until pyproject.toml or uv.lock changes.
 $(VENV)/.installed: $(UV) pyproject.toml uv.lock
-	$(UV) sync --frozen --python $(PY_BOOT)
+	$(UV) sync --frozen --compile-bytecode --python $(PY_BOOT)
 	touch $@
 
 install: $(VENV)/.installed

@@ -1,0 +1,76 @@
+"""Cost-attribution labels: the GCP label rules, the required keys and how they are merged.
+
+Every labelable resource gets its labels from `Labels.for_workload`, so one pure function decides
+what a resource carries. Labels are passed explicitly to each resource (not via provider default
+labels) because policy rules and cost estimates read resource inputs, and only explicit labels
+show up there. Which labels carry meaning for the automation is in DESIGN.md section 3.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import date
+
+REQUIRED_KEYS = ("team", "env", "cost-center", "workload", "managed-by")
+EXEMPT_KEY = "mlgov-exempt"
+EXPIRES_KEY = "mlgov-expires-on"
+MANAGED_BY = "mlgov"
+MAX_LABELS = 64
+
+_KEY = re.compile(r"[a-z][a-z0-9_-]{0,62}")
+_VALUE = re.compile(r"[a-z0-9_-]{0,63}")
+
+
+def label_problem(key: str, value: str) -> str | None:
+    """Why `key: value` breaks GCP's label rules, or None if it is valid."""
+    if not _KEY.fullmatch(key):
+        return (
+            f"label key {key!r} must start with a lowercase letter and contain only "
+            "lowercase letters, digits, '_' or '-' (at most 63 characters)"
+        )
+    if not _VALUE.fullmatch(value):
+        return (
+            f"label value {value!r} for {key!r} may contain only lowercase letters, digits, "
+            "'_' or '-' (at most 63 characters)"
+        )
+    return None
+
+
+@dataclass(frozen=True)
+class Labels:
+    """An immutable, valid set of GCP labels."""
+
+    values: Mapping[str, str] = field(default_factory=dict[str, str])
+
+    def __post_init__(self) -> None:
+        problems = [p for k, v in self.values.items() if (p := label_problem(k, v))]
+        if len(self.values) > MAX_LABELS:
+            problems.append(f"at most {MAX_LABELS} labels are allowed")
+        if problems:
+            raise ValueError("; ".join(problems))
+
+    def merged(self, extra: Mapping[str, str]) -> Labels:
+        """These labels with `extra` added (extra wins on conflicts)."""
+        return Labels({**self.values, **extra})
+
+    def for_workload(
+        self, workload: str, *, expires_on: date | None = None, exempt: bool = False
+    ) -> Labels:
+        """Labels for one resource: the base set, its workload, and the automation labels."""
+        extra = {"workload": workload}
+        if expires_on is not None:
+            extra[EXPIRES_KEY] = expires_on.isoformat()
+        if exempt:
+            extra[EXEMPT_KEY] = "true"
+        return self.merged(extra)
+
+    def as_dict(self) -> dict[str, str]:
+        """A plain, key-sorted dict for resource inputs (sorted so diffs stay stable)."""
+        return dict(sorted(self.values.items()))
+
+
+def base_labels(environment: str, extra: Mapping[str, str]) -> Labels:
+    """The stack-wide labels: the user's labels plus `env` and `managed-by`."""
+    return Labels({**extra, "env": environment, "managed-by": MANAGED_BY})
