@@ -86,8 +86,9 @@ class ActionPolicy:
 
 # -- policy validation ---------------------------------------------------------------------------
 
-_TOP_REQUIRED = ("dry_run", "exempt_label", "projects", "budgets")
+_TOP_REQUIRED = ("exempt_label", "projects", "budgets")
 _TOP_OPTIONAL = (
+    "dry_run",
     "idle_gpu",
     "time_budget_seconds",
     "max_concurrency",
@@ -186,7 +187,7 @@ def _policy(raw: Any) -> ActionPolicy:
         )
     defaults = ActionPolicy(exempt_label=("", ""), projects={}, budgets={})
     return ActionPolicy(
-        dry_run=_bool(top["dry_run"], "MLGOV_POLICY.dry_run"),
+        dry_run=_bool(top.get("dry_run", True), "MLGOV_POLICY.dry_run"),  # simulate unless told
         exempt_label=(_str(exempt["key"], "MLGOV_POLICY.exempt_label.key"), _str(exempt["value"], "MLGOV_POLICY.exempt_label.value")),
         projects=projects,
         budgets=budgets,

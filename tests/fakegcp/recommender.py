@@ -54,6 +54,9 @@ class FakeRecommender:
         self._by_parent: dict[tuple[str, str], list[str]] = {}
         self._etags = itertools.count(1)
         self._lock = threading.Lock()
+        # Simulates someone else acting between our list and our markClaimed: after each list,
+        # listed recommendations get a new etag and, if set, this state.
+        self.change_after_list: str | None = None
 
     def number(self, project: str) -> str:
         return self.numbers.setdefault(project, str(100000000000 + len(self.numbers)))
@@ -88,7 +91,13 @@ class FakeRecommender:
                 return Reply(400, error_body(400, f"unsupported filter {flt!r}"))
         with self._lock:
             names = self._by_parent.get((number, zone), [])
-            recs = [self.recs[n] for n in names if wanted is None or self.recs[n]["stateInfo"]["state"] == wanted]
+            recs = [dict(self.recs[n]) for n in names if wanted is None or self.recs[n]["stateInfo"]["state"] == wanted]
+            if self.change_after_list is not None:
+                for rec in recs:
+                    current = self.recs[rec["name"]]
+                    current["etag"] = f'"{next(self._etags):016x}"'
+                    if self.change_after_list != "etag":
+                        current["stateInfo"] = {"state": self.change_after_list}
         return Reply(200, {"recommendations": recs} if recs else {})
 
     def _mark(self, request: Request, m: re.Match[str]) -> Reply:
