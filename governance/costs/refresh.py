@@ -31,15 +31,16 @@ _FAMILIES = {"N1": "n1", "N2": "n2", "N2D AMD": "n2d", "E2": "e2", "G2": "g2", "
              "A3": "a3"}  # fmt: skip
 _TPUS = {"v4": "v4", "v5e": "v5litepod", "v5 lite": "v5litepod", "v5p": "v5p", "v6e": "v6e"}
 _RULES: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(r"(?:Spot Preemptible )?(?P<family>N1|N2D AMD|N2|E2|G2|A2|A3) "
+    (re.compile(r"(?:(?:Spot )?Preemptible )?(?P<family>N1|N2D AMD|N2|E2|G2|A2|A3) "
                 r"(?:Predefined )?Instance (?P<part>Core|Ram) running in .*"),
      "gce.{family}.{part}"),
     (re.compile(r"Nvidia (?P<gpu>Tesla T4|Tesla P4|Tesla P100|Tesla V100|Tesla A100|A100 80GB|"
-                r"L4|H100 80GB) GPU (?:running in|attached to Spot Preemptible VMs running in) .*"),
+                r"L4|H100 80GB) GPU "
+                r"(?:running in|attached to (?:Spot )?Preemptible VMs running in) .*"),
      "gpu.{gpu}"),
-    (re.compile(r"(?:Spot Preemptible )?Micro Instance with burstable CPU running in .*"),
+    (re.compile(r"(?:(?:Spot )?Preemptible )?Micro Instance with burstable CPU running in .*"),
      "gce.shared.f1-micro"),
-    (re.compile(r"(?:Spot Preemptible )?Small Instance with 1 VCPU running in .*"),
+    (re.compile(r"(?:(?:Spot )?Preemptible )?Small Instance with 1 VCPU running in .*"),
      "gce.shared.g1-small"),
     (re.compile(r"Storage PD Capacity.*"), "disk.pd-standard"),
     (re.compile(r"Balanced PD Capacity.*"), "disk.pd-balanced"),
