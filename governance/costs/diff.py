@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from governance.costs.assumptions import UsageAssumptions
 from governance.costs.catalog import Catalog
-from governance.costs.errors import CostError
+from governance.costs.errors import CostError, add_context
 from governance.costs.estimate import estimate_resources
 
 CENT = 0.005
@@ -214,7 +214,7 @@ def plan_cost(
     try:
         report = estimate_resources(resources, usage, catalog)
     except CostError as err:
-        raise type(err)(f"{origin}: {err}") from None
+        raise add_context(err, f"{origin}: ") from None
     per: dict[tuple[str, str], float] = {}
     for r in report.resources:
         key = (r.type, r.name)

@@ -14,10 +14,18 @@ class CatalogError(CostError):
 class UnknownResourceType(CostError):
     """The estimator does not know a resource type, so it cannot say what it costs."""
 
-    def __init__(self, type_: str, name: str) -> None:
+    def __init__(self, type_: str, name: str, message: str | None = None) -> None:
         super().__init__(
-            f"no cost estimator for resource type {type_!r} (resource {name!r}); "
+            message
+            or f"no cost estimator for resource type {type_!r} (resource {name!r}); "
             "add one in governance/costs/estimate.py or declare it free there with a reason"
         )
         self.type_ = type_
         self.name = name
+
+
+def add_context(err: CostError, prefix: str) -> CostError:
+    """The same kind of error with `prefix` in front of its message."""
+    if isinstance(err, UnknownResourceType):
+        return UnknownResourceType(err.type_, err.name, f"{prefix}{err}")
+    return type(err)(f"{prefix}{err}")

@@ -19,7 +19,7 @@ from typing import Any
 
 from governance.costs.assumptions import HOURS_PER_MONTH, UsageAssumptions
 from governance.costs.catalog import Catalog, Price, default_catalog
-from governance.costs.errors import CostError, UnknownResourceType
+from governance.costs.errors import CostError, UnknownResourceType, add_context
 from governance.costs.machines import Shape, gpu_model, machine_shape, tpu_chips, tpu_from_config
 
 _QUARTER = HOURS_PER_MONTH / 4
@@ -701,7 +701,7 @@ def estimate_resources(
         try:
             pricer(est, name, _map(res.get("inputs")), bill, base)
         except CostError as err:
-            raise type(err)(f"{type_} {name!r}: {err}") from None
+            raise add_context(err, f"{type_} {name!r}: ") from None
         out.append(ResourceCost(name, type_, max(bill.total, 0.0), max(base.total, 0.0),
                                 tuple(lines)))  # fmt: skip
     return CostReport(out, cat.version, cat.generated)
