@@ -21,6 +21,7 @@ from governance.costs.errors import CostError, add_context
 from governance.costs.estimate import estimate_resources
 
 CENT = 0.005
+_UNPRICED_PREFIXES = ("mlgov:index:", "pulumi:")
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,11 +199,13 @@ def plan_cost(
     resources = cast("list[dict[str, Any]]", doc.get("resources") or [])
     cost = doc.get("cost")
     totals = cast("dict[str, Any]", cost) if isinstance(cost, dict) else {}
-    carried = all(_is_number(r.get("monthly_usd")) for r in resources) and all(
+    # component resources (mlgov:index:*) may carry no monthly_usd: their children are priced
+    priced = [r for r in resources if not str(r.get("type", "")).startswith(_UNPRICED_PREFIXES)]
+    carried = all(_is_number(r.get("monthly_usd")) for r in priced) and all(
         _is_number(totals.get(k)) for k in ("monthly_usd", "baseline_monthly_usd")
     )
     if carried:
-        per = {(str(r["type"]), str(r.get("name", ""))): float(r["monthly_usd"]) for r in resources}
+        per = {(str(r["type"]), str(r.get("name", ""))): float(r["monthly_usd"]) for r in priced}
         return PlanCost(per, float(totals["monthly_usd"]), float(totals["baseline_monthly_usd"]))
     raw: Any = doc.get("assumptions") or {}
     try:

@@ -235,6 +235,9 @@ class _Estimator:
             return 1.0
         days = (expires - self.as_of).days + 1  # it runs through the expiry day
         factor = min(max(days, 0) / (HOURS_PER_MONTH / 24), 1.0)
+        if factor == 1.0:
+            bill.note(f"mlgov-expires-on {expires}: after this month, nothing to prorate")
+            return factor
         bill.note(
             f"mlgov-expires-on {expires}: runs {max(days, 0)} day(s) of the month from "
             f"{self.as_of} -> running hours x {factor:.3f} (disks still billed)"

@@ -134,3 +134,11 @@ def test_diff_input_errors_name_the_problem():
     unknown = {"resources": [{"type": "gcp:spanner/instance:Instance", "name": "s"}]}
     with pytest.raises(UnknownResourceType, match=r"head: .*gcp:spanner/instance:Instance"):
         plan_cost(unknown, origin="head")
+
+
+def test_carried_costs_may_skip_component_resources():
+    doc = document([notebook()])
+    doc["resources"].append({"type": "mlgov:index:NotebookFleet", "name": "fleet", "inputs": {}})
+    cost = plan_cost(doc)
+    assert not cost.reestimated
+    assert ("mlgov:index:NotebookFleet", "fleet") not in cost.per_resource
