@@ -35,13 +35,20 @@ class RecordedResource:
     inputs: dict[str, Any]
 
 
-def _redact(value: Any) -> Any:
-    """Drop secret values so a plan document can be posted in a pull request."""
+def _plain(value: Any) -> Any:
+    """JSON-ready inputs: secrets dropped (plans are posted in pull requests), assets described."""
     if isinstance(value, dict):
-        items: dict[str, Any] = value  # pyright: ignore[reportUnknownVariableType]
-        return {k: REDACTED if k in SECRET_FIELDS else _redact(v) for k, v in items.items()}
+        items = cast(dict[str, Any], value)
+        return {k: REDACTED if k in SECRET_FIELDS else _plain(v) for k, v in items.items()}
     if isinstance(value, list):
-        return [_redact(v) for v in value]  # pyright: ignore[reportUnknownVariableType]
+        return [_plain(v) for v in cast(list[Any], value)]
+    if isinstance(value, pulumi.Archive | pulumi.Asset):
+        described: dict[str, Any] = {"kind": type(value).__name__}
+        if isinstance(path := getattr(value, "path", None), str):
+            described["path"] = path
+        if isinstance(assets := getattr(value, "assets", None), dict):
+            described["assets"] = sorted(cast(dict[str, Any], assets))
+        return described
     return value
 
 
@@ -95,7 +102,7 @@ class GcpMocks(pulumi.runtime.Mocks):
     ) -> tuple[str | None, dict[str, Any]]:
         """Record the resource; answer with its inputs plus computed outputs."""
         inputs = dict(cast(dict[str, Any], args.inputs))  # pyright: ignore[reportUnknownMemberType]
-        self.resources.append(RecordedResource(args.typ, args.name, _redact(inputs)))
+        self.resources.append(RecordedResource(args.typ, args.name, _plain(inputs)))
         project = str(inputs.get("project") or self.project)
         outputs = {**inputs, **_computed(args.typ, inputs, args.name, project)}
         resource_id = str(outputs.get("id") or f"projects/{project}/{args.name}")

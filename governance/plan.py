@@ -121,7 +121,8 @@ def evaluate_document(doc: dict[str, Any]) -> dict[str, Any]:
     for resource in resources:
         if resource["name"] in per_name:
             resource["monthly_usd"] = round(per_name[resource["name"]], 2)
-    violations = [v.as_dict() for v in evaluate_resources(resources, _policy_config(doc))]
+    found = evaluate_resources(resources, _policy_config(doc), stack=str(doc.get("stack") or ""))
+    violations = [v.as_dict() for v in found]
     violations += budget_violations(resources, report)
     doc["violations"] = violations
     doc["cost"] = report.as_dict()
@@ -138,7 +139,11 @@ def plan_config(config: Mapping[str, Any], stack: str) -> dict[str, Any]:
         "stack": stack,
         "project": settings.project,
         "region": settings.region,
-        "resources": [{"type": r.type, "name": r.name, "inputs": r.inputs} for r in recorded],
+        # Registration order depends on async timing; sort so plans and their diffs are stable.
+        "resources": [
+            {"type": r.type, "name": r.name, "inputs": r.inputs}
+            for r in sorted(recorded, key=lambda r: (r.name, r.type))
+        ],
         "violations": [],
         "policy_config": settings.policy_config(),
         "assumptions": settings.usage.model_dump(mode="json"),

@@ -39,6 +39,11 @@ def region_of(inputs: Inputs) -> str:
     return "-"
 
 
+def _n(value: Any) -> str:
+    """Numbers as the user wrote them: mocks hand integers back as floats (1.0 -> 1)."""
+    return f"{value:g}" if isinstance(value, int | float) else str(value)
+
+
 def _days(ms: Any) -> str:
     try:
         return f"{float(ms) / 86_400_000:g}d"
@@ -49,7 +54,7 @@ def _days(ms: Any) -> str:
 def _workbench(i: Inputs) -> list[str]:
     parts = [str(_get(i, "gceSetup", "machineType"))]
     for acc in _list(_get(i, "gceSetup", "acceleratorConfigs")):
-        parts.append(f"{_get(acc, 'coreCount')}x {_get(acc, 'type')}")
+        parts.append(f"{_n(_get(acc, 'coreCount'))}x {_get(acc, 'type')}")
     idle = _get(i, "gceSetup", "metadata", "idle-timeout-seconds")
     parts.append(f"idle stop {int(idle) // 60} min" if idle else "NO idle stop")
     if _get(i, "gceSetup", "disablePublicIp"):
@@ -61,7 +66,7 @@ def _node_pool(i: Inputs) -> list[str]:
     cfg = _map(_get(i, "nodeConfig"))
     parts = [str(_get(cfg, "machineType"))]
     for acc in _list(_get(cfg, "guestAccelerators")):
-        parts.append(f"{_get(acc, 'count')}x {_get(acc, 'type')}")
+        parts.append(f"{_n(_get(acc, 'count'))}x {_get(acc, 'type')}")
     if _get(cfg, "spot") or _get(cfg, "preemptible"):
         parts.append("spot")
     auto = _map(_get(i, "autoscaling"))
@@ -90,7 +95,7 @@ def _cluster(i: Inputs) -> list[str]:
 def _instance(i: Inputs) -> list[str]:
     parts = [str(i.get("machineType"))]
     for acc in _list(i.get("guestAccelerators")):
-        parts.append(f"{_get(acc, 'count')}x {_get(acc, 'type')}")
+        parts.append(f"{_n(_get(acc, 'count'))}x {_get(acc, 'type')}")
     if _get(i, "scheduling", "provisioningModel") == "SPOT":
         parts.append("spot")
     if (seconds := _get(i, "scheduling", "maxRunDuration", "seconds")) is not None:
@@ -111,7 +116,7 @@ def _sql(i: Inputs) -> list[str]:
     parts = [
         str(_get(s, "tier")),
         str(_get(s, "availabilityType") or "ZONAL"),
-        f"{_get(s, 'diskSize')} GB",
+        f"{_n(_get(s, 'diskSize'))} GB",
     ]
     if _get(s, "backupConfiguration", "enabled"):
         parts.append("backups")

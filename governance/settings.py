@@ -425,7 +425,7 @@ def _semantic_problems(s: Settings) -> Iterator[tuple[str, str]]:
                 ),
             )
 
-    if (s.training_pools or s.gke is not None) and s.gke is None:
+    if s.training_pools and s.gke is None:
         yield "gke", "training_pools need a GKE cluster; add a `gke:` section"
     for name, pool in s.training_pools.items():
         path = f"training_pools.{name}"

@@ -1,0 +1,215 @@
+"""`python -m governance plan|check`: the plan document contract, exit codes, errors without tracebacks."""
+
+from __future__ import annotations
+
+import copy
+import functools
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from governance.cli import main
+from tests.conftest import REPO, STACKS, stack_config
+
+
+def run_cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    """The CLI as a user runs it: a real process from the repo root."""
+    return subprocess.run(
+        [sys.executable, "-m", "governance", *args],
+        cwd=REPO,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+@functools.cache
+def plan_json(stack: str) -> dict[str, Any]:
+    result = run_cli("plan", "--stack", stack, "--json")
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def write_stack(tmp_path: Path, settings_change: Any) -> Path:
+    config = copy.deepcopy(stack_config("dev"))
+    settings_change(config["mlgov:settings"])
+    path = tmp_path / "Pulumi.custom.yaml"
+    path.write_text(yaml.safe_dump({"config": config}))
+    return path
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_plan_json_matches_the_contract(stack: str) -> None:
+    doc = plan_json(stack)
+    assert doc["stack"] == stack
+    assert doc["violations"] == [v for v in doc["violations"] if v["enforcement"] != "mandatory"]
+    for v in doc["violations"]:
+        assert set(v) >= {"policy", "resource", "type", "enforcement", "message"}
+    assert set(doc["cost"]) >= {"monthly_usd", "baseline_monthly_usd"}
+    assert 0 < doc["cost"]["monthly_usd"] < doc["cost"]["baseline_monthly_usd"]
+    custom = [r for r in doc["resources"] if not r["type"].startswith("mlgov:index:")]
+    assert len(custom) >= 30
+    for r in custom:
+        assert set(r) >= {"type", "name", "inputs", "monthly_usd"}
+        assert r["monthly_usd"] >= 0
+    nb = next(r for r in custom if r["type"] == "gcp:workbench/instance:Instance")
+    assert nb["inputs"]["gceSetup"]["metadata"]["idle-timeout-seconds"].isdigit()
+    assert nb["inputs"]["location"].startswith(doc["region"])
+    total = sum(r["monthly_usd"] for r in custom)
+    assert total == pytest.approx(doc["cost"]["monthly_usd"], abs=0.05 * len(custom))
+
+
+def test_plan_human_and_markdown_output() -> None:
+    human = run_cli("plan", "--stack", "dev")
+    assert human.returncode == 0, human.stderr
+    assert "notebooks-alice" in human.stdout and "idle stop 60 min" in human.stdout
+    assert "1x NVIDIA_TESLA_T4" in human.stdout
+    assert "OK: no mandatory violations" in human.stdout
+    md = run_cli("plan", "--stack", "prod", "--markdown")
+    assert md.returncode == 0, md.stderr
+    assert md.stdout.startswith("### :white_check_mark: mlgov plan: `prod`")
+    assert "| `training-tpu-v5e` | container/NodePool | europe-west4 |" in md.stdout
+
+
+def test_plan_by_config_path_and_the_same_document(tmp_path: Path) -> None:
+    path = tmp_path / "Pulumi.dev.yaml"
+    path.write_text((REPO / "stacks" / "Pulumi.dev.yaml").read_text())
+    result = run_cli("plan", "--config", str(path), "--json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["resources"] == plan_json("dev")["resources"]
+
+
+def test_invalid_config_exits_2_naming_the_key(tmp_path: Path) -> None:
+    path = write_stack(tmp_path, lambda s: s["notebooks"]["alice"].update(idle_minutes=600))
+    result = run_cli("plan", "--config", str(path))
+    assert result.returncode == 2
+    assert (
+        "mlgov:settings.notebooks.alice.idle_minutes: 600 is above the dev maximum" in result.stderr
+    )
+    assert "Traceback" not in result.stderr + result.stdout
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("config: [1, 2", "not valid YAML (line 1)"),
+        ("just: text", "a Pulumi stack file needs a top-level `config:` mapping"),
+        ("config:\n  gcp:project: acme-ml-dev\n", "mlgov:settings: required key is missing"),
+    ],
+)
+def test_unreadable_stack_files_exit_2(
+    tmp_path: Path, content: str, expected: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "Pulumi.x.yaml"
+    path.write_text(content)
+    assert main(["plan", "--config", str(path)]) == 2
+    assert expected in capsys.readouterr().err
+
+
+def test_unknown_stack_and_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plan", "--stack", "qa"]) == 2
+    err = capsys.readouterr().err
+    assert "no stack file stacks/Pulumi.qa.yaml; known stacks: dev, prod, staging" in err
+    with pytest.raises(SystemExit) as exit_:
+        main(["plan"])
+    assert exit_.value.code == 2
+    with pytest.raises(SystemExit) as exit_:
+        main(["plan", "--stack", "dev", "--json", "--markdown"])
+    assert exit_.value.code == 2
+
+
+def test_check_round_trips_a_plan_document(tmp_path: Path) -> None:
+    path = tmp_path / "plan.json"
+    path.write_text(json.dumps(plan_json("dev")))
+    result = run_cli("check", str(path), "--json")
+    assert result.returncode == 0, result.stderr
+    checked = json.loads(result.stdout)
+    assert checked["cost"] == plan_json("dev")["cost"]
+    assert checked["violations"] == plan_json("dev")["violations"]
+
+
+def test_check_reads_stdin_and_fails_on_a_mandatory_violation() -> None:
+    doc = copy.deepcopy(plan_json("dev"))
+    nb = next(r for r in doc["resources"] if r["type"] == "gcp:workbench/instance:Instance")
+    del nb["inputs"]["gceSetup"]["metadata"]["idle-timeout-seconds"]
+    nb["inputs"]["gceSetup"]["disablePublicIp"] = False
+    result = run_cli("check", "-", stdin=json.dumps(doc))
+    assert result.returncode == 1, result.stderr
+    assert "[MANDATORY] mlgov-workbench-idle-shutdown" in result.stdout
+    assert "FAIL:" in result.stdout and nb["name"] in result.stdout
+
+
+def test_check_accepts_a_document_with_only_custom_resources(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    doc = {
+        "stack": "dev",
+        "resources": [
+            {
+                "type": "gcp:workbench/instance:Instance",
+                "name": "nb-alice",
+                "inputs": {
+                    "location": "us-central1-a",
+                    "gceSetup": {"metadata": {"idle-timeout-seconds": "3600"}},
+                },
+                "monthly_usd": 41.2,
+            }
+        ],
+    }
+    path = tmp_path / "plan.json"
+    path.write_text(json.dumps(doc))
+    code = main(["check", str(path), "--json"])
+    out = json.loads(capsys.readouterr().out)
+    # The minimal document lacks labels and a budget: mandatory findings, not a crash.
+    assert code == 1
+    assert {v["policy"] for v in out["violations"]} >= {"mlgov-labels-required"}
+    assert out["resources"][0]["monthly_usd"] >= 0
+
+
+@pytest.mark.parametrize(
+    ("doc", "expected"),
+    [
+        ("{not json", "not valid JSON"),
+        ("[]", "document: must be a JSON object with `stack` and `resources`"),
+        ('{"stack": "dev"}', "resources: required, must be a list of resources"),
+        (
+            '{"resources": [{"name": "x"}]}',
+            "resources[0].type: required, must be a non-empty string",
+        ),
+        (
+            '{"resources": [{"type": "gcp:bigquery/dataset:Dataset", "name": "x", "inputs": []}]}',
+            "resources[0].inputs: must be an object",
+        ),
+        (
+            '{"resources": [{"type": "t:t/t:T", "name": "x", "monthly_usd": "12"}]}',
+            "resources[0].monthly_usd: must be a number",
+        ),
+        ('{"resources": [], "policy_config": {"environment": "qa"}}', "policy_config:"),
+        (
+            '{"resources": [{"type": "gcp:made/up:Thing", "name": "x", "inputs": {}}]}',
+            "cost: no cost estimator for resource type 'gcp:made/up:Thing'",
+        ),
+    ],
+)
+def test_bad_plan_documents_exit_2(
+    doc: str, expected: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "plan.json"
+    path.write_text(doc)
+    assert main(["check", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert expected in err and "Traceback" not in err
+
+
+def test_check_missing_file_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", "/nonexistent/plan.json"]) == 2
+    assert (
+        "/nonexistent/plan.json: cannot read: No such file or directory" in capsys.readouterr().err
+    )
