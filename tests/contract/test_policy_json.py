@@ -1,0 +1,138 @@
+"""The MLGOV_POLICY wire format: what governance renders, the functions must parse.
+
+governance/action_settings.py renders the JSON; functions/govern/models.py parses it. Neither
+imports the other, so this test is the only thing holding them together (DESIGN.md contract 2).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from govern.models import ActionPolicy, PolicyError
+from governance.action_settings import ActionSettings, action_settings
+from governance.settings import Settings, settings_from_config
+from tests.conftest import STACKS, stack_config
+
+BUDGET_ID = "de72f49d-779b-4945-a127-4d6ce8def0bb"  # the documented example budgetId
+
+
+def stack_settings(stack: str, **overrides: Any) -> Settings:
+    config = stack_config(stack)
+    raw = dict(config["mlgov:settings"])
+    for key, value in overrides.items():
+        raw[key] = {**raw.get(key, {}), **value}
+    return settings_from_config({**config, "mlgov:settings": raw})
+
+
+def parse(rendered: ActionSettings) -> ActionPolicy:
+    return ActionPolicy.from_json(rendered.model_dump_json())
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_every_stack_policy_parses_with_the_same_meaning(stack):
+    s = stack_settings(stack)
+    policy = parse(action_settings(s, BUDGET_ID, time_budget_seconds=480))
+
+    assert policy.dry_run is s.automation.dry_run
+    assert policy.exempt_label == ("mlgov-exempt", "true")
+    [(project_id, project)] = policy.projects.items()
+    assert project_id == s.project
+    assert project.environment == s.environment
+    assert project.zones == s.zones
+    assert project.allow_billing_disable is (stack == "dev")
+    budget = policy.budgets[BUDGET_ID]
+    assert budget.projects == (s.project,)
+    assert budget.stop_at == s.budget.stop_at
+    assert budget.disable_billing_at == (1.5 if stack == "dev" else None)
+    assert policy.idle_gpu.max_utilization_percent == s.automation.idle_gpu_max_utilization_percent
+    assert policy.idle_gpu.window_minutes == s.automation.idle_gpu_window_minutes
+    assert policy.idle_gpu.workloads == s.automation.idle_gpu_workloads
+    assert policy.time_budget_seconds == 480
+
+
+def test_the_required_keys_alone_parse():
+    rendered = json.loads(action_settings(stack_settings("staging"), BUDGET_ID).model_dump_json())
+    required = {k: rendered[k] for k in ("dry_run", "exempt_label", "projects", "budgets")}
+    assert ActionPolicy.from_json(json.dumps(required)).budgets[BUDGET_ID].stop_at == 1.0
+
+
+def test_budget_without_thresholds_is_left_out_and_still_parses():
+    s = stack_settings("staging", budget={"stop_at": None})
+    policy = parse(action_settings(s, BUDGET_ID))
+    assert dict(policy.budgets) == {}
+
+
+def test_unlink_only_budget_stops_at_the_unlink_threshold():
+    s = stack_settings("dev", budget={"stop_at": None, "disable_billing_at": 1.3})
+    budget = parse(action_settings(s, BUDGET_ID)).budgets[BUDGET_ID]
+    assert (budget.stop_at, budget.disable_billing_at) == (1.3, 1.3)
+
+
+def test_billing_unlink_is_rendered_only_with_the_opt_in_and_never_for_prod():
+    # Settings already refuse these combinations; the renderer holds the line on its own too.
+    dev = stack_settings("dev")
+    no_opt_in = dev.model_copy(
+        update={"automation": dev.automation.model_copy(update={"allow_billing_disable": False})}
+    )
+    policy = parse(action_settings(no_opt_in, BUDGET_ID))
+    assert policy.budgets[BUDGET_ID].disable_billing_at is None
+    assert policy.projects[dev.project].allow_billing_disable is False
+
+    prod = dev.model_copy(update={"environment": "prod"})
+    policy = parse(action_settings(prod, BUDGET_ID))
+    assert policy.budgets[BUDGET_ID].disable_billing_at is None
+    assert policy.projects[dev.project].allow_billing_disable is False
+
+
+def test_the_functions_reject_what_governance_must_never_render():
+    good = json.loads(action_settings(stack_settings("dev"), BUDGET_ID).model_dump_json())
+    bad = {**good, "idle_gpu": {**good["idle_gpu"], "max_utilization_percent": 0}}
+    with pytest.raises(PolicyError, match="max_utilization_percent"):
+        ActionPolicy.from_json(json.dumps(bad))
+    # ...which is why settings require it to be > 0
+    with pytest.raises(Exception, match="idle_gpu_max_utilization_percent"):
+        stack_settings("dev", automation={"idle_gpu_max_utilization_percent": 0})
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    dry_run=st.booleans(),
+    utilization=st.floats(min_value=0.01, max_value=100, allow_nan=False),
+    window=st.integers(min_value=10, max_value=1440),
+    stop_at=st.one_of(st.none(), st.floats(min_value=0.05, max_value=5)),
+    zones=st.lists(
+        st.sampled_from(["us-central1-a", "us-central1-b", "us-central1-c"]),
+        min_size=1,
+        max_size=3,
+        unique=True,
+    ),
+    budget_id=st.text(alphabet="abcdef0123456789-", min_size=1, max_size=40),
+)
+def test_any_valid_settings_render_a_policy_the_functions_accept(
+    dry_run, utilization, window, stop_at, zones, budget_id
+):
+    config = stack_config("staging")
+    raw = dict(config["mlgov:settings"])
+    raw["zones"] = zones
+    raw["automation"] = {
+        "dry_run": dry_run,
+        "idle_gpu_max_utilization_percent": utilization,
+        "idle_gpu_window_minutes": window,
+    }
+    raw["budget"] = {**raw["budget"], "stop_at": stop_at}
+    raw["notebooks"] = {}
+    raw["training_pools"] = {}
+    raw["gpu_vms"] = {}
+    s = settings_from_config({**config, "mlgov:settings": raw})
+
+    policy = parse(action_settings(s, budget_id))
+
+    assert policy.dry_run is dry_run
+    assert policy.projects[s.project].zones == tuple(zones)
+    assert policy.idle_gpu.window_minutes == window
+    assert (budget_id in policy.budgets) is (stop_at is not None)
