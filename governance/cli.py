@@ -106,6 +106,4 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INVALID
     except KeyboardInterrupt:
         return 130
-    except BrokenPipeError:
-        return EXIT_OK
     return code

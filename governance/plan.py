@@ -123,7 +123,7 @@ def evaluate_document(doc: dict[str, Any]) -> dict[str, Any]:
             resource["monthly_usd"] = round(per_name[resource["name"]], 2)
     found = evaluate_resources(resources, _policy_config(doc), stack=str(doc.get("stack") or ""))
     violations = [v.as_dict() for v in found]
-    violations += budget_violations(resources, report)
+    violations += budget_violations(resources, report, stack=str(doc.get("stack") or "stack"))
     doc["violations"] = violations
     doc["cost"] = report.as_dict()
     return doc

@@ -1,0 +1,60 @@
+"""Time `python -m governance plan --stack STACK --json` as a whole process, beside its floor.
+
+The floor is a bare Python process that only imports the pulumi_gcp submodules the program
+uses (read from the plan's own type tokens) and pulumi_random: the plan can't start faster than
+that. Prints a markdown table row; record it in bench/RESULTS.md under `## plan`.
+
+    .venv/bin/python bench/plan_bench.py [--stack dev] [--runs 7]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def timed(cmd: list[str]) -> tuple[float, str]:
+    start = time.perf_counter()
+    result = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, check=False)
+    elapsed = time.perf_counter() - start
+    if result.returncode not in (0, 1):
+        sys.exit(f"command failed ({result.returncode}): {' '.join(cmd)}\n{result.stderr}")
+    return elapsed, result.stdout
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--stack", default="dev")
+    parser.add_argument("--runs", type=int, default=7)
+    args = parser.parse_args()
+
+    plan_cmd = [sys.executable, "-m", "governance", "plan", "--stack", args.stack, "--json"]
+    _, out = timed(plan_cmd)  # warm the OS file cache once
+    doc = json.loads(out)
+    modules = sorted({r["type"].split(":")[1].split("/")[0] for r in doc["resources"]
+                      if r["type"].startswith("gcp:")})
+    # Any non-introspection attribute forces the lazy submodule to load fully.
+    touch = "; ".join(f"getattr(gcp.{m}, '_utilities', None)" for m in modules)
+    floor_cmd = [sys.executable, "-c",
+                 f"import pulumi_gcp as gcp, pulumi_random; {touch}"]
+    timed(floor_cmd)
+
+    plan_times = [timed(plan_cmd)[0] for _ in range(args.runs)]
+    floor_times = [timed(floor_cmd)[0] for _ in range(args.runs)]
+    plan_s, floor_s = statistics.median(plan_times), statistics.median(floor_times)
+    print(f"pulumi_gcp submodules used ({len(modules)}): {', '.join(modules)}")
+    print(f"resources: {len(doc['resources'])}, runs: {args.runs}")
+    print("| stack | plan --json median | floor median | ratio |")
+    print("|---|---|---|---|")
+    print(f"| {args.stack} | {plan_s:.2f} s | {floor_s:.2f} s | {plan_s / floor_s:.2f}x |")
+
+
+if __name__ == "__main__":
+    main()
