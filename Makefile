@@ -11,7 +11,8 @@ STACK ?= dev
 export UV_PYTHON_DOWNLOADS := never
 export UV_PROJECT_ENVIRONMENT := $(VENV)
 
-.PHONY: install plan plans test lint fmt typecheck check bench preview clean
+
+.PHONY: install plan plans policy-configs test lint fmt typecheck check bench preview clean
 
 $(UV):
 	$(PY_BOOT) -m venv $(TOOLS)
@@ -29,6 +30,10 @@ plan: install
 
 plans: install
 	for s in dev staging prod; do $(PY) -m governance plan --stack $$s || exit $$?; done
+
+# The CrossGuard pack's per-policy config, generated from each stack's settings.
+policy-configs: install
+	for s in dev staging prod; do $(PY) -m governance policy-config --stack $$s > policies/config.$$s.json || exit $$?; done
 
 lint: install
 	$(VENV)/bin/ruff format --check .

@@ -51,6 +51,20 @@ def _check(args: argparse.Namespace) -> int:
     return _emit(plan.evaluate_document(plan.load_document(args.path)), args)
 
 
+def _policy_config(args: argparse.Namespace) -> int:
+    from mlgov_policies.config import PolicyConfig  # plan.py put policies/ on sys.path
+    from mlgov_policies.registry import crossguard_config
+
+    from governance import plan
+    from governance.settings import settings_from_config
+
+    path = Path(args.config) if args.config else plan.stack_file(args.stack)
+    settings = settings_from_config(plan.read_stack_config(path))
+    config = PolicyConfig.from_mapping(settings.policy_config())
+    print(json.dumps(crossguard_config(config), indent=2))
+    return EXIT_OK
+
+
 def _output_flags(parser: argparse.ArgumentParser) -> None:
     fmt = parser.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="print the plan document as JSON")
@@ -76,6 +90,13 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("path", help="plan document JSON file, or - for stdin")
     _output_flags(c)
     c.set_defaults(func=_check)
+
+    g = sub.add_parser("policy-config",
+                       help="print the CrossGuard --policy-pack-config for a stack's settings")
+    which = g.add_mutually_exclusive_group(required=True)
+    which.add_argument("--stack", help="stack name: reads stacks/Pulumi.NAME.yaml")
+    which.add_argument("--config", help="path to any Pulumi stack file")
+    g.set_defaults(func=_policy_config)
 
     for register in _registrars():
         register(sub)
