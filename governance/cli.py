@@ -52,11 +52,10 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _policy_config(args: argparse.Namespace) -> int:
-    from mlgov_policies.config import PolicyConfig  # plan.py put policies/ on sys.path
-    from mlgov_policies.registry import crossguard_config
-
     from governance import plan
     from governance.settings import settings_from_config
+    from mlgov_policies.config import PolicyConfig  # plan.py put policies/ on sys.path
+    from mlgov_policies.registry import crossguard_config
 
     path = Path(args.config) if args.config else plan.stack_file(args.stack)
     settings = settings_from_config(plan.read_stack_config(path))
@@ -91,8 +90,9 @@ def build_parser() -> argparse.ArgumentParser:
     _output_flags(c)
     c.set_defaults(func=_check)
 
-    g = sub.add_parser("policy-config",
-                       help="print the CrossGuard --policy-pack-config for a stack's settings")
+    g = sub.add_parser(
+        "policy-config", help="print the CrossGuard --policy-pack-config for a stack's settings"
+    )
     which = g.add_mutually_exclusive_group(required=True)
     which.add_argument("--stack", help="stack name: reads stacks/Pulumi.NAME.yaml")
     which.add_argument("--config", help="path to any Pulumi stack file")
