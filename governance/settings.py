@@ -195,6 +195,7 @@ class TpuVmSettings(_Model):
     zone: Annotated[str, Field(pattern=_ZONE)] | None = None
     spot: bool = True
     expires_on: date | None = None
+    exempt: bool = False
 
 
 class GpuVmSettings(_Model):
@@ -209,6 +210,7 @@ class GpuVmSettings(_Model):
     )
     disk_gb: Annotated[int, Field(ge=50, le=65536)] = 200
     expires_on: date | None = None
+    exempt: bool = False
 
 
 class MetadataDbSettings(_Model):

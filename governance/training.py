@@ -176,7 +176,7 @@ class SpotTrainingPools(pulumi.ComponentResource):
         args: SpotTrainingPoolsArgs,
         child: pulumi.ResourceOptions,
     ) -> gcp.tpu.V2Vm:
-        labels = args.labels.for_workload("training", expires_on=tpu.expires_on)
+        labels = args.labels.for_workload("training", expires_on=tpu.expires_on, exempt=tpu.exempt)
         return gcp.tpu.V2Vm(
             f"{name}-{key}",
             name=resource_name(args.prefix, "tpu", key),
@@ -201,7 +201,9 @@ class SpotTrainingPools(pulumi.ComponentResource):
         email: pulumi.Input[str],
         child: pulumi.ResourceOptions,
     ) -> gcp.compute.Instance:
-        labels = args.labels.for_workload("training", expires_on=vm.expires_on).as_dict()
+        labels = args.labels.for_workload(
+            "training", expires_on=vm.expires_on, exempt=vm.exempt
+        ).as_dict()
         return gcp.compute.Instance(
             f"{name}-{key}",
             name=resource_name(args.prefix, "gpu", key),

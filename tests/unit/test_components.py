@@ -29,10 +29,21 @@ def by_type(resources: list[RecordedResource], type_: str) -> list[RecordedResou
 
 
 def test_notebooks_without_office_hours_create_no_scheduler(under_mocks: Run) -> None:
-    resources = under_mocks(lambda: NotebookFleet("nb", NotebookFleetArgs(
-        prefix="acme-dev", project="acme-ml-dev", region="us-central1",
-        default_zone="us-central1-a", notebooks={"carol": NotebookSettings()}, labels=LABELS,
-        network_id="net", subnet_id="sub")))
+    resources = under_mocks(
+        lambda: NotebookFleet(
+            "nb",
+            NotebookFleetArgs(
+                prefix="acme-dev",
+                project="acme-ml-dev",
+                region="us-central1",
+                default_zone="us-central1-a",
+                notebooks={"carol": NotebookSettings()},
+                labels=LABELS,
+                network_id="net",
+                subnet_id="sub",
+            ),
+        )
+    )
     assert by_type(resources, "gcp:cloudscheduler/job:Job") == []
     assert len(by_type(resources, "gcp:serviceaccount/account:Account")) == 1
     [nb] = by_type(resources, "gcp:workbench/instance:Instance")
@@ -44,14 +55,27 @@ def test_notebooks_without_office_hours_create_no_scheduler(under_mocks: Run) ->
 
 def test_office_hours_stop_only(under_mocks: Run) -> None:
     hours = OfficeHours(stop="18:30", days="1-4", timezone="America/New_York")
-    resources = under_mocks(lambda: NotebookFleet("nb", NotebookFleetArgs(
-        prefix="acme-dev", project="acme-ml-dev", region="us-central1",
-        default_zone="us-central1-b", labels=LABELS, network_id="n", subnet_id="s",
-        notebooks={"dan": NotebookSettings(office_hours=hours, exempt=True)})))
+    resources = under_mocks(
+        lambda: NotebookFleet(
+            "nb",
+            NotebookFleetArgs(
+                prefix="acme-dev",
+                project="acme-ml-dev",
+                region="us-central1",
+                default_zone="us-central1-b",
+                labels=LABELS,
+                network_id="n",
+                subnet_id="s",
+                notebooks={"dan": NotebookSettings(office_hours=hours, exempt=True)},
+            ),
+        )
+    )
     [job] = by_type(resources, "gcp:cloudscheduler/job:Job")
     assert job.inputs["schedule"] == "30 18 * * 1-4"
     assert job.inputs["timeZone"] == "America/New_York"
-    assert job.inputs["httpTarget"]["uri"].endswith("/locations/us-central1-b/instances/acme-dev-nb-dan:stop")
+    assert job.inputs["httpTarget"]["uri"].endswith(
+        "/locations/us-central1-b/instances/acme-dev-nb-dan:stop"
+    )
     [nb] = by_type(resources, "gcp:workbench/instance:Instance")
     assert nb.inputs["labels"]["mlgov-exempt"] == "true"
 
@@ -62,13 +86,29 @@ def test_office_hours_cron() -> None:
 
 
 def test_tpu_pool_and_tpu_vm(under_mocks: Run) -> None:
-    pool = TrainingPoolSettings(kind="tpu", machine_type="ct5lp-hightpu-4t", tpu_topology="2x4",
-                                max_nodes=2)
-    resources = under_mocks(lambda: SpotTrainingPools("t", SpotTrainingPoolsArgs(
-        prefix="acme-dev", project="acme-ml-dev", region="us-central1",
-        default_zone="us-central1-a", zones=("us-central1-a",), labels=LABELS,
-        pools={"v5e": pool}, tpu_vms={"r": TpuVmSettings()}, gpu_vms={}, network_id="n",
-        subnet_id="s", cluster_name="c", node_service_account="sa@x")))
+    pool = TrainingPoolSettings(
+        kind="tpu", machine_type="ct5lp-hightpu-4t", tpu_topology="2x4", max_nodes=2
+    )
+    resources = under_mocks(
+        lambda: SpotTrainingPools(
+            "t",
+            SpotTrainingPoolsArgs(
+                prefix="acme-dev",
+                project="acme-ml-dev",
+                region="us-central1",
+                default_zone="us-central1-a",
+                zones=("us-central1-a",),
+                labels=LABELS,
+                pools={"v5e": pool},
+                tpu_vms={"r": TpuVmSettings(exempt=True)},
+                gpu_vms={},
+                network_id="n",
+                subnet_id="s",
+                cluster_name="c",
+                node_service_account="sa@x",
+            ),
+        )
+    )
     [np] = by_type(resources, "gcp:container/nodePool:NodePool")
     assert np.inputs["placementPolicy"] == {"type": "COMPACT", "tpuTopology": "2x4"}
     assert np.inputs["nodeConfig"]["spot"] is True
@@ -76,16 +116,30 @@ def test_tpu_pool_and_tpu_vm(under_mocks: Run) -> None:
     [tpu] = by_type(resources, "gcp:tpu/v2Vm:V2Vm")
     assert tpu.inputs["zone"] == "us-central1-a"
     assert tpu.inputs["labels"]["workload"] == "training"
+    assert tpu.inputs["labels"]["mlgov-exempt"] == "true"
     # No GPU VMs: no service account for them.
     assert by_type(resources, "gcp:serviceaccount/account:Account") == []
 
 
 def test_dataset_tables_and_ingestion_time_partitioning(under_mocks: Run) -> None:
-    ds = DatasetSettings(table_expiration_days=7, partition_expiration_days=None,
-                         tables={"raw": TableSettings(partition_type="HOUR")})
-    resources = under_mocks(lambda: PartitionedDataset("d", PartitionedDatasetArgs(
-        project="p-123456", dataset="raw-events", location="us-central1", settings=ds,
-        labels=LABELS, deletion_protection=False)))
+    ds = DatasetSettings(
+        table_expiration_days=7,
+        partition_expiration_days=None,
+        tables={"raw": TableSettings(partition_type="HOUR")},
+    )
+    resources = under_mocks(
+        lambda: PartitionedDataset(
+            "d",
+            PartitionedDatasetArgs(
+                project="p-123456",
+                dataset="raw-events",
+                location="us-central1",
+                settings=ds,
+                labels=LABELS,
+                deletion_protection=False,
+            ),
+        )
+    )
     [dataset] = by_type(resources, "gcp:bigquery/dataset:Dataset")
     assert dataset.inputs["datasetId"] == "raw_events"
     assert dataset.inputs["defaultTableExpirationMs"] == 7 * 86_400_000
@@ -98,11 +152,22 @@ def test_dataset_tables_and_ingestion_time_partitioning(under_mocks: Run) -> Non
 
 def test_budget_without_forecast_thresholds(under_mocks: Run) -> None:
     budget = BudgetSettings(amount_usd=100, thresholds=(0.5, 1.0), forecast_thresholds=())
-    resources = under_mocks(lambda: ProjectBudget("b", ProjectBudgetArgs(
-        prefix="acme-dev", project="acme-ml-dev", project_number="123456",
-        billing_account="01D4EE-079462-DFD6EC", settings=budget, labels=LABELS)))
+    resources = under_mocks(
+        lambda: ProjectBudget(
+            "b",
+            ProjectBudgetArgs(
+                prefix="acme-dev",
+                project="acme-ml-dev",
+                project_number="123456",
+                billing_account="01D4EE-079462-DFD6EC",
+                settings=budget,
+                labels=LABELS,
+            ),
+        )
+    )
     [b] = by_type(resources, "gcp:billing/budget:Budget")
     assert b.inputs["thresholdRules"] == [
         {"thresholdPercent": 0.5, "spendBasis": "CURRENT_SPEND"},
-        {"thresholdPercent": 1.0, "spendBasis": "CURRENT_SPEND"}]
+        {"thresholdPercent": 1.0, "spendBasis": "CURRENT_SPEND"},
+    ]
     assert b.inputs["billingAccount"] == "01D4EE-079462-DFD6EC"
