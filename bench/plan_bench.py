@@ -38,12 +38,16 @@ def main() -> None:
     plan_cmd = [sys.executable, "-m", "governance", "plan", "--stack", args.stack, "--json"]
     _, out = timed(plan_cmd)  # warm the OS file cache once
     doc = json.loads(out)
-    modules = sorted({r["type"].split(":")[1].split("/")[0] for r in doc["resources"]
-                      if r["type"].startswith("gcp:")})
+    modules = sorted(
+        {
+            r["type"].split(":")[1].split("/")[0]
+            for r in doc["resources"]
+            if r["type"].startswith("gcp:")
+        }
+    )
     # Any non-introspection attribute forces the lazy submodule to load fully.
     touch = "; ".join(f"getattr(gcp.{m}, '_utilities', None)" for m in modules)
-    floor_cmd = [sys.executable, "-c",
-                 f"import pulumi_gcp as gcp, pulumi_random; {touch}"]
+    floor_cmd = [sys.executable, "-c", f"import pulumi_gcp as gcp, pulumi_random; {touch}"]
     timed(floor_cmd)
 
     plan_times = [timed(plan_cmd)[0] for _ in range(args.runs)]

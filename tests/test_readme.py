@@ -23,8 +23,11 @@ def test_quick_start_is_exactly_two_commands() -> None:
 
 def test_ci_runs_the_readme_test_command() -> None:
     ci = (REPO / ".ci" / "run").read_text()
-    commands = [line.strip() for line in ci.splitlines()
-                if line.strip() and not line.lstrip().startswith(("#", "set ", "cd "))]
+    commands = [
+        line.strip()
+        for line in ci.splitlines()
+        if line.strip() and not line.lstrip().startswith(("#", "set ", "cd "))
+    ]
     assert commands == [quick_start_commands()[1]]
 
 
@@ -38,8 +41,9 @@ def test_makefile_targets_install_before_running() -> None:
 
 
 def test_make_dry_run_plan_uses_the_dev_stack() -> None:
-    result = subprocess.run(["make", "-n", "plan"], cwd=REPO, capture_output=True, text=True,
-                            check=True)
+    result = subprocess.run(
+        ["make", "-n", "plan"], cwd=REPO, capture_output=True, text=True, check=True
+    )
     assert "-m governance plan --stack dev" in result.stdout
 
 

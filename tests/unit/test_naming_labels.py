@@ -48,15 +48,18 @@ def test_dataset_and_role_ids() -> None:
     assert len(role_id("x" * 70, "y")) == 64
 
 
-@pytest.mark.parametrize(("key", "value", "problem"), [
-    ("team", "research", None),
-    ("cost-center", "cc-1234", None),
-    ("Team", "x", "label key 'Team' must start with a lowercase letter"),
-    ("1team", "x", "label key '1team' must start with a lowercase letter"),
-    ("team", "Research", "label value 'Research' for 'team' may contain only"),
-    ("team", "x" * 64, "may contain only lowercase letters"),
-    ("k" * 64, "x", "must start with a lowercase letter"),
-])
+@pytest.mark.parametrize(
+    ("key", "value", "problem"),
+    [
+        ("team", "research", None),
+        ("cost-center", "cc-1234", None),
+        ("Team", "x", "label key 'Team' must start with a lowercase letter"),
+        ("1team", "x", "label key '1team' must start with a lowercase letter"),
+        ("team", "Research", "label value 'Research' for 'team' may contain only"),
+        ("team", "x" * 64, "may contain only lowercase letters"),
+        ("k" * 64, "x", "must start with a lowercase letter"),
+    ],
+)
 def test_label_rules(key: str, value: str, problem: str | None) -> None:
     found = label_problem(key, value)
     if problem is None:
@@ -69,9 +72,15 @@ def test_label_rules(key: str, value: str, problem: str | None) -> None:
 def test_labels_for_a_workload() -> None:
     base = base_labels("dev", {"team": "research", "cost-center": "cc-1"})
     labels = base.for_workload("notebook", expires_on=date(2026, 12, 31), exempt=True).as_dict()
-    assert labels == {"cost-center": "cc-1", "env": "dev", "managed-by": "mlgov",
-                      "mlgov-exempt": "true", "mlgov-expires-on": "2026-12-31",
-                      "team": "research", "workload": "notebook"}
+    assert labels == {
+        "cost-center": "cc-1",
+        "env": "dev",
+        "managed-by": "mlgov",
+        "mlgov-exempt": "true",
+        "mlgov-expires-on": "2026-12-31",
+        "team": "research",
+        "workload": "notebook",
+    }
     assert list(labels) == sorted(labels)
     assert "mlgov-exempt" not in base.for_workload("data").as_dict()
 
