@@ -22,7 +22,15 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from govern import decide, execute, parse
-from govern.models import Action, ActionPolicy, DisableBilling, PolicyError, Report, Result, Workload
+from govern.models import (
+    Action,
+    ActionPolicy,
+    DisableBilling,
+    PolicyError,
+    Report,
+    Result,
+    Workload,
+)
 from govern.ports import Ports
 
 if TYPE_CHECKING:
@@ -69,7 +77,10 @@ def _endpoints() -> Mapping[str, str]:
         raise PolicyError("MLGOV_API_ENDPOINTS: must map service names to http(s):// base URLs")
     unknown = sorted(set(value) - set(SERVICES))
     if unknown:
-        raise PolicyError(f"MLGOV_API_ENDPOINTS: unknown service(s) {', '.join(unknown)}; known: {', '.join(SERVICES)}")
+        raise PolicyError(
+            f"MLGOV_API_ENDPOINTS: unknown service(s) {', '.join(unknown)}; "
+            f"known: {', '.join(SERVICES)}"
+        )
     return dict(value)
 
 
@@ -122,16 +133,33 @@ def _inventory(runner: execute.Runner, ports: Ports, projects: Sequence[str]) ->
     for project in projects:
         zones = runner.policy.projects[project].zones
         if ports.compute is not None:
-            tasks.append(functools.partial(runner.gather, "compute list", project, ports.compute.list_instances, project))
+            tasks.append(
+                functools.partial(
+                    runner.gather, "compute list", project, ports.compute.list_instances, project
+                )
+            )
         if ports.notebooks is not None:
-            tasks.append(functools.partial(runner.gather, "notebooks list", project, ports.notebooks.list_instances, project))
+            tasks.append(
+                functools.partial(
+                    runner.gather,
+                    "notebooks list",
+                    project,
+                    ports.notebooks.list_instances,
+                    project,
+                )
+            )
         if ports.tpus is not None:
             tpus = ports.tpus
-            tasks += [functools.partial(runner.gather, "tpu list", project, tpus.list_nodes, project, z) for z in zones]
+            tasks += [
+                functools.partial(runner.gather, "tpu list", project, tpus.list_nodes, project, z)
+                for z in zones
+            ]
     return _flatten(runner.map(lambda task: task(), tasks))
 
 
-def _report(entry_point: str, policy: ActionPolicy, results: Sequence[Result], runner: execute.Runner) -> Report:
+def _report(
+    entry_point: str, policy: ActionPolicy, results: Sequence[Result], runner: execute.Runner
+) -> Report:
     unfinished = tuple(r.target for r in results if r.reason == execute.LEFT_REASON)
     report = Report(entry_point, policy.dry_run, tuple(results), unfinished, tuple(runner.errors))
     severity = "ERROR" if report.errors or report.counts().get("failed") else "INFO"
@@ -148,20 +176,34 @@ def _report(entry_point: str, policy: ActionPolicy, results: Sequence[Result], r
     return report
 
 
-def _run(entry_point: str, policy: ActionPolicy, actions: list[Action], ports: Ports, runner: execute.Runner) -> Report:
+def _run(
+    entry_point: str,
+    policy: ActionPolicy,
+    actions: list[Action],
+    ports: Ports,
+    runner: execute.Runner,
+) -> Report:
     results = execute.apply(actions, ports, runner, entry_point, dry_run=policy.dry_run)
     return _report(entry_point, policy, results, runner)
 
 
-def _http(entry_point: str, request: Any, work: Callable[[ActionPolicy], Report]) -> tuple[str, int, dict[str, str]]:
+def _http(
+    entry_point: str, request: Any, work: Callable[[ActionPolicy], Report]
+) -> tuple[str, int, dict[str, str]]:
     headers = {"Content-Type": "application/json"}
     if getattr(request, "method", "POST") != "POST":
-        return json.dumps({"error": f"{entry_point} accepts POST only"}), 405, {**headers, "Allow": "POST"}
+        return (
+            json.dumps({"error": f"{entry_point} accepts POST only"}),
+            405,
+            {**headers, "Allow": "POST"},
+        )
     try:
         policy = _policy()
         _endpoints()
     except PolicyError as err:
-        execute.log("ERROR", f"{entry_point}: invalid configuration: {err}", entry_point=entry_point)
+        execute.log(
+            "ERROR", f"{entry_point}: invalid configuration: {err}", entry_point=entry_point
+        )
         return json.dumps({"error": f"invalid configuration: {err}"}), 500, headers
     return json.dumps(work(policy).as_dict()), 200, headers
 
@@ -183,26 +225,42 @@ def _handle_budget_alert(event: Any, policy: ActionPolicy) -> None:
         scope = decide.budget_scope(alert, policy)
     except (parse.ParseError, decide.DecisionError) as err:
         # Acknowledge: redelivering a message we cannot read would only repeat this line.
-        execute.log("ERROR", f"budget alert ignored: {err}", entry_point="on_budget_alert", event_id=event_id)
+        execute.log(
+            "ERROR",
+            f"budget alert ignored: {err}",
+            entry_point="on_budget_alert",
+            event_id=event_id,
+        )
         return
     if not scope.stop_projects:
-        execute.log("INFO", f"budget alert: no action ({scope.reason})", entry_point="on_budget_alert",
-                    budget_id=alert.budget_id, event_id=event_id)
+        execute.log(
+            "INFO",
+            f"budget alert: no action ({scope.reason})",
+            entry_point="on_budget_alert",
+            budget_id=alert.budget_id,
+            event_id=event_id,
+        )
         return
     runner = execute.Runner(policy)
-    ports = Ports(compute=_compute(), notebooks=_notebooks(), tpus=_tpus(),
-                  billing=_billing() if scope.billing_projects else None)
+    ports = Ports(
+        compute=_compute(),
+        notebooks=_notebooks(),
+        tpus=_tpus(),
+        billing=_billing() if scope.billing_projects else None,
+    )
     workloads = _inventory(runner, ports, scope.stop_projects)
     billing_state: dict[str, bool] = {}
     if ports.billing is not None:
         billing = ports.billing
 
         def read(project: str) -> tuple[str, list[bool]]:
-            return project, runner.gather("billing get", project, lambda p: [billing.billing_enabled(p)], project)
+            return project, runner.gather(
+                "billing get", project, lambda p: [billing.billing_enabled(p)], project
+            )
 
-        for project, state in runner.map(read, list(scope.billing_projects)) or []:
-            if state:
-                billing_state[project] = state[0]
+        for item in runner.map(read, list(scope.billing_projects)):
+            if item is not None and item[1]:
+                billing_state[item[0]] = item[1][0]
     actions = decide.on_budget(scope, workloads, billing_state, policy)
     # Stop workloads first; unlinking billing (the last resort) comes after, in a second pass.
     stops = [a for a in actions if not isinstance(a, DisableBilling)]
@@ -214,7 +272,7 @@ def _handle_budget_alert(event: Any, policy: ActionPolicy) -> None:
 
 @_register("cloud_event")
 def on_budget_alert(event: Any) -> None:
-    """Budget notification (CloudEvent): stop workloads at stop_at, unlink billing at disable_billing_at.
+    """Budget notification (CloudEvent): stop workloads, then unlink billing where allowed.
 
     Never raises: a message that cannot be handled is logged as one ERROR line and
     acknowledged, so Pub/Sub does not redeliver it in a loop.
@@ -223,25 +281,41 @@ def on_budget_alert(event: Any) -> None:
         policy = _policy()
         _endpoints()
     except PolicyError as err:
-        execute.log("ERROR", f"on_budget_alert: invalid configuration: {err}", entry_point="on_budget_alert")
+        execute.log(
+            "ERROR", f"on_budget_alert: invalid configuration: {err}", entry_point="on_budget_alert"
+        )
         return
     try:
         _handle_budget_alert(event, policy)
-    except Exception as err:  # noqa: BLE001 - a bug must not turn into a redelivery storm
-        execute.log("CRITICAL", f"on_budget_alert: unexpected {type(err).__name__}: {err}",
-                    entry_point="on_budget_alert", traceback=traceback.format_exc())
+    except Exception as err:
+        execute.log(
+            "CRITICAL",
+            f"on_budget_alert: unexpected {type(err).__name__}: {err}",
+            entry_point="on_budget_alert",
+            traceback=traceback.format_exc(),
+        )
 
 
 def _reap_idle_vms(policy: ActionPolicy) -> Report:
     runner = execute.Runner(policy)
     recommender, compute = _recommender(), _compute()
     pairs = [(p, z) for p, proj in sorted(policy.projects.items()) for z in proj.zones]
-    recs = [r for chunk in runner.map(
-        lambda pz: runner.gather("recommender list", pz[0], recommender.list_active, *pz), pairs) if chunk for r in chunk]
+    recs = [
+        r
+        for chunk in runner.map(
+            lambda pz: runner.gather("recommender list", pz[0], recommender.list_active, *pz), pairs
+        )
+        if chunk
+        for r in chunk
+    ]
     projects = sorted({r.project for r in recs})
-    instances = _flatten(runner.map(lambda p: runner.gather("compute list", p, compute.list_instances, p), projects))
+    instances = _flatten(
+        runner.map(lambda p: runner.gather("compute list", p, compute.list_instances, p), projects)
+    )
     actions = decide.reap_idle(recs, instances, policy)
-    return _run("reap_idle_vms", policy, actions, Ports(compute=compute, recommender=recommender), runner)
+    return _run(
+        "reap_idle_vms", policy, actions, Ports(compute=compute, recommender=recommender), runner
+    )
 
 
 @_register("http")
@@ -270,8 +344,11 @@ def _reap_idle_gpus(policy: ActionPolicy) -> Report:
     instances = _inventory(runner, Ports(compute=compute), sorted(policy.projects))
     candidates = decide.gpu_candidates(instances, policy)
     needs_notebooks = any(w.managed_by == "workbench" for w in candidates)
-    ports = Ports(compute=compute, notebooks=_notebooks() if needs_notebooks else None,
-                  monitoring=_monitoring() if candidates else None)
+    ports = Ports(
+        compute=compute,
+        notebooks=_notebooks() if needs_notebooks else None,
+        monitoring=_monitoring() if candidates else None,
+    )
     utilization: dict[str, float] = {}
     by_project: dict[str, list[str]] = {}
     for w in candidates:
@@ -282,7 +359,12 @@ def _reap_idle_gpus(policy: ActionPolicy) -> Report:
 
         def read(item: tuple[str, list[str]]) -> list[Mapping[str, float]]:
             project, ids = item
-            return runner.gather("monitoring read", project, lambda p: [monitoring.gpu_utilization(p, window, ids)], project)
+            return runner.gather(
+                "monitoring read",
+                project,
+                lambda p: [monitoring.gpu_utilization(p, window, ids)],
+                project,
+            )
 
         for chunk in runner.map(read, sorted(by_project.items())):
             for found in chunk or []:

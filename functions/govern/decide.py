@@ -93,7 +93,9 @@ def _leave_alone(w: Workload, policy: ActionPolicy) -> str | None:
     return None
 
 
-def stop_workloads(workloads: Iterable[Workload], policy: ActionPolicy, reason: str) -> list[Action]:
+def stop_workloads(
+    workloads: Iterable[Workload], policy: ActionPolicy, reason: str
+) -> list[Action]:
     """Stop every running, governed, non-exempt workload (budget cap)."""
     actions: list[Action] = []
     for w in sorted(workloads, key=lambda w: w.target):
@@ -127,7 +129,9 @@ def on_budget(
     """All actions for one budget alert, given what was read for its scope."""
     if not scope.stop_projects:
         return []
-    stops = stop_workloads((w for w in workloads if w.project in scope.stop_projects), policy, scope.reason)
+    stops = stop_workloads(
+        (w for w in workloads if w.project in scope.stop_projects), policy, scope.reason
+    )
     return stops + disable_billing(billing_enabled, scope)
 
 
@@ -144,14 +148,19 @@ def reap_idle(
             actions.append(Skip(rec.name, rec.problem or "no target instance"))
             continue
         if rec.state != "ACTIVE":
-            actions.append(Skip(rec.name, f"recommendation is {rec.state or 'in no state'}, not ACTIVE"))
+            actions.append(
+                Skip(rec.name, f"recommendation is {rec.state or 'in no state'}, not ACTIVE")
+            )
             continue
         if rec.subtype != IDLE_SUBTYPE:
-            actions.append(Skip(rec.name, f"subtype {rec.subtype or 'unknown'} is not {IDLE_SUBTYPE}"))
+            actions.append(
+                Skip(rec.name, f"subtype {rec.subtype or 'unknown'} is not {IDLE_SUBTYPE}")
+            )
             continue
         w = by_key.get((rec.project, rec.zone, rec.instance))
         if w is None:
-            target = f"//compute.googleapis.com/projects/{rec.project}/zones/{rec.zone}/instances/{rec.instance}"
+            path = f"projects/{rec.project}/zones/{rec.zone}/instances/{rec.instance}"
+            target = f"//compute.googleapis.com/{path}"
             actions.append(Skip(target, "instance not found (already deleted?)"))
             continue
         if not _governed(w, policy):
@@ -161,7 +170,11 @@ def reap_idle(
         if why_not:
             actions.append(Skip(w.target, why_not))
         else:
-            actions.append(ReapRecommendation(w.target, f"idle VM ({rec.name})", recommendation=rec, workload=w))
+            actions.append(
+                ReapRecommendation(
+                    w.target, f"idle VM ({rec.name})", recommendation=rec, workload=w
+                )
+            )
     return actions
 
 
@@ -173,17 +186,21 @@ def reap_expired(workloads: Iterable[Workload], policy: ActionPolicy, today: dat
         if raw is None or not _governed(w, policy):
             continue
         try:
-            expires = date.fromisoformat(raw) if len(raw) == 10 else None  # noqa: PLR2004
+            expires = date.fromisoformat(raw) if len(raw) == 10 else None
         except ValueError:
             expires = None
         if expires is None:
-            actions.append(Skip(w.target, f"invalid {EXPIRES_LABEL} {raw!r} (want YYYY-MM-DD); not stopped"))
+            actions.append(
+                Skip(w.target, f"invalid {EXPIRES_LABEL} {raw!r} (want YYYY-MM-DD); not stopped")
+            )
             continue
         if expires >= today:
             actions.append(Skip(w.target, f"expires on {raw}, not yet"))
             continue
         why_not = _leave_alone(w, policy)
-        actions.append(Skip(w.target, why_not) if why_not else _stop(w, f"{EXPIRES_LABEL} {raw} has passed"))
+        actions.append(
+            Skip(w.target, why_not) if why_not else _stop(w, f"{EXPIRES_LABEL} {raw} has passed")
+        )
     return actions
 
 
@@ -194,7 +211,10 @@ def gpu_candidates(workloads: Iterable[Workload], policy: ActionPolicy) -> list[
         (
             w
             for w in workloads
-            if w.kind == "compute" and w.gpus > 0 and w.labels.get("workload") in wanted and _governed(w, policy)
+            if w.kind == "compute"
+            and w.gpus > 0
+            and w.labels.get("workload") in wanted
+            and _governed(w, policy)
         ),
         key=lambda w: w.target,
     )
@@ -216,15 +236,30 @@ def reap_idle_gpus(
     for w in gpu_candidates(workloads, policy):
         target = w
         if w.managed_by == "workbench":
-            target = Workload("notebook", w.project, w.zone, w.name, "ACTIVE" if w.running else w.state, w.labels, w.gpus, w.instance_id)
+            target = Workload(
+                "notebook",
+                w.project,
+                w.zone,
+                w.name,
+                "ACTIVE" if w.running else w.state,
+                w.labels,
+                w.gpus,
+                w.instance_id,
+            )
         if policy.is_exempt(w.labels) or target.managed_by is not None or not w.running:
             actions.append(Skip(target.target, _leave_alone(target, policy) or "not stoppable"))
             continue
         used = utilization.get(w.instance_id)
         if used is None:
-            actions.append(Skip(target.target, f"no GPU utilization data in the last {window} min; not stopped"))
+            actions.append(
+                Skip(
+                    target.target, f"no GPU utilization data in the last {window} min; not stopped"
+                )
+            )
         elif used >= limit:
-            actions.append(Skip(target.target, f"GPU busy: {used:.1f}% >= {limit:g}% over {window} min"))
+            actions.append(
+                Skip(target.target, f"GPU busy: {used:.1f}% >= {limit:g}% over {window} min")
+            )
         else:
             actions.append(_stop(target, f"GPU idle: {used:.1f}% < {limit:g}% over {window} min"))
     return actions

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, TextIO, TypeVar
+from typing import Any, TypeVar
 
 from govern import ports
 from govern.models import (
@@ -38,12 +38,11 @@ R = TypeVar("R")
 LEFT_REASON = "time budget exhausted before this was attempted; left for the next run"
 
 
-def log(severity: str, message: str, stream: TextIO | None = None, **fields: Any) -> None:
-    """Write one structured log line (Cloud Logging reads severity and message)."""
+def log(severity: str, message: str, /, **fields: Any) -> None:
+    """Write one structured log line to stdout (Cloud Logging reads severity and message)."""
     line = json.dumps({"severity": severity, "message": message, **fields}, default=str)
-    out = stream or sys.stdout
-    out.write(line + "\n")
-    out.flush()
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
 
 
 class RateLimiter:
@@ -114,17 +113,27 @@ class Runner:
             self.errors.append(text)
         log("ERROR", text)
 
-    def map(self, fn: Callable[[T], R], items: Sequence[T]) -> list[R | None]:
-        """fn over items in the pool; None for an item not started before the deadline."""
+    def map(
+        self, fn: Callable[[T], R], items: Sequence[T], project: Callable[[T], str] | None = None
+    ) -> list[R | None]:
+        """Fn over items in the pool; None for an item not started before the deadline.
+
+        With `project`, items start round-robin across projects, so the per-project rate limit
+        throttles one project's backlog rather than the whole pool. Results keep the order of
+        `items`.
+        """
         results: list[R | None] = [None] * len(items)
 
         def run(i: int) -> None:
             if not self.expired():
                 results[i] = fn(items[i])
 
+        order = list(range(len(items)))
+        if project is not None:
+            order = _round_robin(order, lambda i: project(items[i]))
         workers = max(1, min(self.policy.max_concurrency, len(items)))
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="mlgov") as pool:
-            futures = [pool.submit(contextvars.copy_context().run, run, i) for i in range(len(items))]
+            futures = [pool.submit(contextvars.copy_context().run, run, i) for i in order]
             for f in futures:
                 f.result()
         return results
@@ -138,20 +147,32 @@ class Runner:
             return []
 
 
+def _round_robin(indices: list[int], key: Callable[[int], str]) -> list[int]:
+    queues: dict[str, list[int]] = {}
+    for i in indices:
+        queues.setdefault(key(i), []).append(i)
+    lanes = list(queues.values())
+    ordered: list[int] = []
+    for depth in range(max((len(q) for q in lanes), default=0)):
+        ordered += [q[depth] for q in lanes if depth < len(q)]
+    return ordered
+
+
 def _stop(runner: Runner, p: ports.Ports, action: Action, w: Workload) -> str:
     if isinstance(action, StopNotebook):
-        assert p.notebooks is not None  # noqa: S101
+        assert p.notebooks is not None  # noqa: S101 - decide/main guarantee it
         return runner.call(w.project, p.notebooks.stop, w.project, w.zone, w.name)
     if isinstance(action, StopTpuNode):
-        assert p.tpus is not None  # noqa: S101
+        assert p.tpus is not None  # noqa: S101 - decide/main guarantee it
         return runner.call(w.project, p.tpus.stop, w.project, w.zone, w.name)
-    assert p.compute is not None  # noqa: S101
+    assert p.compute is not None  # noqa: S101 - decide/main guarantee it
     return runner.call(w.project, p.compute.stop, w.project, w.zone, w.name)
 
 
 def _reap(runner: Runner, p: ports.Ports, action: ReapRecommendation) -> tuple[Outcome, str]:
     rec, w = action.recommendation, action.workload
-    assert rec is not None and w is not None and p.recommender is not None  # noqa: S101
+    if rec is None or w is None or p.recommender is None:
+        return "failed", "internal: reap action without recommendation, instance or recommender"
     try:
         etag = runner.call(w.project, p.recommender.mark_claimed, rec.name, rec.etag)
     except ports.Conflict as err:
@@ -170,18 +191,21 @@ def _reap(runner: Runner, p: ports.Ports, action: ReapRecommendation) -> tuple[O
             return "failed", f"stop failed: {err}; markFailed failed too: {mark_err}"
         return "failed", f"stop failed: {err}; recommendation marked failed"
     runner.call(w.project, p.recommender.mark_succeeded, rec.name, etag)
-    return "done", f"{action.reason}: stop requested (operation {status}); recommendation marked succeeded"
+    return (
+        "done",
+        f"{action.reason}: stop requested (operation {status}); recommendation marked succeeded",
+    )
 
 
 def _perform(runner: Runner, p: ports.Ports, action: Action) -> tuple[Outcome, str]:
     if isinstance(action, ReapRecommendation):
         return _reap(runner, p, action)
     if isinstance(action, DisableBilling):
-        assert p.billing is not None  # noqa: S101
+        assert p.billing is not None  # noqa: S101 - decide/main guarantee it
         runner.call(action.project, p.billing.unlink, action.project)
         return "done", f"{action.reason}: billing unlinked"
     if isinstance(action, StopInstance | StopNotebook | StopTpuNode):
-        assert action.workload is not None  # noqa: S101
+        assert action.workload is not None  # noqa: S101 - decide/main guarantee it
         status = _stop(runner, p, action, action.workload)
         return "done", f"{action.reason}: stop requested ({status})"
     return "failed", f"no executor for {type(action).__name__}"
@@ -206,7 +230,12 @@ def _one(runner: Runner, p: ports.Ports, action: Action, dry_run: bool) -> Resul
     return Result(action.target, verb, outcome, reason)
 
 
-_SEVERITY: dict[str, str] = {"done": "NOTICE", "simulated": "INFO", "skipped": "INFO", "failed": "ERROR"}
+_SEVERITY: dict[str, str] = {
+    "done": "NOTICE",
+    "simulated": "INFO",
+    "skipped": "INFO",
+    "failed": "ERROR",
+}
 
 
 def apply(
@@ -214,7 +243,7 @@ def apply(
 ) -> list[Result]:
     """Carry out `actions` concurrently; one Result and one log line per action, in order."""
     todo = list(actions)
-    results = runner.map(lambda a: _one(runner, p, a, dry_run), todo)
+    results = runner.map(lambda a: _one(runner, p, a, dry_run), todo, project=lambda a: a.project)
     final: list[Result] = []
     for action, result in zip(todo, results, strict=True):
         final.append(result or Result(action.target, action.verb, "skipped", LEFT_REASON))

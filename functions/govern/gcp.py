@@ -1,3 +1,6 @@
+# The client libraries are only partly typed (proto-plus, google.auth); the adapters keep
+# that at the boundary and hand typed models to the core.
+# pyright: reportUnknownMemberType=false, reportUnknownVariableType=false, reportUnknownArgumentType=false
 """Thin adapters from the ports to the real google-cloud-* clients (REST transport).
 
 They translate calls and exceptions, nothing more: no decisions here. Each client is imported
@@ -13,7 +16,7 @@ import importlib
 import importlib.util
 import sys
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from types import ModuleType
@@ -58,7 +61,9 @@ def _client(package: str, service: str, cls: str, endpoint: str | None) -> Any:
     from google.auth.credentials import AnonymousCredentials
 
     return getattr(module, cls)(
-        transport="rest", credentials=AnonymousCredentials(), client_options={"api_endpoint": endpoint}
+        transport="rest",
+        credentials=AnonymousCredentials(),
+        client_options={"api_endpoint": endpoint},
     )
 
 
@@ -67,10 +72,18 @@ def _retry() -> Any:
     from google.api_core.retry import Retry, if_exception_type
 
     transient = if_exception_type(
-        ex.TooManyRequests, ex.InternalServerError, ex.BadGateway, ex.ServiceUnavailable, ex.GatewayTimeout
+        ex.TooManyRequests,
+        ex.InternalServerError,
+        ex.BadGateway,
+        ex.ServiceUnavailable,
+        ex.GatewayTimeout,
     )
     return Retry(
-        predicate=transient, initial=0.2, maximum=4.0, multiplier=2.0, timeout=ports.seconds_left(RETRY_CAP_SECONDS)
+        predicate=transient,
+        initial=0.2,
+        maximum=4.0,
+        multiplier=2.0,
+        timeout=ports.seconds_left(RETRY_CAP_SECONDS),
     )
 
 
@@ -79,7 +92,7 @@ def _kw() -> dict[str, Any]:
 
 
 @contextmanager
-def _translated(what: str, conflict_on_bad_request: bool = False) -> Iterator[None]:
+def _translated(what: str, conflict_on_bad_request: bool = False) -> Generator[None, None, None]:
     """Client-library exceptions to port errors (narrowly: API errors only)."""
     from google.api_core import exceptions as ex
 
@@ -120,7 +133,9 @@ class ComputeAdapter:
         """All instances of the project via one aggregatedList (paged)."""
         out: list[Workload] = []
         with _translated(f"compute aggregatedList {project}"):
-            pager = self._client.aggregated_list(request={"project": project, "return_partial_success": True}, **_kw())
+            pager = self._client.aggregated_list(
+                request={"project": project, "return_partial_success": True}, **_kw()
+            )
             for _scope, scoped in pager:
                 for inst in scoped.instances:
                     raw = {
@@ -130,8 +145,13 @@ class ComputeAdapter:
                         "id": str(inst.id),
                         "labels": dict(inst.labels),
                         "machineType": inst.machine_type,
-                        "guestAccelerators": [{"acceleratorCount": a.accelerator_count} for a in inst.guest_accelerators],
-                        "metadata": {"items": [{"key": i.key, "value": i.value} for i in inst.metadata.items]},
+                        "guestAccelerators": [
+                            {"acceleratorCount": a.accelerator_count}
+                            for a in inst.guest_accelerators
+                        ],
+                        "metadata": {
+                            "items": [{"key": i.key, "value": i.value} for i in inst.metadata.items]
+                        },
                     }
                     out.append(parse.compute_instance(project, raw))
         return out
@@ -162,7 +182,9 @@ class NotebooksAdapter:
     def stop(self, project: str, zone: str, name: str) -> str:
         """instances.stop; returns the long-running operation name without waiting."""
         with _translated(f"notebooks stop {project}/{zone}/{name}"):
-            op = self._client.stop_instance(request={"name": f"projects/{project}/locations/{zone}/instances/{name}"}, **_kw())
+            op = self._client.stop_instance(
+                request={"name": f"projects/{project}/locations/{zone}/instances/{name}"}, **_kw()
+            )
         return str(op.operation.name)
 
 
@@ -181,7 +203,9 @@ class TpuAdapter:
     def stop(self, project: str, zone: str, name: str) -> str:
         """nodes.stop; returns the long-running operation name without waiting."""
         with _translated(f"tpu stop {project}/{zone}/{name}"):
-            op = self._client.stop_node(request={"name": f"projects/{project}/locations/{zone}/nodes/{name}"}, **_kw())
+            op = self._client.stop_node(
+                request={"name": f"projects/{project}/locations/{zone}/nodes/{name}"}, **_kw()
+            )
         return str(op.operation.name)
 
 
@@ -200,7 +224,10 @@ class BillingAdapter:
     def unlink(self, project: str) -> None:
         """projects.updateBillingInfo with an empty billing account (the wire body is `{}`)."""
         # An empty ProjectBillingInfo: proto3 drops the empty account name, so the body is `{}`.
-        request = {"name": f"projects/{project}", "project_billing_info": {"billing_account_name": ""}}
+        request = {
+            "name": f"projects/{project}",
+            "project_billing_info": {"billing_account_name": ""},
+        }
         with _translated(f"billing updateBillingInfo {project}"):
             self._client.update_project_billing_info(request=request, **_kw())
 
@@ -215,25 +242,31 @@ class RecommenderAdapter:
         """ACTIVE idle-VM recommendations for one zone (the API returns every state unfiltered)."""
         parent = f"projects/{project}/locations/{zone}/recommenders/{IDLE_RECOMMENDER}"
         with _translated(f"recommender list {project}/{zone}"):
-            pager = self._client.list_recommendations(request={"parent": parent, "filter": "stateInfo.state = ACTIVE"}, **_kw())
+            pager = self._client.list_recommendations(
+                request={"parent": parent, "filter": "stateInfo.state = ACTIVE"}, **_kw()
+            )
             return [parse.recommendation(project, _to_dict(r)) for r in pager]
 
     def _mark(self, method: str, name: str, etag: str, metadata: Mapping[str, str]) -> str:
         with _translated(f"recommender {method} {name}", conflict_on_bad_request=True):
-            rec = getattr(self._client, method)(name=name, etag=etag, state_metadata=dict(metadata), **_kw())
+            rec = getattr(self._client, method)(
+                name=name, etag=etag, state_metadata=dict(metadata), **_kw()
+            )
         return str(rec.etag)
 
     def mark_claimed(self, name: str, etag: str) -> str:
-        """markClaimed with the current etag; returns the new one."""
+        """MarkClaimed with the current etag; returns the new one."""
         return self._mark("mark_recommendation_claimed", name, etag, {"mlgov": "reap_idle_vms"})
 
     def mark_succeeded(self, name: str, etag: str) -> str:
-        """markSucceeded with the etag from markClaimed."""
+        """MarkSucceeded with the etag from markClaimed."""
         return self._mark("mark_recommendation_succeeded", name, etag, {"mlgov": "stopped"})
 
     def mark_failed(self, name: str, etag: str, reason: str) -> str:
         """markFailed, with the reason (trimmed) in stateMetadata."""
-        return self._mark("mark_recommendation_failed", name, etag, {"mlgov": "failed", "reason": reason[:200]})
+        return self._mark(
+            "mark_recommendation_failed", name, etag, {"mlgov": "failed", "reason": reason[:200]}
+        )
 
 
 class MonitoringAdapter:
@@ -243,7 +276,9 @@ class MonitoringAdapter:
     authorized `requests` session (google-auth) and the same api_core Retry.
     """
 
-    def __init__(self, session: Any, base_url: str, now: Callable[[], datetime] | None = None) -> None:
+    def __init__(
+        self, session: Any, base_url: str, now: Callable[[], datetime] | None = None
+    ) -> None:
         self._session = session
         self._base = base_url.rstrip("/")
         self._now = now or (lambda: datetime.now(UTC))
@@ -252,21 +287,27 @@ class MonitoringAdapter:
         from google.api_core import exceptions as ex
 
         def fetch() -> dict[str, Any]:
-            response = self._session.get(url, params=params, timeout=ports.seconds_left(CALL_TIMEOUT_SECONDS))
-            if response.status_code >= 400:  # noqa: PLR2004
+            response = self._session.get(
+                url, params=params, timeout=ports.seconds_left(CALL_TIMEOUT_SECONDS)
+            )
+            if response.status_code >= 400:
                 raise ex.from_http_response(response)
             body: dict[str, Any] = response.json()
             return body
 
         return _retry()(fetch)()
 
-    def gpu_utilization(self, project: str, window_minutes: int, instance_ids: Sequence[str]) -> Mapping[str, float]:
+    def gpu_utilization(
+        self, project: str, window_minutes: int, instance_ids: Sequence[str]
+    ) -> Mapping[str, float]:
         """Mean GPU utilization per GPU over the window, reduced to the busiest GPU per VM."""
         end = self._now()
         start = end - timedelta(minutes=window_minutes)
         flt = f'metric.type = "{GPU_METRIC}" AND resource.type = "gce_instance"'
-        if instance_ids and len(instance_ids) <= 100:  # noqa: PLR2004
-            flt += " AND resource.labels.instance_id = one_of({})".format(",".join(f'"{i}"' for i in instance_ids))
+        if instance_ids and len(instance_ids) <= 100:
+            flt += " AND resource.labels.instance_id = one_of({})".format(
+                ",".join(f'"{i}"' for i in instance_ids)
+            )
         params = {
             "filter": flt,
             "interval.startTime": start.strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -293,12 +334,16 @@ class MonitoringAdapter:
 
 def compute(endpoint: str | None = None) -> ComputeAdapter:
     """Compute adapter; `endpoint` like http://127.0.0.1:9090 for a local fake."""
-    return ComputeAdapter(_client("google.cloud.compute_v1", "instances", "InstancesClient", endpoint))
+    return ComputeAdapter(
+        _client("google.cloud.compute_v1", "instances", "InstancesClient", endpoint)
+    )
 
 
 def notebooks(endpoint: str | None = None) -> NotebooksAdapter:
     """Workbench (Notebooks v2) adapter."""
-    return NotebooksAdapter(_client("google.cloud.notebooks_v2", "notebook_service", "NotebookServiceClient", endpoint))
+    return NotebooksAdapter(
+        _client("google.cloud.notebooks_v2", "notebook_service", "NotebookServiceClient", endpoint)
+    )
 
 
 def tpus(endpoint: str | None = None) -> TpuAdapter:
@@ -308,12 +353,16 @@ def tpus(endpoint: str | None = None) -> TpuAdapter:
 
 def billing(endpoint: str | None = None) -> BillingAdapter:
     """Cloud Billing adapter."""
-    return BillingAdapter(_client("google.cloud.billing_v1", "cloud_billing", "CloudBillingClient", endpoint))
+    return BillingAdapter(
+        _client("google.cloud.billing_v1", "cloud_billing", "CloudBillingClient", endpoint)
+    )
 
 
 def recommender(endpoint: str | None = None) -> RecommenderAdapter:
     """Recommender adapter."""
-    return RecommenderAdapter(_client("google.cloud.recommender_v1", "recommender", "RecommenderClient", endpoint))
+    return RecommenderAdapter(
+        _client("google.cloud.recommender_v1", "recommender", "RecommenderClient", endpoint)
+    )
 
 
 def monitoring(endpoint: str | None = None) -> MonitoringAdapter:
@@ -325,5 +374,7 @@ def monitoring(endpoint: str | None = None) -> MonitoringAdapter:
     import google.auth
     from google.auth.transport.requests import AuthorizedSession
 
-    credentials, _project = google.auth.default(scopes=["https://www.googleapis.com/auth/monitoring.read"])
+    credentials, _project = google.auth.default(
+        scopes=["https://www.googleapis.com/auth/monitoring.read"]
+    )
     return MonitoringAdapter(AuthorizedSession(credentials), "https://monitoring.googleapis.com")

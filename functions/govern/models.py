@@ -96,7 +96,9 @@ _TOP_OPTIONAL = (
 )
 
 
-def _obj(value: Any, path: str, required: tuple[str, ...], optional: tuple[str, ...] = ()) -> dict[str, Any]:
+def _obj(
+    value: Any, path: str, required: tuple[str, ...], optional: tuple[str, ...] = ()
+) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise PolicyError(f"{path}: must be an object, got {type(value).__name__}")
     obj: dict[str, Any] = value  # pyright: ignore[reportUnknownVariableType]
@@ -144,19 +146,23 @@ def _policy(raw: Any) -> ActionPolicy:
     if not isinstance(projects_raw, dict):
         raise PolicyError("MLGOV_POLICY.projects: must be an object keyed by project id")
     projects: dict[str, ProjectPolicy] = {}
-    for pid, praw in projects_raw.items():  # pyright: ignore[reportUnknownVariableType]
+    projects_obj: dict[str, Any] = projects_raw  # pyright: ignore[reportUnknownVariableType]
+    for pid, praw in projects_obj.items():
         path = f"MLGOV_POLICY.projects.{pid}"
         p = _obj(praw, path, ("environment", "zones", "allow_billing_disable"))
         projects[str(pid)] = ProjectPolicy(
             environment=_str(p["environment"], f"{path}.environment"),
             zones=_str_list(p["zones"], f"{path}.zones"),
-            allow_billing_disable=_bool(p["allow_billing_disable"], f"{path}.allow_billing_disable"),
+            allow_billing_disable=_bool(
+                p["allow_billing_disable"], f"{path}.allow_billing_disable"
+            ),
         )
     budgets_raw = top["budgets"]
     if not isinstance(budgets_raw, dict):
         raise PolicyError("MLGOV_POLICY.budgets: must be an object keyed by budgetId")
     budgets: dict[str, BudgetPolicy] = {}
-    for bid, braw in budgets_raw.items():  # pyright: ignore[reportUnknownVariableType]
+    budgets_obj: dict[str, Any] = budgets_raw  # pyright: ignore[reportUnknownVariableType]
+    for bid, braw in budgets_obj.items():
         path = f"MLGOV_POLICY.budgets.{bid}"
         b = _obj(braw, path, ("projects", "stop_at", "disable_billing_at"))
         bprojects = _str_list(b["projects"], f"{path}.projects")
@@ -174,32 +180,53 @@ def _policy(raw: Any) -> ActionPolicy:
         budgets[str(bid)] = BudgetPolicy(bprojects, stop_at, disable)
     gpu = IdleGpuPolicy()
     if "idle_gpu" in top:
-        g = _obj(top["idle_gpu"], "MLGOV_POLICY.idle_gpu", (), ("max_utilization_percent", "window_minutes", "workloads"))
+        g = _obj(
+            top["idle_gpu"],
+            "MLGOV_POLICY.idle_gpu",
+            (),
+            ("max_utilization_percent", "window_minutes", "workloads"),
+        )
         gpu = IdleGpuPolicy(
             max_utilization_percent=_num(
                 g.get("max_utilization_percent", gpu.max_utilization_percent),
                 "MLGOV_POLICY.idle_gpu.max_utilization_percent",
             ),
             window_minutes=int(
-                _num(g.get("window_minutes", gpu.window_minutes), "MLGOV_POLICY.idle_gpu.window_minutes", integer=True)
+                _num(
+                    g.get("window_minutes", gpu.window_minutes),
+                    "MLGOV_POLICY.idle_gpu.window_minutes",
+                    integer=True,
+                )
             ),
-            workloads=_str_list(g.get("workloads", list(gpu.workloads)), "MLGOV_POLICY.idle_gpu.workloads"),
+            workloads=_str_list(
+                g.get("workloads", list(gpu.workloads)), "MLGOV_POLICY.idle_gpu.workloads"
+            ),
         )
     defaults = ActionPolicy(exempt_label=("", ""), projects={}, budgets={})
     return ActionPolicy(
         dry_run=_bool(top.get("dry_run", True), "MLGOV_POLICY.dry_run"),  # simulate unless told
-        exempt_label=(_str(exempt["key"], "MLGOV_POLICY.exempt_label.key"), _str(exempt["value"], "MLGOV_POLICY.exempt_label.value")),
+        exempt_label=(
+            _str(exempt["key"], "MLGOV_POLICY.exempt_label.key"),
+            _str(exempt["value"], "MLGOV_POLICY.exempt_label.value"),
+        ),
         projects=projects,
         budgets=budgets,
         idle_gpu=gpu,
         time_budget_seconds=_num(
-            top.get("time_budget_seconds", defaults.time_budget_seconds), "MLGOV_POLICY.time_budget_seconds"
+            top.get("time_budget_seconds", defaults.time_budget_seconds),
+            "MLGOV_POLICY.time_budget_seconds",
         ),
         max_concurrency=int(
-            _num(top.get("max_concurrency", defaults.max_concurrency), "MLGOV_POLICY.max_concurrency", integer=True)
+            _num(
+                top.get("max_concurrency", defaults.max_concurrency),
+                "MLGOV_POLICY.max_concurrency",
+                integer=True,
+            )
         ),
         max_requests_per_second_per_project=_num(
-            top.get("max_requests_per_second_per_project", defaults.max_requests_per_second_per_project),
+            top.get(
+                "max_requests_per_second_per_project", defaults.max_requests_per_second_per_project
+            ),
             "MLGOV_POLICY.max_requests_per_second_per_project",
         ),
     )
@@ -333,7 +360,10 @@ class StopNotebook(Action):
     """Stop a Vertex AI Workbench instance through the Notebooks v2 API."""
 
     workload: Workload | None = None
-    permissions: ClassVar[tuple[str, ...]] = ("notebooks.instances.list", "notebooks.instances.stop")
+    permissions: ClassVar[tuple[str, ...]] = (
+        "notebooks.instances.list",
+        "notebooks.instances.stop",
+    )
 
 
 @dataclass(frozen=True)
@@ -387,7 +417,12 @@ class Result:
 
     def as_dict(self) -> dict[str, str]:
         """The report entry shape fixed by DESIGN.md."""
-        return {"target": self.target, "action": self.action, "outcome": self.outcome, "reason": self.reason}
+        return {
+            "target": self.target,
+            "action": self.action,
+            "outcome": self.outcome,
+            "reason": self.reason,
+        }
 
 
 @dataclass(frozen=True)

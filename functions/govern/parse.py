@@ -22,7 +22,9 @@ INSTANCE_RESOURCE_TYPE = "compute.googleapis.com/Instance"
 _INSTANCE_PATH = re.compile(
     r"//compute\.googleapis\.com/projects/(?P<project>[^/]+)/zones/(?P<zone>[^/]+)/instances/(?P<name>[^/]+)"
 )
-_RESOURCE_NAME = re.compile(r"projects/(?P<project>[^/]+)/locations/(?P<zone>[^/]+)/(?:instances|nodes)/(?P<name>[^/]+)")
+_RESOURCE_NAME = re.compile(
+    r"projects/(?P<project>[^/]+)/locations/(?P<zone>[^/]+)/(?:instances|nodes)/(?P<name>[^/]+)"
+)
 # Machine families whose GPUs come with the machine type.
 _GPU_FAMILIES = ("a2-", "a3-", "a4-", "g2-", "g4-")
 
@@ -44,7 +46,9 @@ def _number(obj: Mapping[str, Any], key: str, *, required: bool) -> float | None
         return None
     value = obj[key]
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise ParseError(f"budget notification data: {key!r} must be a finite number, got {value!r}")
+        raise ParseError(
+            f"budget notification data: {key!r} must be a finite number, got {value!r}"
+        )
     return float(value)
 
 
@@ -86,9 +90,8 @@ def budget_alert(event_data: Any) -> BudgetAlert:
         if isinstance(err, ParseError):
             raise
         raise ParseError("message.data: not base64-encoded JSON") from None
-    cost = _number(data, "costAmount", required=True)
-    budget = _number(data, "budgetAmount", required=True)
-    assert cost is not None and budget is not None  # noqa: S101 - required=True guarantees it
+    cost = _number(data, "costAmount", required=True) or 0.0
+    budget = _number(data, "budgetAmount", required=True) or 0.0
     if budget < 0 or cost < 0:
         raise ParseError("budget notification data: negative costAmount or budgetAmount")
     message_id = message.get("messageId") or message.get("message_id") or ""
@@ -104,6 +107,28 @@ def budget_alert(event_data: Any) -> BudgetAlert:
         cost_interval_start=_text(data, "costIntervalStart"),
         message_id=str(message_id),
     )
+
+
+def _sub(obj: Mapping[str, Any], key: str) -> dict[str, Any]:
+    """obj[key] if it is a JSON object, else {} (absent and null look the same in REST JSON)."""
+    value = obj.get(key)
+    return value if isinstance(value, dict) else {}  # pyright: ignore[reportUnknownVariableType]
+
+
+def _items(obj: Mapping[str, Any], key: str) -> list[dict[str, Any]]:
+    """The JSON objects in the list obj[key]; anything else is ignored."""
+    value = obj.get(key)
+    if not isinstance(value, list):
+        return []
+    entries: list[Any] = value  # pyright: ignore[reportUnknownVariableType]
+    return [e for e in entries if isinstance(e, dict)]
+
+
+def _int(value: Any) -> int:
+    try:
+        return int(value or 0)
+    except (TypeError, ValueError):
+        return 0
 
 
 def _labels(value: Any) -> dict[str, str]:
@@ -122,11 +147,10 @@ def compute_instance(project: str, raw: Mapping[str, Any]) -> Workload:
     labels = _labels(raw.get("labels"))
     metadata = {
         str(item.get("key")): str(item.get("value", ""))
-        for item in (raw.get("metadata") or {}).get("items") or []
-        if isinstance(item, dict)
+        for item in _items(_sub(raw, "metadata"), "items")
     }
     machine_type = _last(raw.get("machineType"))
-    gpus = sum(int(acc.get("acceleratorCount") or 0) for acc in raw.get("guestAccelerators") or [])
+    gpus = sum(_int(acc.get("acceleratorCount")) for acc in _items(raw, "guestAccelerators"))
     if gpus == 0 and machine_type.startswith(_GPU_FAMILIES):
         gpus = 1
     managed_by: str | None = None
@@ -162,8 +186,8 @@ def notebook_instance(project: str, raw: Mapping[str, Any]) -> Workload:
     match = _RESOURCE_NAME.fullmatch(str(raw.get("name", "")))
     if match is None:
         raise ParseError(f"notebook instance: unexpected name {raw.get('name')!r}")
-    setup = raw.get("gceSetup") or {}
-    gpus = sum(int(acc.get("coreCount") or 0) for acc in setup.get("acceleratorConfigs") or [])
+    setup = _sub(raw, "gceSetup")
+    gpus = sum(_int(acc.get("coreCount")) for acc in _items(setup, "acceleratorConfigs"))
     return Workload(
         kind="notebook",
         project=project,
@@ -201,15 +225,15 @@ def recommendation(project: str, raw: Mapping[str, Any]) -> Recommendation:
     name = str(raw.get("name", ""))
     zone_match = re.search(r"/locations/([^/]+)/", name)
     zone = zone_match[1] if zone_match else ""
-    state = str((raw.get("stateInfo") or {}).get("state", ""))
+    state = str(_sub(raw, "stateInfo").get("state", ""))
     subtype = str(raw.get("recommenderSubtype", ""))
     etag = str(raw.get("etag", ""))
     instance: str | None = None
     problem = ""
-    groups = (raw.get("content") or {}).get("operationGroups") or []
+    groups = _items(_sub(raw, "content"), "operationGroups")
     targets: set[tuple[str, str]] = set()
     for group in groups:
-        for op in group.get("operations") or []:
+        for op in _items(group, "operations"):
             resource = str(op.get("resource", ""))
             if op.get("resourceType") != INSTANCE_RESOURCE_TYPE or "$" in resource:
                 continue  # placeholders like `$snapshot-name` name nothing real
@@ -247,12 +271,12 @@ def gpu_utilization(pages: Iterable[Mapping[str, Any]]) -> dict[str, float]:
     """
     best: dict[str, float] = {}
     for page in pages:
-        for series in page.get("timeSeries") or []:
-            instance_id = str(((series.get("resource") or {}).get("labels") or {}).get("instance_id", ""))
+        for series in _items(page, "timeSeries"):
+            instance_id = str(_sub(_sub(series, "resource"), "labels").get("instance_id", ""))
             values: list[float] = []
-            for point in series.get("points") or []:
-                value = point.get("value") or {}
-                raw = value.get("doubleValue", value.get("int64Value"))
+            for point in _items(series, "points"):
+                value = _sub(point, "value")
+                raw: Any = value.get("doubleValue", value.get("int64Value"))
                 if raw is None:
                     continue
                 try:

@@ -30,4 +30,6 @@ def permissions_for(actions: tuple[type[Action], ...]) -> tuple[str, ...]:
     return tuple(sorted({perm for action in actions for perm in action.permissions}))
 
 
-PERMISSIONS: dict[str, tuple[str, ...]] = {ep: permissions_for(a) for ep, a in ENTRY_POINT_ACTIONS.items()}
+PERMISSIONS: dict[str, tuple[str, ...]] = {
+    ep: permissions_for(a) for ep, a in ENTRY_POINT_ACTIONS.items()
+}

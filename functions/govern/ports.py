@@ -98,7 +98,9 @@ class Recommender(Protocol):
 class Monitoring(Protocol):
     """Cloud Monitoring time series."""
 
-    def gpu_utilization(self, project: str, window_minutes: int, instance_ids: Sequence[str]) -> Mapping[str, float]:
+    def gpu_utilization(
+        self, project: str, window_minutes: int, instance_ids: Sequence[str]
+    ) -> Mapping[str, float]:
         """{instance_id: busiest GPU's mean utilization %} over the window; no data => absent."""
         ...
 

@@ -21,8 +21,12 @@ class FakeBilling:
 
     def info(self, project: str) -> dict[str, Any]:
         account = self.accounts[project]
-        return {"name": f"projects/{project}/billingInfo", "projectId": project,
-                "billingAccountName": account, "billingEnabled": bool(account)}
+        return {
+            "name": f"projects/{project}/billingInfo",
+            "projectId": project,
+            "billingAccountName": account,
+            "billingEnabled": bool(account),
+        }
 
     def install(self, fake: FakeGcp) -> FakeBilling:
         fake.route("GET", r"/v1/projects/([^/]+)/billingInfo", self._get)

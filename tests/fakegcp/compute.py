@@ -18,9 +18,14 @@ from typing import Any
 from tests.fakegcp.server import FakeGcp, Reply, Request, error_body
 
 DATA = Path(__file__).parents[1] / "functions" / "data"
-_AGG = json.loads((DATA / "get-compute-v1-projects-cloud-custodian-aggregated-instances_1.json").read_text())["body"]
+_AGG = json.loads(
+    (DATA / "get-compute-v1-projects-cloud-custodian-aggregated-instances_1.json").read_text()
+)["body"]
 _STOP = json.loads(
-    (DATA / "post-compute-v1-projects-cloud-custodian-zones-us-central1-c-instances-instance-1-stop_1.json").read_text()
+    (
+        DATA
+        / "post-compute-v1-projects-cloud-custodian-zones-us-central1-c-instances-instance-1-stop_1.json"
+    ).read_text()
 )["body"]
 TEMPLATE: dict[str, Any] = _AGG["items"]["zones/us-central1-c"]["instances"][0]
 BASE = "https://www.googleapis.com/compute/v1"
@@ -35,22 +40,38 @@ class FakeCompute:
         self._ids = itertools.count(1000)
         self._lock = threading.Lock()
 
-    def add(self, project: str, zone: str, name: str, *, status: str = "RUNNING",
-            labels: dict[str, str] | None = None, gpus: int = 0, machine_type: str = "n1-standard-1",
-            metadata: dict[str, str] | None = None) -> dict[str, Any]:
+    def add(
+        self,
+        project: str,
+        zone: str,
+        name: str,
+        *,
+        status: str = "RUNNING",
+        labels: dict[str, str] | None = None,
+        gpus: int = 0,
+        machine_type: str = "n1-standard-1",
+        metadata: dict[str, str] | None = None,
+    ) -> dict[str, Any]:
         inst = copy.deepcopy(TEMPLATE)
         inst_id = str(next(self._ids))
-        inst.update({
-            "name": name, "status": status, "id": inst_id,
-            "zone": f"{BASE}/projects/{project}/zones/{zone}",
-            "selfLink": f"{BASE}/projects/{project}/zones/{zone}/instances/{name}",
-            "machineType": f"{BASE}/projects/{project}/zones/{zone}/machineTypes/{machine_type}",
-            "labels": dict(labels or {}),
-        })
+        inst.update(
+            {
+                "name": name,
+                "status": status,
+                "id": inst_id,
+                "zone": f"{BASE}/projects/{project}/zones/{zone}",
+                "selfLink": f"{BASE}/projects/{project}/zones/{zone}/instances/{name}",
+                "machineType": f"{BASE}/projects/{project}/zones/{zone}/machineTypes/{machine_type}",
+                "labels": dict(labels or {}),
+            }
+        )
         if gpus:
-            inst["guestAccelerators"] = [{
-                "acceleratorType": f"{BASE}/projects/{project}/zones/{zone}/acceleratorTypes/nvidia-tesla-t4",
-                "acceleratorCount": gpus}]
+            inst["guestAccelerators"] = [
+                {
+                    "acceleratorType": f"{BASE}/projects/{project}/zones/{zone}/acceleratorTypes/nvidia-tesla-t4",
+                    "acceleratorCount": gpus,
+                }
+            ]
         if metadata:
             inst["metadata"]["items"] = [{"key": k, "value": v} for k, v in metadata.items()]
         self.instances[(project, zone, name)] = inst
@@ -61,9 +82,15 @@ class FakeCompute:
 
     def install(self, fake: FakeGcp) -> FakeCompute:
         fake.route("GET", r"/compute/v1/projects/([^/]+)/aggregated/instances", self._aggregated)
-        fake.route("GET", r"/compute/v1/projects/([^/]+)/zones/([^/]+)/instances/([^/]+)", self._get)
-        fake.route("POST", r"/compute/v1/projects/([^/]+)/zones/([^/]+)/instances/([^/]+)/stop", self._stop)
-        fake.route("GET", r"/compute/v1/projects/([^/]+)/zones/([^/]+)/operations/([^/]+)", self._operation)
+        fake.route(
+            "GET", r"/compute/v1/projects/([^/]+)/zones/([^/]+)/instances/([^/]+)", self._get
+        )
+        fake.route(
+            "POST", r"/compute/v1/projects/([^/]+)/zones/([^/]+)/instances/([^/]+)/stop", self._stop
+        )
+        fake.route(
+            "GET", r"/compute/v1/projects/([^/]+)/zones/([^/]+)/operations/([^/]+)", self._operation
+        )
         return self
 
     def _aggregated(self, request: Request, m: re.Match[str]) -> Reply:
@@ -72,14 +99,29 @@ class FakeCompute:
         with self._lock:
             for (p, zone, _), inst in sorted(self.instances.items()):
                 if p == project:
-                    items.setdefault(f"zones/{zone}", {"instances": []})["instances"].append(copy.deepcopy(inst))
-        return Reply(200, {"kind": "compute#instanceAggregatedList", "id": f"projects/{project}/aggregated/instances",
-                           "items": items, "selfLink": f"{BASE}/projects/{project}/aggregated/instances"})
+                    items.setdefault(f"zones/{zone}", {"instances": []})["instances"].append(
+                        copy.deepcopy(inst)
+                    )
+        return Reply(
+            200,
+            {
+                "kind": "compute#instanceAggregatedList",
+                "id": f"projects/{project}/aggregated/instances",
+                "items": items,
+                "selfLink": f"{BASE}/projects/{project}/aggregated/instances",
+            },
+        )
 
     def _get(self, request: Request, m: re.Match[str]) -> Reply:
         inst = self.instances.get((m[1], m[2], m[3]))
         if inst is None:
-            return Reply(404, error_body(404, f"The resource 'projects/{m[1]}/zones/{m[2]}/instances/{m[3]}' was not found"))
+            return Reply(
+                404,
+                error_body(
+                    404,
+                    f"The resource 'projects/{m[1]}/zones/{m[2]}/instances/{m[3]}' was not found",
+                ),
+            )
         return Reply(200, copy.deepcopy(inst))
 
     def _stop(self, request: Request, m: re.Match[str]) -> Reply:
@@ -87,13 +129,25 @@ class FakeCompute:
         with self._lock:
             inst = self.instances.get((project, zone, name))
             if inst is None:
-                return Reply(404, error_body(404, f"The resource 'projects/{project}/zones/{zone}/instances/{name}' was not found"))
+                return Reply(
+                    404,
+                    error_body(
+                        404,
+                        f"The resource 'projects/{project}/zones/{zone}/instances/{name}' was not found",
+                    ),
+                )
             inst["status"] = "TERMINATED"
             op = copy.deepcopy(_STOP)
             op_name = f"operation-{next(self._ids)}"
-            op.update({"name": op_name, "targetId": inst["id"], "targetLink": inst["selfLink"],
-                       "zone": f"{BASE}/projects/{project}/zones/{zone}",
-                       "selfLink": f"{BASE}/projects/{project}/zones/{zone}/operations/{op_name}"})
+            op.update(
+                {
+                    "name": op_name,
+                    "targetId": inst["id"],
+                    "targetLink": inst["selfLink"],
+                    "zone": f"{BASE}/projects/{project}/zones/{zone}",
+                    "selfLink": f"{BASE}/projects/{project}/zones/{zone}/operations/{op_name}",
+                }
+            )
             self.operations[op_name] = op
         return Reply(200, op)
 

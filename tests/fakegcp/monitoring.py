@@ -31,7 +31,9 @@ class FakeMonitoring:
         q = {k: v[0] for k, v in request.query.items()}
         flt = q.get("filter", "")
         if f'metric.type = "{METRIC}"' not in flt or "interval.endTime" not in q:
-            return Reply(400, error_body(400, "filter must name the metric type; interval.endTime required"))
+            return Reply(
+                400, error_body(400, "filter must name the metric type; interval.endTime required")
+            )
         ids = None
         if om := re.search(r"resource\.labels\.instance_id = one_of\(([^)]*)\)", flt):
             ids = {s.strip().strip('"') for s in om[1].split(",")}
@@ -40,12 +42,31 @@ class FakeMonitoring:
             if project != m[1] or (ids is not None and instance_id not in ids):
                 continue
             for gpu, value in enumerate(values):
-                series.append({
-                    "metric": {"type": METRIC, "labels": {"gpu_number": str(gpu), "model": "Tesla T4"}},
-                    "resource": {"type": "gce_instance", "labels": {
-                        "project_id": project, "instance_id": instance_id, "zone": "us-central1-a"}},
-                    "metricKind": "GAUGE", "valueType": "DOUBLE",
-                    "points": [{"interval": {"startTime": q.get("interval.startTime"), "endTime": q["interval.endTime"]},
-                                "value": {"doubleValue": value}}],
-                })
+                series.append(
+                    {
+                        "metric": {
+                            "type": METRIC,
+                            "labels": {"gpu_number": str(gpu), "model": "Tesla T4"},
+                        },
+                        "resource": {
+                            "type": "gce_instance",
+                            "labels": {
+                                "project_id": project,
+                                "instance_id": instance_id,
+                                "zone": "us-central1-a",
+                            },
+                        },
+                        "metricKind": "GAUGE",
+                        "valueType": "DOUBLE",
+                        "points": [
+                            {
+                                "interval": {
+                                    "startTime": q.get("interval.startTime"),
+                                    "endTime": q["interval.endTime"],
+                                },
+                                "value": {"doubleValue": value},
+                            }
+                        ],
+                    }
+                )
         return Reply(200, {"timeSeries": series} if series else {"unit": "%"})

@@ -18,7 +18,10 @@ from tests.fakegcp.server import FakeGcp, Reply, Request, error_body
 
 DATA = Path(__file__).parents[1] / "functions" / "data"
 RECORDED = json.loads(
-    (DATA / "get-notebooks.googleapis.com-v2-projects-cloud-custodian-locations---instances_1.json").read_text()
+    (
+        DATA
+        / "get-notebooks.googleapis.com-v2-projects-cloud-custodian-locations---instances_1.json"
+    ).read_text()
 )["body"]
 TEMPLATE: dict[str, Any] = RECORDED["instances"][0]
 
@@ -31,13 +34,28 @@ class FakeNotebooks:
         self._ops = itertools.count(1)
         self._lock = threading.Lock()
 
-    def add(self, project: str, zone: str, name: str, *, state: str = "ACTIVE",
-            labels: dict[str, str] | None = None, gpus: int = 0) -> dict[str, Any]:
+    def add(
+        self,
+        project: str,
+        zone: str,
+        name: str,
+        *,
+        state: str = "ACTIVE",
+        labels: dict[str, str] | None = None,
+        gpus: int = 0,
+    ) -> dict[str, Any]:
         inst = copy.deepcopy(TEMPLATE)
-        inst.update({"name": f"projects/{project}/locations/{zone}/instances/{name}", "state": state,
-                     "labels": dict(labels or {})})
+        inst.update(
+            {
+                "name": f"projects/{project}/locations/{zone}/instances/{name}",
+                "state": state,
+                "labels": dict(labels or {}),
+            }
+        )
         if gpus:
-            inst["gceSetup"]["acceleratorConfigs"] = [{"type": "NVIDIA_TESLA_T4", "coreCount": str(gpus)}]
+            inst["gceSetup"]["acceleratorConfigs"] = [
+                {"type": "NVIDIA_TESLA_T4", "coreCount": str(gpus)}
+            ]
         self.instances[(project, zone, name)] = inst
         return inst
 
@@ -46,14 +64,19 @@ class FakeNotebooks:
 
     def install(self, fake: FakeGcp) -> FakeNotebooks:
         fake.route("GET", r"/v2/projects/([^/]+)/locations/([^/]+)/instances", self._list)
-        fake.route("POST", r"/v2/projects/([^/]+)/locations/([^/]+)/instances/([^/:]+):stop", self._stop)
+        fake.route(
+            "POST", r"/v2/projects/([^/]+)/locations/([^/]+)/instances/([^/:]+):stop", self._stop
+        )
         return self
 
     def _list(self, request: Request, m: re.Match[str]) -> Reply:
         project, loc = m[1], m[2]
         with self._lock:
-            found = [copy.deepcopy(i) for (p, z, _), i in sorted(self.instances.items())
-                     if p == project and loc in ("-", z)]
+            found = [
+                copy.deepcopy(i)
+                for (p, z, _), i in sorted(self.instances.items())
+                if p == project and loc in ("-", z)
+            ]
         return Reply(200, {"instances": found} if found else {})
 
     def _stop(self, request: Request, m: re.Match[str]) -> Reply:
@@ -63,9 +86,20 @@ class FakeNotebooks:
             if inst is None:
                 return Reply(404, error_body(404, f"instance {m[3]} not found"))
             if inst["state"] not in ("ACTIVE", "STOPPED"):
-                return Reply(400, error_body(400, f"cannot stop an instance in state {inst['state']}"))
+                return Reply(
+                    400, error_body(400, f"cannot stop an instance in state {inst['state']}")
+                )
             inst["state"] = "STOPPED"
             op = f"projects/{m[1]}/locations/{m[2]}/operations/operation-{next(self._ops)}"
-        return Reply(200, {"name": op, "metadata": {
-            "@type": "type.googleapis.com/google.cloud.notebooks.v2.OperationMetadata",
-            "target": inst["name"], "verb": "stop"}, "done": False})
+        return Reply(
+            200,
+            {
+                "name": op,
+                "metadata": {
+                    "@type": "type.googleapis.com/google.cloud.notebooks.v2.OperationMetadata",
+                    "target": inst["name"],
+                    "verb": "stop",
+                },
+                "done": False,
+            },
+        )

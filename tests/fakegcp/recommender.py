@@ -22,22 +22,58 @@ _MARK = {"markClaimed": "CLAIMED", "markSucceeded": "SUCCEEDED", "markFailed": "
 _MARKABLE = {"ACTIVE", "CLAIMED", "SUCCEEDED", "FAILED"}
 
 
-def instance_recommendation(number: str, project_in_ops: str, zone: str, instance: str, *,
-                            state: str = "ACTIVE", subtype: str = "STOP_VM", etag: str | None = None) -> dict[str, Any]:
-    resource = f"//compute.googleapis.com/projects/{project_in_ops}/zones/{zone}/instances/{instance}"
+def instance_recommendation(
+    number: str,
+    project_in_ops: str,
+    zone: str,
+    instance: str,
+    *,
+    state: str = "ACTIVE",
+    subtype: str = "STOP_VM",
+    etag: str | None = None,
+) -> dict[str, Any]:
+    resource = (
+        f"//compute.googleapis.com/projects/{project_in_ops}/zones/{zone}/instances/{instance}"
+    )
     return {
         "name": f"projects/{number}/locations/{zone}/recommenders/{RECOMMENDER}/recommendations/{uuid.uuid4()}",
         "description": f"Save cost by stopping Idle VM '{instance}'.",
         "lastRefreshTime": "2026-11-20T07:00:00Z",
-        "primaryImpact": {"category": "COST", "costProjection": {
-            "cost": {"currencyCode": "USD", "units": "-5", "nanos": -497242857}, "duration": "2592000s"}},
-        "content": {"operationGroups": [{"operations": [
-            {"action": "test", "resourceType": "compute.googleapis.com/Instance", "resource": resource,
-             "path": "/status", "value": "RUNNING"},
-            {"action": "replace", "resourceType": "compute.googleapis.com/Instance", "resource": resource,
-             "path": "/status", "value": "TERMINATED"}]}],
-            "overview": {"resourceName": instance, "resource": resource, "location": zone,
-                         "recommendedAction": "Stop VM"}},
+        "primaryImpact": {
+            "category": "COST",
+            "costProjection": {
+                "cost": {"currencyCode": "USD", "units": "-5", "nanos": -497242857},
+                "duration": "2592000s",
+            },
+        },
+        "content": {
+            "operationGroups": [
+                {
+                    "operations": [
+                        {
+                            "action": "test",
+                            "resourceType": "compute.googleapis.com/Instance",
+                            "resource": resource,
+                            "path": "/status",
+                            "value": "RUNNING",
+                        },
+                        {
+                            "action": "replace",
+                            "resourceType": "compute.googleapis.com/Instance",
+                            "resource": resource,
+                            "path": "/status",
+                            "value": "TERMINATED",
+                        },
+                    ]
+                }
+            ],
+            "overview": {
+                "resourceName": instance,
+                "resource": resource,
+                "location": zone,
+                "recommendedAction": "Stop VM",
+            },
+        },
         "stateInfo": {"state": state},
         "etag": etag or f'"{uuid.uuid4().hex[:16]}"',
         "recommenderSubtype": subtype,
@@ -62,7 +98,13 @@ class FakeRecommender:
         return self.numbers.setdefault(project, str(100000000000 + len(self.numbers)))
 
     def add(self, project: str, zone: str, instance: str, **kw: Any) -> dict[str, Any]:
-        return self.add_raw(project, zone, instance_recommendation(self.number(project), self.number(project), zone, instance, **kw))
+        return self.add_raw(
+            project,
+            zone,
+            instance_recommendation(
+                self.number(project), self.number(project), zone, instance, **kw
+            ),
+        )
 
     def add_raw(self, project: str, zone: str, rec: dict[str, Any]) -> dict[str, Any]:
         with self._lock:
@@ -74,10 +116,16 @@ class FakeRecommender:
         return self.recs[name]["stateInfo"]["state"]
 
     def install(self, fake: FakeGcp) -> FakeRecommender:
-        fake.route("GET", rf"/v1/projects/([^/]+)/locations/([^/]+)/recommenders/{re.escape(RECOMMENDER)}/recommendations",
-                   self._list)
-        fake.route("POST", r"/v1/(projects/[^/]+/locations/[^/]+/recommenders/[^/]+/recommendations/[^/:]+):(mark\w+)",
-                   self._mark)
+        fake.route(
+            "GET",
+            rf"/v1/projects/([^/]+)/locations/([^/]+)/recommenders/{re.escape(RECOMMENDER)}/recommendations",
+            self._list,
+        )
+        fake.route(
+            "POST",
+            r"/v1/(projects/[^/]+/locations/[^/]+/recommenders/[^/]+/recommendations/[^/:]+):(mark\w+)",
+            self._mark,
+        )
         return self
 
     def _list(self, request: Request, m: re.Match[str]) -> Reply:
@@ -91,7 +139,11 @@ class FakeRecommender:
                 return Reply(400, error_body(400, f"unsupported filter {flt!r}"))
         with self._lock:
             names = self._by_parent.get((number, zone), [])
-            recs = [dict(self.recs[n]) for n in names if wanted is None or self.recs[n]["stateInfo"]["state"] == wanted]
+            recs = [
+                dict(self.recs[n])
+                for n in names
+                if wanted is None or self.recs[n]["stateInfo"]["state"] == wanted
+            ]
             if self.change_after_list is not None:
                 for rec in recs:
                     current = self.recs[rec["name"]]
@@ -110,9 +162,17 @@ class FakeRecommender:
             if rec is None:
                 return Reply(404, error_body(404, f"recommendation {name} not found"))
             if body.get("etag") != rec["etag"]:
-                return Reply(412, error_body(412, "etag does not match the current recommendation etag"))
+                return Reply(
+                    412, error_body(412, "etag does not match the current recommendation etag")
+                )
             if rec["stateInfo"]["state"] not in _MARKABLE:
-                return Reply(400, error_body(400, f"cannot {verb} a {rec['stateInfo']['state']} recommendation"))
-            rec["stateInfo"] = {"state": _MARK[verb], "stateMetadata": body.get("stateMetadata", {})}
+                return Reply(
+                    400,
+                    error_body(400, f"cannot {verb} a {rec['stateInfo']['state']} recommendation"),
+                )
+            rec["stateInfo"] = {
+                "state": _MARK[verb],
+                "stateMetadata": body.get("stateMetadata", {}),
+            }
             rec["etag"] = f'"{next(self._etags):016x}"'
             return Reply(200, dict(rec))

@@ -1,4 +1,4 @@
-"""Fake Cloud TPU API v2: list nodes per zone and stop (READY -> STOPPED), answering an Operation."""
+"""Fake Cloud TPU API v2: list nodes per zone, stop (READY -> STOPPED) answering an Operation."""
 
 from __future__ import annotations
 
@@ -18,13 +18,32 @@ class FakeTpu:
         self._ops = itertools.count(1)
         self._lock = threading.Lock()
 
-    def add(self, project: str, zone: str, name: str, *, state: str = "READY",
-            labels: dict[str, str] | None = None) -> dict[str, Any]:
-        node = {"name": f"projects/{project}/locations/{zone}/nodes/{name}",
-                "acceleratorType": "v5litepod-8", "state": state, "runtimeVersion": "v2-alpha-tpuv5-lite",
-                "networkConfig": {"network": "default", "subnetwork": "default", "enableExternalIps": False},
-                "schedulingConfig": {"spot": True}, "labels": dict(labels or {}), "id": str(7000 + len(self.nodes)),
-                "apiVersion": "V2", "health": "HEALTHY", "createTime": "2026-11-01T00:00:00Z"}
+    def add(
+        self,
+        project: str,
+        zone: str,
+        name: str,
+        *,
+        state: str = "READY",
+        labels: dict[str, str] | None = None,
+    ) -> dict[str, Any]:
+        node = {
+            "name": f"projects/{project}/locations/{zone}/nodes/{name}",
+            "acceleratorType": "v5litepod-8",
+            "state": state,
+            "runtimeVersion": "v2-alpha-tpuv5-lite",
+            "networkConfig": {
+                "network": "default",
+                "subnetwork": "default",
+                "enableExternalIps": False,
+            },
+            "schedulingConfig": {"spot": True},
+            "labels": dict(labels or {}),
+            "id": str(7000 + len(self.nodes)),
+            "apiVersion": "V2",
+            "health": "HEALTHY",
+            "createTime": "2026-11-01T00:00:00Z",
+        }
         self.nodes[(project, zone, name)] = node
         return node
 
@@ -33,12 +52,16 @@ class FakeTpu:
 
     def install(self, fake: FakeGcp) -> FakeTpu:
         fake.route("GET", r"/v2/projects/([^/]+)/locations/([^/]+)/nodes", self._list)
-        fake.route("POST", r"/v2/projects/([^/]+)/locations/([^/]+)/nodes/([^/:]+):stop", self._stop)
+        fake.route(
+            "POST", r"/v2/projects/([^/]+)/locations/([^/]+)/nodes/([^/:]+):stop", self._stop
+        )
         return self
 
     def _list(self, request: Request, m: re.Match[str]) -> Reply:
         with self._lock:
-            found = [dict(n) for (p, z, _), n in sorted(self.nodes.items()) if p == m[1] and z == m[2]]
+            found = [
+                dict(n) for (p, z, _), n in sorted(self.nodes.items()) if p == m[1] and z == m[2]
+            ]
         return Reply(200, {"nodes": found} if found else {})
 
     def _stop(self, request: Request, m: re.Match[str]) -> Reply:
@@ -48,6 +71,15 @@ class FakeTpu:
                 return Reply(404, error_body(404, f"node {m[3]} not found"))
             node["state"] = "STOPPED"
             op = f"projects/{m[1]}/locations/{m[2]}/operations/operation-{next(self._ops)}"
-        return Reply(200, {"name": op, "metadata": {
-            "@type": "type.googleapis.com/google.cloud.tpu.v2.OperationMetadata", "target": node["name"],
-            "verb": "stop"}, "done": False})
+        return Reply(
+            200,
+            {
+                "name": op,
+                "metadata": {
+                    "@type": "type.googleapis.com/google.cloud.tpu.v2.OperationMetadata",
+                    "target": node["name"],
+                    "verb": "stop",
+                },
+                "done": False,
+            },
+        )

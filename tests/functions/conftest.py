@@ -41,7 +41,11 @@ def policy_dict(**extra: Any) -> dict[str, Any]:
         "exempt_label": {"key": "mlgov-exempt", "value": "true"},
         "projects": {
             DEV: {"environment": "dev", "zones": ZONES, "allow_billing_disable": True},
-            PROD: {"environment": "prod", "zones": ["us-central1-a"], "allow_billing_disable": False},
+            PROD: {
+                "environment": "prod",
+                "zones": ["us-central1-a"],
+                "allow_billing_disable": False,
+            },
         },
         "budgets": {BUDGET: {"projects": [DEV, PROD], "stop_at": 1.0, "disable_billing_at": 1.2}},
         **extra,
@@ -68,11 +72,31 @@ class Cloud:
 @pytest.fixture
 def cloud(monkeypatch: pytest.MonkeyPatch) -> Iterator[Cloud]:
     with FakeGcp() as server:
-        c = Cloud(server, FakeCompute().install(server), FakeRecommender().install(server),
-                  FakeBilling().install(server), FakeNotebooks().install(server), FakeTpu().install(server),
-                  FakeMonitoring().install(server))
-        monkeypatch.setenv("MLGOV_API_ENDPOINTS", json.dumps(
-            {s: server.url for s in ("compute", "recommender", "cloudbilling", "notebooks", "tpu", "monitoring")}))
+        c = Cloud(
+            server,
+            FakeCompute().install(server),
+            FakeRecommender().install(server),
+            FakeBilling().install(server),
+            FakeNotebooks().install(server),
+            FakeTpu().install(server),
+            FakeMonitoring().install(server),
+        )
+        monkeypatch.setenv(
+            "MLGOV_API_ENDPOINTS",
+            json.dumps(
+                {
+                    s: server.url
+                    for s in (
+                        "compute",
+                        "recommender",
+                        "cloudbilling",
+                        "notebooks",
+                        "tpu",
+                        "monitoring",
+                    )
+                }
+            ),
+        )
         set_policy(monkeypatch)
         yield c
 
@@ -81,9 +105,15 @@ def set_policy(monkeypatch: pytest.MonkeyPatch, **extra: Any) -> None:
     monkeypatch.setenv("MLGOV_POLICY", json.dumps(policy_dict(**extra)))
 
 
+def app_client(target: str, kind: str) -> Any:
+    """A Flask test client for an entry point (fresh module => fresh policy and clients)."""
+    app: Any = create_app(target, MAIN, kind)
+    return app.test_client()
+
+
 def http(target: str) -> Any:
-    """A test client for an HTTP entry point (fresh module => fresh policy and clients)."""
-    return create_app(target, MAIN, "http").test_client()
+    """A test client for an HTTP entry point."""
+    return app_client(target, "http")
 
 
 def post_report(target: str) -> dict[str, Any]:
@@ -92,32 +122,57 @@ def post_report(target: str) -> dict[str, Any]:
     return response.get_json()
 
 
-def pubsub_event(data: dict[str, Any] | bytes | str, attributes: dict[str, str] | None = None,
-                 message_id: str = "1234567890") -> CloudEvent:
+def pubsub_event(
+    data: dict[str, Any] | bytes | str,
+    attributes: dict[str, str] | None = None,
+    message_id: str = "1234567890",
+) -> CloudEvent:
     """A Pub/Sub messagePublished CloudEvent as Eventarc delivers it."""
     raw = data if isinstance(data, bytes | str) else json.dumps(data)
     encoded = base64.b64encode(raw.encode() if isinstance(raw, str) else raw).decode()
     return CloudEvent(
-        {"type": "google.cloud.pubsub.topic.v1.messagePublished",
-         "source": "//pubsub.googleapis.com/projects/acme-ml-dev/topics/budget-alerts", "id": message_id},
-        {"message": {"data": encoded, "attributes": attributes if attributes is not None else {
-            "billingAccountId": "01D4EE-079462-DFD6EC", "budgetId": BUDGET, "schemaVersion": "1.0"},
-            "messageId": message_id, "publishTime": "2026-11-21T05:00:00Z"},
-         "subscription": "projects/acme-ml-dev/subscriptions/eventarc-sub"},
+        {
+            "type": "google.cloud.pubsub.topic.v1.messagePublished",
+            "source": "//pubsub.googleapis.com/projects/acme-ml-dev/topics/budget-alerts",
+            "id": message_id,
+        },
+        {
+            "message": {
+                "data": encoded,
+                "attributes": attributes
+                if attributes is not None
+                else {
+                    "billingAccountId": "01D4EE-079462-DFD6EC",
+                    "budgetId": BUDGET,
+                    "schemaVersion": "1.0",
+                },
+                "messageId": message_id,
+                "publishTime": "2026-11-21T05:00:00Z",
+            },
+            "subscription": "projects/acme-ml-dev/subscriptions/eventarc-sub",
+        },
     )
 
 
 def send_event(event: CloudEvent, client: Any = None) -> Any:
-    client = client or create_app("on_budget_alert", MAIN, "cloudevent").test_client()
+    client = client or app_client("on_budget_alert", "cloudevent")
     headers, body = to_structured(event)
     response = client.post("/", headers=headers, data=body)
     assert response.status_code == 200, response.get_data(as_text=True)
     return response
 
 
-def budget_data(fraction: float | None, cost: float = 0.0, budget: float = 1000.0) -> dict[str, Any]:
-    data: dict[str, Any] = {"budgetDisplayName": "acme dev", "costAmount": cost, "costIntervalStart": "2026-11-01T07:00:00Z",
-                            "budgetAmount": budget, "budgetAmountType": "SPECIFIED_AMOUNT", "currencyCode": "USD"}
+def budget_data(
+    fraction: float | None, cost: float = 0.0, budget: float = 1000.0
+) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "budgetDisplayName": "acme dev",
+        "costAmount": cost,
+        "costIntervalStart": "2026-11-01T07:00:00Z",
+        "budgetAmount": budget,
+        "budgetAmountType": "SPECIFIED_AMOUNT",
+        "currencyCode": "USD",
+    }
     if fraction is not None:
         data["alertThresholdExceeded"] = fraction
     return data

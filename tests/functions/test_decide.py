@@ -12,6 +12,7 @@ from govern.models import (
     ActionPolicy,
     BudgetAlert,
     DisableBilling,
+    Kind,
     ReapRecommendation,
     Recommendation,
     Skip,
@@ -26,7 +27,7 @@ POLICY = ActionPolicy.from_json(json.dumps(policy_dict()))
 A, B = "us-central1-a", "us-central1-b"
 
 
-def vm(name, state="RUNNING", zone=A, project=DEV, kind="compute", **kw):
+def vm(name, state="RUNNING", zone=A, project=DEV, kind: Kind = "compute", **kw):
     return Workload(kind, project, zone, name, state, **kw)
 
 
@@ -34,38 +35,44 @@ def alert(threshold=None, cost=0.0, budget=100.0, forecast=None, budget_id=BUDGE
     return BudgetAlert(budget_id, cost, budget, threshold, forecast)
 
 
-@pytest.mark.parametrize(("a", "stop", "billing"), [
-    (alert(0.5), (), ()),
-    (alert(None, forecast=2.0), (), ()),  # forecasts alone never act
-    (alert(None, cost=0, budget=0), (), ()),
-    (alert(1.0), (DEV, PROD), ()),
-    (alert(None, cost=110), (DEV, PROD), ()),
-    (alert(1.2), (DEV, PROD), (DEV,)),  # PROD has allow_billing_disable false
-    (alert(None, cost=500), (DEV, PROD), (DEV,)),
-])
+@pytest.mark.parametrize(
+    ("a", "stop", "billing"),
+    [
+        (alert(0.5), (), ()),
+        (alert(None, forecast=2.0), (), ()),  # forecasts alone never act
+        (alert(None, cost=0, budget=0), (), ()),
+        (alert(1.0), (DEV, PROD), ()),
+        (alert(None, cost=110), (DEV, PROD), ()),
+        (alert(1.2), (DEV, PROD), (DEV,)),  # PROD has allow_billing_disable false
+        (alert(None, cost=500), (DEV, PROD), (DEV,)),
+    ],
+)
 def test_budget_scope(a, stop, billing):
     scope = decide.budget_scope(a, POLICY)
     assert (scope.stop_projects, scope.billing_projects) == (stop, billing)
 
 
 def test_unknown_budget_is_an_error():
-    with pytest.raises(decide.DecisionError, match="not in MLGOV_POLICY.budgets"):
+    with pytest.raises(decide.DecisionError, match=r"not in MLGOV_POLICY\.budgets"):
         decide.budget_scope(alert(2.0, budget_id="other"), POLICY)
 
 
-@pytest.mark.parametrize(("w", "expected"), [
-    (vm("a"), StopInstance),
-    (vm("n", state="ACTIVE", kind="notebook"), StopNotebook),
-    (vm("t", state="READY", kind="tpu"), StopTpuNode),
-    (vm("a", state="TERMINATED"), Skip),
-    (vm("n", state="STOPPED", kind="notebook"), Skip),
-    (vm("t", state="STOPPED", kind="tpu"), Skip),
-    (vm("a", labels={"mlgov-exempt": "true"}), Skip),
-    (vm("a", labels={"mlgov-exempt": "TRUE"}), StopInstance),  # exact value only
-    (vm("a", managed_by="gke"), Skip),
-    (vm("a", managed_by="workbench"), Skip),
-    (vm("a", managed_by="mig"), Skip),
-])
+@pytest.mark.parametrize(
+    ("w", "expected"),
+    [
+        (vm("a"), StopInstance),
+        (vm("n", state="ACTIVE", kind="notebook"), StopNotebook),
+        (vm("t", state="READY", kind="tpu"), StopTpuNode),
+        (vm("a", state="TERMINATED"), Skip),
+        (vm("n", state="STOPPED", kind="notebook"), Skip),
+        (vm("t", state="STOPPED", kind="tpu"), Skip),
+        (vm("a", labels={"mlgov-exempt": "true"}), Skip),
+        (vm("a", labels={"mlgov-exempt": "TRUE"}), StopInstance),  # exact value only
+        (vm("a", managed_by="gke"), Skip),
+        (vm("a", managed_by="workbench"), Skip),
+        (vm("a", managed_by="mig"), Skip),
+    ],
+)
 def test_stop_workloads_one_action_per_governed_resource(w, expected):
     actions = decide.stop_workloads([w], POLICY, "r")
     assert [type(a) for a in actions] == [expected]
@@ -73,7 +80,12 @@ def test_stop_workloads_one_action_per_governed_resource(w, expected):
 
 
 def test_stop_workloads_ignores_ungoverned_zones_and_projects():
-    assert decide.stop_workloads([vm("x", zone="europe-west4-a"), vm("y", project="other")], POLICY, "r") == []
+    assert (
+        decide.stop_workloads(
+            [vm("x", zone="europe-west4-a"), vm("y", project="other")], POLICY, "r"
+        )
+        == []
+    )
 
 
 def test_disable_billing_is_idempotent():
@@ -85,20 +97,36 @@ def test_disable_billing_is_idempotent():
 
 
 def rec(instance="vm-1", state="ACTIVE", subtype="STOP_VM", problem="", zone=A):
-    return Recommendation(f"projects/1/locations/{zone}/recommenders/r/recommendations/{instance}", '"e"', state,
-                          subtype, DEV, zone, instance if not problem else None, problem)
+    return Recommendation(
+        f"projects/1/locations/{zone}/recommenders/r/recommendations/{instance}",
+        '"e"',
+        state,
+        subtype,
+        DEV,
+        zone,
+        instance if not problem else None,
+        problem,
+    )
 
 
-@pytest.mark.parametrize(("r", "instances", "expected", "reason"), [
-    (rec(), [vm("vm-1")], ReapRecommendation, "idle VM"),
-    (rec(), [], Skip, "instance not found"),
-    (rec(), [vm("vm-1", state="TERMINATED")], Skip, "not running"),
-    (rec(), [vm("vm-1", labels={"mlgov-exempt": "true"})], Skip, "exempt"),
-    (rec(state="CLAIMED"), [vm("vm-1")], Skip, "not ACTIVE"),
-    (rec(subtype="CHANGE_MACHINE_TYPE"), [vm("vm-1")], Skip, "not STOP_VM"),
-    (rec(problem="recommendation has no operationGroups"), [vm("vm-1")], Skip, "no operationGroups"),
-    (rec(zone="europe-west4-a"), [vm("vm-1", zone="europe-west4-a")], Skip, "not governed"),
-])
+@pytest.mark.parametrize(
+    ("r", "instances", "expected", "reason"),
+    [
+        (rec(), [vm("vm-1")], ReapRecommendation, "idle VM"),
+        (rec(), [], Skip, "instance not found"),
+        (rec(), [vm("vm-1", state="TERMINATED")], Skip, "not running"),
+        (rec(), [vm("vm-1", labels={"mlgov-exempt": "true"})], Skip, "exempt"),
+        (rec(state="CLAIMED"), [vm("vm-1")], Skip, "not ACTIVE"),
+        (rec(subtype="CHANGE_MACHINE_TYPE"), [vm("vm-1")], Skip, "not STOP_VM"),
+        (
+            rec(problem="recommendation has no operationGroups"),
+            [vm("vm-1")],
+            Skip,
+            "no operationGroups",
+        ),
+        (rec(zone="europe-west4-a"), [vm("vm-1", zone="europe-west4-a")], Skip, "not governed"),
+    ],
+)
 def test_reap_idle(r, instances, expected, reason):
     actions = decide.reap_idle([r], instances, POLICY)
     assert len(actions) == 1
@@ -109,15 +137,18 @@ def test_reap_idle(r, instances, expected, reason):
 TODAY = date(2026, 11, 21)
 
 
-@pytest.mark.parametrize(("label", "expected", "reason"), [
-    ("2026-11-20", StopInstance, "has passed"),
-    ("2026-11-21", Skip, "not yet"),
-    ("2026-12-01", Skip, "not yet"),
-    ("2026-13-01", Skip, "invalid"),
-    ("20261120", Skip, "invalid"),
-    ("", Skip, "invalid"),
-    ("2026-11-20T00:00", Skip, "invalid"),
-])
+@pytest.mark.parametrize(
+    ("label", "expected", "reason"),
+    [
+        ("2026-11-20", StopInstance, "has passed"),
+        ("2026-11-21", Skip, "not yet"),
+        ("2026-12-01", Skip, "not yet"),
+        ("2026-13-01", Skip, "invalid"),
+        ("20261120", Skip, "invalid"),
+        ("", Skip, "invalid"),
+        ("2026-11-20T00:00", Skip, "invalid"),
+    ],
+)
 def test_reap_expired(label, expected, reason):
     actions = decide.reap_expired([vm("a", labels={"mlgov-expires-on": label})], POLICY, TODAY)
     assert [type(a) for a in actions] == [expected]
@@ -129,18 +160,32 @@ def test_reap_expired_ignores_unlabelled():
 
 
 def gpu(name, util_id="1", workload="training", **kw):
-    return vm(name, gpus=1, instance_id=util_id, labels={"workload": workload, **kw.pop("labels", {})}, **kw)
+    return vm(
+        name,
+        gpus=1,
+        instance_id=util_id,
+        labels={"workload": workload, **kw.pop("labels", {})},
+        **kw,
+    )
 
 
-@pytest.mark.parametrize(("w", "util", "expected", "reason"), [
-    (gpu("g"), {"1": 1.0}, StopInstance, "GPU idle"),
-    (gpu("g"), {"1": 5.0}, Skip, "busy"),
-    (gpu("g"), {}, Skip, "no GPU utilization data"),
-    (gpu("g", labels={"mlgov-exempt": "true"}), {"1": 0.0}, Skip, "exempt"),
-    (gpu("g", state="TERMINATED"), {"1": 0.0}, Skip, "not running"),
-    (gpu("g", managed_by="gke"), {"1": 0.0}, Skip, "gke"),
-    (gpu("g", managed_by="workbench", workload="notebook"), {"1": 0.0}, StopNotebook, "GPU idle"),
-])
+@pytest.mark.parametrize(
+    ("w", "util", "expected", "reason"),
+    [
+        (gpu("g"), {"1": 1.0}, StopInstance, "GPU idle"),
+        (gpu("g"), {"1": 5.0}, Skip, "busy"),
+        (gpu("g"), {}, Skip, "no GPU utilization data"),
+        (gpu("g", labels={"mlgov-exempt": "true"}), {"1": 0.0}, Skip, "exempt"),
+        (gpu("g", state="TERMINATED"), {"1": 0.0}, Skip, "not running"),
+        (gpu("g", managed_by="gke"), {"1": 0.0}, Skip, "gke"),
+        (
+            gpu("g", managed_by="workbench", workload="notebook"),
+            {"1": 0.0},
+            StopNotebook,
+            "GPU idle",
+        ),
+    ],
+)
 def test_reap_idle_gpus(w, util, expected, reason):
     actions = decide.reap_idle_gpus([w], util, POLICY)
     assert [type(a) for a in actions] == [expected]
@@ -148,10 +193,17 @@ def test_reap_idle_gpus(w, util, expected, reason):
 
 
 def test_gpu_candidates_need_gpu_and_workload_label():
-    ws = [gpu("a"), gpu("b", workload="data"), vm("c", labels={"workload": "training"}), gpu("d", workload="notebook")]
+    ws = [
+        gpu("a"),
+        gpu("b", workload="data"),
+        vm("c", labels={"workload": "training"}),
+        gpu("d", workload="notebook"),
+    ]
     assert [w.name for w in decide.gpu_candidates(ws, POLICY)] == ["a", "d"]
 
 
 def test_decisions_are_deterministic():
     ws = [vm(n) for n in ("c", "a", "b")]
-    assert decide.stop_workloads(ws, POLICY, "r") == decide.stop_workloads(list(reversed(ws)), POLICY, "r")
+    assert decide.stop_workloads(ws, POLICY, "r") == decide.stop_workloads(
+        list(reversed(ws)), POLICY, "r"
+    )

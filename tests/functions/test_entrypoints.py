@@ -8,14 +8,13 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from cloudevents.conversion import to_binary
-from functions_framework import create_app
 
 from tests.functions.conftest import (
     BUDGET,
     DATA,
     DEV,
-    MAIN,
     PROD,
+    app_client,
     budget_data,
     http,
     log_lines,
@@ -34,7 +33,9 @@ def _seed_budget(cloud):
     cloud.compute.add(DEV, B, "vm-exempt", labels={"mlgov-exempt": "true"})
     cloud.compute.add(DEV, A, "vm-stopped", status="TERMINATED")
     cloud.compute.add(DEV, A, "gke-node", labels={"goog-gke-node": ""})
-    cloud.compute.add(DEV, A, "nb-vm", labels={"goog-caip-notebook": ""}, metadata={"notebooks-api": "PROD"})
+    cloud.compute.add(
+        DEV, A, "nb-vm", labels={"goog-caip-notebook": ""}, metadata={"notebooks-api": "PROD"}
+    )
     cloud.compute.add(DEV, "europe-west4-a", "vm-elsewhere")
     cloud.notebooks.add(DEV, A, "nb-1")
     cloud.notebooks.add(DEV, B, "nb-exempt", labels={"mlgov-exempt": "true"})
@@ -54,7 +55,12 @@ def test_budget_at_disable_threshold_stops_governed_and_unlinks_opted_in_billing
     assert cloud.compute.status(DEV, A, "vm-run") == "TERMINATED"
     assert cloud.compute.status(DEV, A, "gpu-run") == "TERMINATED"
     assert cloud.compute.status(PROD, A, "prod-vm") == "TERMINATED"
-    for untouched in [(DEV, B, "vm-exempt"), (DEV, A, "gke-node"), (DEV, A, "nb-vm"), (DEV, "europe-west4-a", "vm-elsewhere")]:
+    for untouched in [
+        (DEV, B, "vm-exempt"),
+        (DEV, A, "gke-node"),
+        (DEV, A, "nb-vm"),
+        (DEV, "europe-west4-a", "vm-elsewhere"),
+    ]:
         assert cloud.compute.status(*untouched) == "RUNNING", untouched
     assert cloud.notebooks.state(DEV, A, "nb-1") == "STOPPED"
     assert cloud.notebooks.state(DEV, B, "nb-exempt") == "ACTIVE"
@@ -64,20 +70,35 @@ def test_budget_at_disable_threshold_stops_governed_and_unlinks_opted_in_billing
     puts = cloud.server.calls("PUT", "/billingInfo")
     assert [(r.path, r.body) for r in puts] == [(f"/v1/projects/{DEV}/billingInfo", {})]
     stops = sorted(r.path for r in cloud.server.calls("POST"))
-    assert stops == sorted([
-        f"/compute/v1/projects/{DEV}/zones/{A}/instances/gpu-run/stop",
-        f"/compute/v1/projects/{DEV}/zones/{A}/instances/vm-run/stop",
-        f"/compute/v1/projects/{PROD}/zones/{A}/instances/prod-vm/stop",
-        f"/v2/projects/{DEV}/locations/{A}/instances/nb-1:stop",
-        f"/v2/projects/{DEV}/locations/{B}/nodes/tpu-1:stop",
-    ])
+    assert stops == sorted(
+        [
+            f"/compute/v1/projects/{DEV}/zones/{A}/instances/gpu-run/stop",
+            f"/compute/v1/projects/{DEV}/zones/{A}/instances/vm-run/stop",
+            f"/compute/v1/projects/{PROD}/zones/{A}/instances/prod-vm/stop",
+            f"/v2/projects/{DEV}/locations/{A}/instances/nb-1:stop",
+            f"/v2/projects/{DEV}/locations/{B}/nodes/tpu-1:stop",
+        ]
+    )
     lines = log_lines(capsys.readouterr().out)
     skipped = {line["target"]: line["reason"] for line in lines if line.get("outcome") == "skipped"}
-    assert "exempt" in skipped[f"//compute.googleapis.com/projects/{DEV}/zones/{B}/instances/vm-exempt"]
+    assert (
+        "exempt"
+        in skipped[f"//compute.googleapis.com/projects/{DEV}/zones/{B}/instances/vm-exempt"]
+    )
     assert "gke" in skipped[f"//compute.googleapis.com/projects/{DEV}/zones/{A}/instances/gke-node"]
-    assert "Notebooks API" in skipped[f"//compute.googleapis.com/projects/{DEV}/zones/{A}/instances/nb-vm"]
-    assert "not running" in skipped[f"//compute.googleapis.com/projects/{DEV}/zones/{A}/instances/vm-stopped"]
-    assert all({"severity", "message", "target", "outcome"} <= set(line) for line in lines if "target" in line)
+    assert (
+        "Notebooks API"
+        in skipped[f"//compute.googleapis.com/projects/{DEV}/zones/{A}/instances/nb-vm"]
+    )
+    assert (
+        "not running"
+        in skipped[f"//compute.googleapis.com/projects/{DEV}/zones/{A}/instances/vm-stopped"]
+    )
+    assert all(
+        {"severity", "message", "target", "outcome"} <= set(line)
+        for line in lines
+        if "target" in line
+    )
 
 
 def test_budget_between_thresholds_stops_but_keeps_billing(cloud):
@@ -88,8 +109,14 @@ def test_budget_between_thresholds_stops_but_keeps_billing(cloud):
     assert not cloud.server.calls(path_contains="billingInfo")
 
 
-@pytest.mark.parametrize("data", [budget_data(0.9, 900), budget_data(None, 500),
-                                  {**budget_data(0.5, 500), "forecastThresholdExceeded": 1.5}])
+@pytest.mark.parametrize(
+    "data",
+    [
+        budget_data(0.9, 900),
+        budget_data(None, 500),
+        {**budget_data(0.5, 500), "forecastThresholdExceeded": 1.5},
+    ],
+)
 def test_below_stop_at_or_forecast_only_does_nothing(cloud, data):
     _seed_budget(cloud)
     send_event(pubsub_event(data))
@@ -101,7 +128,9 @@ def test_documented_examples_parse_and_act_by_their_threshold(cloud, capsys):
     doc = json.loads((DATA / "budget-notification-format-example.json").read_text())
     send_event(pubsub_event(doc["data"], doc["attributes"]))  # 0.9 actual (forecast 0.2): nothing
     assert cloud.server.calls() == []
-    test_msg = json.loads((DATA / "budget-notification-test-message-listen-to-notifications.json").read_text())
+    test_msg = json.loads(
+        (DATA / "budget-notification-test-message-listen-to-notifications.json").read_text()
+    )
     send_event(pubsub_event(test_msg))  # alertThresholdExceeded 1.0 => stop
     assert cloud.compute.status(DEV, A, "vm-run") == "TERMINATED"
     assert cloud.billing.accounts[DEV] != ""
@@ -112,7 +141,8 @@ def test_cap_billing_walkthrough_message_without_attributes_is_rejected_cleanly(
     msg = json.loads((DATA / "cap-billing-walkthrough-test-message.json").read_text())
     send_event(pubsub_event(msg, attributes={}))
     errors = [x for x in log_lines(capsys.readouterr().out) if x["severity"] == "ERROR"]
-    assert len(errors) == 1 and "budgetId" in errors[0]["message"]
+    assert len(errors) == 1
+    assert "budgetId" in errors[0]["message"]
     assert cloud.server.calls() == []
 
 
@@ -125,7 +155,7 @@ def test_without_alert_threshold_uses_cost_over_budget(cloud):
 
 def test_redelivery_five_times_makes_no_extra_changes(cloud):
     _seed_budget(cloud)
-    client = create_app("on_budget_alert", MAIN, "cloudevent").test_client()
+    client = app_client("on_budget_alert", "cloudevent")
     event = pubsub_event(budget_data(1.3, 1300), message_id="same-id")
     send_event(event, client)
     first = len(cloud.mutations())
@@ -137,11 +167,16 @@ def test_redelivery_five_times_makes_no_extra_changes(cloud):
 
 def test_raw_pubsub_push_body_is_accepted(cloud):
     _seed_budget(cloud)
-    client = create_app("on_budget_alert", MAIN, "cloudevent").test_client()
-    body = {"message": {"data": base64.b64encode(json.dumps(budget_data(1.0, 1000)).encode()).decode(),
-                        "attributes": {"budgetId": BUDGET, "schemaVersion": "1.0", "billingAccountId": "X"},
-                        "messageId": "42", "publishTime": "2026-11-21T05:00:00.000Z"},
-            "subscription": "projects/acme-ml-dev/subscriptions/push"}
+    client = app_client("on_budget_alert", "cloudevent")
+    body = {
+        "message": {
+            "data": base64.b64encode(json.dumps(budget_data(1.0, 1000)).encode()).decode(),
+            "attributes": {"budgetId": BUDGET, "schemaVersion": "1.0", "billingAccountId": "X"},
+            "messageId": "42",
+            "publishTime": "2026-11-21T05:00:00.000Z",
+        },
+        "subscription": "projects/acme-ml-dev/subscriptions/push",
+    }
     response = client.post("/", json=body)
     assert response.status_code == 200
     assert cloud.compute.status(DEV, A, "vm-run") == "TERMINATED"
@@ -149,19 +184,26 @@ def test_raw_pubsub_push_body_is_accepted(cloud):
 
 def test_binary_cloudevent_is_accepted(cloud):
     _seed_budget(cloud)
-    client = create_app("on_budget_alert", MAIN, "cloudevent").test_client()
+    client = app_client("on_budget_alert", "cloudevent")
     headers, body = to_binary(pubsub_event(budget_data(1.0, 1000)))
     assert client.post("/", headers=headers, data=body).status_code == 200
     assert cloud.compute.status(DEV, A, "vm-run") == "TERMINATED"
 
 
-@pytest.mark.parametrize(("data", "attributes", "needle"), [
-    (b"not json at all", None, "not base64-encoded JSON"),
-    (budget_data(1.5, 1500), {"budgetId": "unknown-budget", "schemaVersion": "1.0"}, "not in MLGOV_POLICY"),
-    (budget_data(1.5, 1500), {"budgetId": BUDGET, "schemaVersion": "2.0"}, "schemaVersion"),
-    ({"costAmount": "lots", "budgetAmount": 1}, None, "costAmount"),
-    ([1, 2, 3], None, "JSON object"),
-])
+@pytest.mark.parametrize(
+    ("data", "attributes", "needle"),
+    [
+        (b"not json at all", None, "not base64-encoded JSON"),
+        (
+            budget_data(1.5, 1500),
+            {"budgetId": "unknown-budget", "schemaVersion": "1.0"},
+            "not in MLGOV_POLICY",
+        ),
+        (budget_data(1.5, 1500), {"budgetId": BUDGET, "schemaVersion": "2.0"}, "schemaVersion"),
+        ({"costAmount": "lots", "budgetAmount": 1}, None, "costAmount"),
+        ([1, 2, 3], None, "JSON object"),
+    ],
+)
 def test_bad_messages_are_one_error_line_and_no_action(cloud, capsys, data, attributes, needle):
     _seed_budget(cloud)
     send_event(pubsub_event(data, attributes))
@@ -184,6 +226,7 @@ def test_dry_run_makes_zero_mutating_calls(cloud, monkeypatch, capsys):
 def test_dry_run_defaults_to_true_when_absent(cloud, monkeypatch):
     _seed_budget(cloud)
     from tests.functions.conftest import policy_dict
+
     policy = policy_dict()
     del policy["dry_run"]
     monkeypatch.setenv("MLGOV_POLICY", json.dumps(policy))
@@ -233,15 +276,29 @@ def test_reap_idle_vms_claims_stops_and_marks(cloud):
     assert cloud.compute.status(DEV, B, "idle-2") == "TERMINATED"
     assert cloud.compute.status(DEV, A, "idle-exempt") == "RUNNING"
     assert [cloud.recommender.state(r["name"]) for r in (r1, r2, r3, r4, r5, r6)] == [
-        "SUCCEEDED", "SUCCEEDED", "ACTIVE", "ACTIVE", "DISMISSED", "ACTIVE"]
+        "SUCCEEDED",
+        "SUCCEEDED",
+        "ACTIVE",
+        "ACTIVE",
+        "DISMISSED",
+        "ACTIVE",
+    ]
     outcomes = {a["target"].rsplit("/", 1)[-1]: a["outcome"] for a in report["actions"]}
-    assert outcomes == {"idle-1": "done", "idle-2": "done", "idle-exempt": "skipped",
-                        "idle-stopped": "skipped", "gone-vm": "skipped"}
+    assert outcomes == {
+        "idle-1": "done",
+        "idle-2": "done",
+        "idle-exempt": "skipped",
+        "idle-stopped": "skipped",
+        "gone-vm": "skipped",
+    }
     assert len(report["actions"]) == 5  # DISMISSED never listed (filter stateInfo.state = ACTIVE)
     lists = cloud.server.calls("GET", "/recommendations")
     assert all(r.query["filter"] == ["stateInfo.state = ACTIVE"] for r in lists)
-    marks = [(r.path.rsplit(":", 1)[-1], r.body["etag"]) for r in cloud.server.calls("POST", ":mark")]
-    assert [m for m, _ in marks].count("markClaimed") == 2 and [m for m, _ in marks].count("markSucceeded") == 2
+    marks = [
+        (r.path.rsplit(":", 1)[-1], r.body["etag"]) for r in cloud.server.calls("POST", ":mark")
+    ]
+    assert [m for m, _ in marks].count("markClaimed") == 2
+    assert [m for m, _ in marks].count("markSucceeded") == 2
 
 
 @pytest.mark.parametrize("change", ["etag", "DISMISSED", "CLAIMED"])
@@ -313,15 +370,25 @@ def test_reap_expired(cloud):
     cloud.compute.add(DEV, A, "today-vm", labels={"mlgov-expires-on": str(today)})
     cloud.compute.add(DEV, A, "new-vm", labels={"mlgov-expires-on": future})
     cloud.compute.add(DEV, A, "bad-vm", labels={"mlgov-expires-on": "next-week"})
-    cloud.compute.add(DEV, A, "old-exempt", labels={"mlgov-expires-on": past, "mlgov-exempt": "true"})
+    cloud.compute.add(
+        DEV, A, "old-exempt", labels={"mlgov-expires-on": past, "mlgov-exempt": "true"}
+    )
     cloud.compute.add(DEV, A, "no-label")
     cloud.notebooks.add(DEV, B, "old-nb", labels={"mlgov-expires-on": past})
     cloud.tpu.add(DEV, B, "old-tpu", labels={"mlgov-expires-on": past})
     report = post_report("reap_expired")
-    outcome = {a["target"].rsplit("/", 1)[-1]: (a["outcome"], a["reason"]) for a in report["actions"]}
+    outcome = {
+        a["target"].rsplit("/", 1)[-1]: (a["outcome"], a["reason"]) for a in report["actions"]
+    }
     assert {k: v[0] for k, v in outcome.items()} == {
-        "old-vm": "done", "today-vm": "skipped", "new-vm": "skipped", "bad-vm": "skipped",
-        "old-exempt": "skipped", "old-nb": "done", "old-tpu": "done"}
+        "old-vm": "done",
+        "today-vm": "skipped",
+        "new-vm": "skipped",
+        "bad-vm": "skipped",
+        "old-exempt": "skipped",
+        "old-nb": "done",
+        "old-tpu": "done",
+    }
     assert "invalid mlgov-expires-on" in outcome["bad-vm"][1]
     assert cloud.compute.status(DEV, A, "bad-vm") == "RUNNING"
     assert cloud.notebooks.state(DEV, B, "old-nb") == "STOPPED"
@@ -348,9 +415,13 @@ def test_reap_idle_gpus(cloud):
     busy = cloud.compute.add(DEV, A, "gpu-busy", gpus=2, labels={"workload": "training"})
     cloud.compute.add(DEV, A, "gpu-nodata", gpus=1, labels={"workload": "notebook"})
     cloud.compute.add(DEV, A, "gpu-other", gpus=1, labels={"workload": "data"})
-    exempt = cloud.compute.add(DEV, A, "gpu-exempt", gpus=1, labels={"workload": "training", "mlgov-exempt": "true"})
+    exempt = cloud.compute.add(
+        DEV, A, "gpu-exempt", gpus=1, labels={"workload": "training", "mlgov-exempt": "true"}
+    )
     cloud.compute.add(DEV, A, "cpu-only", labels={"workload": "training"})
-    nb = cloud.compute.add(DEV, B, "nb-gpu", gpus=1, labels={"workload": "notebook", "goog-caip-notebook": ""})
+    nb = cloud.compute.add(
+        DEV, B, "nb-gpu", gpus=1, labels={"workload": "notebook", "goog-caip-notebook": ""}
+    )
     cloud.notebooks.add(DEV, B, "nb-gpu", gpus=1, labels={"workload": "notebook"})
     cloud.monitoring.set(DEV, idle["id"], 1.0, 2.0)
     cloud.monitoring.set(DEV, busy["id"], 1.0, 80.0)  # one busy GPU keeps the VM
@@ -358,8 +429,13 @@ def test_reap_idle_gpus(cloud):
     cloud.monitoring.set(DEV, nb["id"], 0.5)
     report = post_report("reap_idle_gpus")
     outcome = {a["target"].rsplit("/", 1)[-1]: a["outcome"] for a in report["actions"]}
-    assert outcome == {"gpu-idle": "done", "gpu-busy": "skipped", "gpu-nodata": "skipped",
-                       "gpu-exempt": "skipped", "nb-gpu": "done"}
+    assert outcome == {
+        "gpu-idle": "done",
+        "gpu-busy": "skipped",
+        "gpu-nodata": "skipped",
+        "gpu-exempt": "skipped",
+        "nb-gpu": "done",
+    }
     assert cloud.compute.status(DEV, A, "gpu-idle") == "TERMINATED"
     assert cloud.compute.status(DEV, A, "gpu-nodata") == "RUNNING"
     assert cloud.notebooks.state(DEV, B, "nb-gpu") == "STOPPED"
@@ -376,7 +452,9 @@ def test_reap_idle_gpus_threshold_and_window_are_configurable(cloud, monkeypatch
     cloud.monitoring.set(DEV, vm["id"], 40.0)
     report = post_report("reap_idle_gpus")
     assert report["counts"] == {"done": 1}
-    assert cloud.server.calls("GET", "/timeSeries")[0].query["aggregation.alignmentPeriod"] == ["1800s"]
+    assert cloud.server.calls("GET", "/timeSeries")[0].query["aggregation.alignmentPeriod"] == [
+        "1800s"
+    ]
 
 
 def test_reap_idle_gpus_monitoring_failure_never_stops(cloud, monkeypatch):

@@ -12,8 +12,13 @@ from tests.functions.conftest import BUDGET, DEV, policy_dict
 DESIGN_EXAMPLE = {
     "dry_run": False,
     "exempt_label": {"key": "mlgov-exempt", "value": "true"},
-    "projects": {"acme-ml-dev": {"environment": "dev", "zones": ["us-central1-a", "us-central1-b"],
-                                 "allow_billing_disable": True}},
+    "projects": {
+        "acme-ml-dev": {
+            "environment": "dev",
+            "zones": ["us-central1-a", "us-central1-b"],
+            "allow_billing_disable": True,
+        }
+    },
     "budgets": {"b-1": {"projects": ["acme-ml-dev"], "stop_at": 1.0, "disable_billing_at": 1.2}},
 }
 
@@ -25,8 +30,11 @@ def test_design_example_with_only_required_keys_gets_safe_defaults():
     assert policy.projects["acme-ml-dev"].zones == ("us-central1-a", "us-central1-b")
     assert policy.budgets["b-1"].disable_billing_at == 1.2
     assert policy.idle_gpu == IdleGpuPolicy(5.0, 60, ("training", "notebook"))
-    assert (policy.time_budget_seconds, policy.max_concurrency, policy.max_requests_per_second_per_project) == (
-        45.0, 16, 10.0)
+    assert (
+        policy.time_budget_seconds,
+        policy.max_concurrency,
+        policy.max_requests_per_second_per_project,
+    ) == (45.0, 16, 10.0)
 
 
 def test_dry_run_defaults_to_true():
@@ -36,12 +44,26 @@ def test_dry_run_defaults_to_true():
 
 
 def test_optional_keys_are_read():
-    policy = ActionPolicy.from_json(json.dumps(policy_dict(
-        idle_gpu={"max_utilization_percent": 10, "window_minutes": 30, "workloads": ["training"]},
-        time_budget_seconds=500, max_concurrency=32, max_requests_per_second_per_project=5)))
+    policy = ActionPolicy.from_json(
+        json.dumps(
+            policy_dict(
+                idle_gpu={
+                    "max_utilization_percent": 10,
+                    "window_minutes": 30,
+                    "workloads": ["training"],
+                },
+                time_budget_seconds=500,
+                max_concurrency=32,
+                max_requests_per_second_per_project=5,
+            )
+        )
+    )
     assert policy.idle_gpu == IdleGpuPolicy(10.0, 30, ("training",))
-    assert (policy.time_budget_seconds, policy.max_concurrency, policy.max_requests_per_second_per_project) == (
-        500.0, 32, 5.0)
+    assert (
+        policy.time_budget_seconds,
+        policy.max_concurrency,
+        policy.max_requests_per_second_per_project,
+    ) == (500.0, 32, 5.0)
 
 
 def _with(path: list[str], value):
@@ -56,28 +78,52 @@ def _with(path: list[str], value):
     return json.dumps(raw)
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    (None, "MLGOV_POLICY: not set or empty"),
-    ("", "MLGOV_POLICY: not set or empty"),
-    ("{nope", "MLGOV_POLICY: not valid JSON"),
-    ("[]", "MLGOV_POLICY: must be an object, got list"),
-    (_with(["projects"], KeyError), "MLGOV_POLICY: missing required key(s) projects"),
-    (_with(["dryrun"], True), "MLGOV_POLICY: unknown key(s) dryrun"),
-    (_with(["dry_run"], "yes"), "MLGOV_POLICY.dry_run: must be true or false"),
-    (_with(["exempt_label", "value"], ""), "MLGOV_POLICY.exempt_label.value: must be a non-empty string"),
-    (_with(["projects", DEV, "zones"], []), f"MLGOV_POLICY.projects.{DEV}.zones: must be a non-empty list"),
-    (_with(["projects", DEV, "allow_billing_disable"], "true"),
-     f"MLGOV_POLICY.projects.{DEV}.allow_billing_disable: must be true or false"),
-    (_with(["budgets", BUDGET, "stop_at"], 0), f"MLGOV_POLICY.budgets.{BUDGET}.stop_at: must be a number > 0"),
-    (_with(["budgets", BUDGET, "stop_at"], True), f"MLGOV_POLICY.budgets.{BUDGET}.stop_at: must be a number > 0"),
-    (_with(["budgets", BUDGET, "disable_billing_at"], 0.5),
-     f"MLGOV_POLICY.budgets.{BUDGET}.disable_billing_at: 0.5 is below stop_at 1"),
-    (_with(["budgets", BUDGET, "projects"], ["ghost"]),
-     f"MLGOV_POLICY.budgets.{BUDGET}.projects[0]: 'ghost' is not in MLGOV_POLICY.projects"),
-    (_with(["idle_gpu"], {"window_minutes": 1.5}), "MLGOV_POLICY.idle_gpu.window_minutes: must be a whole number"),
-    (_with(["idle_gpu"], {"max_util": 3}), "MLGOV_POLICY.idle_gpu: unknown key(s) max_util"),
-    (_with(["max_concurrency"], -1), "MLGOV_POLICY.max_concurrency: must be a number > 0"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (None, "MLGOV_POLICY: not set or empty"),
+        ("", "MLGOV_POLICY: not set or empty"),
+        ("{nope", "MLGOV_POLICY: not valid JSON"),
+        ("[]", "MLGOV_POLICY: must be an object, got list"),
+        (_with(["projects"], KeyError), "MLGOV_POLICY: missing required key(s) projects"),
+        (_with(["dryrun"], True), "MLGOV_POLICY: unknown key(s) dryrun"),
+        (_with(["dry_run"], "yes"), "MLGOV_POLICY.dry_run: must be true or false"),
+        (
+            _with(["exempt_label", "value"], ""),
+            "MLGOV_POLICY.exempt_label.value: must be a non-empty string",
+        ),
+        (
+            _with(["projects", DEV, "zones"], []),
+            f"MLGOV_POLICY.projects.{DEV}.zones: must be a non-empty list",
+        ),
+        (
+            _with(["projects", DEV, "allow_billing_disable"], "true"),
+            f"MLGOV_POLICY.projects.{DEV}.allow_billing_disable: must be true or false",
+        ),
+        (
+            _with(["budgets", BUDGET, "stop_at"], 0),
+            f"MLGOV_POLICY.budgets.{BUDGET}.stop_at: must be a number > 0",
+        ),
+        (
+            _with(["budgets", BUDGET, "stop_at"], True),
+            f"MLGOV_POLICY.budgets.{BUDGET}.stop_at: must be a number > 0",
+        ),
+        (
+            _with(["budgets", BUDGET, "disable_billing_at"], 0.5),
+            f"MLGOV_POLICY.budgets.{BUDGET}.disable_billing_at: 0.5 is below stop_at 1",
+        ),
+        (
+            _with(["budgets", BUDGET, "projects"], ["ghost"]),
+            f"MLGOV_POLICY.budgets.{BUDGET}.projects[0]: 'ghost' is not in MLGOV_POLICY.projects",
+        ),
+        (
+            _with(["idle_gpu"], {"window_minutes": 1.5}),
+            "MLGOV_POLICY.idle_gpu.window_minutes: must be a whole number",
+        ),
+        (_with(["idle_gpu"], {"max_util": 3}), "MLGOV_POLICY.idle_gpu: unknown key(s) max_util"),
+        (_with(["max_concurrency"], -1), "MLGOV_POLICY.max_concurrency: must be a number > 0"),
+    ],
+)
 def test_invalid_policies_name_the_key(text, message):
     with pytest.raises(PolicyError) as err:
         ActionPolicy.from_json(text)
@@ -85,5 +131,9 @@ def test_invalid_policies_name_the_key(text, message):
 
 
 def test_disable_billing_may_be_null():
-    assert ActionPolicy.from_json(_with(["budgets", BUDGET, "disable_billing_at"], None)).budgets[
-        BUDGET].disable_billing_at is None
+    assert (
+        ActionPolicy.from_json(_with(["budgets", BUDGET, "disable_billing_at"], None))
+        .budgets[BUDGET]
+        .disable_billing_at
+        is None
+    )

@@ -1,4 +1,4 @@
-"""parse.py over recorded real payloads (tests/functions/data, see ../shared/realdata/SOURCES.md)."""
+"""parse.py over recorded real payloads (tests/functions/data; ../shared/realdata/SOURCES.md)."""
 
 from __future__ import annotations
 
@@ -22,10 +22,17 @@ def test_documented_notification_format():
     doc = json.loads((DATA / "budget-notification-format-example.json").read_text())
     alert = parse.budget_alert(_envelope(doc["data"], doc["attributes"]))
     assert alert == BudgetAlert(
-        budget_id="de72f49d-779b-4945-a127-4d6ce8def0bb", cost_amount=140.321, budget_amount=152.557,
-        alert_threshold=0.9, forecast_threshold=0.2, billing_account_id="01D4EE-079462-DFD6EC",
-        display_name="My Personal Budget", currency="USD", cost_interval_start="2021-02-01T08:00:00Z",
-        message_id="m1")
+        budget_id="de72f49d-779b-4945-a127-4d6ce8def0bb",
+        cost_amount=140.321,
+        budget_amount=152.557,
+        alert_threshold=0.9,
+        forecast_threshold=0.2,
+        billing_account_id="01D4EE-079462-DFD6EC",
+        display_name="My Personal Budget",
+        currency="USD",
+        cost_interval_start="2021-02-01T08:00:00Z",
+        message_id="m1",
+    )
     assert alert.actual_fraction == 0.9
 
 
@@ -36,41 +43,74 @@ def test_partial_payload_falls_back_to_cost_over_budget():
     assert alert.actual_fraction == pytest.approx(1.0001)
 
 
-@pytest.mark.parametrize(("payload", "message"), [
-    (None, "event data: expected a JSON object"),
-    ({"message": "x"}, "event data.message: expected a JSON object"),
-    ({"message": {"attributes": {"budgetId": "b"}}}, "message.data: missing"),
-    ({"message": {"data": "%%%", "attributes": {"budgetId": "b"}}}, "message.data: not base64-encoded JSON"),
-    (_envelope({"costAmount": 1}, {"budgetId": "b"}), "missing 'budgetAmount'"),
-    (_envelope({"costAmount": float("inf"), "budgetAmount": 1}, {"budgetId": "b"}), "finite number"),
-    (_envelope({"costAmount": -1, "budgetAmount": 1}, {"budgetId": "b"}), "negative"),
-    (_envelope({"costAmount": 1, "budgetAmount": 1}, {"budgetId": "b", "schemaVersion": "9"}), "unsupported"),
-])
+@pytest.mark.parametrize(
+    ("payload", "message"),
+    [
+        (None, "event data: expected a JSON object"),
+        ({"message": "x"}, "event data.message: expected a JSON object"),
+        ({"message": {"attributes": {"budgetId": "b"}}}, "message.data: missing"),
+        (
+            {"message": {"data": "%%%", "attributes": {"budgetId": "b"}}},
+            "message.data: not base64-encoded JSON",
+        ),
+        (_envelope({"costAmount": 1}, {"budgetId": "b"}), "missing 'budgetAmount'"),
+        (
+            _envelope({"costAmount": float("inf"), "budgetAmount": 1}, {"budgetId": "b"}),
+            "finite number",
+        ),
+        (_envelope({"costAmount": -1, "budgetAmount": 1}, {"budgetId": "b"}), "negative"),
+        (
+            _envelope(
+                {"costAmount": 1, "budgetAmount": 1}, {"budgetId": "b", "schemaVersion": "9"}
+            ),
+            "unsupported",
+        ),
+    ],
+)
 def test_bad_payloads(payload, message):
     with pytest.raises(parse.ParseError, match=message):
         parse.budget_alert(payload)
 
 
 def test_recorded_aggregated_instance():
-    body = json.loads((DATA / "get-compute-v1-projects-cloud-custodian-aggregated-instances_1.json").read_text())["body"]
+    body = json.loads(
+        (DATA / "get-compute-v1-projects-cloud-custodian-aggregated-instances_1.json").read_text()
+    )["body"]
     raw = body["items"]["zones/us-central1-c"]["instances"][0]
     w = parse.compute_instance("cloud-custodian", raw)
     assert (w.kind, w.zone, w.name, w.state, w.gpus, w.managed_by) == (
-        "compute", "us-central1-c", "instance-1", "RUNNING", 0, None)
-    assert w.target == "//compute.googleapis.com/projects/cloud-custodian/zones/us-central1-c/instances/instance-1"
+        "compute",
+        "us-central1-c",
+        "instance-1",
+        "RUNNING",
+        0,
+        None,
+    )
+    assert (
+        w.target
+        == "//compute.googleapis.com/projects/cloud-custodian/zones/us-central1-c/instances/instance-1"
+    )
     assert w.running
 
 
-@pytest.mark.parametrize(("labels", "metadata", "managed_by"), [
-    ({"goog-gke-node": ""}, {}, "gke"),
-    ({}, {"created-by": "projects/1/zones/z/instanceGroupManagers/gke-pool-grp"}, "mig"),
-    ({"goog-caip-notebook": ""}, {}, "workbench"),
-    ({}, {"notebooks-api": "PROD"}, "workbench"),
-    ({"goog-dataproc-cluster-name": "c"}, {}, "dataproc"),
-])
+@pytest.mark.parametrize(
+    ("labels", "metadata", "managed_by"),
+    [
+        ({"goog-gke-node": ""}, {}, "gke"),
+        ({}, {"created-by": "projects/1/zones/z/instanceGroupManagers/gke-pool-grp"}, "mig"),
+        ({"goog-caip-notebook": ""}, {}, "workbench"),
+        ({}, {"notebooks-api": "PROD"}, "workbench"),
+        ({"goog-dataproc-cluster-name": "c"}, {}, "dataproc"),
+    ],
+)
 def test_compute_vms_owned_by_other_services(labels, metadata, managed_by):
-    raw = {"name": "n", "zone": "z", "status": "RUNNING", "labels": labels,
-           "metadata": {"items": [{"key": k, "value": v} for k, v in metadata.items()]}}
+    raw = {
+        "name": "n",
+        "zone": "z",
+        "status": "RUNNING",
+        "labels": labels,
+        "metadata": {"items": [{"key": k, "value": v} for k, v in metadata.items()]},
+    }
     assert parse.compute_instance("p", raw).managed_by == managed_by
 
 
@@ -81,15 +121,28 @@ def test_gpu_count_from_accelerators_and_machine_family():
 
 def test_recorded_notebooks_v2_list():
     body = json.loads(
-        (DATA / "get-notebooks.googleapis.com-v2-projects-cloud-custodian-locations---instances_1.json").read_text())["body"]
+        (
+            DATA
+            / "get-notebooks.googleapis.com-v2-projects-cloud-custodian-locations---instances_1.json"
+        ).read_text()
+    )["body"]
     ws = [parse.notebook_instance("cloud-custodian", i) for i in body["instances"]]
-    assert [(w.zone, w.state, w.running) for w in ws][0] == ("us-east1-b", "ACTIVE", True)
-    assert ws[0].target.startswith("//notebooks.googleapis.com/projects/cloud-custodian/locations/us-east1-b/instances/")
+    assert next((w.zone, w.state, w.running) for w in ws) == ("us-east1-b", "ACTIVE", True)
+    assert ws[0].target.startswith(
+        "//notebooks.googleapis.com/projects/cloud-custodian/locations/us-east1-b/instances/"
+    )
 
 
 def test_recorded_disk_recommendations_have_no_instance_target():
-    body = json.loads((DATA / ("get-v1-projects-cloud-custodian-locations-us-central1-a-recommenders-"
-                               "google.compute.disk.IdleResourceRecommender-recommendations_1.json")).read_text())["body"]
+    body = json.loads(
+        (
+            DATA
+            / (
+                "get-v1-projects-cloud-custodian-locations-us-central1-a-recommenders-"
+                "google.compute.disk.IdleResourceRecommender-recommendations_1.json"
+            )
+        ).read_text()
+    )["body"]
     recs = [parse.recommendation("cloud-custodian", r) for r in body["recommendations"]]
     assert all(r.instance is None and "0 instances" in r.problem for r in recs)
     assert recs[0].etag == '"cc07262fd671022f"'
@@ -99,7 +152,13 @@ def test_instance_recommendation_matches_by_zone_and_name_not_project_number():
     raw = instance_recommendation("323016592286", "323016592286", "us-central1-a", "vm-1")
     rec = parse.recommendation("acme-ml-dev", raw)
     assert (rec.project, rec.zone, rec.instance, rec.state, rec.subtype, rec.problem) == (
-        "acme-ml-dev", "us-central1-a", "vm-1", "ACTIVE", "STOP_VM", "")
+        "acme-ml-dev",
+        "us-central1-a",
+        "vm-1",
+        "ACTIVE",
+        "STOP_VM",
+        "",
+    )
 
 
 def test_recommendation_edge_cases():
@@ -112,10 +171,21 @@ def test_recommendation_edge_cases():
 
 
 def test_gpu_utilization_takes_busiest_gpu_and_ignores_empty_series():
-    page = {"timeSeries": [
-        {"resource": {"labels": {"instance_id": "1"}}, "points": [{"value": {"doubleValue": 3.0}}]},
-        {"resource": {"labels": {"instance_id": "1"}}, "points": [{"value": {"doubleValue": 9.0}}]},
-        {"resource": {"labels": {"instance_id": "2"}}, "points": []},
-        {"resource": {"labels": {"instance_id": "3"}}, "points": [{"value": {"int64Value": "4"}}]},
-    ]}
+    page = {
+        "timeSeries": [
+            {
+                "resource": {"labels": {"instance_id": "1"}},
+                "points": [{"value": {"doubleValue": 3.0}}],
+            },
+            {
+                "resource": {"labels": {"instance_id": "1"}},
+                "points": [{"value": {"doubleValue": 9.0}}],
+            },
+            {"resource": {"labels": {"instance_id": "2"}}, "points": []},
+            {
+                "resource": {"labels": {"instance_id": "3"}},
+                "points": [{"value": {"int64Value": "4"}}],
+            },
+        ]
+    }
     assert parse.gpu_utilization([page, {}]) == {"1": 9.0, "3": 4.0}

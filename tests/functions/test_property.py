@@ -15,12 +15,21 @@ from tests.functions.conftest import BUDGET, policy_dict
 POLICY = ActionPolicy.from_json(json.dumps(policy_dict()))
 json_values = st.recursive(
     st.none() | st.booleans() | st.floats(allow_nan=True) | st.integers() | st.text(max_size=20),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=4)
+    ),
     max_leaves=12,
 )
-budget_like = st.fixed_dictionaries({}, optional={
-    "costAmount": json_values, "budgetAmount": json_values, "alertThresholdExceeded": json_values,
-    "forecastThresholdExceeded": json_values, "budgetDisplayName": json_values})
+budget_like = st.fixed_dictionaries(
+    {},
+    optional={
+        "costAmount": json_values,
+        "budgetAmount": json_values,
+        "alertThresholdExceeded": json_values,
+        "forecastThresholdExceeded": json_values,
+        "budgetDisplayName": json_values,
+    },
+)
 
 
 def _message(data_bytes: bytes, attributes) -> dict:
@@ -28,13 +37,20 @@ def _message(data_bytes: bytes, attributes) -> dict:
 
 
 @settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
-@given(st.one_of(
-    json_values,
-    st.builds(_message, st.binary(max_size=64), json_values),
-    st.builds(lambda d, a: _message(json.dumps(d).encode(), a), budget_like,
-              st.fixed_dictionaries({"budgetId": st.sampled_from([BUDGET, "x", ""])}, optional={
-                  "schemaVersion": st.sampled_from(["1.0", "2", ""])})),
-))
+@given(
+    st.one_of(
+        json_values,
+        st.builds(_message, st.binary(max_size=64), json_values),
+        st.builds(
+            lambda d, a: _message(json.dumps(d).encode(), a),
+            budget_like,
+            st.fixed_dictionaries(
+                {"budgetId": st.sampled_from([BUDGET, "x", ""])},
+                optional={"schemaVersion": st.sampled_from(["1.0", "2", ""])},
+            ),
+        ),
+    )
+)
 def test_parse_and_scope_raise_only_their_errors(payload):
     try:
         alert = parse.budget_alert(payload)
@@ -43,8 +59,11 @@ def test_parse_and_scope_raise_only_their_errors(payload):
         pass
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                 HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(data=st.one_of(json_values, st.binary(max_size=40)))
 def test_malformed_events_never_raise_nor_act(cloud, data):
     from tests.functions.conftest import pubsub_event, send_event
@@ -60,7 +79,9 @@ def test_malformed_events_never_raise_nor_act(cloud, data):
 
 def _is_real_alert(raw) -> bool:
     try:
-        alert = parse.budget_alert(_message(raw if isinstance(raw, bytes) else raw.encode(), {"budgetId": BUDGET}))
+        alert = parse.budget_alert(
+            _message(raw if isinstance(raw, bytes) else raw.encode(), {"budgetId": BUDGET})
+        )
     except parse.ParseError:
         return False
     return (alert.actual_fraction or 0) >= 1.0

@@ -21,6 +21,13 @@ def test_each_pin_matches_uv_lock():
     assert pins, "no pins found"
     for name, version in pins.items():
         assert locked.get(name) == version, f"{name}=={version} but uv.lock has {locked.get(name)}"
-    assert set(pins) == {"functions-framework", "cloudevents", "google-cloud-compute", "google-cloud-recommender",
-                         "google-cloud-billing", "google-cloud-notebooks", "google-cloud-tpu",
-                         "google-cloud-monitoring"}
+    assert set(pins) == {
+        "functions-framework",
+        "cloudevents",
+        "google-cloud-compute",
+        "google-cloud-recommender",
+        "google-cloud-billing",
+        "google-cloud-notebooks",
+        "google-cloud-tpu",
+        "google-cloud-monitoring",
+    }
