@@ -1,3 +1,4 @@
+# ruff: noqa: E501 - the child scripts are kept one statement per line
 """Cold start of the functions: `import main`, and one budget alert end to end, in fresh processes.
 
 Each measurement spawns a new interpreter (no warm imports). The budget alert runs through
@@ -20,13 +21,13 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO)]
 
 IMPORT_MAIN = """
-import resource, sys, time
+import json, resource, sys, time
 t = time.perf_counter()
 sys.path.insert(0, "functions")
 import main
 dt = time.perf_counter() - t
 google = sorted(m for m in sys.modules if m.startswith("google.") and m != "google.cloud")
-print({"import_s": dt, "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, "google": google})
+print(json.dumps({"import_s": dt, "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, "google": google}))
 """
 
 BUDGET_ALERT = """
@@ -82,7 +83,7 @@ def main() -> None:
             text=True,
             check=True,
         ).stdout
-        imports.append(eval(out))  # noqa: S307 - our own literal dict
+        imports.append(json.loads(out))
     alerts = []
     for _ in range(args.runs):
         server, compute, notebooks, tpu, billing = _fake()
