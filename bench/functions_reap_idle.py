@@ -30,6 +30,14 @@ def serve(
     from tests.fakegcp.server import FakeGcp
 
     server = FakeGcp(latency_s=latency).start()
+    stamps: list[tuple[float, str]] = []
+    reply = server._reply  # record when each request arrived, to check per-project rates
+
+    def timed(request):
+        stamps.append((time.monotonic(), request.path))
+        return reply(request)
+
+    server._reply = timed
     compute, recommender = FakeCompute().install(server), FakeRecommender().install(server)
     for p in range(projects):
         project = f"acme-ml-{p:03d}"
@@ -41,10 +49,29 @@ def serve(
     while True:
         cmd = queue.get()
         if cmd == "calls":
-            queue.put(len(server.calls()))
+            queue.put((len(server.calls()), peak_rate(stamps)))
         elif cmd == "stop":
             server.stop()
             return
+
+
+def peak_rate(stamps: list[tuple[float, str]]) -> float:
+    """Most requests any one project received within one second (sliding window)."""
+    import re
+
+    by_project: dict[str, list[float]] = {}
+    for t, path in stamps:
+        if m := re.search(r"/projects/([^/]+)/", path):
+            by_project.setdefault(m[1], []).append(t)
+    best = 0
+    for times in by_project.values():
+        times.sort()
+        lo = 0
+        for hi, t in enumerate(times):
+            while t - times[lo] >= 1.0:
+                lo += 1
+            best = max(best, hi - lo + 1)
+    return best
 
 
 def policy(projects: int, concurrency: int, rps: float) -> str:
@@ -87,12 +114,13 @@ def run(projects: int, recs: int, concurrency: int, rps: float, latency: float) 
     wall = time.perf_counter() - start
     sys.stdout = sys.__stdout__
     queue.put("calls")
-    calls = queue.get()
+    calls, peak = queue.get()
     queue.put("stop")
     child.join(10)
     return {
         "wall_s": wall,
         "calls": calls,
+        "peak_requests_per_s_per_project": peak,
         "done": report["counts"].get("done", 0),
         "failed": report["counts"].get("failed", 0),
         "errors": len(report["errors"]),
