@@ -182,19 +182,41 @@ def _reap(runner: Runner, p: ports.Ports, action: ReapRecommendation) -> tuple[O
     try:
         status = _stop(runner, p, action, w)
     except ports.Gone:
-        runner.call(w.project, p.recommender.mark_failed, rec.name, etag, "instance not found")
-        return "skipped", "instance already gone; recommendation marked failed"
+        note = _mark(
+            runner,
+            w.project,
+            "marked failed",
+            p.recommender.mark_failed,
+            rec.name,
+            etag,
+            "instance not found",
+        )
+        return "skipped", f"instance already gone; recommendation {note}"
     except (ports.PortError, TimeoutError) as err:
-        try:
-            runner.call(w.project, p.recommender.mark_failed, rec.name, etag, f"stop failed: {err}")
-        except (ports.PortError, TimeoutError) as mark_err:
-            return "failed", f"stop failed: {err}; markFailed failed too: {mark_err}"
-        return "failed", f"stop failed: {err}; recommendation marked failed"
-    runner.call(w.project, p.recommender.mark_succeeded, rec.name, etag)
-    return (
-        "done",
-        f"{action.reason}: stop requested (operation {status}); recommendation marked succeeded",
+        note = _mark(
+            runner,
+            w.project,
+            "marked failed",
+            p.recommender.mark_failed,
+            rec.name,
+            etag,
+            f"stop failed: {err}",
+        )
+        return "failed", f"stop failed: {err}; recommendation {note}"
+    note = _mark(
+        runner, w.project, "marked succeeded", p.recommender.mark_succeeded, rec.name, etag
     )
+    # The stop went through either way: a failed markSucceeded leaves the recommendation CLAIMED,
+    # and the recommender refreshes it; it does not make the stop a failure.
+    return "done", f"{action.reason}: stop requested (operation {status}); recommendation {note}"
+
+
+def _mark(runner: Runner, project: str, verb: str, fn: Callable[..., str], *args: str) -> str:
+    try:
+        runner.call(project, fn, *args)
+    except (ports.PortError, TimeoutError) as err:
+        return f"NOT {verb} ({err})"
+    return verb
 
 
 def _perform(runner: Runner, p: ports.Ports, action: Action) -> tuple[Outcome, str]:

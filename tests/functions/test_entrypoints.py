@@ -466,3 +466,15 @@ def test_reap_idle_gpus_monitoring_failure_never_stops(cloud, monkeypatch):
     assert report["counts"] == {"skipped": 1}
     assert report["errors"]
     assert cloud.compute.status(DEV, A, "gpu-idle") == "RUNNING"
+
+
+def test_reap_idle_vms_stop_counts_even_if_mark_succeeded_fails(cloud, monkeypatch):
+    set_policy(monkeypatch, time_budget_seconds=5)
+    cloud.compute.add(DEV, A, "idle-1")
+    rec = cloud.recommender.add(DEV, A, "idle-1")
+    cloud.server.inject(r":markSucceeded$", 403, times=5)
+    report = post_report("reap_idle_vms")
+    assert report["actions"][0]["outcome"] == "done"
+    assert "NOT marked succeeded" in report["actions"][0]["reason"]
+    assert cloud.compute.status(DEV, A, "idle-1") == "TERMINATED"
+    assert cloud.recommender.state(rec["name"]) == "CLAIMED"
