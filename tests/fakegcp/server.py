@@ -53,8 +53,15 @@ class Fault:
 
 def error_body(status: int, message: str) -> dict[str, Any]:
     """The JSON error envelope Google REST APIs answer with."""
-    reasons = {400: "INVALID_ARGUMENT", 404: "NOT_FOUND", 409: "ABORTED", 412: "FAILED_PRECONDITION",
-               429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE"}
+    reasons = {
+        400: "INVALID_ARGUMENT",
+        404: "NOT_FOUND",
+        409: "ABORTED",
+        412: "FAILED_PRECONDITION",
+        429: "RESOURCE_EXHAUSTED",
+        500: "INTERNAL",
+        503: "UNAVAILABLE",
+    }
     return {"error": {"code": status, "message": message, "status": reasons.get(status, "UNKNOWN")}}
 
 
@@ -83,8 +90,11 @@ class FakeGcp:
     def calls(self, method: str | None = None, path_contains: str = "") -> list[Request]:
         """Recorded requests, optionally filtered by method and a path substring."""
         with self._lock:
-            return [r for r in self.requests
-                    if (method is None or r.method == method) and path_contains in r.path]
+            return [
+                r
+                for r in self.requests
+                if (method is None or r.method == method) and path_contains in r.path
+            ]
 
     # -- lifecycle -----------------------------------------------------------
     @property
@@ -107,7 +117,7 @@ class FakeGcp:
             def _serve(self) -> None:
                 fake._dispatch(self)
 
-            do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _serve  # noqa: N815
+            do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _serve
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
         self._httpd.daemon_threads = True
@@ -132,8 +142,11 @@ class FakeGcp:
     def _take_fault(self, method: str, path: str) -> Fault | None:
         with self._lock:
             for fault in self.faults:
-                if fault.times > 0 and re.search(fault.pattern, path) and (
-                        fault.method is None or fault.method == method):
+                if (
+                    fault.times > 0
+                    and re.search(fault.pattern, path)
+                    and (fault.method is None or fault.method == method)
+                ):
                     fault.times -= 1
                     return fault
         return None
@@ -146,8 +159,13 @@ class FakeGcp:
             body: Any = json.loads(raw) if raw else None
         except ValueError:
             body = raw.decode("utf-8", "replace")
-        request = Request(http.command, parts.path, parse_qs(parts.query), body,
-                          {k.lower(): v for k, v in http.headers.items()})
+        request = Request(
+            http.command,
+            parts.path,
+            parse_qs(parts.query),
+            body,
+            {k.lower(): v for k, v in http.headers.items()},
+        )
         with self._lock:
             self.requests.append(request)
         if self.latency_s:
