@@ -47,7 +47,7 @@ typecheck: install
 	$(VENV)/bin/pyright
 
 test: install lint typecheck
-	$(VENV)/bin/pytest
+	$(VENV)/bin/pytest -q
 
 check: test
 
