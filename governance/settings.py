@@ -15,7 +15,7 @@ import json
 import re
 from collections.abc import Iterator, Mapping
 from datetime import date
-from typing import Annotated, Any, Literal, cast
+from typing import Annotated, Any, Literal, cast, get_args, get_origin
 
 from pulumi.errors import RunError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -554,27 +554,23 @@ def _message(err: Mapping[str, Any]) -> str:
 
 
 def _model_at(loc: tuple[Any, ...]) -> list[str]:
-    """Known keys of the model at `loc`, for 'did you mean' hints."""
-    model: Any = Settings
+    """Known keys of the model at `loc`, for 'did you mean' hints ([] if unknown)."""
+    model: type[BaseModel] = Settings
+    user_key_next = False  # inside `dict[str, Model]`, the next part is a name the user chose
     for part in loc:
-        if isinstance(part, int):
+        if isinstance(part, int) or user_key_next:
+            user_key_next = False
             continue
-        field = model.model_fields.get(part) if hasattr(model, "model_fields") else None
+        field = model.model_fields.get(str(part))
         if field is None:
-            # A dict of models: the part is a user key; stay on the value model.
-            continue
-        annotation = field.annotation
-        args = getattr(annotation, "__args__", ())
-        candidates = [
-            a for a in (annotation, *args) if isinstance(a, type) and issubclass(a, BaseModel)
-        ]
-        if not candidates:
-            dict_args = [a for a in args if isinstance(a, type) and issubclass(a, BaseModel)]
-            if not dict_args:
-                return []
-            candidates = dict_args
-        model = candidates[0]
-    return list(model.model_fields) if hasattr(model, "model_fields") else []
+            return []
+        args = get_args(field.annotation) or (field.annotation,)
+        models = [a for a in args if isinstance(a, type) and issubclass(a, BaseModel)]
+        if not models:
+            return []
+        model = models[0]
+        user_key_next = get_origin(field.annotation) is dict
+    return list(model.model_fields)
 
 
 def parse_settings(raw: Any) -> Settings:

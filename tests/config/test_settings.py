@@ -52,6 +52,11 @@ CASES: list[tuple[str, Mutation, list[str]]] = [
         [f"{P}.notebooks.alice.idle_minute: unknown key; did you mean 'idle_minutes'?"],
     ),
     (
+        "typo under a user-chosen name that is also a field name",
+        lambda s: s["notebooks"].update(gpu={"machine_typ": "n1-standard-4"}),
+        [f"{P}.notebooks.gpu.machine_typ: unknown key; did you mean 'machine_type'?"],
+    ),
+    (
         "typo at the top level",
         lambda s: s.update(budgte=s.pop("budget")),
         [
