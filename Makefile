@@ -61,7 +61,7 @@ bench: install
 	$(PY) bench/jobs_cli.py
 
 preview: install
-	pulumi preview -s $(STACK) --policy-pack policies
+	pulumi preview -s $(STACK) --policy-pack policies --policy-pack-config policies/config.$(STACK).json
 
 clean:
 	rm -rf $(VENV) $(TOOLS)
