@@ -257,11 +257,12 @@ def _md_cell(value: str) -> str:
 def markdown(doc: Doc) -> str:
     """The pull-request comment: verdict, cost, findings, then resources folded away."""
     mandatory, advisory = _counts(doc)
+    rows = _rows(doc)
     icon = ":x:" if mandatory else ":white_check_mark:"
     out = [
         f"### {icon} mlgov plan: `{doc.get('stack') or '?'}`",
         "",
-        f"**{len(_rows(doc))} resources** · {_cost_line(doc)} · "
+        f"**{len(rows)} resources** · {_cost_line(doc)} · "
         f"**{mandatory} mandatory**, {advisory} advisory finding(s)",
         "",
     ]
@@ -279,6 +280,6 @@ def markdown(doc: Doc) -> str:
         "| resource | type | region | key cost settings | $/month |",
         "|---|---|---|---|---|",
     ]
-    out += [f"| `{n}` | {t} | {r} | {_md_cell(k)} | {c} |" for n, t, r, k, c in _rows(doc)]
+    out += [f"| `{n}` | {t} | {r} | {_md_cell(k)} | {c} |" for n, t, r, k, c in rows]
     out += ["", "</details>"]
     return "\n".join(out)
