@@ -1,0 +1,72 @@
+"""The names every part of mlgov agrees on: Pulumi type tokens and the labels with a meaning.
+
+One definition each. This package is the lowest layer (the CrossGuard pack must run on its own,
+with only `policies/` on `sys.path`), so the Pulumi side (`governance`) imports these names from
+here. The deployed functions cannot import anything outside `functions/`: they keep their own
+copies of the label keys, pinned equal to these by a contract test.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+# --- type tokens (pulumi-gcp 10.x) -----------------------------------------------------------------
+STACK: Final = "pulumi:pulumi:Stack"
+COMPONENT_PREFIX: Final = "mlgov:index:"
+"""mlgov's component resources are `mlgov:index:<ClassName>` (Pulumi's component-provider rule)."""
+
+WORKBENCH_INSTANCE: Final = "gcp:workbench/instance:Instance"
+COMPUTE_INSTANCE: Final = "gcp:compute/instance:Instance"
+COMPUTE_DISK: Final = "gcp:compute/disk:Disk"
+COMPUTE_NETWORK: Final = "gcp:compute/network:Network"
+COMPUTE_SUBNETWORK: Final = "gcp:compute/subnetwork:Subnetwork"
+COMPUTE_ROUTER: Final = "gcp:compute/router:Router"
+COMPUTE_ROUTER_NAT: Final = "gcp:compute/routerNat:RouterNat"
+COMPUTE_ADDRESS: Final = "gcp:compute/address:Address"
+COMPUTE_GLOBAL_ADDRESS: Final = "gcp:compute/globalAddress:GlobalAddress"
+COMPUTE_RESOURCE_POLICY: Final = "gcp:compute/resourcePolicy:ResourcePolicy"
+GKE_CLUSTER: Final = "gcp:container/cluster:Cluster"
+GKE_NODE_POOL: Final = "gcp:container/nodePool:NodePool"
+TPU_VM: Final = "gcp:tpu/v2Vm:V2Vm"
+SQL_INSTANCE: Final = "gcp:sql/databaseInstance:DatabaseInstance"
+SQL_DATABASE: Final = "gcp:sql/database:Database"
+SQL_USER: Final = "gcp:sql/user:User"
+BQ_DATASET: Final = "gcp:bigquery/dataset:Dataset"
+BQ_DATASET_ACCESS: Final = "gcp:bigquery/datasetAccess:DatasetAccess"
+BQ_TABLE: Final = "gcp:bigquery/table:Table"
+BUDGET: Final = "gcp:billing/budget:Budget"
+PUBSUB_TOPIC: Final = "gcp:pubsub/topic:Topic"
+PUBSUB_SUBSCRIPTION: Final = "gcp:pubsub/subscription:Subscription"
+FUNCTION_V2: Final = "gcp:cloudfunctionsv2/function:Function"
+SCHEDULER_JOB: Final = "gcp:cloudscheduler/job:Job"
+STORAGE_BUCKET: Final = "gcp:storage/bucket:Bucket"
+STORAGE_BUCKET_OBJECT: Final = "gcp:storage/bucketObject:BucketObject"
+CLOUD_RUN_SERVICE: Final = "gcp:cloudrunv2/service:Service"
+SERVICE_ACCOUNT: Final = "gcp:serviceaccount/account:Account"
+PROJECT_CUSTOM_ROLE: Final = "gcp:projects/iAMCustomRole:IAMCustomRole"
+PROJECT_IAM_MEMBER: Final = "gcp:projects/iAMMember:IAMMember"
+PROJECT_IAM_BINDING: Final = "gcp:projects/iAMBinding:IAMBinding"
+PROJECT_SERVICE: Final = "gcp:projects/service:Service"
+RANDOM_PASSWORD: Final = "random:index/randomPassword:RandomPassword"
+
+
+def is_component(type_: str) -> bool:
+    """Whether a type token names one of mlgov's component resources (no cloud cost of its own)."""
+    return type_.startswith(COMPONENT_PREFIX)
+
+
+def component_type(class_name: str) -> str:
+    """The type token of an mlgov component class: `mlgov:index:<ClassName>`."""
+    return f"{COMPONENT_PREFIX}{class_name}"
+
+
+# --- labels with a meaning (DESIGN.md section 3) ---------------------------------------------------
+REQUIRED_LABELS: Final = ("team", "env", "cost-center", "workload", "managed-by")
+"""Cost attribution: every labelable resource carries these."""
+EXEMPT_LABEL: Final = "mlgov-exempt"
+"""`mlgov-exempt: "true"`: automation never stops or changes the resource."""
+EXEMPT_VALUE: Final = "true"
+EXPIRES_LABEL: Final = "mlgov-expires-on"
+"""`mlgov-expires-on: "YYYY-MM-DD"`: `reap_expired` stops the resource after that date."""
+MANAGED_BY: Final = "mlgov"
+"""The value of the `managed-by` label on everything mlgov creates."""
