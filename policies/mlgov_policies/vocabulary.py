@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Final
 
-# --- type tokens (pulumi-gcp 10.x) -----------------------------------------------------------------
+# --- type tokens (pulumi-gcp 10.x) ---
 STACK: Final = "pulumi:pulumi:Stack"
 COMPONENT_PREFIX: Final = "mlgov:index:"
 """mlgov's component resources are `mlgov:index:<ClassName>` (Pulumi's component-provider rule)."""
@@ -47,7 +47,7 @@ PROJECT_CUSTOM_ROLE: Final = "gcp:projects/iAMCustomRole:IAMCustomRole"
 PROJECT_IAM_MEMBER: Final = "gcp:projects/iAMMember:IAMMember"
 PROJECT_IAM_BINDING: Final = "gcp:projects/iAMBinding:IAMBinding"
 PROJECT_SERVICE: Final = "gcp:projects/service:Service"
-RANDOM_PASSWORD: Final = "random:index/randomPassword:RandomPassword"
+RANDOM_PASSWORD: Final = "random:index/randomPassword:RandomPassword"  # noqa: S105 - a type token
 
 
 def is_component(type_: str) -> bool:
@@ -60,7 +60,7 @@ def component_type(class_name: str) -> str:
     return f"{COMPONENT_PREFIX}{class_name}"
 
 
-# --- labels with a meaning (DESIGN.md section 3) ---------------------------------------------------
+# --- labels with a meaning (DESIGN.md section 3) ---
 REQUIRED_LABELS: Final = ("team", "env", "cost-center", "workload", "managed-by")
 """Cost attribution: every labelable resource carries these."""
 EXEMPT_LABEL: Final = "mlgov-exempt"
