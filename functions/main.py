@@ -1,9 +1,9 @@
-"""Cloud Functions entry points: decode the trigger, read, decide, act, report.
+"""Cloud Functions entry points: decode the trigger, build the ports, run a flow, log, answer.
 
-The only module that knows CloudEvents, HTTP requests and environment variables. Decisions
-live in govern/decide.py, execution in govern/execute.py, GCP calls in govern/gcp.py.
-Importing this module is cheap: no google.* import and no client is built until an entry point
-needs one (each client is built once per process, on first use).
+The only module that knows CloudEvents, HTTP requests and environment variables. The
+read-decide-act flows live in govern/flows/, the action framework in govern/execute.py, GCP
+calls in govern/gcp/. Importing this module is cheap: no google.* import and no client is built
+until a flow touches a port (each adapter is built once per process, on first use).
 
 Entry points: on_budget_alert (CloudEvent, Pub/Sub messagePublished), and the HTTP POST
 functions reap_idle_vms, reap_expired, reap_idle_gpus (Cloud Scheduler with OIDC).
@@ -15,29 +15,19 @@ import functools
 import json
 import os
 import sys
-import time
+import threading
 import traceback
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
-from govern import decide, execute, parse
-from govern.models import (
-    Action,
-    ActionPolicy,
-    DisableBilling,
-    PolicyError,
-    Report,
-    Result,
-    Workload,
-)
-from govern.ports import Ports
-
-if TYPE_CHECKING:
-    from govern import gcp
+from govern import execute, flows, gcp, parse, ports
+from govern.decide import DecisionError
+from govern.models import ActionPolicy, PolicyError, Report
 
 F = TypeVar("F", bound=Callable[..., Any])
-SERVICES = ("compute", "recommender", "cloudbilling", "notebooks", "tpu", "monitoring")
+SERVICES = tuple(gcp.ADAPTERS)
+"""The MLGOV_API_ENDPOINTS keys the functions use (DESIGN.md contract 2)."""
 
 
 def _register(kind: str) -> Callable[[F], F]:
@@ -54,7 +44,7 @@ def _register(kind: str) -> Callable[[F], F]:
     return wrap
 
 
-# -- configuration and clients, built once per process ------------------------------------------
+# -- configuration and ports, built once per process --------------------------------------------
 
 
 @functools.cache
@@ -84,111 +74,70 @@ def _endpoints() -> Mapping[str, str]:
     return dict(value)
 
 
-def _gcp() -> Any:
-    from govern import gcp
+_adapters: dict[str, Any] = {}
+_adapters_lock = threading.Lock()
 
-    return gcp
+
+def _adapter(service: str) -> Any:
+    # Locked: actions may touch a port first from several worker threads at once.
+    with _adapters_lock:
+        if service not in _adapters:
+            _adapters[service] = gcp.ADAPTERS[service](_endpoints().get(service))
+        return _adapters[service]
+
+
+class _CloudPorts:
+    """govern.ports.Ports over the real clients; each adapter is built when first touched."""
+
+    @property
+    def compute(self) -> ports.Compute:
+        return _adapter("compute")
+
+    @property
+    def notebooks(self) -> ports.Notebooks:
+        return _adapter("notebooks")
+
+    @property
+    def tpus(self) -> ports.Tpus:
+        return _adapter("tpu")
+
+    @property
+    def billing(self) -> ports.Billing:
+        return _adapter("cloudbilling")
+
+    @property
+    def recommender(self) -> ports.Recommender:
+        return _adapter("recommender")
+
+    @property
+    def monitoring(self) -> ports.Monitoring:
+        return _adapter("monitoring")
 
 
 @functools.cache
-def _compute() -> gcp.ComputeAdapter:
-    return _gcp().compute(_endpoints().get("compute"))
+def _ports() -> ports.Ports:
+    return _CloudPorts()
 
 
-@functools.cache
-def _notebooks() -> gcp.NotebooksAdapter:
-    return _gcp().notebooks(_endpoints().get("notebooks"))
+# -- reporting ----------------------------------------------------------------------------------
 
 
-@functools.cache
-def _tpus() -> gcp.TpuAdapter:
-    return _gcp().tpus(_endpoints().get("tpu"))
-
-
-@functools.cache
-def _billing() -> gcp.BillingAdapter:
-    return _gcp().billing(_endpoints().get("cloudbilling"))
-
-
-@functools.cache
-def _recommender() -> gcp.RecommenderAdapter:
-    return _gcp().recommender(_endpoints().get("recommender"))
-
-
-@functools.cache
-def _monitoring() -> gcp.MonitoringAdapter:
-    return _gcp().monitoring(_endpoints().get("monitoring"))
-
-
-# -- shared steps -------------------------------------------------------------------------------
-
-
-def _flatten(lists: Iterable[list[Workload] | None]) -> list[Workload]:
-    return [w for chunk in lists if chunk for w in chunk]
-
-
-def _inventory(runner: execute.Runner, ports: Ports, projects: Sequence[str]) -> list[Workload]:
-    """Compute VMs, Workbench instances and TPU VMs of `projects`, read concurrently."""
-    tasks: list[Callable[[], list[Workload]]] = []
-    for project in projects:
-        zones = runner.policy.projects[project].zones
-        if ports.compute is not None:
-            tasks.append(
-                functools.partial(
-                    runner.gather, "compute list", project, ports.compute.list_instances, project
-                )
-            )
-        if ports.notebooks is not None:
-            tasks.append(
-                functools.partial(
-                    runner.gather,
-                    "notebooks list",
-                    project,
-                    ports.notebooks.list_instances,
-                    project,
-                )
-            )
-        if ports.tpus is not None:
-            tpus = ports.tpus
-            tasks += [
-                functools.partial(runner.gather, "tpu list", project, tpus.list_nodes, project, z)
-                for z in zones
-            ]
-    return _flatten(runner.map(lambda task: task(), tasks))
-
-
-def _report(
-    entry_point: str, policy: ActionPolicy, results: Sequence[Result], runner: execute.Runner
-) -> Report:
-    unfinished = tuple(r.target for r in results if r.reason == execute.LEFT_REASON)
-    report = Report(entry_point, policy.dry_run, tuple(results), unfinished, tuple(runner.errors))
+def _log_report(report: Report, runner: execute.Runner) -> None:
     severity = "ERROR" if report.errors or report.counts().get("failed") else "INFO"
     execute.log(
         severity,
-        f"{entry_point} finished",
-        entry_point=entry_point,
-        dry_run=policy.dry_run,
+        f"{report.entry_point} finished",
+        entry_point=report.entry_point,
+        dry_run=report.dry_run,
         counts=report.counts(),
-        unfinished=len(unfinished),
+        unfinished=len(report.unfinished),
         errors=list(report.errors),
-        seconds=round(time.monotonic() - runner.started, 3),
+        seconds=round(runner.elapsed(), 3),
     )
-    return report
-
-
-def _run(
-    entry_point: str,
-    policy: ActionPolicy,
-    actions: list[Action],
-    ports: Ports,
-    runner: execute.Runner,
-) -> Report:
-    results = execute.apply(actions, ports, runner, entry_point, dry_run=policy.dry_run)
-    return _report(entry_point, policy, results, runner)
 
 
 def _http(
-    entry_point: str, request: Any, work: Callable[[ActionPolicy], Report]
+    entry_point: str, request: Any, flow: Callable[[ports.Ports, execute.Runner], Report]
 ) -> tuple[str, int, dict[str, str]]:
     headers = {"Content-Type": "application/json"}
     if getattr(request, "method", "POST") != "POST":
@@ -205,7 +154,10 @@ def _http(
             "ERROR", f"{entry_point}: invalid configuration: {err}", entry_point=entry_point
         )
         return json.dumps({"error": f"invalid configuration: {err}"}), 500, headers
-    return json.dumps(work(policy).as_dict()), 200, headers
+    runner = execute.Runner(policy)
+    report = flow(_ports(), runner)
+    _log_report(report, runner)
+    return json.dumps(report.as_dict()), 200, headers
 
 
 # -- entry points -------------------------------------------------------------------------------
@@ -220,10 +172,11 @@ def _event_data(event: Any) -> Any:
 
 def _handle_budget_alert(event: Any, policy: ActionPolicy) -> None:
     event_id = str(event.get("id", "")) if hasattr(event, "get") else ""
+    runner = execute.Runner(policy)
     try:
         alert = parse.budget_alert(_event_data(event))
-        scope = decide.budget_scope(alert, policy)
-    except (parse.ParseError, decide.DecisionError) as err:
+        outcome = flows.budget_alert(alert, _ports(), runner)
+    except (parse.ParseError, DecisionError) as err:
         # Acknowledge: redelivering a message we cannot read would only repeat this line.
         execute.log(
             "ERROR",
@@ -232,42 +185,16 @@ def _handle_budget_alert(event: Any, policy: ActionPolicy) -> None:
             event_id=event_id,
         )
         return
-    if not scope.stop_projects:
+    if isinstance(outcome, flows.Quiet):
         execute.log(
             "INFO",
-            f"budget alert: no action ({scope.reason})",
+            f"budget alert: no action ({outcome.reason})",
             entry_point="on_budget_alert",
             budget_id=alert.budget_id,
             event_id=event_id,
         )
         return
-    runner = execute.Runner(policy)
-    ports = Ports(
-        compute=_compute(),
-        notebooks=_notebooks(),
-        tpus=_tpus(),
-        billing=_billing() if scope.billing_projects else None,
-    )
-    workloads = _inventory(runner, ports, scope.stop_projects)
-    billing_state: dict[str, bool] = {}
-    if ports.billing is not None:
-        billing = ports.billing
-
-        def read(project: str) -> tuple[str, list[bool]]:
-            return project, runner.gather(
-                "billing get", project, lambda p: [billing.billing_enabled(p)], project
-            )
-
-        for item in runner.map(read, list(scope.billing_projects)):
-            if item is not None and item[1]:
-                billing_state[item[0]] = item[1][0]
-    actions = decide.on_budget(scope, workloads, billing_state, policy)
-    # Stop workloads first; unlinking billing (the last resort) comes after, in a second pass.
-    stops = [a for a in actions if not isinstance(a, DisableBilling)]
-    unlinks = [a for a in actions if isinstance(a, DisableBilling)]
-    results = execute.apply(stops, ports, runner, "on_budget_alert", dry_run=policy.dry_run)
-    results += execute.apply(unlinks, ports, runner, "on_budget_alert", dry_run=policy.dry_run)
-    _report("on_budget_alert", policy, results, runner)
+    _log_report(outcome, runner)
 
 
 @_register("cloud_event")
@@ -296,84 +223,23 @@ def on_budget_alert(event: Any) -> None:
         )
 
 
-def _reap_idle_vms(policy: ActionPolicy) -> Report:
-    runner = execute.Runner(policy)
-    recommender, compute = _recommender(), _compute()
-    pairs = [(p, z) for p, proj in sorted(policy.projects.items()) for z in proj.zones]
-    recs = [
-        r
-        for chunk in runner.map(
-            lambda pz: runner.gather("recommender list", pz[0], recommender.list_active, *pz), pairs
-        )
-        if chunk
-        for r in chunk
-    ]
-    projects = sorted({r.project for r in recs})
-    instances = _flatten(
-        runner.map(lambda p: runner.gather("compute list", p, compute.list_instances, p), projects)
-    )
-    actions = decide.reap_idle(recs, instances, policy)
-    return _run(
-        "reap_idle_vms", policy, actions, Ports(compute=compute, recommender=recommender), runner
-    )
-
-
 @_register("http")
 def reap_idle_vms(request: Any) -> tuple[str, int, dict[str, str]]:
     """HTTP POST: act on ACTIVE idle-VM recommendations (claim, stop, mark succeeded/failed)."""
-    return _http("reap_idle_vms", request, _reap_idle_vms)
-
-
-def _reap_expired(policy: ActionPolicy) -> Report:
-    runner = execute.Runner(policy)
-    ports = Ports(compute=_compute(), notebooks=_notebooks(), tpus=_tpus())
-    workloads = _inventory(runner, ports, sorted(policy.projects))
-    actions = decide.reap_expired(workloads, policy, datetime.now(UTC).date())
-    return _run("reap_expired", policy, actions, ports, runner)
+    return _http("reap_idle_vms", request, flows.reap_idle_vms)
 
 
 @_register("http")
 def reap_expired(request: Any) -> tuple[str, int, dict[str, str]]:
     """HTTP POST: stop workloads whose mlgov-expires-on date has passed."""
-    return _http("reap_expired", request, _reap_expired)
-
-
-def _reap_idle_gpus(policy: ActionPolicy) -> Report:
-    runner = execute.Runner(policy)
-    compute = _compute()
-    instances = _inventory(runner, Ports(compute=compute), sorted(policy.projects))
-    candidates = decide.gpu_candidates(instances, policy)
-    needs_notebooks = any(w.managed_by == "workbench" for w in candidates)
-    ports = Ports(
-        compute=compute,
-        notebooks=_notebooks() if needs_notebooks else None,
-        monitoring=_monitoring() if candidates else None,
+    return _http(
+        "reap_expired",
+        request,
+        lambda p, runner: flows.reap_expired(p, runner, datetime.now(UTC).date()),
     )
-    utilization: dict[str, float] = {}
-    by_project: dict[str, list[str]] = {}
-    for w in candidates:
-        by_project.setdefault(w.project, []).append(w.instance_id)
-    if ports.monitoring is not None:
-        monitoring = ports.monitoring
-        window = policy.idle_gpu.window_minutes
-
-        def read(item: tuple[str, list[str]]) -> list[Mapping[str, float]]:
-            project, ids = item
-            return runner.gather(
-                "monitoring read",
-                project,
-                lambda p: [monitoring.gpu_utilization(p, window, ids)],
-                project,
-            )
-
-        for chunk in runner.map(read, sorted(by_project.items())):
-            for found in chunk or []:
-                utilization.update(found)
-    actions = decide.reap_idle_gpus(candidates, utilization, policy)
-    return _run("reap_idle_gpus", policy, actions, ports, runner)
 
 
 @_register("http")
 def reap_idle_gpus(request: Any) -> tuple[str, int, dict[str, str]]:
     """HTTP POST: stop GPU VMs (workload=training|notebook) whose GPUs stayed idle."""
-    return _http("reap_idle_gpus", request, _reap_idle_gpus)
+    return _http("reap_idle_gpus", request, flows.reap_idle_gpus)

@@ -1,7 +1,7 @@
 """Pure decisions: (inputs read from GCP, policy, now) -> actions.
 
 No google.*, no environment, no clock, no I/O: every function here is table-tested.
-Reading the inputs and carrying the actions out live in execute.py and gcp.py.
+Reading the inputs is the flows' job (flows/), carrying the actions out execute.py's.
 Every resource considered yields exactly one action (a `Skip` says why it is left alone).
 """
 
@@ -11,20 +11,17 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 
-from govern.models import (
-    EXPIRES_LABEL,
+from govern.actions import (
     Action,
-    ActionPolicy,
-    BudgetAlert,
     DisableBilling,
     ReapRecommendation,
-    Recommendation,
     Skip,
     StopInstance,
     StopNotebook,
     StopTpuNode,
-    Workload,
 )
+from govern.labels import EXPIRES_LABEL, WORKLOAD_LABEL
+from govern.models import ActionPolicy, BudgetAlert, Recommendation, Workload
 
 IDLE_SUBTYPE = "STOP_VM"
 
@@ -213,7 +210,7 @@ def gpu_candidates(workloads: Iterable[Workload], policy: ActionPolicy) -> list[
             for w in workloads
             if w.kind == "compute"
             and w.gpus > 0
-            and w.labels.get("workload") in wanted
+            and w.labels.get(WORKLOAD_LABEL) in wanted
             and _governed(w, policy)
         ),
         key=lambda w: w.target,

@@ -1,9 +1,10 @@
-"""Carry actions out: bounded concurrency, per-project rate limits, a time budget, logging.
+"""The action framework: concurrency, rate limits, time budget, dry-run, outcomes, logging.
 
-`Runner` reads and acts through the ports with a thread pool; `apply` turns each action into
-a `Result`, re-checking nothing itself (decide.py decided on fresh reads) but treating
-"already gone" and "changed concurrently" as outcomes rather than errors. One JSON log line
-per action goes to stdout for Cloud Logging. Standard library only.
+`Runner` makes the API calls of one invocation (reads and actions) through a thread pool, on an
+injected `Clock`. `apply` runs each action from the `actions.ACTIONS` table: a `Skip` is
+reported as such, dry-run simulates every kind alike, and the port errors an action lets through
+become outcomes ("already gone", "changed concurrently", failed) rather than exceptions.
+`report` assembles an invocation's Report. Standard library only.
 """
 
 from __future__ import annotations
@@ -12,29 +13,18 @@ import contextvars
 import json
 import sys
 import threading
-import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from govern import ports
-from govern.models import (
-    Action,
-    ActionPolicy,
-    DisableBilling,
-    Outcome,
-    ReapRecommendation,
-    Result,
-    Skip,
-    StopInstance,
-    StopNotebook,
-    StopTpuNode,
-    Workload,
-)
+from govern import clock, ports
+from govern.actions import ACTIONS, Action, Done, Skip
+from govern.models import ActionPolicy, Report, Result
 
 T = TypeVar("T")
 R = TypeVar("R")
+_EPSILON = 1e-9
 LEFT_REASON = "time budget exhausted before this was attempted; left for the next run"
 
 
@@ -48,27 +38,29 @@ def log(severity: str, message: str, /, **fields: Any) -> None:
 class RateLimiter:
     """Token bucket per project: at most `rate` calls per second, bursts up to `rate`."""
 
-    def __init__(self, rate: float, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, rate: float, time: clock.Clock = clock.SYSTEM) -> None:
         self._rate = rate
-        self._clock = clock
+        self._clock = time
         self._lock = threading.Lock()
         self._buckets: dict[str, tuple[float, float]] = {}
 
     def acquire(self, project: str, deadline: float | None = None) -> bool:
-        """Wait for a token; False if the wait would pass `deadline`."""
+        """Wait for a token; False if the wait would pass `deadline` (a clock reading)."""
         while True:
             with self._lock:
-                now = self._clock()
+                now = self._clock.now()
                 tokens, last = self._buckets.get(project, (self._rate, now))
                 tokens = min(self._rate, tokens + (now - last) * self._rate)
-                if tokens >= 1.0:
-                    self._buckets[project] = (tokens - 1.0, now)
+                # The epsilon absorbs float rounding (0.2 s at 5/s refills 0.999...), which would
+                # otherwise ask for a wait below the clock's resolution, forever.
+                if tokens >= 1.0 - _EPSILON:
+                    self._buckets[project] = (max(0.0, tokens - 1.0), now)
                     return True
                 self._buckets[project] = (tokens, now)
                 wait = (1.0 - tokens) / self._rate
             if deadline is not None and now + wait > deadline:
                 return False
-            time.sleep(wait)
+            self._clock.sleep(wait)
 
 
 @dataclass
@@ -76,24 +68,30 @@ class Runner:
     """Runs port calls for one invocation under the policy's concurrency, rate and time limits."""
 
     policy: ActionPolicy
-    started: float = field(default_factory=time.monotonic)
+    time: clock.Clock = clock.SYSTEM
+    started: float = field(init=False)
     errors: list[str] = field(default_factory=list[str])
     _limiter: RateLimiter = field(init=False)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
-        self._limiter = RateLimiter(self.policy.max_requests_per_second_per_project)
+        self.started = self.time.now()
+        self._limiter = RateLimiter(self.policy.max_requests_per_second_per_project, self.time)
 
     @property
     def deadline(self) -> float:
-        """time.monotonic() value by which the work must be done."""
+        """Clock reading by which the work must be done."""
         return self.started + self.policy.time_budget_seconds
+
+    def elapsed(self) -> float:
+        """Seconds since the invocation started."""
+        return self.time.now() - self.started
 
     def expired(self) -> bool:
         """True once the time budget is used up."""
-        return time.monotonic() >= self.deadline
+        return self.time.now() >= self.deadline
 
-    def call(self, project: str, fn: Callable[..., R], *args: Any) -> R:
+    def call(self, project: str, fn: Callable[..., R], /, *args: Any) -> R:
         """One API call in `project`: waits for the rate limiter, honours the deadline.
 
         Raises:
@@ -101,11 +99,8 @@ class Runner:
         """
         if not self._limiter.acquire(project, self.deadline):
             raise TimeoutError(LEFT_REASON)
-        token = ports.DEADLINE.set(self.deadline)
-        try:
+        with clock.within(clock.Deadline(self.time, self.deadline)):
             return fn(*args)
-        finally:
-            ports.DEADLINE.reset(token)
 
     def error(self, text: str) -> None:
         """Record a problem that is not tied to one action (e.g. a listing failed)."""
@@ -158,79 +153,10 @@ def _round_robin(indices: list[int], key: Callable[[int], str]) -> list[int]:
     return ordered
 
 
-def _stop(runner: Runner, p: ports.Ports, action: Action, w: Workload) -> str:
-    if isinstance(action, StopNotebook):
-        assert p.notebooks is not None  # noqa: S101 - decide/main guarantee it
-        return runner.call(w.project, p.notebooks.stop, w.project, w.zone, w.name)
-    if isinstance(action, StopTpuNode):
-        assert p.tpus is not None  # noqa: S101 - decide/main guarantee it
-        return runner.call(w.project, p.tpus.stop, w.project, w.zone, w.name)
-    assert p.compute is not None  # noqa: S101 - decide/main guarantee it
-    return runner.call(w.project, p.compute.stop, w.project, w.zone, w.name)
-
-
-def _reap(runner: Runner, p: ports.Ports, action: ReapRecommendation) -> tuple[Outcome, str]:
-    rec, w = action.recommendation, action.workload
-    if rec is None or w is None or p.recommender is None:
-        return "failed", "internal: reap action without recommendation, instance or recommender"
-    try:
-        etag = runner.call(w.project, p.recommender.mark_claimed, rec.name, rec.etag)
-    except ports.Conflict as err:
-        return "skipped", f"recommendation changed concurrently, not claimed ({err})"
-    except ports.Gone:
-        return "skipped", "recommendation no longer exists"
-    try:
-        status = _stop(runner, p, action, w)
-    except ports.Gone:
-        note = _mark(
-            runner,
-            w.project,
-            "marked failed",
-            p.recommender.mark_failed,
-            rec.name,
-            etag,
-            "instance not found",
-        )
-        return "skipped", f"instance already gone; recommendation {note}"
-    except (ports.PortError, TimeoutError) as err:
-        note = _mark(
-            runner,
-            w.project,
-            "marked failed",
-            p.recommender.mark_failed,
-            rec.name,
-            etag,
-            f"stop failed: {err}",
-        )
-        return "failed", f"stop failed: {err}; recommendation {note}"
-    note = _mark(
-        runner, w.project, "marked succeeded", p.recommender.mark_succeeded, rec.name, etag
-    )
-    # The stop went through either way: a failed markSucceeded leaves the recommendation CLAIMED,
-    # and the recommender refreshes it; it does not make the stop a failure.
-    return "done", f"{action.reason}: stop requested (operation {status}); recommendation {note}"
-
-
-def _mark(runner: Runner, project: str, verb: str, fn: Callable[..., str], *args: str) -> str:
-    try:
-        runner.call(project, fn, *args)
-    except (ports.PortError, TimeoutError) as err:
-        return f"NOT {verb} ({err})"
-    return verb
-
-
-def _perform(runner: Runner, p: ports.Ports, action: Action) -> tuple[Outcome, str]:
-    if isinstance(action, ReapRecommendation):
-        return _reap(runner, p, action)
-    if isinstance(action, DisableBilling):
-        assert p.billing is not None  # noqa: S101 - decide/main guarantee it
-        runner.call(action.project, p.billing.unlink, action.project)
-        return "done", f"{action.reason}: billing unlinked"
-    if isinstance(action, StopInstance | StopNotebook | StopTpuNode):
-        assert action.workload is not None  # noqa: S101 - decide/main guarantee it
-        status = _stop(runner, p, action, action.workload)
-        return "done", f"{action.reason}: stop requested ({status})"
-    return "failed", f"no executor for {type(action).__name__}"
+def _perform(action: Action, p: ports.Ports, runner: Runner) -> Done:
+    if type(action) not in ACTIONS:
+        return "failed", f"no executor for {type(action).__name__}"
+    return action.run(p, runner.call)
 
 
 def _one(runner: Runner, p: ports.Ports, action: Action, dry_run: bool) -> Result:
@@ -240,7 +166,7 @@ def _one(runner: Runner, p: ports.Ports, action: Action, dry_run: bool) -> Resul
     if dry_run:
         return Result(action.target, verb, "simulated", f"dry run: would {verb}: {action.reason}")
     try:
-        outcome, reason = _perform(runner, p, action)
+        outcome, reason = _perform(action, p, runner)
     except ports.Gone:
         outcome, reason = "skipped", "already gone"
     except ports.Conflict as err:
@@ -272,3 +198,11 @@ def apply(
     for r in final:
         log(_SEVERITY[r.outcome], f"{r.action} {r.outcome}", entry_point=entry_point, **r.as_dict())
     return final
+
+
+def report(entry_point: str, results: Sequence[Result], runner: Runner) -> Report:
+    """The invocation's Report: results, what the time budget left undone, listing errors."""
+    unfinished = tuple(r.target for r in results if r.reason == LEFT_REASON)
+    return Report(
+        entry_point, runner.policy.dry_run, tuple(results), unfinished, tuple(runner.errors)
+    )

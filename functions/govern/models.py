@@ -1,19 +1,15 @@
-"""Frozen value objects: the policy the functions run under, inputs read from GCP, actions.
+"""Frozen value objects: the policy the functions run under, what they read, what they report.
 
-Owns the `MLGOV_POLICY` wire format (`ActionPolicy.from_json`) and the action classes with the
-IAM permissions each one needs. Parsing raw API payloads lives in parse.py, deciding in decide.py.
-Standard library only.
+`ActionPolicy` is the `MLGOV_POLICY` wire format as data; its validator lives with the other
+parsers (parse/policy.py, reached through `ActionPolicy.from_json`). Actions are in actions/,
+decisions in decide.py. Standard library only.
 """
 
 from __future__ import annotations
 
-import json
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal
-
-EXPIRES_LABEL = "mlgov-expires-on"
+from typing import Any, Literal
 
 Kind = Literal["compute", "notebook", "tpu"]
 Outcome = Literal["done", "simulated", "skipped", "failed"]
@@ -65,171 +61,20 @@ class ActionPolicy:
 
     @classmethod
     def from_json(cls, text: str | bytes | None) -> ActionPolicy:
-        """Parse and validate the policy JSON strictly.
+        """Parse and validate the policy JSON strictly (govern/parse/policy.py).
 
         Raises:
             PolicyError: naming the offending key path, e.g. `MLGOV_POLICY.budgets.b1.stop_at`.
         """
-        if text is None or not str(text if isinstance(text, str) else text.decode()).strip():
-            raise PolicyError("MLGOV_POLICY: not set or empty")
-        try:
-            raw = json.loads(text)
-        except ValueError as err:
-            raise PolicyError(f"MLGOV_POLICY: not valid JSON ({err})") from None
-        return _policy(raw)
+        # Imported here: the validator builds these models, so it imports this module.
+        from govern.parse.policy import action_policy
+
+        return action_policy(text)
 
     def is_exempt(self, labels: Mapping[str, str]) -> bool:
         """True if the resource carries the exemption label with its exact value."""
         key, value = self.exempt_label
         return labels.get(key) == value
-
-
-# -- policy validation ---------------------------------------------------------------------------
-
-_TOP_REQUIRED = ("exempt_label", "projects", "budgets")
-_TOP_OPTIONAL = (
-    "dry_run",
-    "idle_gpu",
-    "time_budget_seconds",
-    "max_concurrency",
-    "max_requests_per_second_per_project",
-)
-
-
-def _obj(
-    value: Any, path: str, required: tuple[str, ...], optional: tuple[str, ...] = ()
-) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise PolicyError(f"{path}: must be an object, got {type(value).__name__}")
-    obj: dict[str, Any] = value  # pyright: ignore[reportUnknownVariableType]
-    missing = [k for k in required if k not in obj]
-    if missing:
-        raise PolicyError(f"{path}: missing required key(s) {', '.join(missing)}")
-    unknown = sorted(k for k in obj if k not in required and k not in optional)
-    if unknown:
-        raise PolicyError(f"{path}: unknown key(s) {', '.join(unknown)}")
-    return obj
-
-
-def _bool(value: Any, path: str) -> bool:
-    if not isinstance(value, bool):
-        raise PolicyError(f"{path}: must be true or false, got {value!r}")
-    return value
-
-
-def _str(value: Any, path: str) -> str:
-    if not isinstance(value, str) or not value:
-        raise PolicyError(f"{path}: must be a non-empty string, got {value!r}")
-    return value
-
-
-def _num(value: Any, path: str, *, minimum: float = 0.0, integer: bool = False) -> float:
-    ok = isinstance(value, int | float) and not isinstance(value, bool)
-    if not ok or not math.isfinite(value) or value <= minimum:
-        raise PolicyError(f"{path}: must be a number > {minimum:g}, got {value!r}")
-    if integer and int(value) != value:
-        raise PolicyError(f"{path}: must be a whole number, got {value!r}")
-    return float(value)
-
-
-def _str_list(value: Any, path: str) -> tuple[str, ...]:
-    if not isinstance(value, list) or not value:
-        raise PolicyError(f"{path}: must be a non-empty list of strings")
-    items: list[Any] = value  # pyright: ignore[reportUnknownVariableType]
-    return tuple(_str(v, f"{path}[{i}]") for i, v in enumerate(items))
-
-
-def _policy(raw: Any) -> ActionPolicy:
-    top = _obj(raw, "MLGOV_POLICY", _TOP_REQUIRED, _TOP_OPTIONAL)
-    exempt = _obj(top["exempt_label"], "MLGOV_POLICY.exempt_label", ("key", "value"))
-    projects_raw = top["projects"]
-    if not isinstance(projects_raw, dict):
-        raise PolicyError("MLGOV_POLICY.projects: must be an object keyed by project id")
-    projects: dict[str, ProjectPolicy] = {}
-    projects_obj: dict[str, Any] = projects_raw  # pyright: ignore[reportUnknownVariableType]
-    for pid, praw in projects_obj.items():
-        path = f"MLGOV_POLICY.projects.{pid}"
-        p = _obj(praw, path, ("environment", "zones", "allow_billing_disable"))
-        projects[str(pid)] = ProjectPolicy(
-            environment=_str(p["environment"], f"{path}.environment"),
-            zones=_str_list(p["zones"], f"{path}.zones"),
-            allow_billing_disable=_bool(
-                p["allow_billing_disable"], f"{path}.allow_billing_disable"
-            ),
-        )
-    budgets_raw = top["budgets"]
-    if not isinstance(budgets_raw, dict):
-        raise PolicyError("MLGOV_POLICY.budgets: must be an object keyed by budgetId")
-    budgets: dict[str, BudgetPolicy] = {}
-    budgets_obj: dict[str, Any] = budgets_raw  # pyright: ignore[reportUnknownVariableType]
-    for bid, braw in budgets_obj.items():
-        path = f"MLGOV_POLICY.budgets.{bid}"
-        b = _obj(braw, path, ("projects", "stop_at", "disable_billing_at"))
-        bprojects = _str_list(b["projects"], f"{path}.projects")
-        for i, pid in enumerate(bprojects):
-            if pid not in projects:
-                raise PolicyError(f"{path}.projects[{i}]: {pid!r} is not in MLGOV_POLICY.projects")
-        stop_at = _num(b["stop_at"], f"{path}.stop_at")
-        disable_raw = b["disable_billing_at"]
-        disable = None if disable_raw is None else _num(disable_raw, f"{path}.disable_billing_at")
-        if disable is not None and disable < stop_at:
-            raise PolicyError(
-                f"{path}.disable_billing_at: {disable:g} is below stop_at {stop_at:g}; unlinking "
-                "billing must come after stopping workloads"
-            )
-        budgets[str(bid)] = BudgetPolicy(bprojects, stop_at, disable)
-    gpu = IdleGpuPolicy()
-    if "idle_gpu" in top:
-        g = _obj(
-            top["idle_gpu"],
-            "MLGOV_POLICY.idle_gpu",
-            (),
-            ("max_utilization_percent", "window_minutes", "workloads"),
-        )
-        gpu = IdleGpuPolicy(
-            max_utilization_percent=_num(
-                g.get("max_utilization_percent", gpu.max_utilization_percent),
-                "MLGOV_POLICY.idle_gpu.max_utilization_percent",
-            ),
-            window_minutes=int(
-                _num(
-                    g.get("window_minutes", gpu.window_minutes),
-                    "MLGOV_POLICY.idle_gpu.window_minutes",
-                    integer=True,
-                )
-            ),
-            workloads=_str_list(
-                g.get("workloads", list(gpu.workloads)), "MLGOV_POLICY.idle_gpu.workloads"
-            ),
-        )
-    defaults = ActionPolicy(exempt_label=("", ""), projects={}, budgets={})
-    return ActionPolicy(
-        dry_run=_bool(top.get("dry_run", True), "MLGOV_POLICY.dry_run"),  # simulate unless told
-        exempt_label=(
-            _str(exempt["key"], "MLGOV_POLICY.exempt_label.key"),
-            _str(exempt["value"], "MLGOV_POLICY.exempt_label.value"),
-        ),
-        projects=projects,
-        budgets=budgets,
-        idle_gpu=gpu,
-        time_budget_seconds=_num(
-            top.get("time_budget_seconds", defaults.time_budget_seconds),
-            "MLGOV_POLICY.time_budget_seconds",
-        ),
-        max_concurrency=int(
-            _num(
-                top.get("max_concurrency", defaults.max_concurrency),
-                "MLGOV_POLICY.max_concurrency",
-                integer=True,
-            )
-        ),
-        max_requests_per_second_per_project=_num(
-            top.get(
-                "max_requests_per_second_per_project", defaults.max_requests_per_second_per_project
-            ),
-            "MLGOV_POLICY.max_requests_per_second_per_project",
-        ),
-    )
 
 
 # -- what we read from GCP -----------------------------------------------------------------------
@@ -321,89 +166,6 @@ class BudgetAlert:
         if self.budget_amount > 0:
             return self.cost_amount / self.budget_amount
         return None
-
-
-# -- actions ------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Action:
-    """Something to do to one target; subclasses state the IAM permissions they need."""
-
-    target: str
-    reason: str
-    verb: ClassVar[str] = "stop"
-    permissions: ClassVar[tuple[str, ...]] = ()
-
-    @property
-    def project(self) -> str:
-        """The project this action spends API quota in (rate limits are per project)."""
-        parts = self.target.split("/")
-        return parts[parts.index("projects") + 1] if "projects" in parts else ""
-
-
-@dataclass(frozen=True)
-class Skip(Action):
-    """A resource considered and deliberately left alone (exempt, stopped, no data...)."""
-
-
-@dataclass(frozen=True)
-class StopInstance(Action):
-    """Stop a Compute Engine VM (discards local SSD data; persistent disks are kept)."""
-
-    workload: Workload | None = None
-    permissions: ClassVar[tuple[str, ...]] = ("compute.instances.list", "compute.instances.stop")
-
-
-@dataclass(frozen=True)
-class StopNotebook(Action):
-    """Stop a Vertex AI Workbench instance through the Notebooks v2 API."""
-
-    workload: Workload | None = None
-    permissions: ClassVar[tuple[str, ...]] = (
-        "notebooks.instances.list",
-        "notebooks.instances.stop",
-    )
-
-
-@dataclass(frozen=True)
-class StopTpuNode(Action):
-    """Stop a Cloud TPU VM through the TPU v2 API."""
-
-    workload: Workload | None = None
-    permissions: ClassVar[tuple[str, ...]] = ("tpu.nodes.list", "tpu.nodes.stop")
-
-
-@dataclass(frozen=True)
-class ReapRecommendation(Action):
-    """Claim an idle-VM recommendation, stop its VM, then mark it succeeded (or failed)."""
-
-    recommendation: Recommendation | None = None
-    workload: Workload | None = None
-    permissions: ClassVar[tuple[str, ...]] = (
-        "compute.instances.list",
-        "compute.instances.stop",
-        "recommender.computeInstanceIdleResourceRecommendations.list",
-        "recommender.computeInstanceIdleResourceRecommendations.update",
-    )
-
-
-@dataclass(frozen=True)
-class DisableBilling(Action):
-    """Unlink the project's billing account (stops every paid service in it)."""
-
-    verb: ClassVar[str] = "disable_billing"
-    permissions: ClassVar[tuple[str, ...]] = (
-        "resourcemanager.projects.get",  # projects.getBillingInfo
-        "resourcemanager.projects.deleteBillingAssignment",
-    )
-
-
-@dataclass(frozen=True)
-class ReadGpuUtilization(Action):
-    """Not an action on a resource: the read reap_idle_gpus needs (listed for permissions)."""
-
-    permissions: ClassVar[tuple[str, ...]] = ("monitoring.timeSeries.list",)
 
 
 @dataclass(frozen=True)

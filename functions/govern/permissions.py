@@ -1,35 +1,27 @@
-"""IAM permissions each entry point needs, derived from the action classes it can run.
+"""The IAM permissions of each function, derived from what its flow declares.
 
-The deployer (governance/automation.py) builds one custom role per function from
-`PERMISSIONS`; a contract test compares the two. Each Action class states its own permissions
-(models.py), c7n-style; this module only says which actions each entry point may run.
+`PERMISSIONS[entry_point]` is the sorted union of the permissions of the reads the flow performs
+and of the action kinds it can run (flows/*.py declare both; actions/ and ports.py state each
+one's permissions with its source). governance/automation.py keeps its own literal copy
+(governance never imports functions/); tests/contract/test_permissions.py pins the two equal,
+and tests/functions/test_permissions.py checks them against the REST calls each flow makes.
 """
 
 from __future__ import annotations
 
-from govern.models import (
-    Action,
-    DisableBilling,
-    ReadGpuUtilization,
-    ReapRecommendation,
-    StopInstance,
-    StopNotebook,
-    StopTpuNode,
-)
+from typing import Final
 
-ENTRY_POINT_ACTIONS: dict[str, tuple[type[Action], ...]] = {
-    "on_budget_alert": (StopInstance, StopNotebook, StopTpuNode, DisableBilling),
-    "reap_idle_vms": (ReapRecommendation,),
-    "reap_expired": (StopInstance, StopNotebook, StopTpuNode),
-    "reap_idle_gpus": (StopInstance, StopNotebook, ReadGpuUtilization),
+from govern.flows import FLOWS
+
+EXTRA_GRANTS: Final[dict[str, tuple[str, ...]]] = {
+    # reap_idle_gpus stops Workbench VMs but never lists Workbench instances. The grant dates
+    # from when StopNotebook carried the list permission; governance/automation.py grants it
+    # too, and the two must stay equal. Remove it here and there together.
+    "reap_idle_gpus": ("notebooks.instances.list",),
 }
+"""Granted beyond what the flow needs; kept only to match the deployed role."""
 
-
-def permissions_for(actions: tuple[type[Action], ...]) -> tuple[str, ...]:
-    """Sorted union of the permissions the given action classes state."""
-    return tuple(sorted({perm for action in actions for perm in action.permissions}))
-
-
-PERMISSIONS: dict[str, tuple[str, ...]] = {
-    ep: permissions_for(a) for ep, a in ENTRY_POINT_ACTIONS.items()
+PERMISSIONS: Final[dict[str, tuple[str, ...]]] = {
+    flow.entry_point: tuple(sorted({*flow.permissions, *EXTRA_GRANTS.get(flow.entry_point, ())}))
+    for flow in FLOWS
 }

@@ -1,16 +1,17 @@
-"""What execute.py needs from GCP, as Protocols; gcp.py implements them over the real clients.
+"""What the flows and actions need from GCP, as Protocols, and the reads flows declare.
 
+gcp/ implements the Protocols over the real clients, tests over memory. Each `Read` names an
+API read a flow performs and the IAM permissions it needs.
 Adapters translate the client libraries' exceptions into the three below, so the core can
-react (already gone, concurrent change, failed) without importing google.*.
+react (already gone, concurrent change, failed) without importing google.*. Adding a service:
+a Protocol and a `Ports` property here, an adapter module in gcp/, a property in main.py.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping, Sequence
-from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Final, Protocol
 
 from govern.models import Recommendation, Workload
 
@@ -105,26 +106,77 @@ class Monitoring(Protocol):
         ...
 
 
+class Ports(Protocol):
+    """The adapters an invocation may use.
+
+    main.py builds each on first use and tests pass in-memory ones; a flow touches only the
+    ports it needs, so the others are never built.
+    """
+
+    @property
+    def compute(self) -> Compute:
+        """Compute Engine instances."""
+        ...
+
+    @property
+    def notebooks(self) -> Notebooks:
+        """Workbench instances."""
+        ...
+
+    @property
+    def tpus(self) -> Tpus:
+        """TPU VMs."""
+        ...
+
+    @property
+    def billing(self) -> Billing:
+        """Project billing info."""
+        ...
+
+    @property
+    def recommender(self) -> Recommender:
+        """Idle-VM recommendations."""
+        ...
+
+    @property
+    def monitoring(self) -> Monitoring:
+        """Time series."""
+        ...
+
+
+# -- the reads flows perform, with the IAM permission each needs ------------------------------
+# Flows list the reads they do beside their code (flows/*.py); permissions.py adds them to the
+# permissions of the action kinds the flow runs. Sources: each method's REST reference page.
+
+
 @dataclass(frozen=True)
-class Ports:
-    """The adapters one invocation uses; any may be None if the entry point does not need it."""
+class Read:
+    """One API read through a port: the REST method and the IAM permissions it needs."""
 
-    compute: Compute | None = None
-    notebooks: Notebooks | None = None
-    tpus: Tpus | None = None
-    billing: Billing | None = None
-    recommender: Recommender | None = None
-    monitoring: Monitoring | None = None
+    method: str
+    permissions: tuple[str, ...]
 
 
-# The invocation's deadline (time.monotonic() value), set by execute.py for the calls it makes,
-# so adapters can cap their retry time at what is left.
-DEADLINE: ContextVar[float | None] = ContextVar("mlgov_deadline", default=None)
-
-
-def seconds_left(cap: float) -> float:
-    """Seconds until the invocation's deadline, at most `cap` (and at least 1)."""
-    deadline = DEADLINE.get()
-    if deadline is None:
-        return cap
-    return max(1.0, min(cap, deadline - time.monotonic()))
+# https://cloud.google.com/compute/docs/reference/rest/v1/instances/aggregatedList
+LIST_INSTANCES: Final = Read("compute.instances.aggregatedList", ("compute.instances.list",))
+# https://cloud.google.com/vertex-ai/docs/workbench/reference/rest/v2/projects.locations.instances/list
+LIST_NOTEBOOKS: Final = Read(
+    "notebooks.projects.locations.instances.list", ("notebooks.instances.list",)
+)
+# https://cloud.google.com/tpu/docs/reference/rest/v2/projects.locations.nodes/list
+LIST_TPU_NODES: Final = Read("tpu.projects.locations.nodes.list", ("tpu.nodes.list",))
+# "The current authenticated user must have the resourcemanager.projects.get permission":
+# https://cloud.google.com/billing/docs/reference/rest/v1/projects/getBillingInfo
+GET_BILLING_INFO: Final = Read(
+    "cloudbilling.projects.getBillingInfo", ("resourcemanager.projects.get",)
+)
+# "Requires the recommender.*.list IAM permission for the specified recommender":
+# https://cloud.google.com/recommender/docs/reference/rest/v1/projects.locations.recommenders.recommendations/list
+LIST_IDLE_VM_RECOMMENDATIONS: Final = Read(
+    "recommender.projects.locations.recommenders.recommendations.list",
+    ("recommender.computeInstanceIdleResourceRecommendations.list",),
+)
+# https://cloud.google.com/monitoring/api/ref_v3/rest/v3/projects.timeSeries/list
+LIST_TIME_SERIES: Final = Read(
+    "monitoring.projects.timeSeries.list", ("monitoring.timeSeries.list",)
+)

@@ -1,17 +1,23 @@
-"""The custom role of each function equals what its actions need, as the functions state it.
+"""The custom role of each function equals what its flow needs, as the functions state it.
 
 governance/automation.py keeps its own literal mapping (governance never imports functions/);
-functions/govern/permissions.py derives one from the action classes. They must not drift.
+functions/govern/permissions.py derives one from each flow's declared reads and action kinds.
+They must not drift.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from govern.models import DisableBilling
+from govern.actions import DisableBilling
 from govern.permissions import PERMISSIONS as FUNCTIONS_PERMISSIONS
+from govern.ports import GET_BILLING_INFO
 from governance.action_settings import ENTRY_POINTS
 from governance.automation import PERMISSIONS, UNLINK_BILLING, function_permissions
+
+# Unlinking billing is the action plus the read that decides it (is billing still linked?);
+# without the opt-in the budget flow does neither.
+BILLING_ONLY = {*DisableBilling.permissions, *GET_BILLING_INFO.permissions}
 
 
 def test_same_entry_points():
@@ -27,12 +33,12 @@ def test_role_with_billing_opt_in_equals_the_functions_mapping(entry_point):
 
 @pytest.mark.parametrize("entry_point", sorted(FUNCTIONS_PERMISSIONS))
 def test_role_without_opt_in_lacks_exactly_the_unlink_permissions(entry_point):
-    expected = sorted(set(FUNCTIONS_PERMISSIONS[entry_point]) - set(DisableBilling.permissions))
+    expected = sorted(set(FUNCTIONS_PERMISSIONS[entry_point]) - BILLING_ONLY)
     assert function_permissions(entry_point, allow_billing_disable=False) == tuple(expected)
 
 
-def test_unlink_permissions_are_the_disable_billing_action():
-    assert sorted(UNLINK_BILLING) == sorted(DisableBilling.permissions)
+def test_unlink_permissions_are_the_disable_billing_action_and_its_read():
+    assert sorted(UNLINK_BILLING) == sorted(BILLING_ONLY)
     holders = [
         ep for ep, perms in FUNCTIONS_PERMISSIONS.items() if set(UNLINK_BILLING) & set(perms)
     ]

@@ -3,6 +3,7 @@
 It knows nothing about any one API. Service modules register handlers with `route`, keep their
 own state, and answer with the JSON shapes the real API uses (see ../shared/realdata/).
 The server binds 127.0.0.1 on an ephemeral port and is meant to live for one test module.
+With a `clock` (tests/fakegcp/clock.py), injected latency moves that clock instead of sleeping.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import parse_qs, urlsplit
 
 
@@ -39,6 +40,12 @@ class Reply:
 
 
 Handler = Callable[[Request, "re.Match[str]"], Reply]
+
+
+class Clock(Protocol):
+    """What the server needs of a fake clock: letting time pass."""
+
+    def advance(self, seconds: float) -> None: ...
 
 
 @dataclass
@@ -68,8 +75,9 @@ def error_body(status: int, message: str) -> dict[str, Any]:
 class FakeGcp:
     """A threaded HTTP server on 127.0.0.1 with pluggable routes; use as a context manager."""
 
-    def __init__(self, latency_s: float = 0.0) -> None:
+    def __init__(self, latency_s: float = 0.0, clock: Clock | None = None) -> None:
         self.latency_s = latency_s
+        self.clock = clock
         self.requests: list[Request] = []
         self.faults: list[Fault] = []
         self._routes: list[tuple[str, re.Pattern[str], Handler]] = []
@@ -121,7 +129,10 @@ class FakeGcp:
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        # A short poll interval: shutdown() waits for the loop to notice, 0.5 s by default.
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
+        )
         self._thread.start()
         return self
 
@@ -168,7 +179,9 @@ class FakeGcp:
         )
         with self._lock:
             self.requests.append(request)
-        if self.latency_s:
+        if self.latency_s and self.clock is not None:
+            self.clock.advance(self.latency_s)
+        elif self.latency_s:
             time.sleep(self.latency_s)
         reply = self._reply(request)
         payload = json.dumps(reply.body).encode()

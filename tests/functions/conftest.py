@@ -18,7 +18,10 @@ from cloudevents.conversion import to_structured
 from cloudevents.http import CloudEvent
 from functions_framework import create_app
 
+from govern import execute, gcp
+from govern.models import ActionPolicy
 from tests.fakegcp.billing import FakeBilling
+from tests.fakegcp.clock import FakeClock
 from tests.fakegcp.compute import FakeCompute
 from tests.fakegcp.monitoring import FakeMonitoring
 from tests.fakegcp.notebooks import FakeNotebooks
@@ -63,6 +66,7 @@ class Cloud:
     notebooks: FakeNotebooks
     tpu: FakeTpu
     monitoring: FakeMonitoring
+    clock: FakeClock
 
     def mutations(self) -> list[Any]:
         """Requests that change state (anything but GET)."""
@@ -71,7 +75,8 @@ class Cloud:
 
 @pytest.fixture
 def cloud(monkeypatch: pytest.MonkeyPatch) -> Iterator[Cloud]:
-    with FakeGcp() as server:
+    clock = FakeClock()
+    with FakeGcp(clock=clock) as server:
         c = Cloud(
             server,
             FakeCompute().install(server),
@@ -80,6 +85,7 @@ def cloud(monkeypatch: pytest.MonkeyPatch) -> Iterator[Cloud]:
             FakeNotebooks().install(server),
             FakeTpu().install(server),
             FakeMonitoring().install(server),
+            clock,
         )
         monkeypatch.setenv(
             "MLGOV_API_ENDPOINTS",
@@ -99,6 +105,58 @@ def cloud(monkeypatch: pytest.MonkeyPatch) -> Iterator[Cloud]:
         )
         set_policy(monkeypatch)
         yield c
+
+
+@dataclass(frozen=True)
+class AdapterPorts:
+    """govern.ports.Ports over the real adapters (and clients), pointed at the fake cloud."""
+
+    compute: Any
+    notebooks: Any
+    tpus: Any
+    billing: Any
+    recommender: Any
+    monitoring: Any
+
+
+def adapter_ports(cloud: Cloud) -> AdapterPorts:
+    url = cloud.server.url
+    return AdapterPorts(
+        compute=gcp.ADAPTERS["compute"](url),
+        notebooks=gcp.ADAPTERS["notebooks"](url),
+        tpus=gcp.ADAPTERS["tpu"](url),
+        billing=gcp.ADAPTERS["cloudbilling"](url),
+        recommender=gcp.ADAPTERS["recommender"](url),
+        monitoring=gcp.ADAPTERS["monitoring"](url),
+    )
+
+
+def runner(clock: FakeClock, **extra: Any) -> execute.Runner:
+    """A Runner under the test policy (plus `extra` optional keys), on a fake clock."""
+    return execute.Runner(ActionPolicy.from_json(json.dumps(policy_dict(**extra))), clock)
+
+
+def seed_budget(cloud: Cloud) -> None:
+    """The budget scenario: governed, exempt, stopped, managed and foreign workloads."""
+    cloud.compute.add(DEV, ZONES[0], "vm-run")
+    cloud.compute.add(DEV, ZONES[0], "gpu-run", gpus=1, labels={"workload": "training"})
+    cloud.compute.add(DEV, ZONES[1], "vm-exempt", labels={"mlgov-exempt": "true"})
+    cloud.compute.add(DEV, ZONES[0], "vm-stopped", status="TERMINATED")
+    cloud.compute.add(DEV, ZONES[0], "gke-node", labels={"goog-gke-node": ""})
+    cloud.compute.add(
+        DEV,
+        ZONES[0],
+        "nb-vm",
+        labels={"goog-caip-notebook": ""},
+        metadata={"notebooks-api": "PROD"},
+    )
+    cloud.compute.add(DEV, "europe-west4-a", "vm-elsewhere")
+    cloud.notebooks.add(DEV, ZONES[0], "nb-1")
+    cloud.notebooks.add(DEV, ZONES[1], "nb-exempt", labels={"mlgov-exempt": "true"})
+    cloud.tpu.add(DEV, ZONES[1], "tpu-1")
+    cloud.compute.add(PROD, ZONES[0], "prod-vm")
+    cloud.billing.add(DEV)
+    cloud.billing.add(PROD)
 
 
 def set_policy(monkeypatch: pytest.MonkeyPatch, **extra: Any) -> None:

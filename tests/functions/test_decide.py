@@ -8,19 +8,15 @@ from datetime import date
 import pytest
 
 from govern import decide
-from govern.models import (
-    ActionPolicy,
-    BudgetAlert,
+from govern.actions import (
     DisableBilling,
-    Kind,
     ReapRecommendation,
-    Recommendation,
     Skip,
     StopInstance,
     StopNotebook,
     StopTpuNode,
-    Workload,
 )
+from govern.models import ActionPolicy, BudgetAlert, Kind, Recommendation, Workload
 from tests.functions.conftest import BUDGET, DEV, PROD, policy_dict
 
 POLICY = ActionPolicy.from_json(json.dumps(policy_dict()))

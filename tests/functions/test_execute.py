@@ -1,13 +1,19 @@
-"""execute.py: rate limiting, round-robin scheduling, time budget, outcomes."""
+"""execute.py: rate limiting, round-robin scheduling, time budget, dispatch table, outcomes.
+
+Time is a FakeClock throughout: the assertions about waiting are about the clock's readings.
+"""
 
 from __future__ import annotations
 
 import json
-import time
+from dataclasses import dataclass
 
 from govern import execute, ports
-from govern.models import ActionPolicy, Skip, StopInstance, Workload
+from govern.actions import ACTIONS, Action, Skip, StopInstance
+from govern.models import ActionPolicy, Workload
+from tests.fakegcp.clock import FakeClock
 from tests.functions.conftest import DEV, policy_dict
+from tests.functions.memory import MemoryCloud, MemoryPorts
 
 
 def _policy(**extra) -> ActionPolicy:
@@ -15,24 +21,27 @@ def _policy(**extra) -> ActionPolicy:
 
 
 def test_rate_limiter_spaces_calls_per_project():
-    limiter = execute.RateLimiter(5)
-    start = time.monotonic()
+    clock = FakeClock()
+    limiter = execute.RateLimiter(5, clock)
+    start = clock.now()
     for _ in range(10):
         assert limiter.acquire("p")
-    assert time.monotonic() - start >= 0.9  # 5 from the bucket, 5 more at 5/s
-    start = time.monotonic()
+    assert clock.now() - start >= 0.9  # 5 from the bucket, 5 more at 5/s
+    start = clock.now()
     assert limiter.acquire("other")  # projects have separate buckets
-    assert time.monotonic() - start < 0.1
+    assert clock.now() - start < 0.1
 
 
 def test_rate_limiter_gives_up_at_the_deadline():
-    limiter = execute.RateLimiter(1)
+    clock = FakeClock()
+    limiter = execute.RateLimiter(1, clock)
     assert limiter.acquire("p")
-    assert not limiter.acquire("p", deadline=time.monotonic() + 0.1)
+    assert not limiter.acquire("p", deadline=clock.now() + 0.1)
+    assert clock.slept == []  # it saw the wait would pass the deadline, and did not wait
 
 
 def test_round_robin_interleaves_projects_and_keeps_result_order():
-    runner = execute.Runner(_policy(max_concurrency=1))
+    runner = execute.Runner(_policy(max_concurrency=1), FakeClock())
     started: list[str] = []
     items = ["a1", "a2", "a3", "b1", "c1", "c2"]
     results = runner.map(lambda x: started.append(x) or x.upper(), items, project=lambda x: x[0])
@@ -40,19 +49,10 @@ def test_round_robin_interleaves_projects_and_keeps_result_order():
     assert results == ["A1", "A2", "A3", "B1", "C1", "C2"]
 
 
-class _Compute:
-    def __init__(self, errors: dict[str, Exception]):
-        self.errors = errors
-        self.stopped: list[str] = []
-
-    def list_instances(self, project: str) -> list[Workload]:
-        return []
-
-    def stop(self, project: str, zone: str, name: str) -> str:
-        if name in self.errors:
-            raise self.errors[name]
-        self.stopped.append(name)
-        return "op PENDING"
+def _cloud(*names: str, errors: dict[str, Exception] | None = None) -> MemoryCloud:
+    cloud = MemoryCloud([Workload("compute", DEV, "us-central1-a", n, "RUNNING") for n in names])
+    cloud.errors = {("compute.stop", name): err for name, err in (errors or {}).items()}
+    return cloud
 
 
 def _stop(name: str) -> StopInstance:
@@ -60,40 +60,97 @@ def _stop(name: str) -> StopInstance:
     return StopInstance(w.target, "r", workload=w)
 
 
+def _stopped(cloud: MemoryCloud) -> list[str]:
+    return [
+        str(args[2])
+        for args in cloud.called("compute.stop")
+        if cloud.state("compute", str(args[2])) == "TERMINATED"
+    ]
+
+
 def test_outcomes_gone_conflict_failed_and_the_rest_still_run(capsys):
-    compute = _Compute(
-        {
+    cloud = _cloud(
+        "gone",
+        "busy",
+        "bad",
+        "ok",
+        errors={
             "gone": ports.Gone("x"),
             "busy": ports.Conflict("etag"),
             "bad": ports.PortError("HTTP 403"),
-        }
+        },
     )
     actions = [_stop("gone"), _stop("busy"), _stop("bad"), _stop("ok"), Skip("t", "exempt")]
-    results = execute.apply(
-        actions, ports.Ports(compute=compute), execute.Runner(_policy()), "t", dry_run=False
-    )
+    runner = execute.Runner(_policy(), FakeClock())
+    results = execute.apply(actions, MemoryPorts(cloud), runner, "t", dry_run=False)
     assert [r.outcome for r in results] == ["skipped", "skipped", "failed", "done", "skipped"]
     assert results[0].reason == "already gone"
-    assert compute.stopped == ["ok"]
+    assert _stopped(cloud) == ["ok"]
     lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert [x["severity"] for x in lines] == ["INFO", "INFO", "ERROR", "NOTICE", "INFO"]
 
 
 def test_dry_run_calls_nothing():
-    compute = _Compute({})
-    results = execute.apply(
-        [_stop("a")], ports.Ports(compute=compute), execute.Runner(_policy()), "t", dry_run=True
-    )
+    cloud = _cloud("a")
+    runner = execute.Runner(_policy(), FakeClock())
+    results = execute.apply([_stop("a")], MemoryPorts(cloud), runner, "t", dry_run=True)
     assert results[0].outcome == "simulated"
-    assert compute.stopped == []
+    assert results[0].reason == "dry run: would stop: r"
+    assert cloud.calls == []
 
 
 def test_expired_time_budget_leaves_everything_reported():
-    runner = execute.Runner(_policy(time_budget_seconds=0.01))
-    time.sleep(0.02)
-    compute = _Compute({})
+    clock = FakeClock()
+    runner = execute.Runner(_policy(time_budget_seconds=0.01), clock)
+    clock.advance(0.02)
+    cloud = _cloud("a", "b")
     results = execute.apply(
-        [_stop("a"), _stop("b")], ports.Ports(compute=compute), runner, "t", dry_run=False
+        [_stop("a"), _stop("b")], MemoryPorts(cloud), runner, "t", dry_run=False
     )
     assert [r.reason for r in results] == [execute.LEFT_REASON] * 2
-    assert compute.stopped == []
+    assert cloud.calls == []
+    report = execute.report("t", results, runner)
+    assert report.unfinished == (_stop("a").target, _stop("b").target)
+
+
+@dataclass(frozen=True)
+class _Unregistered(Action):
+    """An action kind missing from the ACTIONS table."""
+
+    def run(self, ports, call):
+        raise AssertionError("must not run: not in ACTIONS")
+
+
+def test_only_kinds_in_the_table_run():
+    assert _Unregistered not in ACTIONS
+    runner = execute.Runner(_policy(), FakeClock())
+    [result] = execute.apply(
+        [_Unregistered("//x/projects/p/y", "r")],
+        MemoryPorts(MemoryCloud()),
+        runner,
+        "t",
+        dry_run=False,
+    )
+    assert (result.outcome, result.reason) == ("failed", "no executor for _Unregistered")
+
+
+def test_dry_run_simulates_any_kind_without_running_it():
+    runner = execute.Runner(_policy(), FakeClock())
+    [result] = execute.apply(
+        [_Unregistered("//x/projects/p/y", "r")],
+        MemoryPorts(MemoryCloud()),
+        runner,
+        "t",
+        dry_run=True,
+    )
+    assert result.outcome == "simulated"
+
+
+def test_calls_carry_the_runner_clock_and_deadline_to_the_adapters():
+    from govern import clock as clock_module
+
+    fake = FakeClock()
+    runner = execute.Runner(_policy(time_budget_seconds=20), fake)
+    seen = runner.call(DEV, lambda: (clock_module.current(), clock_module.seconds_left(30.0)))
+    assert seen == (fake, 20.0)
+    assert clock_module.current() is clock_module.SYSTEM  # only inside the call

@@ -1,18 +1,38 @@
-"""The IAM permissions per entry point: derived from the action classes, pinned literally."""
+"""Each function's IAM permissions equal what its flow really calls, as Google documents it.
+
+Every entry point runs end to end (functions_framework, real clients) against the fake cloud in
+a scenario that takes every branch that calls an API; tests/fakegcp/iam.py maps each REST call
+the fake saw to its documented permission. The union must equal the declared PERMISSIONS (less
+the grants kept only for the deployer, EXTRA_GRANTS), and a dry run must need exactly the
+flow's declared reads. A flow that starts calling something undeclared, or stops calling
+something it is granted, fails here.
+"""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+
 import main
+import pytest
 
-from govern.models import (
-    DisableBilling,
-    ReapRecommendation,
-    StopInstance,
-    StopNotebook,
-    StopTpuNode,
+from govern.flows import FLOWS
+from govern.permissions import EXTRA_GRANTS, PERMISSIONS
+from tests.fakegcp import iam
+from tests.functions.conftest import (
+    DEV,
+    PROD,
+    budget_data,
+    post_report,
+    pubsub_event,
+    send_event,
+    set_policy,
 )
-from govern.permissions import ENTRY_POINT_ACTIONS, PERMISSIONS, permissions_for
 
+A, B = "us-central1-a", "us-central1-b"
+FLOW = {flow.entry_point: flow for flow in FLOWS}
+
+# The permissions pinned by hand; each one's source is beside its Read (govern/ports.py) or
+# its action kind (govern/actions/).
 EXPECTED = {
     "on_budget_alert": (
         "compute.instances.list",
@@ -48,17 +68,95 @@ EXPECTED = {
 }
 
 
+def _budget_alert(cloud) -> None:
+    cloud.compute.add(DEV, A, "vm")
+    cloud.notebooks.add(DEV, A, "nb")
+    cloud.tpu.add(DEV, B, "tpu")
+    cloud.billing.add(DEV)  # allow_billing_disable: true
+    cloud.billing.add(PROD)
+    send_event(pubsub_event(budget_data(1.2, 1200)))
+
+
+def _reap_idle_vms(cloud) -> None:
+    cloud.compute.add(DEV, A, "idle")
+    cloud.recommender.add(DEV, A, "idle")
+    post_report("reap_idle_vms")
+
+
+def _reap_expired(cloud) -> None:
+    past = str(datetime.now(UTC).date() - timedelta(days=1))
+    cloud.compute.add(DEV, A, "vm", labels={"mlgov-expires-on": past})
+    cloud.notebooks.add(DEV, A, "nb", labels={"mlgov-expires-on": past})
+    cloud.tpu.add(DEV, B, "tpu", labels={"mlgov-expires-on": past})
+    post_report("reap_expired")
+
+
+def _reap_idle_gpus(cloud) -> None:
+    vm = cloud.compute.add(DEV, A, "gpu", gpus=1, labels={"workload": "training"})
+    nb = cloud.compute.add(
+        DEV, B, "nb-gpu", gpus=1, labels={"workload": "notebook", "goog-caip-notebook": ""}
+    )
+    cloud.notebooks.add(DEV, B, "nb-gpu", gpus=1, labels={"workload": "notebook"})
+    cloud.monitoring.set(DEV, vm["id"], 0.0)
+    cloud.monitoring.set(DEV, nb["id"], 0.0)
+    post_report("reap_idle_gpus")
+
+
+SCENARIOS = {
+    "on_budget_alert": _budget_alert,
+    "reap_idle_vms": _reap_idle_vms,
+    "reap_expired": _reap_expired,
+    "reap_idle_gpus": _reap_idle_gpus,
+}
+
+
 def test_permissions_are_pinned():
     assert PERMISSIONS == EXPECTED
 
 
-def test_permissions_derive_from_action_classes():
-    for entry_point, actions in ENTRY_POINT_ACTIONS.items():
-        assert PERMISSIONS[entry_point] == permissions_for(actions)
-    assert "resourcemanager.projects.deleteBillingAssignment" in DisableBilling.permissions
-    assert set(StopInstance.permissions) <= set(ReapRecommendation.permissions)
-    assert StopNotebook.permissions
-    assert StopTpuNode.permissions
+def test_extra_grants_are_pinned():
+    assert EXTRA_GRANTS == {"reap_idle_gpus": ("notebooks.instances.list",)}
+
+
+@pytest.mark.parametrize("entry_point", sorted(SCENARIOS))
+def test_declared_permissions_equal_the_documented_permissions_of_the_calls_made(
+    cloud, entry_point
+):
+    SCENARIOS[entry_point](cloud)
+    assert cloud.mutations(), "the scenario must act, or the actions' permissions go unchecked"
+    needed = iam.permissions(cloud.server.calls())
+    granted = set(PERMISSIONS[entry_point]) - set(EXTRA_GRANTS.get(entry_point, ()))
+    assert needed == granted
+
+
+@pytest.mark.parametrize("entry_point", sorted(SCENARIOS))
+def test_a_dry_run_needs_exactly_the_declared_reads(cloud, monkeypatch, entry_point):
+    set_policy(monkeypatch, dry_run=True)
+    SCENARIOS[entry_point](cloud)
+    assert cloud.mutations() == []
+    reads = {p for read in FLOW[entry_point].reads for p in read.permissions}
+    assert iam.permissions(cloud.server.calls()) == reads
+
+
+def test_unknown_calls_are_errors_not_guesses():
+    from tests.fakegcp.server import Request
+
+    with pytest.raises(iam.UnknownCall, match="DELETE /compute/v1/projects/p/zones/z/instances/i"):
+        iam.permission(
+            Request("DELETE", "/compute/v1/projects/p/zones/z/instances/i", {}, None, {})
+        )
+
+
+def test_linking_billing_is_not_mistaken_for_unlinking():
+    from tests.fakegcp.server import Request
+
+    def put(body):
+        return iam.permission(Request("PUT", "/v1/projects/p/billingInfo", {}, body, {}))
+
+    assert put({}) == "resourcemanager.projects.deleteBillingAssignment"
+    assert put({"billingAccountName": "billingAccounts/X"}) == (
+        "resourcemanager.projects.createBillingAssignment"
+    )
 
 
 def test_every_entry_point_has_permissions():
@@ -67,4 +165,4 @@ def test_every_entry_point_has_permissions():
         for name in ("on_budget_alert", "reap_idle_vms", "reap_expired", "reap_idle_gpus")
         if callable(getattr(main, name, None))
     }
-    assert entry_points == set(PERMISSIONS)
+    assert entry_points == set(PERMISSIONS) == set(SCENARIOS)

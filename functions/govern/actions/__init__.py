@@ -1,0 +1,38 @@
+"""The action kinds the functions can run, and `ACTIONS`, the literal table execute.py runs from.
+
+Adding a kind: one module here with its frozen dataclass (fields, `verb`, `permissions`, `run`),
+one line in `ACTIONS`, and its test (tests/functions/test_actions.py). A flow that emits it lists
+it in its `Flow.actions`, which is how the function's IAM role gets its permissions.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from govern.actions.base import Action, Call, Done, Skip
+from govern.actions.disable_billing import DisableBilling
+from govern.actions.reap_recommendation import ReapRecommendation
+from govern.actions.stop import StopInstance, StopNotebook, StopTpuNode, StopWorkload
+
+ACTIONS: Final[tuple[type[Action], ...]] = (
+    StopInstance,
+    StopNotebook,
+    StopTpuNode,
+    ReapRecommendation,
+    DisableBilling,
+)
+"""Every kind execute.apply may run; anything else is reported as failed ("no executor")."""
+
+__all__ = [
+    "ACTIONS",
+    "Action",
+    "Call",
+    "DisableBilling",
+    "Done",
+    "ReapRecommendation",
+    "Skip",
+    "StopInstance",
+    "StopNotebook",
+    "StopTpuNode",
+    "StopWorkload",
+]

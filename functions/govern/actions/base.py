@@ -1,0 +1,60 @@
+"""The contract of an action kind, and `Skip`, the record of a resource deliberately left alone.
+
+An action kind is one frozen dataclass (c7n-style): its fields say what to act on, `verb` names
+it in reports, `permissions` lists the IAM permissions of the API calls `run` makes (reads that
+led to the decision are declared by the flow, see flows/), and `run` carries it out through the
+ports, passing every API call through `call` (the framework's rate limit and deadline).
+Dry-run, concurrency, the time budget and turning errors into outcomes belong to execute.py,
+never to an action. Standard library only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, ClassVar, Protocol, TypeVar
+
+from govern.models import Outcome
+from govern.ports import Ports
+
+R = TypeVar("R")
+Done = tuple[Outcome, str]
+"""What running an action came to: its outcome and the reason put in the report."""
+
+
+class Call(Protocol):
+    """One API call on behalf of `project` (execute.Runner.call)."""
+
+    def __call__(self, project: str, fn: Callable[..., R], /, *args: Any) -> R:
+        """fn(*args) once the project's rate limit allows, inside the invocation's deadline."""
+        ...
+
+
+@dataclass(frozen=True)
+class Action:
+    """Something to do to one target; a subclass per kind, registered in actions.ACTIONS."""
+
+    target: str
+    reason: str
+    verb: ClassVar[str] = "stop"
+    permissions: ClassVar[tuple[str, ...]] = ()
+
+    @property
+    def project(self) -> str:
+        """The project this action spends API quota in (rate limits are per project)."""
+        parts = self.target.split("/")
+        return parts[parts.index("projects") + 1] if "projects" in parts else ""
+
+    def run(self, ports: Ports, call: Call) -> Done:
+        """Carry the action out; "done" with what was requested, or an outcome it decides.
+
+        Raises:
+            govern.ports.PortError: (Gone, Conflict or another failure) for the framework to
+                report; TimeoutError once the time budget is gone.
+        """
+        raise NotImplementedError(f"{type(self).__name__} does not say how it runs")
+
+
+@dataclass(frozen=True)
+class Skip(Action):
+    """A resource considered and deliberately left alone (exempt, stopped, no data...)."""

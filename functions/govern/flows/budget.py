@@ -1,0 +1,62 @@
+"""on_budget_alert's flow: how far the alert goes, read what it covers, stop, then unlink billing.
+
+Stops come first; unlinking billing (the last resort, opted into per project) runs in a second
+pass after them. Decisions are decide.py's; this module only sequences reads and actions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+from govern import decide, execute
+from govern.actions import DisableBilling, StopInstance, StopNotebook, StopTpuNode
+from govern.execute import Runner
+from govern.flows.base import Flow, inventory
+from govern.models import BudgetAlert, Report
+from govern.ports import GET_BILLING_INFO, LIST_INSTANCES, LIST_NOTEBOOKS, LIST_TPU_NODES, Ports
+
+BUDGET_ALERT: Final = Flow(
+    "on_budget_alert",
+    reads=(LIST_INSTANCES, LIST_NOTEBOOKS, LIST_TPU_NODES, GET_BILLING_INFO),
+    actions=(StopInstance, StopNotebook, StopTpuNode, DisableBilling),
+)
+
+
+@dataclass(frozen=True)
+class Quiet:
+    """The alert asks for nothing (below stop_at, forecast only...); `reason` says why."""
+
+    reason: str
+
+
+def budget_alert(alert: BudgetAlert, ports: Ports, runner: Runner) -> Report | Quiet:
+    """Act on one budget alert under runner.policy.
+
+    Raises:
+        decide.DecisionError: the alert's budget is not in the policy.
+    """
+    policy, entry_point = runner.policy, BUDGET_ALERT.entry_point
+    scope = decide.budget_scope(alert, policy)
+    if not scope.stop_projects:
+        return Quiet(scope.reason)
+    workloads = inventory(runner, ports, scope.stop_projects)
+    billing_state: dict[str, bool] = {}
+    if scope.billing_projects:
+        billing = ports.billing
+
+        def enabled(project: str) -> list[bool]:
+            return [billing.billing_enabled(project)]
+
+        def read(project: str) -> tuple[str, list[bool]]:
+            return project, runner.gather("billing get", project, enabled, project)
+
+        for item in runner.map(read, list(scope.billing_projects)):
+            if item is not None and item[1]:
+                billing_state[item[0]] = item[1][0]
+    actions = decide.on_budget(scope, workloads, billing_state, policy)
+    stops = [a for a in actions if not isinstance(a, DisableBilling)]
+    unlinks = [a for a in actions if isinstance(a, DisableBilling)]
+    results = execute.apply(stops, ports, runner, entry_point, dry_run=policy.dry_run)
+    results += execute.apply(unlinks, ports, runner, entry_point, dry_run=policy.dry_run)
+    return execute.report(entry_point, results, runner)

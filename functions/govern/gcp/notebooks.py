@@ -1,0 +1,46 @@
+# pyright: reportUnknownMemberType=false, reportUnknownVariableType=false, reportUnknownArgumentType=false
+"""Vertex AI Workbench instances (notebooks_v2.NotebookServiceClient): list, stop.
+
+A thin adapter: it translates the port's calls and the client's errors, nothing more.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from govern import parse
+from govern.gcp.clients import build_client, call_options, to_dict, translated
+from govern.models import Workload
+
+
+class NotebooksAdapter:
+    """ports.Notebooks over notebooks_v2.NotebookServiceClient."""
+
+    def __init__(self, client: Any) -> None:
+        self._client = client
+
+    def list_instances(self, project: str) -> list[Workload]:
+        """Workbench instances in all locations of the project."""
+        with translated(f"notebooks list {project}"):
+            pager = self._client.list_instances(
+                parent=f"projects/{project}/locations/-", **call_options()
+            )
+            return [parse.notebook_instance(project, to_dict(i)) for i in pager]
+
+    def stop(self, project: str, zone: str, name: str) -> str:
+        """instances.stop; returns the long-running operation name without waiting."""
+        with translated(f"notebooks stop {project}/{zone}/{name}"):
+            op = self._client.stop_instance(
+                request={"name": f"projects/{project}/locations/{zone}/instances/{name}"},
+                **call_options(),
+            )
+        return str(op.operation.name)
+
+
+def create(endpoint: str | None = None) -> NotebooksAdapter:
+    """Workbench (Notebooks v2) adapter."""
+    return NotebooksAdapter(
+        build_client(
+            "google.cloud.notebooks_v2", "notebook_service", "NotebookServiceClient", endpoint
+        )
+    )

@@ -1,0 +1,42 @@
+# pyright: reportUnknownMemberType=false, reportUnknownVariableType=false, reportUnknownArgumentType=false
+"""Cloud TPU VMs (tpu_v2.TpuClient): list a zone, stop one.
+
+A thin adapter: it translates the port's calls and the client's errors, nothing more.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from govern import parse
+from govern.gcp.clients import build_client, call_options, to_dict, translated
+from govern.models import Workload
+
+
+class TpuAdapter:
+    """ports.Tpus over tpu_v2.TpuClient."""
+
+    def __init__(self, client: Any) -> None:
+        self._client = client
+
+    def list_nodes(self, project: str, zone: str) -> list[Workload]:
+        """TPU VMs in one zone."""
+        with translated(f"tpu list {project}/{zone}"):
+            pager = self._client.list_nodes(
+                parent=f"projects/{project}/locations/{zone}", **call_options()
+            )
+            return [parse.tpu_node(project, to_dict(n)) for n in pager]
+
+    def stop(self, project: str, zone: str, name: str) -> str:
+        """nodes.stop; returns the long-running operation name without waiting."""
+        with translated(f"tpu stop {project}/{zone}/{name}"):
+            op = self._client.stop_node(
+                request={"name": f"projects/{project}/locations/{zone}/nodes/{name}"},
+                **call_options(),
+            )
+        return str(op.operation.name)
+
+
+def create(endpoint: str | None = None) -> TpuAdapter:
+    """TPU v2 adapter."""
+    return TpuAdapter(build_client("google.cloud.tpu_v2", "tpu", "TpuClient", endpoint))

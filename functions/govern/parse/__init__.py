@@ -1,0 +1,33 @@
+"""Parsers: everything raw that enters the functions becomes a model here, or a clear error.
+
+One module per input: `budget` (the Pub/Sub budget notification), `resources` (REST JSON of the
+resources the adapters list), `policy` (the `MLGOV_POLICY` environment variable). Pure and
+standard library only; `reader` holds what they share. The names below are the public surface.
+"""
+
+from __future__ import annotations
+
+from govern.parse.budget import SUPPORTED_SCHEMA_VERSIONS, budget_alert
+from govern.parse.policy import action_policy
+from govern.parse.reader import ParseError
+from govern.parse.resources import (
+    INSTANCE_RESOURCE_TYPE,
+    compute_instance,
+    gpu_utilization,
+    notebook_instance,
+    recommendation,
+    tpu_node,
+)
+
+__all__ = [
+    "INSTANCE_RESOURCE_TYPE",
+    "SUPPORTED_SCHEMA_VERSIONS",
+    "ParseError",
+    "action_policy",
+    "budget_alert",
+    "compute_instance",
+    "gpu_utilization",
+    "notebook_instance",
+    "recommendation",
+    "tpu_node",
+]

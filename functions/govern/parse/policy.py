@@ -1,0 +1,182 @@
+"""The `MLGOV_POLICY` validator: the JSON governance renders, to an `ActionPolicy`.
+
+Strict (unknown keys are errors: a typo must not silently disable a safeguard) and every error
+names its key path (`MLGOV_POLICY.budgets.b1.stop_at`). Required keys are DESIGN.md's; every
+other key is optional with a safe default (dry_run defaults to true). The wire format is pinned
+to governance/action_settings.py by tests/contract/test_policy_json.py.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from govern.models import (
+    ActionPolicy,
+    BudgetPolicy,
+    IdleGpuPolicy,
+    PolicyError,
+    ProjectPolicy,
+)
+
+
+def action_policy(text: str | bytes | None) -> ActionPolicy:
+    """Parse and validate the policy JSON strictly.
+
+    Raises:
+        PolicyError: naming the offending key path, e.g. `MLGOV_POLICY.budgets.b1.stop_at`.
+    """
+    if text is None or not str(text if isinstance(text, str) else text.decode()).strip():
+        raise PolicyError("MLGOV_POLICY: not set or empty")
+    try:
+        raw = json.loads(text)
+    except ValueError as err:
+        raise PolicyError(f"MLGOV_POLICY: not valid JSON ({err})") from None
+    return _policy(raw)
+
+
+_TOP_REQUIRED = ("exempt_label", "projects", "budgets")
+_TOP_OPTIONAL = (
+    "dry_run",
+    "idle_gpu",
+    "time_budget_seconds",
+    "max_concurrency",
+    "max_requests_per_second_per_project",
+)
+
+
+def _obj(
+    value: Any, path: str, required: tuple[str, ...], optional: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise PolicyError(f"{path}: must be an object, got {type(value).__name__}")
+    obj: dict[str, Any] = value  # pyright: ignore[reportUnknownVariableType]
+    missing = [k for k in required if k not in obj]
+    if missing:
+        raise PolicyError(f"{path}: missing required key(s) {', '.join(missing)}")
+    unknown = sorted(k for k in obj if k not in required and k not in optional)
+    if unknown:
+        raise PolicyError(f"{path}: unknown key(s) {', '.join(unknown)}")
+    return obj
+
+
+def _bool(value: Any, path: str) -> bool:
+    if not isinstance(value, bool):
+        raise PolicyError(f"{path}: must be true or false, got {value!r}")
+    return value
+
+
+def _str(value: Any, path: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise PolicyError(f"{path}: must be a non-empty string, got {value!r}")
+    return value
+
+
+def _num(value: Any, path: str, *, minimum: float = 0.0, integer: bool = False) -> float:
+    ok = isinstance(value, int | float) and not isinstance(value, bool)
+    if not ok or not math.isfinite(value) or value <= minimum:
+        raise PolicyError(f"{path}: must be a number > {minimum:g}, got {value!r}")
+    if integer and int(value) != value:
+        raise PolicyError(f"{path}: must be a whole number, got {value!r}")
+    return float(value)
+
+
+def _str_list(value: Any, path: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not value:
+        raise PolicyError(f"{path}: must be a non-empty list of strings")
+    items: list[Any] = value  # pyright: ignore[reportUnknownVariableType]
+    return tuple(_str(v, f"{path}[{i}]") for i, v in enumerate(items))
+
+
+def _policy(raw: Any) -> ActionPolicy:
+    top = _obj(raw, "MLGOV_POLICY", _TOP_REQUIRED, _TOP_OPTIONAL)
+    exempt = _obj(top["exempt_label"], "MLGOV_POLICY.exempt_label", ("key", "value"))
+    projects_raw = top["projects"]
+    if not isinstance(projects_raw, dict):
+        raise PolicyError("MLGOV_POLICY.projects: must be an object keyed by project id")
+    projects: dict[str, ProjectPolicy] = {}
+    projects_obj: dict[str, Any] = projects_raw  # pyright: ignore[reportUnknownVariableType]
+    for pid, praw in projects_obj.items():
+        path = f"MLGOV_POLICY.projects.{pid}"
+        p = _obj(praw, path, ("environment", "zones", "allow_billing_disable"))
+        projects[str(pid)] = ProjectPolicy(
+            environment=_str(p["environment"], f"{path}.environment"),
+            zones=_str_list(p["zones"], f"{path}.zones"),
+            allow_billing_disable=_bool(
+                p["allow_billing_disable"], f"{path}.allow_billing_disable"
+            ),
+        )
+    budgets_raw = top["budgets"]
+    if not isinstance(budgets_raw, dict):
+        raise PolicyError("MLGOV_POLICY.budgets: must be an object keyed by budgetId")
+    budgets: dict[str, BudgetPolicy] = {}
+    budgets_obj: dict[str, Any] = budgets_raw  # pyright: ignore[reportUnknownVariableType]
+    for bid, braw in budgets_obj.items():
+        path = f"MLGOV_POLICY.budgets.{bid}"
+        b = _obj(braw, path, ("projects", "stop_at", "disable_billing_at"))
+        bprojects = _str_list(b["projects"], f"{path}.projects")
+        for i, pid in enumerate(bprojects):
+            if pid not in projects:
+                raise PolicyError(f"{path}.projects[{i}]: {pid!r} is not in MLGOV_POLICY.projects")
+        stop_at = _num(b["stop_at"], f"{path}.stop_at")
+        disable_raw = b["disable_billing_at"]
+        disable = None if disable_raw is None else _num(disable_raw, f"{path}.disable_billing_at")
+        if disable is not None and disable < stop_at:
+            raise PolicyError(
+                f"{path}.disable_billing_at: {disable:g} is below stop_at {stop_at:g}; unlinking "
+                "billing must come after stopping workloads"
+            )
+        budgets[str(bid)] = BudgetPolicy(bprojects, stop_at, disable)
+    gpu = IdleGpuPolicy()
+    if "idle_gpu" in top:
+        g = _obj(
+            top["idle_gpu"],
+            "MLGOV_POLICY.idle_gpu",
+            (),
+            ("max_utilization_percent", "window_minutes", "workloads"),
+        )
+        gpu = IdleGpuPolicy(
+            max_utilization_percent=_num(
+                g.get("max_utilization_percent", gpu.max_utilization_percent),
+                "MLGOV_POLICY.idle_gpu.max_utilization_percent",
+            ),
+            window_minutes=int(
+                _num(
+                    g.get("window_minutes", gpu.window_minutes),
+                    "MLGOV_POLICY.idle_gpu.window_minutes",
+                    integer=True,
+                )
+            ),
+            workloads=_str_list(
+                g.get("workloads", list(gpu.workloads)), "MLGOV_POLICY.idle_gpu.workloads"
+            ),
+        )
+    defaults = ActionPolicy(exempt_label=("", ""), projects={}, budgets={})
+    return ActionPolicy(
+        dry_run=_bool(top.get("dry_run", True), "MLGOV_POLICY.dry_run"),  # simulate unless told
+        exempt_label=(
+            _str(exempt["key"], "MLGOV_POLICY.exempt_label.key"),
+            _str(exempt["value"], "MLGOV_POLICY.exempt_label.value"),
+        ),
+        projects=projects,
+        budgets=budgets,
+        idle_gpu=gpu,
+        time_budget_seconds=_num(
+            top.get("time_budget_seconds", defaults.time_budget_seconds),
+            "MLGOV_POLICY.time_budget_seconds",
+        ),
+        max_concurrency=int(
+            _num(
+                top.get("max_concurrency", defaults.max_concurrency),
+                "MLGOV_POLICY.max_concurrency",
+                integer=True,
+            )
+        ),
+        max_requests_per_second_per_project=_num(
+            top.get(
+                "max_requests_per_second_per_project", defaults.max_requests_per_second_per_project
+            ),
+            "MLGOV_POLICY.max_requests_per_second_per_project",
+        ),
+    )

@@ -1,0 +1,182 @@
+"""REST JSON of the resources the functions read to models (Compute, Workbench, TPU...).
+
+Pure, lenient about optional fields and strict about names. Shapes follow the real APIs
+(camelCase REST JSON); the recorded examples are in ../shared/realdata/. Adapters in gcp/
+hand the client objects over as such dicts. Deciding what to do with them is decide.py's job.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from govern.models import Recommendation, Workload
+from govern.parse.reader import (
+    ParseError,
+    integer,
+    items,
+    label_map,
+    last_segment,
+    sub,
+)
+
+INSTANCE_RESOURCE_TYPE = "compute.googleapis.com/Instance"
+_INSTANCE_PATH = re.compile(
+    r"//compute\.googleapis\.com/projects/(?P<project>[^/]+)/zones/(?P<zone>[^/]+)/instances/(?P<name>[^/]+)"
+)
+_RESOURCE_NAME = re.compile(
+    r"projects/(?P<project>[^/]+)/locations/(?P<zone>[^/]+)/(?:instances|nodes)/(?P<name>[^/]+)"
+)
+# Machine families whose GPUs come with the machine type.
+_GPU_FAMILIES = ("a2-", "a3-", "a4-", "g2-", "g4-")
+
+
+def compute_instance(project: str, raw: Mapping[str, Any]) -> Workload:
+    """A Compute `Instance` JSON (aggregatedList/get) as a Workload, noting who manages it."""
+    labels = label_map(raw.get("labels"))
+    metadata = {
+        str(item.get("key")): str(item.get("value", ""))
+        for item in items(sub(raw, "metadata"), "items")
+    }
+    machine_type = last_segment(raw.get("machineType"))
+    gpus = sum(integer(acc.get("acceleratorCount")) for acc in items(raw, "guestAccelerators"))
+    if gpus == 0 and machine_type.startswith(_GPU_FAMILIES):
+        gpus = 1
+    managed_by: str | None = None
+    # Workbench instances, GKE nodes and MIG members are Compute VMs underneath; stopping them
+    # through Compute fights their owner (GKE/MIG recreate them, Workbench loses its state).
+    if "goog-gke-node" in labels or "goog-k8s-cluster-name" in labels:
+        managed_by = "gke"
+    elif (
+        any(k.startswith("goog-caip-notebook") for k in labels)
+        or "notebooks-api" in metadata
+        or "notebooks.googleapis.com" in metadata.get("resource-url", "")
+    ):
+        managed_by = "workbench"
+    elif "goog-dataproc-cluster-name" in labels:
+        managed_by = "dataproc"
+    elif "/instanceGroupManagers/" in metadata.get("created-by", ""):
+        managed_by = "mig"
+    return Workload(
+        kind="compute",
+        project=project,
+        zone=last_segment(raw.get("zone")),
+        name=str(raw.get("name", "")),
+        state=str(raw.get("status", "")),
+        labels=labels,
+        gpus=gpus,
+        instance_id=str(raw.get("id", "")),
+        managed_by=managed_by,
+    )
+
+
+def notebook_instance(project: str, raw: Mapping[str, Any]) -> Workload:
+    """A Notebooks v2 (Workbench) `Instance` JSON as a Workload."""
+    match = _RESOURCE_NAME.fullmatch(str(raw.get("name", "")))
+    if match is None:
+        raise ParseError(f"notebook instance: unexpected name {raw.get('name')!r}")
+    setup = sub(raw, "gceSetup")
+    gpus = sum(integer(acc.get("coreCount")) for acc in items(setup, "acceleratorConfigs"))
+    return Workload(
+        kind="notebook",
+        project=project,
+        zone=match["zone"],
+        name=match["name"],
+        state=str(raw.get("state", "")),
+        labels=label_map(raw.get("labels")),
+        gpus=gpus,
+        instance_id=str(setup.get("instanceId", "")),
+    )
+
+
+def tpu_node(project: str, raw: Mapping[str, Any]) -> Workload:
+    """A TPU v2 `Node` JSON as a Workload."""
+    match = _RESOURCE_NAME.fullmatch(str(raw.get("name", "")))
+    if match is None:
+        raise ParseError(f"TPU node: unexpected name {raw.get('name')!r}")
+    return Workload(
+        kind="tpu",
+        project=project,
+        zone=match["zone"],
+        name=match["name"],
+        state=str(raw.get("state", "")),
+        labels=label_map(raw.get("labels")),
+        instance_id=str(raw.get("id", "")),
+    )
+
+
+def recommendation(project: str, raw: Mapping[str, Any]) -> Recommendation:
+    """An idle-VM recommendation JSON; `problem` says why it cannot be acted on, if so.
+
+    Real names carry the project NUMBER, so the target is matched by the zone and instance
+    name found in the operations (the project is the one we listed under).
+    """
+    name = str(raw.get("name", ""))
+    zone_match = re.search(r"/locations/([^/]+)/", name)
+    zone = zone_match[1] if zone_match else ""
+    state = str(sub(raw, "stateInfo").get("state", ""))
+    subtype = str(raw.get("recommenderSubtype", ""))
+    etag = str(raw.get("etag", ""))
+    instance: str | None = None
+    problem = ""
+    groups = items(sub(raw, "content"), "operationGroups")
+    targets: set[tuple[str, str]] = set()
+    for group in groups:
+        for op in items(group, "operations"):
+            resource = str(op.get("resource", ""))
+            if op.get("resourceType") != INSTANCE_RESOURCE_TYPE or "$" in resource:
+                continue  # placeholders like `$snapshot-name` name nothing real
+            if m := _INSTANCE_PATH.fullmatch(resource):
+                targets.add((m["zone"], m["name"]))
+    if not groups:
+        problem = "recommendation has no operationGroups"
+    elif len(targets) != 1:
+        problem = f"recommendation names {len(targets)} instances; expected exactly one"
+    else:
+        op_zone, instance = next(iter(targets))
+        if zone and op_zone != zone:
+            problem = f"operation zone {op_zone} differs from recommendation location {zone}"
+            instance = None
+        zone = op_zone
+    if not etag and not problem:
+        problem = "recommendation has no etag"
+    return Recommendation(
+        name=name,
+        etag=etag,
+        state=state,
+        subtype=subtype,
+        project=project,
+        zone=zone,
+        instance=instance,
+        problem=problem,
+    )
+
+
+def gpu_utilization(pages: Iterable[Mapping[str, Any]]) -> dict[str, float]:
+    """Monitoring `timeSeries.list` pages to {instance_id: highest per-GPU mean utilization %}.
+
+    A VM is as busy as its busiest GPU; series without points contribute nothing, so a VM
+    with no data is absent from the result (callers must not read absence as idle).
+    """
+    best: dict[str, float] = {}
+    for page in pages:
+        for series in items(page, "timeSeries"):
+            instance_id = str(sub(sub(series, "resource"), "labels").get("instance_id", ""))
+            values: list[float] = []
+            for point in items(series, "points"):
+                value = sub(point, "value")
+                raw: Any = value.get("doubleValue", value.get("int64Value"))
+                if raw is None:
+                    continue
+                try:
+                    number = float(raw)
+                except (TypeError, ValueError):
+                    continue
+                if math.isfinite(number):
+                    values.append(number)
+            if instance_id and values:
+                mean = sum(values) / len(values)
+                best[instance_id] = max(best.get(instance_id, mean), mean)
+    return best

@@ -1,0 +1,32 @@
+"""A fake govern.clock.Clock: sleeping returns at once and moves time forward.
+
+Tests hand it to execute.Runner (rate limiter, time budget, retry backoff) and to FakeGcp (its
+injected latency), so nothing in a functions test waits for real time to pass.
+"""
+
+from __future__ import annotations
+
+import threading
+
+
+class FakeClock:
+    """Monotonic time that only moves when someone sleeps or calls `advance` (thread-safe)."""
+
+    def __init__(self, start: float = 1000.0) -> None:
+        self._now = start
+        self._lock = threading.Lock()
+        self.slept: list[float] = []
+
+    def now(self) -> float:
+        with self._lock:
+            return self._now
+
+    def sleep(self, seconds: float) -> None:
+        with self._lock:
+            self.slept.append(seconds)
+            self._now += max(0.0, seconds)
+
+    def advance(self, seconds: float) -> None:
+        """Let `seconds` pass without anyone sleeping (work that takes time)."""
+        with self._lock:
+            self._now += seconds
