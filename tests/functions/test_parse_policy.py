@@ -1,4 +1,7 @@
-"""ActionPolicy.from_json: the MLGOV_POLICY wire format, strict with named key paths."""
+"""parse/policy.py: the MLGOV_POLICY wire format, strict with named key paths.
+
+Reached as ActionPolicy.from_json (what governance's contract test calls) or parse.action_policy.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +9,7 @@ import json
 
 import pytest
 
+from govern import parse
 from govern.models import ActionPolicy, IdleGpuPolicy, PolicyError
 from tests.functions.conftest import BUDGET, DEV, policy_dict
 
@@ -137,3 +141,10 @@ def test_disable_billing_may_be_null():
         .disable_billing_at
         is None
     )
+
+
+def test_from_json_is_the_parser_in_parse_policy():
+    text = json.dumps(policy_dict())
+    assert ActionPolicy.from_json(text) == parse.action_policy(text)
+    with pytest.raises(PolicyError, match="MLGOV_POLICY: not set or empty"):
+        parse.action_policy("  ")

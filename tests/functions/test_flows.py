@@ -1,0 +1,185 @@
+"""The flows on memory ports: what each reads, in what order it acts, and what it reports.
+
+Decisions are table-tested in test_decide.py; these check the sequencing around them and that
+each flow calls only ports it declares (the REST-level check is test_permissions.py).
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+
+import pytest
+
+from govern import decide, execute, flows
+from govern.models import ActionPolicy, BudgetAlert, Recommendation, Workload
+from tests.fakegcp.clock import FakeClock
+from tests.functions.conftest import BUDGET, DEV, PROD, policy_dict
+from tests.functions.memory import MemoryCloud, MemoryPorts
+
+A, B = "us-central1-a", "us-central1-b"
+TODAY = date(2026, 11, 21)
+# Which memory-port methods each declared read or action kind stands for.
+READ_METHODS = {
+    "compute.instances.aggregatedList": "compute.list_instances",
+    "notebooks.projects.locations.instances.list": "notebooks.list_instances",
+    "tpu.projects.locations.nodes.list": "tpus.list_nodes",
+    "cloudbilling.projects.getBillingInfo": "billing.billing_enabled",
+    "recommender.projects.locations.recommenders.recommendations.list": ("recommender.list_active"),
+    "monitoring.projects.timeSeries.list": "monitoring.gpu_utilization",
+}
+ACTION_METHODS = {
+    "StopInstance": {"compute.stop"},
+    "StopNotebook": {"notebooks.stop"},
+    "StopTpuNode": {"tpus.stop"},
+    "DisableBilling": {"billing.unlink"},
+    "ReapRecommendation": {
+        "recommender.mark_claimed",
+        "compute.stop",
+        "recommender.mark_succeeded",
+        "recommender.mark_failed",
+    },
+}
+
+
+def _runner(**extra) -> execute.Runner:
+    return execute.Runner(ActionPolicy.from_json(json.dumps(policy_dict(**extra))), FakeClock())
+
+
+def _declared(flow: flows.Flow) -> set[str]:
+    methods = {READ_METHODS[r.method] for r in flow.reads}
+    return methods.union(*(ACTION_METHODS[k.__name__] for k in flow.actions))
+
+
+def vm(name, zone=A, project=DEV, state="RUNNING", **kw) -> Workload:
+    return Workload("compute", project, zone, name, state, **kw)
+
+
+def _budget_cloud() -> MemoryCloud:
+    return MemoryCloud(
+        workloads=[
+            vm("vm-1"),
+            vm("vm-prod", project=PROD),
+            Workload("notebook", DEV, A, "nb-1", "ACTIVE"),
+            Workload("tpu", DEV, B, "tpu-1", "READY"),
+        ],
+        billing={DEV: True, PROD: True},
+    )
+
+
+def test_budget_alert_stops_everything_before_unlinking_billing():
+    cloud = _budget_cloud()
+    report = flows.budget_alert(BudgetAlert(BUDGET, 1300, 1000, 1.3), MemoryPorts(cloud), _runner())
+    assert not isinstance(report, flows.Quiet)
+    assert report.counts() == {"done": 5}
+    mutations = [m for m, _ in cloud.calls if m.endswith((".stop", ".unlink"))]
+    assert mutations[-1] == "billing.unlink"
+    assert sorted(mutations[:-1]) == ["compute.stop", "compute.stop", "notebooks.stop", "tpus.stop"]
+    assert cloud.called("billing.billing_enabled") == [(DEV,)]  # PROD did not opt in
+    assert cloud.methods() <= _declared(flows.BUDGET_ALERT)
+
+
+def test_budget_alert_below_disable_billing_never_reads_billing():
+    cloud = _budget_cloud()
+    report = flows.budget_alert(BudgetAlert(BUDGET, 1000, 1000, 1.0), MemoryPorts(cloud), _runner())
+    assert not isinstance(report, flows.Quiet)
+    assert not {m for m in cloud.methods() if m.startswith("billing.")}
+
+
+def test_budget_alert_below_stop_at_is_quiet_and_reads_nothing():
+    cloud = _budget_cloud()
+    outcome = flows.budget_alert(BudgetAlert(BUDGET, 500, 1000, 0.5), MemoryPorts(cloud), _runner())
+    assert outcome == flows.Quiet(f"actual spend at 50% of budget {BUDGET}, below stop_at 100%")
+    assert cloud.calls == []
+
+
+def test_budget_alert_for_an_unknown_budget_raises_the_decision_error():
+    with pytest.raises(decide.DecisionError):
+        flows.budget_alert(BudgetAlert("other", 5, 1, 5.0), MemoryPorts(MemoryCloud()), _runner())
+
+
+def test_budget_alert_dry_run_reads_but_changes_nothing():
+    cloud = _budget_cloud()
+    report = flows.budget_alert(
+        BudgetAlert(BUDGET, 1300, 1000, 1.3), MemoryPorts(cloud), _runner(dry_run=True)
+    )
+    assert not isinstance(report, flows.Quiet)
+    assert report.counts() == {"simulated": 5}
+    assert cloud.methods() == {
+        "compute.list_instances",
+        "notebooks.list_instances",
+        "tpus.list_nodes",
+        "billing.billing_enabled",
+    }
+
+
+def test_reap_idle_vms_lists_instances_only_where_there_are_recommendations():
+    rec = Recommendation("recs/1", "e0", "ACTIVE", "STOP_VM", DEV, A, "idle-1")
+    cloud = MemoryCloud(
+        workloads=[vm("idle-1"), vm("prod-vm", project=PROD)], recommendations=[rec]
+    )
+    report = flows.reap_idle_vms(MemoryPorts(cloud), _runner())
+    assert report.counts() == {"done": 1}
+    assert cloud.called("compute.list_instances") == [(DEV,)]
+    zones = sorted(args for args in cloud.called("recommender.list_active"))
+    assert zones == [(DEV, A), (DEV, B), (PROD, A)]  # every governed zone
+    assert cloud.rec_states == {"recs/1": "SUCCEEDED"}
+    assert cloud.methods() <= _declared(flows.REAP_IDLE_VMS)
+
+
+def test_reap_expired_reads_every_kind_and_stops_the_expired():
+    cloud = MemoryCloud(
+        workloads=[
+            vm("old", labels={"mlgov-expires-on": "2026-11-20"}),
+            vm("today", labels={"mlgov-expires-on": "2026-11-21"}),
+            Workload("tpu", DEV, B, "old-tpu", "READY", {"mlgov-expires-on": "2026-01-01"}),
+        ]
+    )
+    report = flows.reap_expired(MemoryPorts(cloud), _runner(), TODAY)
+    assert {r.target.rsplit("/", 1)[-1]: r.outcome for r in report.results} == {
+        "old": "done",
+        "today": "skipped",
+        "old-tpu": "done",
+    }
+    # TPUs are listed per governed zone: two for DEV, one for PROD.
+    assert sorted(cloud.called("tpus.list_nodes")) == [(DEV, A), (DEV, B), (PROD, A)]
+    assert cloud.methods() <= _declared(flows.REAP_EXPIRED)
+
+
+def test_reap_idle_gpus_reads_utilization_only_for_candidates():
+    cloud = MemoryCloud(workloads=[vm("cpu", labels={"workload": "training"})])
+    report = flows.reap_idle_gpus(MemoryPorts(cloud), _runner())
+    assert report.results == ()
+    assert cloud.methods() == {"compute.list_instances"}
+
+
+def test_reap_idle_gpus_stops_idle_ones_per_owner():
+    gpu = vm("gpu", gpus=1, labels={"workload": "training"}, instance_id="11")
+    nb = vm(
+        "nb",
+        zone=B,
+        gpus=1,
+        labels={"workload": "notebook", "goog-caip-notebook": ""},
+        instance_id="12",
+        managed_by="workbench",
+    )
+    busy = vm("busy", gpus=1, labels={"workload": "training"}, instance_id="13")
+    cloud = MemoryCloud(
+        workloads=[gpu, nb, busy, Workload("notebook", DEV, B, "nb", "ACTIVE")],
+        utilization={"11": 1.0, "12": 0.0, "13": 90.0},
+    )
+    report = flows.reap_idle_gpus(MemoryPorts(cloud), _runner())
+    assert report.counts() == {"done": 2, "skipped": 1}
+    assert cloud.called("compute.stop") == [(DEV, A, "gpu")]
+    assert cloud.called("notebooks.stop") == [(DEV, B, "nb")]
+    assert cloud.called("monitoring.gpu_utilization") == [(DEV, 60, ("13", "11", "12"))]
+    assert cloud.methods() <= _declared(flows.REAP_IDLE_GPUS)
+
+
+def test_a_failed_listing_is_an_error_of_the_report_and_never_an_action():
+    from govern import ports
+
+    cloud = _budget_cloud()
+    cloud.errors[("compute.list_instances", DEV)] = ports.PortError("HTTP 403 denied")
+    report = flows.reap_expired(MemoryPorts(cloud), _runner(), TODAY)
+    assert report.errors == (f"compute list {DEV}: HTTP 403 denied",)

@@ -1,0 +1,87 @@
+"""govern.retry: api_core's backoff schedule, on the invocation's clock (a FakeClock here)."""
+
+from __future__ import annotations
+
+import pytest
+
+from govern import clock
+from govern.retry import GaveUp, Retrying
+from tests.fakegcp.clock import FakeClock
+
+
+class Transient(Exception):
+    pass
+
+
+class Fatal(Exception):
+    pass
+
+
+def _flaky(errors: list[Exception]):
+    calls: list[int] = []
+
+    def fn(x: int) -> int:
+        calls.append(x)
+        if errors:
+            raise errors.pop(0)
+        return x * 2
+
+    return fn, calls
+
+
+def _within(fake: FakeClock, seconds: float = 60.0):
+    return clock.within(clock.Deadline(fake, fake.now() + seconds))
+
+
+def test_retries_transient_errors_then_answers():
+    fake = FakeClock()
+    fn, calls = _flaky([Transient(), Transient()])
+    with _within(fake):
+        assert Retrying((Transient,), timeout=30)(fn)(4) == 8
+    assert calls == [4, 4, 4]
+    assert len(fake.slept) == 2
+    # Full jitter under a ceiling that starts at 0.2 s and doubles.
+    assert 0 <= fake.slept[0] <= 0.2
+    assert 0 <= fake.slept[1] <= 0.4
+
+
+def test_ceiling_stops_growing_at_the_maximum():
+    fake = FakeClock()
+    fn, _ = _flaky([Transient()] * 12)
+    with _within(fake, 600):
+        Retrying((Transient,), timeout=600)(fn)(1)
+    assert max(fake.slept) <= 4.0
+
+
+def test_other_errors_propagate_at_once():
+    fake = FakeClock()
+    fn, calls = _flaky([Fatal("no")])
+    with _within(fake), pytest.raises(Fatal):
+        Retrying((Transient,), timeout=30)(fn)(1)
+    assert calls == [1]
+    assert fake.slept == []
+
+
+def test_gives_up_before_sleeping_past_the_timeout_and_keeps_the_cause():
+    fake = FakeClock()
+    fn, calls = _flaky([Transient(f"try {i}") for i in range(1000)])
+    start = fake.now()
+    with _within(fake), pytest.raises(GaveUp) as err:
+        Retrying((Transient,), timeout=3)(fn)(1)
+    assert fake.now() - start <= 3
+    assert str(err.value.cause) == f"try {len(calls) - 1}"
+    assert str(err.value) == f"gave up retrying (try {len(calls) - 1})"
+
+
+def test_outside_an_invocation_it_uses_the_system_clock():
+    assert clock.current() is clock.SYSTEM
+    assert clock.seconds_left(30.0) == 30.0
+
+
+def test_seconds_left_is_capped_and_at_least_one():
+    fake = FakeClock()
+    with _within(fake, 10):
+        assert clock.seconds_left(30.0) == 10.0
+        assert clock.seconds_left(5.0) == 5.0
+        fake.advance(20)
+        assert clock.seconds_left(30.0) == 1.0
