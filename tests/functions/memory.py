@@ -67,43 +67,29 @@ class MemoryCloud:
         return f"operation-{name} PENDING"
 
 
-class MemoryCompute:
-    def __init__(self, cloud: MemoryCloud) -> None:
-        self.cloud = cloud
+class _MemoryWorkloads:
+    """A port over one kind of workload: stop one (listing differs per kind)."""
 
-    def list_instances(self, project: str) -> list[Workload]:
-        self.cloud.record("compute.list_instances", project, project)
-        return self.cloud._listed("compute", project)
+    def __init__(self, cloud: MemoryCloud, port: str, kind: str) -> None:
+        self.cloud, self.port, self.kind = cloud, port, kind
 
     def stop(self, project: str, zone: str, name: str) -> str:
-        self.cloud.record("compute.stop", name, project, zone, name)
-        return self.cloud._stop("compute", project, zone, name)
+        self.cloud.record(f"{self.port}.stop", name, project, zone, name)
+        return self.cloud._stop(self.kind, project, zone, name)
 
 
-class MemoryNotebooks:
-    def __init__(self, cloud: MemoryCloud) -> None:
-        self.cloud = cloud
+class MemoryInstances(_MemoryWorkloads):
+    """ports.Compute (port "compute") or ports.Notebooks (port "notebooks")."""
 
     def list_instances(self, project: str) -> list[Workload]:
-        self.cloud.record("notebooks.list_instances", project, project)
-        return self.cloud._listed("notebook", project)
-
-    def stop(self, project: str, zone: str, name: str) -> str:
-        self.cloud.record("notebooks.stop", name, project, zone, name)
-        return self.cloud._stop("notebook", project, zone, name)
+        self.cloud.record(f"{self.port}.list_instances", project, project)
+        return self.cloud._listed(self.kind, project)
 
 
-class MemoryTpus:
-    def __init__(self, cloud: MemoryCloud) -> None:
-        self.cloud = cloud
-
+class MemoryTpus(_MemoryWorkloads):
     def list_nodes(self, project: str, zone: str) -> list[Workload]:
         self.cloud.record("tpus.list_nodes", project, project, zone)
         return self.cloud._listed("tpu", project, zone)
-
-    def stop(self, project: str, zone: str, name: str) -> str:
-        self.cloud.record("tpus.stop", name, project, zone, name)
-        return self.cloud._stop("tpu", project, zone, name)
 
 
 class MemoryBilling:
@@ -163,9 +149,9 @@ class MemoryPorts:
     """govern.ports.Ports over one MemoryCloud."""
 
     def __init__(self, cloud: MemoryCloud) -> None:
-        self.compute = MemoryCompute(cloud)
-        self.notebooks = MemoryNotebooks(cloud)
-        self.tpus = MemoryTpus(cloud)
+        self.compute = MemoryInstances(cloud, "compute", "compute")
+        self.notebooks = MemoryInstances(cloud, "notebooks", "notebook")
+        self.tpus = MemoryTpus(cloud, "tpus", "tpu")
         self.billing = MemoryBilling(cloud)
         self.recommender = MemoryRecommender(cloud)
         self.monitoring = MemoryMonitoring(cloud)

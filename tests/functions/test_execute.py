@@ -121,29 +121,21 @@ class _Unregistered(Action):
         raise AssertionError("must not run: not in ACTIONS")
 
 
+def _apply_unregistered(*, dry_run: bool):
+    runner = execute.Runner(_policy(), FakeClock())
+    action = _Unregistered("//x/projects/p/y", "r")
+    [result] = execute.apply([action], MemoryPorts(MemoryCloud()), runner, "t", dry_run=dry_run)
+    return result
+
+
 def test_only_kinds_in_the_table_run():
     assert _Unregistered not in ACTIONS
-    runner = execute.Runner(_policy(), FakeClock())
-    [result] = execute.apply(
-        [_Unregistered("//x/projects/p/y", "r")],
-        MemoryPorts(MemoryCloud()),
-        runner,
-        "t",
-        dry_run=False,
-    )
+    result = _apply_unregistered(dry_run=False)
     assert (result.outcome, result.reason) == ("failed", "no executor for _Unregistered")
 
 
 def test_dry_run_simulates_any_kind_without_running_it():
-    runner = execute.Runner(_policy(), FakeClock())
-    [result] = execute.apply(
-        [_Unregistered("//x/projects/p/y", "r")],
-        MemoryPorts(MemoryCloud()),
-        runner,
-        "t",
-        dry_run=True,
-    )
-    assert result.outcome == "simulated"
+    assert _apply_unregistered(dry_run=True).outcome == "simulated"
 
 
 def test_calls_carry_the_runner_clock_and_deadline_to_the_adapters():

@@ -89,15 +89,23 @@ def _str_list(value: Any, path: str) -> tuple[str, ...]:
     return tuple(_str(v, f"{path}[{i}]") for i, v in enumerate(items))
 
 
-def _policy(raw: Any) -> ActionPolicy:
-    top = _obj(raw, "MLGOV_POLICY", _TOP_REQUIRED, _TOP_OPTIONAL)
-    exempt = _obj(top["exempt_label"], "MLGOV_POLICY.exempt_label", ("key", "value"))
-    projects_raw = top["projects"]
-    if not isinstance(projects_raw, dict):
-        raise PolicyError("MLGOV_POLICY.projects: must be an object keyed by project id")
+def _opt_num(obj: dict[str, Any], path: str, key: str, default: float) -> float:
+    return _num(obj.get(key, default), f"{path}.{key}")
+
+
+def _opt_whole(obj: dict[str, Any], path: str, key: str, default: int) -> int:
+    return int(_num(obj.get(key, default), f"{path}.{key}", integer=True))
+
+
+def _keyed(value: Any, path: str, keyed_by: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise PolicyError(f"{path}: must be an object keyed by {keyed_by}")
+    return value  # pyright: ignore[reportUnknownVariableType]
+
+
+def _projects(raw: Any) -> dict[str, ProjectPolicy]:
     projects: dict[str, ProjectPolicy] = {}
-    projects_obj: dict[str, Any] = projects_raw  # pyright: ignore[reportUnknownVariableType]
-    for pid, praw in projects_obj.items():
+    for pid, praw in _keyed(raw, "MLGOV_POLICY.projects", "project id").items():
         path = f"MLGOV_POLICY.projects.{pid}"
         p = _obj(praw, path, ("environment", "zones", "allow_billing_disable"))
         projects[str(pid)] = ProjectPolicy(
@@ -107,12 +115,12 @@ def _policy(raw: Any) -> ActionPolicy:
                 p["allow_billing_disable"], f"{path}.allow_billing_disable"
             ),
         )
-    budgets_raw = top["budgets"]
-    if not isinstance(budgets_raw, dict):
-        raise PolicyError("MLGOV_POLICY.budgets: must be an object keyed by budgetId")
+    return projects
+
+
+def _budgets(raw: Any, projects: dict[str, ProjectPolicy]) -> dict[str, BudgetPolicy]:
     budgets: dict[str, BudgetPolicy] = {}
-    budgets_obj: dict[str, Any] = budgets_raw  # pyright: ignore[reportUnknownVariableType]
-    for bid, braw in budgets_obj.items():
+    for bid, braw in _keyed(raw, "MLGOV_POLICY.budgets", "budgetId").items():
         path = f"MLGOV_POLICY.budgets.{bid}"
         b = _obj(braw, path, ("projects", "stop_at", "disable_billing_at"))
         bprojects = _str_list(b["projects"], f"{path}.projects")
@@ -128,55 +136,46 @@ def _policy(raw: Any) -> ActionPolicy:
                 "billing must come after stopping workloads"
             )
         budgets[str(bid)] = BudgetPolicy(bprojects, stop_at, disable)
-    gpu = IdleGpuPolicy()
-    if "idle_gpu" in top:
-        g = _obj(
-            top["idle_gpu"],
-            "MLGOV_POLICY.idle_gpu",
-            (),
-            ("max_utilization_percent", "window_minutes", "workloads"),
-        )
-        gpu = IdleGpuPolicy(
-            max_utilization_percent=_num(
-                g.get("max_utilization_percent", gpu.max_utilization_percent),
-                "MLGOV_POLICY.idle_gpu.max_utilization_percent",
-            ),
-            window_minutes=int(
-                _num(
-                    g.get("window_minutes", gpu.window_minutes),
-                    "MLGOV_POLICY.idle_gpu.window_minutes",
-                    integer=True,
-                )
-            ),
-            workloads=_str_list(
-                g.get("workloads", list(gpu.workloads)), "MLGOV_POLICY.idle_gpu.workloads"
-            ),
-        )
+    return budgets
+
+
+def _idle_gpu(raw: Any) -> IdleGpuPolicy:
+    path, gpu = "MLGOV_POLICY.idle_gpu", IdleGpuPolicy()
+    g = _obj(raw, path, (), ("max_utilization_percent", "window_minutes", "workloads"))
+    return IdleGpuPolicy(
+        max_utilization_percent=_opt_num(
+            g, path, "max_utilization_percent", gpu.max_utilization_percent
+        ),
+        window_minutes=_opt_whole(g, path, "window_minutes", gpu.window_minutes),
+        workloads=_str_list(g.get("workloads", list(gpu.workloads)), f"{path}.workloads"),
+    )
+
+
+def _policy(raw: Any) -> ActionPolicy:
+    root = "MLGOV_POLICY"
+    top = _obj(raw, root, _TOP_REQUIRED, _TOP_OPTIONAL)
+    exempt = _obj(top["exempt_label"], f"{root}.exempt_label", ("key", "value"))
+    projects = _projects(top["projects"])
+    budgets = _budgets(top["budgets"], projects)
+    gpu = _idle_gpu(top["idle_gpu"]) if "idle_gpu" in top else IdleGpuPolicy()
     defaults = ActionPolicy(exempt_label=("", ""), projects={}, budgets={})
     return ActionPolicy(
-        dry_run=_bool(top.get("dry_run", True), "MLGOV_POLICY.dry_run"),  # simulate unless told
+        dry_run=_bool(top.get("dry_run", True), f"{root}.dry_run"),  # simulate unless told
         exempt_label=(
-            _str(exempt["key"], "MLGOV_POLICY.exempt_label.key"),
-            _str(exempt["value"], "MLGOV_POLICY.exempt_label.value"),
+            _str(exempt["key"], f"{root}.exempt_label.key"),
+            _str(exempt["value"], f"{root}.exempt_label.value"),
         ),
         projects=projects,
         budgets=budgets,
         idle_gpu=gpu,
-        time_budget_seconds=_num(
-            top.get("time_budget_seconds", defaults.time_budget_seconds),
-            "MLGOV_POLICY.time_budget_seconds",
+        time_budget_seconds=_opt_num(
+            top, root, "time_budget_seconds", defaults.time_budget_seconds
         ),
-        max_concurrency=int(
-            _num(
-                top.get("max_concurrency", defaults.max_concurrency),
-                "MLGOV_POLICY.max_concurrency",
-                integer=True,
-            )
-        ),
-        max_requests_per_second_per_project=_num(
-            top.get(
-                "max_requests_per_second_per_project", defaults.max_requests_per_second_per_project
-            ),
-            "MLGOV_POLICY.max_requests_per_second_per_project",
+        max_concurrency=_opt_whole(top, root, "max_concurrency", defaults.max_concurrency),
+        max_requests_per_second_per_project=_opt_num(
+            top,
+            root,
+            "max_requests_per_second_per_project",
+            defaults.max_requests_per_second_per_project,
         ),
     )
