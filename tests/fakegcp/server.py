@@ -72,6 +72,11 @@ def error_body(status: int, message: str) -> dict[str, Any]:
     return {"error": {"code": status, "message": message, "status": reasons.get(status, "UNKNOWN")}}
 
 
+class _Server(ThreadingHTTPServer):
+    # The default backlog of 5 resets connections when a function runs 64 calls at once.
+    request_queue_size = 128
+
+
 class FakeGcp:
     """A threaded HTTP server on 127.0.0.1 with pluggable routes; use as a context manager."""
 
@@ -127,7 +132,7 @@ class FakeGcp:
 
             do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _serve
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        self._httpd = _Server(("127.0.0.1", 0), _Handler)
         self._httpd.daemon_threads = True
         # A short poll interval: shutdown() waits for the loop to notice, 0.5 s by default.
         self._thread = threading.Thread(
