@@ -7,7 +7,8 @@ from policy_cases import CASES, Case, apply
 from policy_fixtures import PROD_CONFIG, good_stack
 
 from mlgov_policies.config import PolicyConfig
-from mlgov_policies.evaluate import STACK_TYPE, evaluate_resources
+from mlgov_policies.evaluate import evaluate_resources
+from mlgov_policies.vocabulary import STACK as STACK_TYPE
 from mlgov_policies.registry import ALL_RULES
 
 
