@@ -51,7 +51,7 @@ def evaluate_resources(
     """All violations for plan-document resources ({"type", "name", "inputs", ...}).
 
     Unknown resource types are ignored; odd shapes never raise. `stack` names stack-wide
-    findings (their type is the Pulumi stack's, "pulumi:pulumi:Stack"). Order: by resource
+    findings (their type is the Pulumi stack's, `vocabulary.STACK`). Order: by resource
     position (stack-wide findings last), then index order of the rules, then the order a rule
     reported them.
     """
