@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, NamedTuple
+from typing import Any, ClassVar, Literal, NamedTuple
 
 from mlgov_policies.config import PolicyConfig
 
@@ -33,11 +33,13 @@ StackCheck = Callable[[Sequence[StackResource], PolicyConfig], Iterator[tuple[in
 
 
 @dataclass(frozen=True, kw_only=True)
-class _Metadata:
-    """What every rule declares besides its check."""
+class _Rule:
+    """What every rule declares: its check and the metadata people and CrossGuard see."""
 
     name: str
     """`mlgov-<service>-<rule>`: the CrossGuard policy name and the plan document's `policy`."""
+    check: Callable[..., Iterator[object]]
+    """Its docstring's first line is the rule's description."""
     why: str
     remediation: str
     enforcement: Enforcement
@@ -45,59 +47,45 @@ class _Metadata:
     """Type tokens the rule looks at (CrossGuard still calls it for every resource)."""
     config_keys: tuple[str, ...] = ()
     """PolicyConfig fields the rule reads (they become its CrossGuard config schema)."""
+    kind: ClassVar[str]
+
+    @property
+    def description(self) -> str:
+        """One-line description: the first line of the check's docstring."""
+        doc = self.check.__doc__
+        return doc.strip().splitlines()[0] if doc and doc.strip() else ""
+
+    def as_dict(self) -> dict[str, object]:
+        """JSON-ready metadata."""
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "description": self.description,
+            "why": self.why,
+            "remediation": self.remediation,
+            "enforcement": self.enforcement,
+            "types": sorted(self.types),
+            "config_keys": list(self.config_keys),
+        }
 
 
 @dataclass(frozen=True, kw_only=True)
-class ResourceRule(_Metadata):
+class ResourceRule(_Rule):
     """A rule over one resource's inputs."""
 
     check: ResourceCheck
-
-    @property
-    def description(self) -> str:
-        """One-line description: the first line of the check's docstring."""
-        return first_line(self.check.__doc__)
-
-    def as_dict(self) -> dict[str, object]:
-        """JSON-ready metadata."""
-        return _as_dict(self, "resource")
+    kind: ClassVar[str] = "resource"
 
 
 @dataclass(frozen=True, kw_only=True)
-class StackRule(_Metadata):
+class StackRule(_Rule):
     """A rule over all resources of the stack."""
 
     check: StackCheck
-
-    @property
-    def description(self) -> str:
-        """One-line description: the first line of the check's docstring."""
-        return first_line(self.check.__doc__)
-
-    def as_dict(self) -> dict[str, object]:
-        """JSON-ready metadata."""
-        return _as_dict(self, "stack")
+    kind: ClassVar[str] = "stack"
 
 
 Rule = ResourceRule | StackRule
-
-
-def first_line(doc: str | None) -> str:
-    """The first line of a docstring, or "" when there is none."""
-    return doc.strip().splitlines()[0] if doc and doc.strip() else ""
-
-
-def _as_dict(rule: Rule, kind: str) -> dict[str, object]:
-    return {
-        "name": rule.name,
-        "kind": kind,
-        "description": rule.description,
-        "why": rule.why,
-        "remediation": rule.remediation,
-        "enforcement": rule.enforcement,
-        "types": sorted(rule.types),
-        "config_keys": list(rule.config_keys),
-    }
 
 
 def shown(value: object) -> str:
