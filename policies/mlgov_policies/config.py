@@ -83,16 +83,11 @@ class PolicyConfig:
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready mapping that `from_mapping` turns back into an equal config."""
+        values: dict[str, Any] = {f.name: getattr(self, f.name) for f in fields(self)}
+        # Tuples (the allow-lists) become JSON lists; everything else is already plain.
         return {
-            "environment": self.environment,
-            "region": self.region,
-            "allowed_bigquery_locations": list(self.allowed_bigquery_locations),
-            "max_idle_minutes": self.max_idle_minutes,
-            "notebook_machine_types": list(self.notebook_machine_types),
-            "notebook_gpu_types": list(self.notebook_gpu_types),
-            "sql_tiers": list(self.sql_tiers),
-            "billing_export_dataset": self.billing_export_dataset,
-            "required_labels": list(self.required_labels),
+            key: list(cast(tuple[str, ...], value)) if isinstance(value, tuple) else value
+            for key, value in values.items()
         }
 
 
