@@ -48,7 +48,7 @@ def test_make_dry_run_plan_uses_the_dev_stack() -> None:
 
 
 def test_readme_cli_examples_name_real_subcommands() -> None:
-    from governance.cli import build_parser
+    from governance.tools.cli import build_parser
 
     parser = build_parser()
     for line in re.findall(r"python -m governance ([a-z][a-z-]*)", README):

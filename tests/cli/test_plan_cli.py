@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import yaml
 
-from governance.cli import main
+from governance.tools.cli import main
 from tests.conftest import REPO, STACKS, stack_config
 
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from governance.budgets import ProjectBudget, ProjectBudgetArgs
-from governance.datasets import PartitionedDataset, PartitionedDatasetArgs
+from governance.components.budgets import ProjectBudget, ProjectBudgetArgs
+from governance.components.datasets import PartitionedDataset, PartitionedDatasetArgs
 from governance.labels import base_labels
-from governance.notebooks import NotebookFleet, NotebookFleetArgs, office_hours_cron
-from governance.offline import RecordedResource
+from governance.components.notebooks import NotebookFleet, NotebookFleetArgs, office_hours_cron
+from governance.tools.offline import RecordedResource
 from governance.settings import (
     BudgetSettings,
     DatasetSettings,
@@ -18,7 +18,7 @@ from governance.settings import (
     TpuVmSettings,
     TrainingPoolSettings,
 )
-from governance.training import SpotTrainingPools, SpotTrainingPoolsArgs
+from governance.components.training import SpotTrainingPools, SpotTrainingPoolsArgs
 
 LABELS = base_labels("dev", {"team": "research", "cost-center": "cc-1"})
 Run = Callable[..., list[RecordedResource]]

@@ -1,27 +1,27 @@
-"""Cost diff between two plan documents, for pull-request comments (like Infracost's).
+"""`mlgov diff`: the cost change between two plan documents, for pull requests (like Infracost's).
 
 A document's per-resource `monthly_usd` and its `cost` totals are used when every resource has
 them; otherwise the whole document is re-estimated from its inputs and its own "assumptions"
-key. Resources are matched by (type, name). Rendering: plain text, Markdown or JSON.
+key. Resources are matched by (type, name). Documents are read by document.py (the loader `check`
+uses too). Rendering: plain text, Markdown or JSON; types are spelled as `plan` spells them.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, cast
 
-from pydantic import ValidationError
-
-from governance.costs.assumptions import UsageAssumptions
 from governance.costs.catalog import Catalog
 from governance.costs.errors import CostError, add_context
 from governance.costs.estimate import estimate_resources
+from governance.tools.document import assumptions_of
+from governance.tools.render import short_type
+from mlgov_policies.vocabulary import is_component
 
 CENT = 0.005
-_UNPRICED_PREFIXES = ("mlgov:index:", "pulumi:")
+# Pulumi's own resources (the stack, providers) cost nothing, like mlgov's components.
+_PULUMI_TYPES = "pulumi:"
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,7 +108,8 @@ class CostDiff:
         marks = {"added": "+", "removed": "-", "changed": "~"}
         for c in self.changes:
             lines.append(
-                f"  {marks[c.status]} {c.status:8} {c.type} {c.name}: {_usd(c.before)} -> "
+                f"  {marks[c.status]} {c.status:8} {short_type(c.type)} {c.name}: "
+                f"{_usd(c.before)} -> "
                 f"{_usd(c.after)} ({_signed(c.delta)})"
             )
         return "\n".join(lines)
@@ -132,7 +133,7 @@ class CostDiff:
         marks = {"added": "added", "removed": "removed", "changed": "changed"}
         for c in self.changes:
             rows.append(
-                f"| {marks[c.status]} | `{c.name}` | `{c.type}` | {_usd(c.before)} | "
+                f"| {marks[c.status]} | `{c.name}` | {short_type(c.type)} | {_usd(c.before)} | "
                 f"{_usd(c.after)} | {_signed(c.delta)} |"
             )
         rows.append(
@@ -163,35 +164,6 @@ def _pct(delta: float, before: float) -> str:
     return f", {delta / before:+.1%}" if before >= CENT else ""
 
 
-def read_plan(path: str) -> dict[str, Any]:
-    """Read a plan document ("-" = stdin is the caller's job); CostError names the problem."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as err:
-        raise CostError(f"cannot read plan document {path}: {err.strerror}") from None
-    return parse_plan(text, path)
-
-
-def parse_plan(text: str, origin: str) -> dict[str, Any]:
-    """Parse and shape-check a plan document."""
-    try:
-        data = json.loads(text)
-    except ValueError as err:
-        raise CostError(f"{origin} is not JSON: {err}") from None
-    if not isinstance(data, dict):
-        raise CostError(f"{origin}: a plan document is a JSON object")
-    doc = cast("dict[str, Any]", data)
-    resources = doc.get("resources")
-    if not isinstance(resources, list):
-        raise CostError(f"{origin}: 'resources' must be a list")
-    for i, res in enumerate(cast("list[Any]", resources)):
-        if not isinstance(res, dict) or not isinstance(
-            cast("dict[str, Any]", res).get("type"), str
-        ):
-            raise CostError(f"{origin}: resources[{i}] needs a string 'type'")
-    return doc
-
-
 def plan_cost(
     doc: Mapping[str, Any], catalog: Catalog | None = None, origin: str = "plan"
 ) -> PlanCost:
@@ -200,20 +172,14 @@ def plan_cost(
     cost = doc.get("cost")
     totals = cast("dict[str, Any]", cost) if isinstance(cost, dict) else {}
     # component resources (mlgov:index:*) may carry no monthly_usd: their children are priced
-    priced = [r for r in resources if not str(r.get("type", "")).startswith(_UNPRICED_PREFIXES)]
+    priced = [r for r in resources if not _unpriced(str(r.get("type", "")))]
     carried = all(_is_number(r.get("monthly_usd")) for r in priced) and all(
         _is_number(totals.get(k)) for k in ("monthly_usd", "baseline_monthly_usd")
     )
     if carried:
         per = {(str(r["type"]), str(r.get("name", ""))): float(r["monthly_usd"]) for r in priced}
         return PlanCost(per, float(totals["monthly_usd"]), float(totals["baseline_monthly_usd"]))
-    raw: Any = doc.get("assumptions") or {}
-    try:
-        usage = UsageAssumptions.model_validate(raw)
-    except ValidationError as err:
-        first = err.errors()[0]
-        path = ".".join(str(p) for p in first["loc"])
-        raise CostError(f"{origin}: assumptions.{path}: {first['msg']}") from None
+    usage = assumptions_of(doc, origin)
     try:
         report = estimate_resources(resources, usage, catalog)
     except CostError as err:
@@ -223,6 +189,10 @@ def plan_cost(
         key = (r.type, r.name)
         per[key] = per.get(key, 0.0) + r.monthly_usd
     return PlanCost(per, report.monthly_usd, report.baseline_monthly_usd, reestimated=True)
+
+
+def _unpriced(type_: str) -> bool:
+    return is_component(type_) or type_.startswith(_PULUMI_TYPES)
 
 
 def _is_number(value: Any) -> bool:

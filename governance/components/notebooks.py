@@ -1,8 +1,8 @@
 """NotebookFleet: Vertex AI Workbench instances that cost nothing while nobody uses them.
 
 It owns the Workbench instances (in the stack's zones, idle shutdown with guest attributes on, no
-public IP, machine type and GPU already checked against the environment's allow-list by
-settings.py), their service account, and the optional office-hours schedule: Cloud Scheduler
+public IP; machine type and GPU are checked against the environment's allow-list by the
+settings, not here), their service account, and the optional office-hours schedule: Cloud Scheduler
 jobs that call the Notebooks API `:stop` (and `:start`) with an OAuth token, through a service
 account that may only start and stop notebooks. Budget-driven stops live in functions/.
 """
@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import date
 
 import pulumi
 import pulumi_gcp as gcp
 
 from governance.labels import Labels
 from governance.naming import account_id, resource_name, role_id
-from governance.settings import NotebookSettings, OfficeHours
+from mlgov_policies.vocabulary import component_type
 
 NOTEBOOKS_API = "https://notebooks.googleapis.com/v2"
 # The scheduler identity needs nothing but these two permissions.
@@ -25,14 +26,47 @@ SCHEDULE_PERMISSIONS = ("notebooks.instances.start", "notebooks.instances.stop")
 
 
 @dataclass(frozen=True, kw_only=True)
+class Accelerator:
+    """A GPU attached to a notebook or VM (`type` as the API names it, e.g. NVIDIA_TESLA_T4)."""
+
+    type: str
+    count: int = 1
+
+
+@dataclass(frozen=True, kw_only=True)
+class OfficeHours:
+    """Stop (and optionally start) a notebook weekly: `HH:MM` times, cron days (0 = Sunday)."""
+
+    stop: str = "19:00"
+    start: str | None = None
+    days: str = "1-5"
+    timezone: str = "Etc/UTC"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Notebook:
+    """One Workbench instance, in `zone`; stopped after `idle_minutes` without kernel activity."""
+
+    zone: str
+    machine_type: str = "e2-standard-4"
+    idle_minutes: int = 60
+    owner: str | None = None
+    gpu: Accelerator | None = None
+    boot_disk_gb: int = 150
+    data_disk_gb: int = 100
+    office_hours: OfficeHours | None = None
+    expires_on: date | None = None
+    exempt: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
 class NotebookFleetArgs:
-    """What NotebookFleet needs; `notebooks` are already validated against the environment."""
+    """What NotebookFleet needs: the notebooks by key (the key becomes part of each name)."""
 
     prefix: str
     project: str
     region: str
-    default_zone: str
-    notebooks: Mapping[str, NotebookSettings]
+    notebooks: Mapping[str, Notebook]
     labels: Labels
     network_id: pulumi.Input[str]
     subnet_id: pulumi.Input[str]
@@ -44,14 +78,14 @@ def office_hours_cron(hhmm: str, days: str) -> str:
     return f"{int(minute)} {int(hour)} * * {days}"
 
 
-def notebook_metadata(settings: NotebookSettings) -> dict[str, str]:
+def notebook_metadata(notebook: Notebook) -> dict[str, str]:
     """Workbench metadata: idle shutdown needs guest attributes to see kernel activity."""
     metadata = {
-        "idle-timeout-seconds": str(settings.idle_minutes * 60),
+        "idle-timeout-seconds": str(notebook.idle_minutes * 60),
         "enable-guest-attributes": "TRUE",
         "disable-mixer": "false",
     }
-    if settings.gpu is not None:
+    if notebook.gpu is not None:
         metadata["install-nvidia-driver"] = "True"
     return metadata
 
@@ -65,7 +99,7 @@ class NotebookFleet(pulumi.ComponentResource):
     def __init__(
         self, name: str, args: NotebookFleetArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
-        super().__init__("mlgov:index:NotebookFleet", name, None, opts)
+        super().__init__(component_type("NotebookFleet"), name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         account = gcp.serviceaccount.Account(
             f"{name}-sa",
@@ -80,7 +114,7 @@ class NotebookFleet(pulumi.ComponentResource):
 
         instances: list[gcp.workbench.Instance] = []
         for key, nb in args.notebooks.items():
-            zone = nb.zone or args.default_zone
+            zone = nb.zone
             instance_name = resource_name(args.prefix, "nb", key)
             labels = args.labels.for_workload(
                 "notebook", expires_on=nb.expires_on, exempt=nb.exempt

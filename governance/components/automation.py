@@ -6,33 +6,33 @@ permissions that function's actions need (`PERMISSIONS`, pinned to the functions
 tests/contract), the Eventarc trigger identity of the budget function, the Scheduler identity and
 jobs (OIDC) for the three reapers, and the invoker grants. The policy the functions run under is
 rendered in action_settings.py; the budget and its topic live in budgets.py. The code in
-functions/ is packaged from its folder and never imported here.
+functions/ is archived from its folder (bundled in the installed package, or the repository
+checkout) and never imported here.
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib.resources
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pulumi
 import pulumi_gcp as gcp
 
-from governance.action_settings import (
+from governance.components.action_settings import (
     ENTRY_POINTS,
     SCHEDULED,
     ActionSettings,
     function_name,
     job_id,
-    schedule,
     short_name,
 )
 from governance.labels import Labels
 from governance.naming import account_id, resource_name, role_id
-from governance.settings import AutomationSettings
+from mlgov_policies.vocabulary import component_type
 
-FUNCTIONS_DIR = Path(__file__).resolve().parent.parent / "functions"
 RUNTIME = "python311"
 PUBSUB_PUBLISHED = "google.cloud.pubsub.topic.v1.messagePublished"
 # Event-driven 2nd gen functions may run at most 540 s.
@@ -84,7 +84,15 @@ def function_permissions(entry_point: str, *, allow_billing_disable: bool) -> tu
 
 
 # --------------------------------------------------------------------------- source archive
-def source_files(root: Path = FUNCTIONS_DIR) -> dict[str, Path]:
+def functions_dir() -> Path:
+    """The functions' source: bundled in the installed package, else the repository checkout."""
+    bundled = importlib.resources.files("governance") / "_functions"
+    if isinstance(bundled, Path) and (bundled / "main.py").is_file():
+        return bundled
+    return Path(__file__).resolve().parents[2] / "functions"
+
+
+def source_files(root: Path) -> dict[str, Path]:
     """The files deployed from `root`, by archive path (sorted; caches and bytecode left out)."""
     files: dict[str, Path] = {}
     for path in sorted(root.rglob("*")):
@@ -119,11 +127,16 @@ class GovernanceFunctionsArgs:
     project: str
     region: str
     labels: Labels
-    settings: AutomationSettings
     budget_topic_id: pulumi.Input[str]
     policy: pulumi.Output[ActionSettings]
     allow_billing_disable: bool
-    source_dir: Path = FUNCTIONS_DIR
+    # unix-cron per scheduled entry point (SCHEDULED), in `time_zone`.
+    schedules: Mapping[str, str]
+    time_zone: str = "Etc/UTC"
+    # Timeout of the HTTP (scheduled) functions and their Scheduler attempt deadline.
+    http_timeout_seconds: int = 900
+    max_instances: int = 1
+    source_dir: Path = field(default_factory=functions_dir)
 
 
 @dataclass(frozen=True)
@@ -152,7 +165,7 @@ class GovernanceFunctions(pulumi.ComponentResource):
     def __init__(
         self, name: str, args: GovernanceFunctionsArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
-        super().__init__("mlgov:index:GovernanceFunctions", name, None, opts)
+        super().__init__(component_type("GovernanceFunctions"), name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         labels = args.labels.for_workload("governance").as_dict()
 
@@ -292,7 +305,7 @@ class GovernanceFunctions(pulumi.ComponentResource):
         child: pulumi.ResourceOptions,
     ) -> _Deployed:
         account, binding = self._runtime_identity(name, args, entry_point, child)
-        timeout = EVENT_TIMEOUT_SECONDS if is_event else args.settings.http_timeout_seconds
+        timeout = EVENT_TIMEOUT_SECONDS if is_event else args.http_timeout_seconds
         budget = float(timeout - REPORT_MARGIN_SECONDS)
         policy_json = args.policy.apply(
             lambda p: p.model_copy(update={"time_budget_seconds": budget}).model_dump_json()
@@ -329,7 +342,7 @@ class GovernanceFunctions(pulumi.ComponentResource):
                 service_account_email=account.email,
                 environment_variables={"MLGOV_POLICY": policy_json},
                 min_instance_count=0,
-                max_instance_count=args.settings.max_instances,
+                max_instance_count=args.max_instances,
                 max_instance_request_concurrency=1,
                 available_memory="512Mi",
                 timeout_seconds=timeout,
@@ -391,15 +404,15 @@ class GovernanceFunctions(pulumi.ComponentResource):
         scheduler_sa: gcp.serviceaccount.Account,
         child: pulumi.ResourceOptions,
     ) -> gcp.cloudscheduler.Job:
-        timeout = args.settings.http_timeout_seconds
+        timeout = args.http_timeout_seconds
         return gcp.cloudscheduler.Job(
             f"{name}-{short_name(entry_point)}-job",
             name=job_id(args.prefix, entry_point),
             project=args.project,
             region=args.region,
             description=f"mlgov: POST {entry_point}",
-            schedule=schedule(args.settings, entry_point),
-            time_zone=args.settings.time_zone,
+            schedule=args.schedules[entry_point],
+            time_zone=args.time_zone,
             # Scheduler waits at most 30 minutes; the function's own timeout is the real limit.
             attempt_deadline=f"{timeout}s",
             # One retry: a reaper that missed a run catches up on the next schedule anyway.

@@ -1,34 +1,21 @@
-"""Human and pull-request (markdown) views of a plan document.
+"""Human and pull-request (markdown) views of a plan document, and the one spelling of a type.
 
 Pure: a plan document in, text out. The key cost settings shown per resource are the handful of
 inputs that decide its bill (machine type, accelerators, spot, idle timeout, scaling bounds,
-tier, expirations), read with the same camelCase keys the policies and estimator use.
+tier, expirations), read with the policies' input readers (`mlgov_policies.props`). The human
+table fits the width it is given (the terminal's, from the CLI), cutting the key settings first.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, cast
+from typing import Any
+
+from mlgov_policies.props import as_list, as_mapping, dig
+from mlgov_policies.vocabulary import is_component
 
 Doc = Mapping[str, Any]
 Inputs = Mapping[str, Any]
-
-
-def _get(inputs: Any, *path: str) -> Any:
-    value: Any = inputs
-    for key in path:
-        if not isinstance(value, Mapping):
-            return None
-        value = cast(Mapping[str, Any], value).get(key)
-    return value
-
-
-def _map(value: Any) -> Mapping[str, Any]:
-    return cast(Mapping[str, Any], value) if isinstance(value, Mapping) else {}
-
-
-def _list(value: Any) -> list[Any]:
-    return cast(list[Any], value) if isinstance(value, list) else []
 
 
 def region_of(inputs: Inputs) -> str:
@@ -52,73 +39,73 @@ def _days(ms: Any) -> str:
 
 
 def _workbench(i: Inputs) -> list[str]:
-    parts = [str(_get(i, "gceSetup", "machineType"))]
-    for acc in _list(_get(i, "gceSetup", "acceleratorConfigs")):
-        parts.append(f"{_n(_get(acc, 'coreCount'))}x {_get(acc, 'type')}")
-    idle = _get(i, "gceSetup", "metadata", "idle-timeout-seconds")
+    parts = [str(dig(i, "gceSetup", "machineType"))]
+    for acc in as_list(dig(i, "gceSetup", "acceleratorConfigs")):
+        parts.append(f"{_n(dig(acc, 'coreCount'))}x {dig(acc, 'type')}")
+    idle = dig(i, "gceSetup", "metadata", "idle-timeout-seconds")
     parts.append(f"idle stop {int(idle) // 60} min" if idle else "NO idle stop")
-    if _get(i, "gceSetup", "disablePublicIp"):
+    if dig(i, "gceSetup", "disablePublicIp"):
         parts.append("no public IP")
     return parts
 
 
 def _node_pool(i: Inputs) -> list[str]:
-    cfg = _map(_get(i, "nodeConfig"))
-    parts = [str(_get(cfg, "machineType"))]
-    for acc in _list(_get(cfg, "guestAccelerators")):
-        parts.append(f"{_n(_get(acc, 'count'))}x {_get(acc, 'type')}")
-    if _get(cfg, "spot") or _get(cfg, "preemptible"):
+    cfg = as_mapping(dig(i, "nodeConfig"))
+    parts = [str(dig(cfg, "machineType"))]
+    for acc in as_list(dig(cfg, "guestAccelerators")):
+        parts.append(f"{_n(dig(acc, 'count'))}x {dig(acc, 'type')}")
+    if dig(cfg, "spot") or dig(cfg, "preemptible"):
         parts.append("spot")
-    auto = _map(_get(i, "autoscaling"))
-    low = _get(auto, "totalMinNodeCount") or _get(auto, "minNodeCount") or 0
-    high = _get(auto, "totalMaxNodeCount") or _get(auto, "maxNodeCount")
+    auto = as_mapping(dig(i, "autoscaling"))
+    low = dig(auto, "totalMinNodeCount") or dig(auto, "minNodeCount") or 0
+    high = dig(auto, "totalMaxNodeCount") or dig(auto, "maxNodeCount")
     parts.append(f"nodes {low:g}-{high:g}" if isinstance(high, int | float) else "fixed size")
     return parts
 
 
 def _cluster(i: Inputs) -> list[str]:
-    ca = _map(_get(i, "clusterAutoscaling"))
-    parts = ["NAP on" if _get(ca, "enabled") else "NAP off"]
-    if profile := _get(ca, "autoscalingProfile"):
+    ca = as_mapping(dig(i, "clusterAutoscaling"))
+    parts = ["NAP on" if dig(ca, "enabled") else "NAP off"]
+    if profile := dig(ca, "autoscalingProfile"):
         parts.append(str(profile))
     limits = [
-        f"{_get(limit, 'resourceType')}<={_get(limit, 'maximum'):g}"
-        for limit in _list(_get(ca, "resourceLimits"))
-        if isinstance(_get(limit, "maximum"), int | float)
+        f"{dig(limit, 'resourceType')}<={dig(limit, 'maximum'):g}"
+        for limit in as_list(dig(ca, "resourceLimits"))
+        if isinstance(dig(limit, "maximum"), int | float)
     ]
     parts += limits
-    if _get(i, "costManagementConfig", "enabled"):
+    if dig(i, "costManagementConfig", "enabled"):
         parts.append("cost allocation")
     return parts
 
 
 def _instance(i: Inputs) -> list[str]:
     parts = [str(i.get("machineType"))]
-    for acc in _list(i.get("guestAccelerators")):
-        parts.append(f"{_n(_get(acc, 'count'))}x {_get(acc, 'type')}")
-    if _get(i, "scheduling", "provisioningModel") == "SPOT":
+    for acc in as_list(i.get("guestAccelerators")):
+        parts.append(f"{_n(dig(acc, 'count'))}x {dig(acc, 'type')}")
+    if dig(i, "scheduling", "provisioningModel") == "SPOT":
         parts.append("spot")
-    if (seconds := _get(i, "scheduling", "maxRunDuration", "seconds")) is not None:
+    if (seconds := dig(i, "scheduling", "maxRunDuration", "seconds")) is not None:
         parts.append(f"max run {float(seconds) / 3600:g}h")
     return parts
 
 
 def _tpu(i: Inputs) -> list[str]:
     parts = [str(i.get("acceleratorType"))]
-    sched = _map(i.get("schedulingConfig"))
-    if _get(sched, "spot") or _get(sched, "preemptible"):
+    sched = as_mapping(i.get("schedulingConfig"))
+    if dig(sched, "spot") or dig(sched, "preemptible"):
         parts.append("spot")
     return parts
 
 
 def _sql(i: Inputs) -> list[str]:
-    s = _map(i.get("settings"))
+    s = as_mapping(i.get("settings"))
     parts = [
-        str(_get(s, "tier")),
-        str(_get(s, "availabilityType") or "ZONAL"),
-        f"{_n(_get(s, 'diskSize'))} GB",
+        str(dig(s, "tier")),
+        str(dig(s, "availabilityType") or "ZONAL"),
+        f"{_n(dig(s, 'diskSize'))} GB",
     ]
-    if _get(s, "backupConfiguration", "enabled"):
+    if dig(s, "backupConfiguration", "enabled"):
         parts.append("backups")
     if i.get("deletionProtection"):
         parts.append("deletion protection")
@@ -135,16 +122,16 @@ def _dataset(i: Inputs) -> list[str]:
 
 
 def _table(i: Inputs) -> list[str]:
-    tp = _map(i.get("timePartitioning"))
-    parts = [f"partitioned {_get(tp, 'type')}" if tp else "NOT partitioned"]
+    tp = as_mapping(i.get("timePartitioning"))
+    parts = [f"partitioned {dig(tp, 'type')}" if tp else "NOT partitioned"]
     if i.get("requirePartitionFilter"):
         parts.append("partition filter required")
     return parts
 
 
 def _budget(i: Inputs) -> list[str]:
-    units = _get(i, "amount", "specifiedAmount", "units")
-    rules = _list(i.get("thresholdRules"))
+    units = dig(i, "amount", "specifiedAmount", "units")
+    rules = as_list(i.get("thresholdRules"))
     return [f"${units}/month", f"{len(rules)} thresholds"]
 
 
@@ -171,7 +158,10 @@ def key_settings(type_: str, inputs: Inputs) -> str:
 
 
 def short_type(type_: str) -> str:
-    """`gcp:workbench/instance:Instance` -> `workbench/Instance`."""
+    """How `plan` and `diff` print a type: `gcp:workbench/instance:Instance` -> `workbench/Instance`.
+
+    Machine-readable output (`--json`) keeps the full type token.
+    """
     parts = type_.split(":")
     if len(parts) == 3:
         return f"{parts[1].split('/')[0]}/{parts[2]}"
@@ -192,7 +182,7 @@ def _rows(doc: Doc) -> list[tuple[str, str, str, str, str]]:
             _usd(r.get("monthly_usd")),
         )
         for r in doc.get("resources", [])
-        if not str(r["type"]).startswith("mlgov:index:")
+        if not is_component(str(r["type"]))
     ]
 
 
@@ -217,17 +207,41 @@ def _cost_line(doc: Doc) -> str:
     return line
 
 
-def text(doc: Doc) -> str:
-    """The human view: a resource table, then findings, then the verdict."""
-    rows = [("RESOURCE", "TYPE", "REGION", "KEY COST SETTINGS", "$/MONTH"), *_rows(doc)]
-    widths = [min(max(len(r[c]) for r in rows), cap) for c, cap in enumerate((40, 26, 16, 70, 12))]
+# Columns of the human table; when the terminal is narrow, columns give up width in this order,
+# down to these minimums: key settings first, then the resource name and the region, and the
+# type last. The cost column is never cut. A terminal narrower than the minimums wraps.
+_HEADERS = ("RESOURCE", "TYPE", "REGION", "KEY COST SETTINGS", "$/MONTH")
+_SHRINK = ((3, 24), (0, 24), (2, 12), (1, 20))
+_GAP = 2
+
+
+def fit_widths(natural: Sequence[int], width: int | None) -> list[int]:
+    """Column widths that fit `width` characters (None: no limit), shrinking as _SHRINK says."""
+    widths = list(natural)
+    if width is None:
+        return widths
+    excess = sum(widths) + _GAP * (len(widths) - 1) - width
+    for column, minimum in _SHRINK:
+        if excess <= 0:
+            break
+        give = min(excess, max(widths[column] - minimum, 0))
+        widths[column] -= give
+        excess -= give
+    return widths
+
+
+def _cut(cell: str, width: int) -> str:
+    return cell if len(cell) <= width else cell[: width - 1] + "…"
+
+
+def text(doc: Doc, width: int | None = None) -> str:
+    """The human view: a resource table (at most `width` wide), then findings, then the verdict."""
+    rows = [_HEADERS, *_rows(doc)]
+    widths = fit_widths([max(len(r[c]) for r in rows) for c in range(len(_HEADERS))], width)
     lines = [f"mlgov plan for stack {doc.get('stack') or '?'}", ""]
     for row in rows:
-        cells = [
-            cell if len(cell) <= w else cell[: w - 1] + "…"
-            for cell, w in zip(row, widths, strict=True)
-        ]
-        lines.append("  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)).rstrip())
+        cells = [_cut(cell, w).ljust(w) for cell, w in zip(row, widths, strict=True)]
+        lines.append((" " * _GAP).join(cells).rstrip())
     lines += ["", _cost_line(doc)]
     mandatory, advisory = _counts(doc)
     for v in doc.get("violations", []):

@@ -10,38 +10,89 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import date
+from typing import Literal
 
 import pulumi
 import pulumi_gcp as gcp
 
+from governance.components.notebooks import Accelerator
 from governance.labels import Labels
 from governance.naming import account_id, resource_name
-from governance.settings import GpuVmSettings, TpuVmSettings, TrainingPoolSettings
+from mlgov_policies.vocabulary import component_type
 
 SCOPES = ["https://www.googleapis.com/auth/cloud-platform"]
 WORKLOAD_TAINT_KEY = "mlgov.io/workload"
 
 
+DEFAULT_GPU_IMAGE = (
+    "projects/deeplearning-platform-release/global/images/family/common-cu123-debian-11"
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class TrainingPool:
+    """A GKE node pool for training: GPUs (`accelerator`) or TPUs (`tpu_topology`), from 0 nodes.
+
+    `zones` empty means the component's `zones`.
+    """
+
+    kind: Literal["gpu", "tpu"] = "gpu"
+    machine_type: str = "n1-standard-8"
+    accelerator: str | None = None
+    accelerator_count: int = 1
+    tpu_topology: str | None = None
+    max_nodes: int = 4
+    zones: tuple[str, ...] = ()
+    spot: bool = True
+    disk_gb: int = 100
+
+
+@dataclass(frozen=True, kw_only=True)
+class TpuVm:
+    """A standalone Cloud TPU VM in `zone`."""
+
+    zone: str
+    accelerator_type: str = "v5litepod-8"
+    runtime_version: str = "v2-alpha-tpuv5-lite"
+    spot: bool = True
+    expires_on: date | None = None
+    exempt: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class GpuVm:
+    """A standalone spot GPU VM in `zone` that GCP stops after `max_run_hours`."""
+
+    zone: str
+    machine_type: str = "g2-standard-8"
+    gpu: Accelerator = Accelerator(type="nvidia-l4")
+    max_run_hours: int = 8
+    image: str = DEFAULT_GPU_IMAGE
+    disk_gb: int = 200
+    expires_on: date | None = None
+    exempt: bool = False
+
+
 @dataclass(frozen=True, kw_only=True)
 class SpotTrainingPoolsArgs:
-    """What SpotTrainingPools needs; everything is already validated by settings.py."""
+    """What SpotTrainingPools needs; `cluster_name` is required when there are `pools`."""
 
     prefix: str
     project: str
     region: str
-    default_zone: str
     zones: tuple[str, ...]
     labels: Labels
-    pools: Mapping[str, TrainingPoolSettings]
-    tpu_vms: Mapping[str, TpuVmSettings]
-    gpu_vms: Mapping[str, GpuVmSettings]
+    pools: Mapping[str, TrainingPool]
+    tpu_vms: Mapping[str, TpuVm]
+    gpu_vms: Mapping[str, GpuVm]
     network_id: pulumi.Input[str]
     subnet_id: pulumi.Input[str]
     cluster_name: pulumi.Input[str] | None = None
     node_service_account: pulumi.Input[str] | None = None
 
 
-def pool_taints(pool: TrainingPoolSettings) -> list[gcp.container.NodePoolNodeConfigTaintArgs]:
+def pool_taints(pool: TrainingPool) -> list[gcp.container.NodePoolNodeConfigTaintArgs]:
     """Taints that keep everything but training pods off expensive accelerator nodes."""
     taints = [
         gcp.container.NodePoolNodeConfigTaintArgs(
@@ -80,7 +131,7 @@ class SpotTrainingPools(pulumi.ComponentResource):
     def __init__(
         self, name: str, args: SpotTrainingPoolsArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
-        super().__init__("mlgov:index:SpotTrainingPools", name, None, opts)
+        super().__init__(component_type("SpotTrainingPools"), name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         labels = args.labels.for_workload("training")
         pools = [
@@ -110,13 +161,13 @@ class SpotTrainingPools(pulumi.ComponentResource):
     def _node_pool(
         name: str,
         key: str,
-        pool: TrainingPoolSettings,
+        pool: TrainingPool,
         args: SpotTrainingPoolsArgs,
         labels: Labels,
         child: pulumi.ResourceOptions,
     ) -> gcp.container.NodePool:
         if args.cluster_name is None:
-            raise ValueError("training pools need a cluster")  # settings.py guarantees one
+            raise ValueError("training pools need a cluster (cluster_name)")
         accelerators = None
         if pool.kind == "gpu" and pool.accelerator is not None:
             accelerators = [
@@ -172,7 +223,7 @@ class SpotTrainingPools(pulumi.ComponentResource):
     def _tpu_vm(
         name: str,
         key: str,
-        tpu: TpuVmSettings,
+        tpu: TpuVm,
         args: SpotTrainingPoolsArgs,
         child: pulumi.ResourceOptions,
     ) -> gcp.tpu.V2Vm:
@@ -181,7 +232,7 @@ class SpotTrainingPools(pulumi.ComponentResource):
             f"{name}-{key}",
             name=resource_name(args.prefix, "tpu", key),
             project=args.project,
-            zone=tpu.zone or args.default_zone,
+            zone=tpu.zone,
             accelerator_type=tpu.accelerator_type,
             runtime_version=tpu.runtime_version,
             scheduling_config=gcp.tpu.V2VmSchedulingConfigArgs(spot=tpu.spot),
@@ -196,7 +247,7 @@ class SpotTrainingPools(pulumi.ComponentResource):
     def _gpu_vm(
         name: str,
         key: str,
-        vm: GpuVmSettings,
+        vm: GpuVm,
         args: SpotTrainingPoolsArgs,
         email: pulumi.Input[str],
         child: pulumi.ResourceOptions,
@@ -208,7 +259,7 @@ class SpotTrainingPools(pulumi.ComponentResource):
             f"{name}-{key}",
             name=resource_name(args.prefix, "gpu", key),
             project=args.project,
-            zone=vm.zone or args.default_zone,
+            zone=vm.zone,
             machine_type=vm.machine_type,
             guest_accelerators=[
                 gcp.compute.InstanceGuestAcceleratorArgs(type=vm.gpu.type, count=vm.gpu.count)

@@ -1,6 +1,6 @@
 """ProjectBudget: the stack's monthly budget and the Pub/Sub topic its alerts go to.
 
-It owns the Pub/Sub topic (the budget guard function subscribes to it; see automation.py), the
+It owns the Pub/Sub topic (the budget guard function subscribes to it; see automation.py beside this module), the
 publisher grant for Cloud Billing's budget service account, and the `gcp.billing.Budget` with
 actual-spend and forecast thresholds. What happens when a threshold is crossed is decided by the
 function in functions/, from the policy JSON the program renders.
@@ -8,6 +8,7 @@ function in functions/, from the policy JSON the program renders.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import pulumi
@@ -15,7 +16,7 @@ import pulumi_gcp as gcp
 
 from governance.labels import Labels
 from governance.naming import resource_name
-from governance.settings import BudgetSettings
+from mlgov_policies.vocabulary import component_type
 
 # Cloud Billing publishes programmatic budget notifications as this identity.
 BUDGET_PUBLISHER = "serviceAccount:billing-budget-alert@system.gserviceaccount.com"
@@ -29,19 +30,24 @@ class ProjectBudgetArgs:
     project: str
     project_number: str
     billing_account: str
-    settings: BudgetSettings
     labels: Labels
+    amount_usd: int
+    # Fractions of the amount: actual spend, then forecast spend.
+    thresholds: Sequence[float] = (0.5, 0.9, 1.0)
+    forecast_thresholds: Sequence[float] = (1.0,)
 
 
-def threshold_rules(settings: BudgetSettings) -> list[gcp.billing.BudgetThresholdRuleArgs]:
+def threshold_rules(
+    thresholds: Sequence[float], forecast_thresholds: Sequence[float]
+) -> list[gcp.billing.BudgetThresholdRuleArgs]:
     """Actual-spend thresholds first, then forecast ones, as fractions of the amount."""
     rules = [
         gcp.billing.BudgetThresholdRuleArgs(threshold_percent=t, spend_basis="CURRENT_SPEND")
-        for t in settings.thresholds
+        for t in thresholds
     ]
     rules += [
         gcp.billing.BudgetThresholdRuleArgs(threshold_percent=t, spend_basis="FORECASTED_SPEND")
-        for t in settings.forecast_thresholds
+        for t in forecast_thresholds
     ]
     return rules
 
@@ -56,7 +62,7 @@ class ProjectBudget(pulumi.ComponentResource):
     def __init__(
         self, name: str, args: ProjectBudgetArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
-        super().__init__("mlgov:index:ProjectBudget", name, None, opts)
+        super().__init__(component_type("ProjectBudget"), name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         topic = gcp.pubsub.Topic(
             f"{name}-topic",
@@ -85,10 +91,10 @@ class ProjectBudget(pulumi.ComponentResource):
             ),
             amount=gcp.billing.BudgetAmountArgs(
                 specified_amount=gcp.billing.BudgetAmountSpecifiedAmountArgs(
-                    currency_code="USD", units=str(args.settings.amount_usd)
+                    currency_code="USD", units=str(args.amount_usd)
                 )
             ),
-            threshold_rules=threshold_rules(args.settings),
+            threshold_rules=threshold_rules(args.thresholds, args.forecast_thresholds),
             all_updates_rule=gcp.billing.BudgetAllUpdatesRuleArgs(
                 pubsub_topic=topic.id, schema_version="1.0"
             ),

@@ -14,6 +14,7 @@ import pulumi
 import pulumi_gcp as gcp
 
 from governance.labels import Labels
+from mlgov_policies.vocabulary import component_type
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -34,7 +35,7 @@ class BillingExport(pulumi.ComponentResource):
     def __init__(
         self, name: str, args: BillingExportArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
-        super().__init__("mlgov:index:BillingExport", name, None, opts)
+        super().__init__(component_type("BillingExport"), name, None, opts)
         dataset = gcp.bigquery.Dataset(
             f"{name}-dataset",
             dataset_id=args.dataset,

@@ -1,10 +1,10 @@
-"""`python -m governance jobs`: see and drive a stack's cleanup schedules in Cloud Scheduler.
+"""`mlgov jobs`: see and drive a stack's cleanup schedules in Cloud Scheduler.
 
-    python -m governance jobs --stack dev list [--all] [--json]
-    python -m governance jobs --stack dev run|pause|resume JOB
+    mlgov jobs --stack dev list [--all] [--json]
+    mlgov jobs --stack dev run|pause|resume JOB
 
-The stack file gives the project, region and job ids (the names automation.py deploys the jobs
-under; JOB may be `reap-idle-vms`, `reap_idle_vms` or the full job id). `--endpoint URL` or
+The stack file gives the project, region and job ids (the names components/automation.py deploys
+the jobs under; JOB may be `reap-idle-vms`, `reap_idle_vms` or the full job id). `--endpoint URL` or
 `MLGOV_API_ENDPOINTS={"cloudscheduler": URL}` points the client at a local server, with anonymous
 credentials. Exit codes: 0 done; 1 Cloud Scheduler answered with an error or could not be
 reached (one line naming the job and the status); 2 invalid input: unknown stack or job, bad
@@ -18,33 +18,21 @@ import argparse
 import json
 import os
 import re
-import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
-if TYPE_CHECKING:
-    from governance.settings import Settings
+from governance.tools.errors import CliError, Exit
 
 # The Scheduler client library is imported lazily and is only partly typed: its client and Job
 # objects are handled as Any here.
 Client = Any
 Job = Any
 
-EXIT_OK, EXIT_API, EXIT_INVALID = 0, 1, 2
 ENDPOINTS_ENV = "MLGOV_API_ENDPOINTS"
 ACTIONS = ("list", "run", "pause", "resume")
 CALL_TIMEOUT_S = 30.0
 _URL_PREFIX = re.compile(r"^[A-Z]+ https?://\S+: ")
-
-
-class JobsError(Exception):
-    """A problem reported as one line; `code` is the exit code."""
-
-    def __init__(self, message: str, code: int = EXIT_INVALID) -> None:
-        super().__init__(message)
-        self.code = code
 
 
 @dataclass(frozen=True)
@@ -68,14 +56,16 @@ class Target:
 # --------------------------------------------------------------------------- registration
 def register(subparsers: Any) -> None:
     """Add the `jobs` subcommand to the CLI's subparsers."""
+    from governance.tools.cli import stack_flags
+
     p = subparsers.add_parser(
         "jobs",
         help="list, run, pause or resume a stack's cleanup jobs in Cloud Scheduler",
         description="See and drive the Cloud Scheduler jobs that call the cleanup functions.",
+        epilog="examples:\n  mlgov jobs --stack dev list\n  mlgov jobs --stack prod pause reap-expired",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    which = p.add_mutually_exclusive_group(required=True)
-    which.add_argument("--stack", help="stack name: reads stacks/Pulumi.NAME.yaml")
-    which.add_argument("--config", help="path to any Pulumi stack file")
+    stack_flags(p)
     p.add_argument(
         "--endpoint",
         help="Cloud Scheduler base URL (http(s)://...), e.g. a local fake; anonymous credentials",
@@ -88,32 +78,22 @@ def register(subparsers: Any) -> None:
 
 
 def handler(args: argparse.Namespace) -> int:
-    """Run `jobs`; returns the exit code (errors become one line on stderr)."""
-    try:
-        target = _target(args)
-        job = _check_job(target, args.action, args.job)
-        client = _client(_endpoint(args.endpoint))
-        if job is None:
-            return _list(client, target, show_all=args.all, as_json=args.json)
-        return _act(client, target, args.action, job, as_json=args.json)
-    except JobsError as err:
-        print(f"mlgov: error: {err}", file=sys.stderr)
-        return err.code
+    """Run `jobs`; returns the exit code (problems are raised as CliError)."""
+    target = _target(args)
+    job = _check_job(target, args.action, args.job)
+    client = _client(_endpoint(args.endpoint))
+    if job is None:
+        return _list(client, target, show_all=args.all, as_json=args.json)
+    return _act(client, target, args.action, job, as_json=args.json)
 
 
 # --------------------------------------------------------------------------- input
-def _settings(args: argparse.Namespace) -> Settings:
-    from governance.plan import read_stack_config, stack_file
-    from governance.settings import settings_from_config
-
-    path = Path(args.config) if args.config else stack_file(args.stack)
-    return settings_from_config(read_stack_config(path))
-
-
 def _target(args: argparse.Namespace) -> Target:
-    from governance.action_settings import SCHEDULED, job_id
+    from governance.components.action_settings import SCHEDULED, job_id
+    from governance.tools.project import read_stack_config, settings_of, stack_file_of
 
-    s = _settings(args)
+    _name, path = stack_file_of(args.stack, args.config)
+    s = settings_of(read_stack_config(path), path)
     return Target(s.project, s.region, {ep: job_id(s.prefix, ep) for ep in SCHEDULED})
 
 
@@ -122,23 +102,23 @@ def _choices(target: Target) -> list[str]:
 
 
 def _check_job(target: Target, action: str, given: str | None) -> str | None:
-    """The job id to act on; None for `list`. JobsError when JOB is missing or not expected."""
+    """The job id to act on; None for `list`. CliError when JOB is missing or not expected."""
     if action == "list":
         if given:
-            raise JobsError(f"jobs list: takes no JOB (got {given!r})")
+            raise CliError(f"jobs list: takes no JOB (got {given!r})")
         return None
     if not given:
-        raise JobsError(f"jobs {action}: name the JOB: {', '.join(_choices(target))}")
+        raise CliError(f"jobs {action}: name the JOB: {', '.join(_choices(target))}")
     return _resolve(target, given)
 
 
 def _resolve(target: Target, given: str) -> str:
-    """The job id for what the operator typed, or JobsError listing the valid names."""
+    """The job id for what the operator typed, or CliError listing the valid names."""
     wanted = given.rsplit("/", 1)[-1]
     for entry_point, job in target.jobs.items():
         if wanted in (entry_point, entry_point.replace("_", "-"), job):
             return job
-    raise JobsError(f"unknown job {given!r}; this stack's jobs: {', '.join(_choices(target))}")
+    raise CliError(f"unknown job {given!r}; this stack's jobs: {', '.join(_choices(target))}")
 
 
 def _endpoint(flag: str | None) -> str | None:
@@ -149,17 +129,17 @@ def _endpoint(flag: str | None) -> str | None:
             try:
                 endpoints = json.loads(raw)
             except ValueError:
-                raise JobsError(f"{ENDPOINTS_ENV}: not valid JSON") from None
+                raise CliError(f"{ENDPOINTS_ENV}: not valid JSON") from None
             if not isinstance(endpoints, dict):
-                raise JobsError(
+                raise CliError(
                     f'{ENDPOINTS_ENV}: must be an object like {{"cloudscheduler": URL}}'
                 )
             found: object = cast("dict[str, object]", endpoints).get("cloudscheduler")
             if found is not None and not isinstance(found, str):
-                raise JobsError(f"{ENDPOINTS_ENV}.cloudscheduler: must be a URL string")
+                raise CliError(f"{ENDPOINTS_ENV}.cloudscheduler: must be a URL string")
             url = found
     if url is not None and not url.startswith(("http://", "https://")):
-        raise JobsError(f"endpoint {url!r}: must start with http:// or https://")
+        raise CliError(f"endpoint {url!r}: must start with http:// or https://")
     return url.rstrip("/") if url else None
 
 
@@ -183,7 +163,7 @@ def _client(endpoint: str | None) -> Client:
     try:
         return scheduler_v1.CloudSchedulerClient(transport="rest")
     except google.auth.exceptions.DefaultCredentialsError:
-        raise JobsError(
+        raise CliError(
             "no Google credentials: run `gcloud auth application-default login` "
             "(or pass --endpoint for a local server)"
         ) from None
@@ -206,7 +186,7 @@ def _retry() -> Any:
     )
 
 
-def _api_error(err: Exception, what: str) -> JobsError:
+def _api_error(err: Exception, what: str) -> CliError:
     from google.api_core import exceptions
 
     if isinstance(err, exceptions.GoogleAPICallError):
@@ -227,10 +207,10 @@ def _api_error(err: Exception, what: str) -> JobsError:
             | exceptions.Unauthenticated,
         ):
             hint = " (needs roles/cloudscheduler.admin on the project, or .viewer to list)"
-        return JobsError(f"cloud scheduler: {what}: {status}: {detail}{hint}", EXIT_API)
+        return CliError(f"cloud scheduler: {what}: {status}: {detail}{hint}", Exit.FAILED)
     if isinstance(err, exceptions.RetryError):
-        return JobsError(f"cloud scheduler: {what}: gave up retrying: {err.cause}", EXIT_API)
-    return JobsError(f"cloud scheduler: {what}: {type(err).__name__}: {err}", EXIT_API)
+        return CliError(f"cloud scheduler: {what}: gave up retrying: {err.cause}", Exit.FAILED)
+    return CliError(f"cloud scheduler: {what}: {type(err).__name__}: {err}", Exit.FAILED)
 
 
 def _calls_failing() -> tuple[type[Exception], ...]:
@@ -271,7 +251,7 @@ def _act(client: Client, target: Target, action: str, job: str, *, as_json: bool
     else:
         done = {"run": "run requested", "pause": "paused", "resume": "resumed"}[action]
         print(f"{job}: {done}; state {row['state']}, next run {row['next_run'] or '-'}")
-    return EXIT_OK
+    return Exit.OK
 
 
 # --------------------------------------------------------------------------- output
@@ -344,4 +324,4 @@ def _list(client: Client, target: Target, *, show_all: bool, as_json: bool) -> i
         print(f"{target.parent}")
         for line in _table(rows):
             print(line)
-    return EXIT_OK
+    return Exit.OK

@@ -4,7 +4,7 @@
 contract 2); `action_settings` renders it from validated stack settings. The functions parse the
 same JSON with their own `govern.models.ActionPolicy.from_json`; tests/contract pins the two
 together, because governance never imports functions/. Function and Scheduler job names live
-here too, so governance/jobs.py can find the jobs without importing Pulumi. Deploying the
+here too, so governance/tools/jobs.py can find the jobs without importing Pulumi. Deploying the
 functions is automation.py's job.
 """
 
@@ -14,9 +14,9 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from governance.labels import EXEMPT_KEY
 from governance.naming import resource_name
-from governance.settings import AutomationSettings, Settings
+from governance.settings import Settings
+from mlgov_policies.vocabulary import EXEMPT_LABEL, EXEMPT_VALUE
 
 EntryPoint = Literal["on_budget_alert", "reap_idle_vms", "reap_expired", "reap_idle_gpus"]
 ENTRY_POINTS: tuple[EntryPoint, ...] = (
@@ -44,16 +44,6 @@ def job_id(prefix: str, entry_point: str) -> str:
     return resource_name(prefix, short_name(entry_point))
 
 
-def schedule(automation: AutomationSettings, entry_point: str) -> str:
-    """The unix-cron schedule of a scheduled entry point, from the stack settings."""
-    schedules = {
-        "reap_idle_vms": automation.reap_idle_vms_schedule,
-        "reap_expired": automation.reap_expired_schedule,
-        "reap_idle_gpus": automation.reap_idle_gpus_schedule,
-    }
-    return schedules[entry_point]
-
-
 # --------------------------------------------------------------------------- the wire model
 class _Wire(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -62,8 +52,8 @@ class _Wire(BaseModel):
 class ExemptLabel(_Wire):
     """The label that keeps a resource out of every automated action."""
 
-    key: str = EXEMPT_KEY
-    value: str = "true"
+    key: str = EXEMPT_LABEL
+    value: str = EXEMPT_VALUE
 
 
 class ProjectPolicy(_Wire):

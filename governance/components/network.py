@@ -14,7 +14,7 @@ import pulumi_gcp as gcp
 
 from governance.labels import Labels
 from governance.naming import resource_name
-from governance.settings import NetworkSettings
+from mlgov_policies.vocabulary import component_type
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -24,8 +24,12 @@ class MlNetworkArgs:
     prefix: str
     project: str
     region: str
-    settings: NetworkSettings
     labels: Labels
+    subnet_cidr: pulumi.Input[str] = "10.10.0.0/20"
+    pods_cidr: pulumi.Input[str] = "10.20.0.0/16"
+    services_cidr: pulumi.Input[str] = "10.30.0.0/20"
+    # Size of the range reserved for private services (Cloud SQL's private IP).
+    private_service_prefix_length: pulumi.Input[int] = 20
 
 
 class MlNetwork(pulumi.ComponentResource):
@@ -34,7 +38,6 @@ class MlNetwork(pulumi.ComponentResource):
     network_id: pulumi.Output[str]
     subnet_id: pulumi.Output[str]
     network_name: pulumi.Output[str]
-    subnet_name: pulumi.Output[str]
     pods_range: str
     services_range: str
     peering: gcp.servicenetworking.Connection
@@ -42,7 +45,7 @@ class MlNetwork(pulumi.ComponentResource):
     def __init__(
         self, name: str, args: MlNetworkArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
-        super().__init__("mlgov:index:MlNetwork", name, None, opts)
+        super().__init__(component_type("MlNetwork"), name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         net_name = resource_name(args.prefix, "vpc")
         network = gcp.compute.Network(
@@ -61,15 +64,15 @@ class MlNetwork(pulumi.ComponentResource):
             project=args.project,
             region=args.region,
             network=network.id,
-            ip_cidr_range=args.settings.subnet_cidr,
+            ip_cidr_range=args.subnet_cidr,
             # Private Google Access lets VMs without public IPs reach Google APIs.
             private_ip_google_access=True,
             secondary_ip_ranges=[
                 gcp.compute.SubnetworkSecondaryIpRangeArgs(
-                    range_name=self.pods_range, ip_cidr_range=args.settings.pods_cidr
+                    range_name=self.pods_range, ip_cidr_range=args.pods_cidr
                 ),
                 gcp.compute.SubnetworkSecondaryIpRangeArgs(
-                    range_name=self.services_range, ip_cidr_range=args.settings.services_cidr
+                    range_name=self.services_range, ip_cidr_range=args.services_cidr
                 ),
             ],
             opts=child,
@@ -99,7 +102,7 @@ class MlNetwork(pulumi.ComponentResource):
             project=args.project,
             purpose="VPC_PEERING",
             address_type="INTERNAL",
-            prefix_length=args.settings.private_service_prefix_length,
+            prefix_length=args.private_service_prefix_length,
             network=network.id,
             labels=args.labels.for_workload("network").as_dict(),
             opts=child,
@@ -114,5 +117,4 @@ class MlNetwork(pulumi.ComponentResource):
         self.network_id = network.id
         self.subnet_id = subnet.id
         self.network_name = network.name
-        self.subnet_name = subnet.name
         self.register_outputs({"network_id": self.network_id, "subnet_id": self.subnet_id})

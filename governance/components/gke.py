@@ -8,14 +8,15 @@ SpotTrainingPools in training.py.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 import pulumi
 import pulumi_gcp as gcp
 
 from governance.labels import Labels
 from governance.naming import account_id, resource_name
-from governance.settings import GkeSettings
+from mlgov_policies.vocabulary import component_type
 
 NODE_SCOPES = ["https://www.googleapis.com/auth/cloud-platform"]
 # What a node needs to ship logs and metrics and pull images; nothing primitive.
@@ -29,6 +30,24 @@ NODE_ROLES = (
 
 
 @dataclass(frozen=True, kw_only=True)
+class Autoprovisioning:
+    """Node auto-provisioning limits: the most NAP may create cluster-wide (accelerators by type)."""
+
+    max_cpu: int = 64
+    max_memory_gb: int = 256
+    accelerators: Mapping[str, int] = field(default_factory=lambda: {"nvidia-tesla-t4": 4})
+
+
+@dataclass(frozen=True, kw_only=True)
+class SystemPool:
+    """The small on-demand pool for cluster services."""
+
+    machine_type: str = "e2-standard-4"
+    min_nodes: int = 1
+    max_nodes: int = 3
+
+
+@dataclass(frozen=True, kw_only=True)
 class MlClusterArgs:
     """What MlCluster needs."""
 
@@ -36,8 +55,10 @@ class MlClusterArgs:
     project: str
     region: str
     zones: tuple[str, ...]
-    settings: GkeSettings
     labels: Labels
+    release_channel: pulumi.Input[str] = "REGULAR"
+    system_pool: SystemPool = SystemPool()
+    autoprovisioning: Autoprovisioning = Autoprovisioning()
     deletion_protection: bool
     network_id: pulumi.Input[str]
     subnet_id: pulumi.Input[str]
@@ -47,10 +68,9 @@ class MlClusterArgs:
 
 
 def resource_limits(
-    settings: GkeSettings,
+    nap: Autoprovisioning,
 ) -> list[gcp.container.ClusterClusterAutoscalingResourceLimitArgs]:
     """NAP limits: the cluster-wide ceiling on what auto-provisioning may create."""
-    nap = settings.autoprovisioning
     limits = [
         gcp.container.ClusterClusterAutoscalingResourceLimitArgs(
             resource_type="cpu", minimum=0, maximum=nap.max_cpu
@@ -78,7 +98,7 @@ class MlCluster(pulumi.ComponentResource):
     def __init__(
         self, name: str, args: MlClusterArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
-        super().__init__("mlgov:index:MlCluster", name, None, opts)
+        super().__init__(component_type("MlCluster"), name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         node_sa = gcp.serviceaccount.Account(
             f"{name}-nodes-sa",
@@ -122,7 +142,7 @@ class MlCluster(pulumi.ComponentResource):
                 master_ipv4_cidr_block=args.master_cidr,
             ),
             release_channel=gcp.container.ClusterReleaseChannelArgs(
-                channel=args.settings.release_channel
+                channel=args.release_channel
             ),
             workload_identity_config=gcp.container.ClusterWorkloadIdentityConfigArgs(
                 workload_pool=f"{args.project}.svc.id.goog"
@@ -134,7 +154,7 @@ class MlCluster(pulumi.ComponentResource):
                 enabled=True,
                 # Scale down aggressively: idle GPU nodes are the most expensive thing we run.
                 autoscaling_profile="OPTIMIZE_UTILIZATION",
-                resource_limits=resource_limits(args.settings),
+                resource_limits=resource_limits(args.autoprovisioning),
                 auto_provisioning_defaults=gcp.container.ClusterClusterAutoscalingAutoProvisioningDefaultsArgs(
                     service_account=node_sa.email, oauth_scopes=NODE_SCOPES, management=management
                 ),
@@ -142,7 +162,7 @@ class MlCluster(pulumi.ComponentResource):
             resource_labels=labels,
             opts=child,
         )
-        system = args.settings.system_pool
+        system = args.system_pool
         gcp.container.NodePool(
             f"{name}-system",
             name="system",

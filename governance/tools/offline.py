@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import runpy
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +22,6 @@ import pulumi
 import pulumi.runtime
 import pulumi.runtime.settings
 
-PROGRAM = Path(__file__).resolve().parent.parent / "__main__.py"
 SECRET_FIELDS = frozenset({"password", "secretData", "privateKey"})
 REDACTED = "[secret]"
 
@@ -152,8 +152,20 @@ def run_under_mocks(
     return mocks.resources
 
 
-def run_program(
-    config: Mapping[str, Any], stack: str, program: Path = PROGRAM
-) -> list[RecordedResource]:
-    """Run the Pulumi program file under mocks; return the resources it registered, in order."""
-    return run_under_mocks(lambda: runpy.run_path(str(program), run_name="__main__"), config, stack)
+def run_program(config: Mapping[str, Any], stack: str, program: Path) -> list[RecordedResource]:
+    """Run a Pulumi program file under mocks; return the resources it registered, in order.
+
+    The program's folder is on `sys.path` while it runs, as the Pulumi language host puts it, so
+    a project's own modules import.
+    """
+    folder = str(program.resolve().parent)
+    added = folder not in sys.path
+    if added:
+        sys.path.insert(0, folder)
+    try:
+        return run_under_mocks(
+            lambda: runpy.run_path(str(program), run_name="__main__"), config, stack
+        )
+    finally:
+        if added:
+            sys.path.remove(folder)
