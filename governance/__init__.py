@@ -11,4 +11,9 @@ Light on purpose: `import governance` loads nothing else, so the offline CLI's `
 - `governance.labels`, `governance.naming`: labels and physical names, shared by all.
 """
 
-__version__ = "0.2.0"
+from importlib.metadata import PackageNotFoundError, version
+
+try:
+    __version__ = version("mlgov")  # single source: pyproject.toml's [project] version
+except PackageNotFoundError:  # a checkout used without installing it
+    __version__ = "0+unknown"

@@ -1,6 +1,6 @@
 """ProjectBudget: the stack's monthly budget and the Pub/Sub topic its alerts go to.
 
-It owns the Pub/Sub topic (the budget guard function subscribes to it; see automation.py beside this module), the
+It owns the Pub/Sub topic (the budget guard function subscribes to it; see automation.py), the
 publisher grant for Cloud Billing's budget service account, and the `gcp.billing.Budget` with
 actual-spend and forecast thresholds. What happens when a threshold is crossed is decided by the
 function in functions/, from the policy JSON the program renders.

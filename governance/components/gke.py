@@ -31,7 +31,7 @@ NODE_ROLES = (
 
 @dataclass(frozen=True, kw_only=True)
 class Autoprovisioning:
-    """Node auto-provisioning limits: the most NAP may create cluster-wide (accelerators by type)."""
+    """Node auto-provisioning limits: the most NAP may create, cluster-wide (GPUs by type)."""
 
     max_cpu: int = 64
     max_memory_gb: int = 256
@@ -141,9 +141,7 @@ class MlCluster(pulumi.ComponentResource):
                 enable_private_endpoint=False,
                 master_ipv4_cidr_block=args.master_cidr,
             ),
-            release_channel=gcp.container.ClusterReleaseChannelArgs(
-                channel=args.release_channel
-            ),
+            release_channel=gcp.container.ClusterReleaseChannelArgs(channel=args.release_channel),
             workload_identity_config=gcp.container.ClusterWorkloadIdentityConfigArgs(
                 workload_pool=f"{args.project}.svc.id.goog"
             ),

@@ -107,7 +107,9 @@ def notebook(s: Settings, nb: NotebookSettings) -> Notebook:
         boot_disk_gb=nb.boot_disk_gb,
         data_disk_gb=nb.data_disk_gb,
         office_hours=(
-            OfficeHours(stop=hours.stop, start=hours.start, days=hours.days, timezone=hours.timezone)
+            OfficeHours(
+                stop=hours.stop, start=hours.start, days=hours.days, timezone=hours.timezone
+            )
             if hours is not None
             else None
         ),
@@ -157,7 +159,9 @@ def gpu_vm(s: Settings, vm: GpuVmSettings) -> GpuVm:
     )
 
 
-def dataset_args(s: Settings, key: str, ds: DatasetSettings, labels: Labels) -> PartitionedDatasetArgs:
+def dataset_args(
+    s: Settings, key: str, ds: DatasetSettings, labels: Labels
+) -> PartitionedDatasetArgs:
     """A dataset's component args from its settings."""
     return PartitionedDatasetArgs(
         project=s.project,

@@ -9,7 +9,7 @@ account those VMs run as. The cluster itself is MlCluster in gke.py.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from typing import Literal
 
@@ -66,7 +66,7 @@ class GpuVm:
 
     zone: str
     machine_type: str = "g2-standard-8"
-    gpu: Accelerator = Accelerator(type="nvidia-l4")
+    gpu: Accelerator = field(default_factory=lambda: Accelerator(type="nvidia-l4"))
     max_run_hours: int = 8
     image: str = DEFAULT_GPU_IMAGE
     disk_gb: int = 200

@@ -42,6 +42,7 @@ __all__ = [
     "OfficeHours",
     "Settings",
     "SettingsError",
+    "SystemPoolSettings",
     "TableSettings",
     "TpuVmSettings",
     "TrainingPoolSettings",

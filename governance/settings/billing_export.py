@@ -27,7 +27,10 @@ def problems(s: Settings) -> Iterator[Problem]:
     """The export dataset's location, and that no managed dataset shares its id."""
     export = s.billing_export
     if export.location is not None and export.location not in s.bigquery_locations():
-        yield "billing_export.location", f"{export.location!r} is not the stack's region {s.region!r}"
+        yield (
+            "billing_export.location",
+            f"{export.location!r} is not the stack's region {s.region!r}",
+        )
     if export.dataset_id in s.datasets:
         yield (
             "billing_export.dataset_id",

@@ -33,7 +33,7 @@ def key_path(loc: tuple[int | str, ...], provided: Mapping[str, str]) -> str:
 
 
 def message(model: type[BaseModel], err: Mapping[str, Any]) -> str:
-    """pydantic's message, with actionable wording for unknown and missing keys."""
+    """Pydantic's message, with actionable wording for unknown and missing keys."""
     if err["type"] == "extra_forbidden":
         known = known_keys(model, tuple(err["loc"][:-1]))
         close = difflib.get_close_matches(str(err["loc"][-1]), known, n=1) if known else []

@@ -1,4 +1,4 @@
-"""`notebooks.<name>`: Vertex AI Workbench instances (component: governance/components/notebooks.py).
+"""`notebooks.<name>`: Vertex AI Workbench instances (component: components/notebooks.py).
 
 `problems` checks each notebook against the stack: its zone, and the environment's idle-timeout
 maximum, machine-type and GPU allow-lists (`limits`).

@@ -33,12 +33,12 @@ def _set_aside(data: dict[str, Any], loc: tuple[int | str, ...]) -> tuple[str, .
     top = str(loc[0])
     field = Settings.model_fields.get(top)
     entries = data.get(top)
-    if field is not None and len(loc) >= 2 and isinstance(entries, dict):
-        if get_origin(field.annotation) is dict:
-            remaining = dict(cast(dict[str, Any], entries))
-            remaining.pop(str(loc[1]), None)
-            data[top] = remaining
-            return (top, str(loc[1]))
+    named = field is not None and get_origin(field.annotation) is dict
+    if named and len(loc) >= 2 and isinstance(entries, dict):
+        remaining = dict(cast(dict[str, Any], entries))
+        remaining.pop(str(loc[1]), None)
+        data[top] = remaining
+        return (top, str(loc[1]))
     data.pop(top, None)
     return (top,)
 
@@ -58,7 +58,7 @@ def _structure(
                 # What setting aside broke (e.g. a required section) is no news to the user.
                 return None, problems, set_aside
             for e in errors:
-                loc = cast(tuple[int | str, ...], e["loc"])
+                loc = e["loc"]
                 problems.append(f"{key_path(loc, provided)}: {message(Settings, e)}")
                 removed = _set_aside(data, loc)
                 if removed is None:
@@ -120,6 +120,8 @@ def settings_from_config(config: Mapping[str, Any]) -> Settings:
                     f"{ROOT}.{field_name}: {merged[field_name]!r} differs from "
                     f"{provider_key} {value!r}; set it once, in {provider_key}"
                 )
+                # The provider key wins, so the other checks don't report the conflict again.
+                merged[field_name] = value
             continue
         provided[field_name] = provider_key
         if value is not None:

@@ -71,7 +71,10 @@ def problems(s: Settings) -> Iterator[Problem]:
         if pool.kind == "gpu" and pool.accelerator is None:
             yield f"{path}.accelerator", "a gpu pool needs an accelerator, e.g. nvidia-tesla-t4"
         if pool.kind == "tpu" and not pool.machine_type.startswith("ct"):
-            yield f"{path}.machine_type", "a tpu pool needs a TPU machine type, e.g. ct5lp-hightpu-4t"
+            yield (
+                f"{path}.machine_type",
+                "a tpu pool needs a TPU machine type, e.g. ct5lp-hightpu-4t",
+            )
         if not pool.spot:
             yield (
                 f"{path}.spot",

@@ -87,7 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand registered."""
     parser = _Parser(
         prog=PROG,
-        description="mlgov offline tools: plan stacks, check plans, diff costs, drive cleanup jobs.",
+        description="mlgov offline tools: plan stacks, check plans, diff costs, run cleanup jobs.",
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

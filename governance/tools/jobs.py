@@ -62,7 +62,9 @@ def register(subparsers: Any) -> None:
         "jobs",
         help="list, run, pause or resume a stack's cleanup jobs in Cloud Scheduler",
         description="See and drive the Cloud Scheduler jobs that call the cleanup functions.",
-        epilog="examples:\n  mlgov jobs --stack dev list\n  mlgov jobs --stack prod pause reap-expired",
+        epilog=(
+            "examples:\n  mlgov jobs --stack dev list\n  mlgov jobs --stack prod pause reap-expired"
+        ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     stack_flags(p)
@@ -131,9 +133,7 @@ def _endpoint(flag: str | None) -> str | None:
             except ValueError:
                 raise CliError(f"{ENDPOINTS_ENV}: not valid JSON") from None
             if not isinstance(endpoints, dict):
-                raise CliError(
-                    f'{ENDPOINTS_ENV}: must be an object like {{"cloudscheduler": URL}}'
-                )
+                raise CliError(f'{ENDPOINTS_ENV}: must be an object like {{"cloudscheduler": URL}}')
             found: object = cast("dict[str, object]", endpoints).get("cloudscheduler")
             if found is not None and not isinstance(found, str):
                 raise CliError(f"{ENDPOINTS_ENV}.cloudscheduler: must be a URL string")

@@ -158,7 +158,7 @@ def key_settings(type_: str, inputs: Inputs) -> str:
 
 
 def short_type(type_: str) -> str:
-    """How `plan` and `diff` print a type: `gcp:workbench/instance:Instance` -> `workbench/Instance`.
+    """How plan and diff spell a type: `gcp:workbench/instance:Instance` -> `workbench/Instance`.
 
     Machine-readable output (`--json`) keeps the full type token.
     """
@@ -209,9 +209,11 @@ def _cost_line(doc: Doc) -> str:
 
 # Columns of the human table; when the terminal is narrow, columns give up width in this order,
 # down to these minimums: key settings first, then the resource name and the region, and the
-# type last. The cost column is never cut. A terminal narrower than the minimums wraps.
+# type last; then, on a very narrow terminal, all of them down to _TIGHT. The cost column is
+# never cut.
 _HEADERS = ("RESOURCE", "TYPE", "REGION", "KEY COST SETTINGS", "$/MONTH")
-_SHRINK = ((3, 24), (0, 24), (2, 12), (1, 20))
+_TIGHT = 8
+_SHRINK = ((3, 16), (0, 20), (2, 11), (1, 20), (3, _TIGHT), (0, _TIGHT), (2, _TIGHT), (1, _TIGHT))
 _GAP = 2
 
 

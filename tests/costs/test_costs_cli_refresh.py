@@ -8,9 +8,10 @@ import json
 import pytest
 from cost_plans import node_pool, notebook
 
-from governance.tools import costs_cli as cli
 from governance.costs.catalog import default_catalog, load_catalog
 from governance.costs.refresh import catalog_from_skus, fetch_skus, sku_key, sku_price
+from governance.tools import costs_cli as cli
+from governance.tools.cli import main
 from tests.fakegcp.catalog import FakeCatalog
 from tests.fakegcp.server import FakeGcp
 
