@@ -207,28 +207,33 @@ def _cost_line(doc: Doc) -> str:
     return line
 
 
-# Columns of the human table; when the terminal is narrow, columns give up width in this order,
-# down to these minimums: key settings first, then the resource name and the region, and the
-# type last; then, on a very narrow terminal, all of them down to _TIGHT. The cost column is
-# never cut.
+# Columns of the human table. When the terminal is narrow, the widest of RESOURCE, REGION and
+# KEY COST SETTINGS gives up a character at a time down to its comfortable minimum; then TYPE;
+# then, on a very narrow terminal, all of them down to _TIGHT. The cost column is never cut.
 _HEADERS = ("RESOURCE", "TYPE", "REGION", "KEY COST SETTINGS", "$/MONTH")
 _TIGHT = 8
-_SHRINK = ((3, 16), (0, 20), (2, 11), (1, 20), (3, _TIGHT), (0, _TIGHT), (2, _TIGHT), (1, _TIGHT))
+_STAGES: tuple[dict[int, int], ...] = (
+    {0: 20, 2: 11, 3: 16},
+    {1: 20},
+    dict.fromkeys((0, 1, 2, 3), _TIGHT),
+)
 _GAP = 2
 
 
 def fit_widths(natural: Sequence[int], width: int | None) -> list[int]:
-    """Column widths that fit `width` characters (None: no limit), shrinking as _SHRINK says."""
+    """Column widths that fit `width` characters (None: no limit), shrinking as _STAGES says."""
     widths = list(natural)
     if width is None:
         return widths
     excess = sum(widths) + _GAP * (len(widths) - 1) - width
-    for column, minimum in _SHRINK:
-        if excess <= 0:
-            break
-        give = min(excess, max(widths[column] - minimum, 0))
-        widths[column] -= give
-        excess -= give
+    for minimums in _STAGES:
+        while excess > 0:
+            room = [c for c, low in minimums.items() if widths[c] > low]
+            if not room:
+                break
+            widest = max(room, key=lambda c: widths[c])
+            widths[widest] -= 1
+            excess -= 1
     return widths
 
 
