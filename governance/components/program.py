@@ -8,8 +8,10 @@ Which components exist is decided only by which settings sections are present.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from pydantic import BaseModel
 
 from governance.components.action_settings import action_settings, billing_disable_allowed
 from governance.components.automation import GovernanceFunctions, GovernanceFunctionsArgs
@@ -36,13 +38,16 @@ from governance.components.training import (
 from governance.labels import Labels, base_labels
 from governance.settings import (
     DatasetSettings,
-    GpuSettings,
     GpuVmSettings,
     NotebookSettings,
     Settings,
     TpuVmSettings,
-    TrainingPoolSettings,
 )
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+Spec = TypeVar("Spec", bound="DataclassInstance")
 
 
 @dataclass
@@ -91,96 +96,49 @@ class Platform:
 
 
 # --------------------------------------------------------------------------- settings -> args
-def _accelerator(gpu: GpuSettings) -> Accelerator:
-    return Accelerator(type=gpu.type, count=gpu.count)
+def spec(cls: type[Spec], model: BaseModel, **given: Any) -> Spec:
+    """A component's plain spec from the settings model it shares field names with.
+
+    `given` overrides (or converts) fields: resolved zones, nested specs, renamed fields.
+    """
+    names = [f.name for f in fields(cls) if f.name not in given]
+    return cls(**{name: getattr(model, name) for name in names}, **given)
 
 
 def notebook(s: Settings, nb: NotebookSettings) -> Notebook:
     """A notebook's component spec from its settings."""
-    hours = nb.office_hours
-    return Notebook(
+    return spec(
+        Notebook,
+        nb,
         zone=s.zone_for(nb.zone),
-        machine_type=nb.machine_type,
-        idle_minutes=nb.idle_minutes,
-        owner=nb.owner,
-        gpu=_accelerator(nb.gpu) if nb.gpu is not None else None,
-        boot_disk_gb=nb.boot_disk_gb,
-        data_disk_gb=nb.data_disk_gb,
-        office_hours=(
-            OfficeHours(
-                stop=hours.stop, start=hours.start, days=hours.days, timezone=hours.timezone
-            )
-            if hours is not None
-            else None
-        ),
-        expires_on=nb.expires_on,
-        exempt=nb.exempt,
-    )
-
-
-def training_pool(pool: TrainingPoolSettings) -> TrainingPool:
-    """A training pool's component spec from its settings."""
-    return TrainingPool(
-        kind=pool.kind,
-        machine_type=pool.machine_type,
-        accelerator=pool.accelerator,
-        accelerator_count=pool.accelerator_count,
-        tpu_topology=pool.tpu_topology,
-        max_nodes=pool.max_nodes,
-        zones=pool.zones,
-        spot=pool.spot,
-        disk_gb=pool.disk_gb,
+        gpu=spec(Accelerator, nb.gpu) if nb.gpu is not None else None,
+        office_hours=spec(OfficeHours, nb.office_hours) if nb.office_hours is not None else None,
     )
 
 
 def tpu_vm(s: Settings, tpu: TpuVmSettings) -> TpuVm:
     """A TPU VM's component spec from its settings."""
-    return TpuVm(
-        zone=s.zone_for(tpu.zone),
-        accelerator_type=tpu.accelerator_type,
-        runtime_version=tpu.runtime_version,
-        spot=tpu.spot,
-        expires_on=tpu.expires_on,
-        exempt=tpu.exempt,
-    )
+    return spec(TpuVm, tpu, zone=s.zone_for(tpu.zone))
 
 
 def gpu_vm(s: Settings, vm: GpuVmSettings) -> GpuVm:
     """A GPU VM's component spec from its settings."""
-    return GpuVm(
-        zone=s.zone_for(vm.zone),
-        machine_type=vm.machine_type,
-        gpu=_accelerator(vm.gpu),
-        max_run_hours=vm.max_run_hours,
-        image=vm.image,
-        disk_gb=vm.disk_gb,
-        expires_on=vm.expires_on,
-        exempt=vm.exempt,
-    )
+    return spec(GpuVm, vm, zone=s.zone_for(vm.zone), gpu=spec(Accelerator, vm.gpu))
 
 
 def dataset_args(
     s: Settings, key: str, ds: DatasetSettings, labels: Labels
 ) -> PartitionedDatasetArgs:
     """A dataset's component args from its settings."""
-    return PartitionedDatasetArgs(
+    return spec(
+        PartitionedDatasetArgs,
+        ds,
         project=s.project,
         dataset=key,
         location=s.dataset_location(ds.location),
         labels=labels,
         deletion_protection=s.is_prod,
-        table_expiration_days=ds.table_expiration_days,
-        partition_expiration_days=ds.partition_expiration_days,
-        tables={
-            name: Table(
-                partition_field=t.partition_field,
-                partition_type=t.partition_type,
-                large=t.large,
-                clustering=t.clustering,
-                schema=t.schema_fields,
-            )
-            for name, t in ds.tables.items()
-        },
+        tables={name: spec(Table, t, schema=t.schema_fields) for name, t in ds.tables.items()},
     )
 
 
@@ -189,18 +147,10 @@ def build_platform(s: Settings) -> Platform:
     """Build every component the settings ask for; return them for export."""
     labels = base_labels(s.environment, s.labels)
     prefix, project = s.prefix, s.project
-    net = s.network
     network = MlNetwork(
         "network",
-        MlNetworkArgs(
-            prefix=prefix,
-            project=project,
-            region=s.region,
-            labels=labels,
-            subnet_cidr=net.subnet_cidr,
-            pods_cidr=net.pods_cidr,
-            services_cidr=net.services_cidr,
-            private_service_prefix_length=net.private_service_prefix_length,
+        spec(
+            MlNetworkArgs, s.network, prefix=prefix, project=project, region=s.region, labels=labels
         ),
     )
     budget = ProjectBudget(
@@ -260,8 +210,6 @@ def build_platform(s: Settings) -> Platform:
             ),
         )
     if (gke := s.gke) is not None:
-        nap = gke.autoprovisioning
-        system = gke.system_pool
         platform.cluster = MlCluster(
             "gke",
             MlClusterArgs(
@@ -271,22 +219,14 @@ def build_platform(s: Settings) -> Platform:
                 zones=s.zones,
                 labels=labels,
                 release_channel=gke.release_channel,
-                system_pool=SystemPool(
-                    machine_type=system.machine_type,
-                    min_nodes=system.min_nodes,
-                    max_nodes=system.max_nodes,
-                ),
-                autoprovisioning=Autoprovisioning(
-                    max_cpu=nap.max_cpu,
-                    max_memory_gb=nap.max_memory_gb,
-                    accelerators=dict(nap.accelerators),
-                ),
+                system_pool=spec(SystemPool, gke.system_pool),
+                autoprovisioning=spec(Autoprovisioning, gke.autoprovisioning),
                 deletion_protection=s.is_prod,
                 network_id=network.network_id,
                 subnet_id=network.subnet_id,
                 pods_range=network.pods_range,
                 services_range=network.services_range,
-                master_cidr=net.gke_master_cidr,
+                master_cidr=s.network.gke_master_cidr,
             ),
         )
     if s.training_pools or s.tpu_vms or s.gpu_vms:
@@ -299,7 +239,7 @@ def build_platform(s: Settings) -> Platform:
                 region=s.region,
                 zones=s.zones,
                 labels=labels,
-                pools={key: training_pool(p) for key, p in s.training_pools.items()},
+                pools={key: spec(TrainingPool, p) for key, p in s.training_pools.items()},
                 tpu_vms={key: tpu_vm(s, t) for key, t in s.tpu_vms.items()},
                 gpu_vms={key: gpu_vm(s, v) for key, v in s.gpu_vms.items()},
                 network_id=network.network_id,
@@ -311,16 +251,14 @@ def build_platform(s: Settings) -> Platform:
     if (db := s.metadata_db) is not None:
         platform.metadata_db = MetadataDatabase(
             "metadata",
-            MetadataDatabaseArgs(
+            spec(
+                MetadataDatabaseArgs,
+                db,
                 prefix=prefix,
                 project=project,
                 region=s.region,
                 labels=labels,
                 network_id=network.network_id,
-                tier=db.tier,
-                database_version=db.database_version,
-                disk_gb=db.disk_gb,
-                high_availability=db.high_availability,
                 backups=s.sql_backups(),
                 deletion_protection=s.sql_deletion_protection(),
                 depends_on=[network.peering],
