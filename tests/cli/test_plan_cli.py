@@ -255,3 +255,26 @@ def test_check_missing_file_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert (
         "/nonexistent/plan.json: cannot read: No such file or directory" in capsys.readouterr().err
     )
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        (b"\xff\xfe{}", "not UTF-8 text (invalid byte at offset 0); save it as UTF-8"),
+        (b"", "is empty"),
+        (b"  \n", "is empty"),
+        (None, "cannot read: Is a directory"),
+    ],
+)
+def test_unreadable_inputs_exit_2_naming_the_file(
+    content: bytes | None, expected: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "input"
+    if content is None:
+        path.mkdir()
+    else:
+        path.write_bytes(content)
+    for argv in (["check", str(path)], ["plan", "--config", str(path)], ["diff", str(path), "-"]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err == f"mlgov: error: {path}: {expected}\n", argv
