@@ -11,12 +11,8 @@ from cost_plans import AS_OF, full_plan, node_pool, notebook, office_hours
 from governance.costs.assumptions import HOURS_PER_MONTH, UsageAssumptions
 from governance.costs.catalog import default_catalog
 from governance.costs.errors import CatalogError, CostError, UnknownResourceType
-from governance.costs.estimate import (
-    FREE,
-    PRICED,
-    estimate_resources,
-    window_hours_per_month,
-)
+from governance.costs.estimate import estimate_resources, window_hours_per_month
+from governance.costs.registry import FREE, PRICED
 
 RESOURCES_MD_TYPES = {
     "gcp:compute/network:Network", "gcp:compute/subnetwork:Subnetwork", "gcp:compute/router:Router",
