@@ -45,7 +45,7 @@ class CommonUsage(BaseModel):
 
 # pydantic lays out the fields of a model with several bases from the LAST base to the first,
 # so this list is the reverse of the documented order (common, notebooks, pools, ..., NAT).
-# The order is what `plan --json` prints; tests/costs/test_assumptions.py pins it.
+# The order is what `plan --json` prints and what README's usage table lists (a test checks it).
 class UsageAssumptions(
     NatUsage,
     PubSubUsage,

@@ -2,28 +2,31 @@
 
 from __future__ import annotations
 
+import re
 from datetime import date
+from pathlib import Path
 
 import pytest
 
 from governance.costs.assumptions import CommonUsage, UsageAssumptions
 from governance.costs.resources import nat, workbench
 
-DOCUMENTED_ORDER = [
-    "as_of", "default_region",
-    "notebook_active_hours_per_month", "notebook_sessions_per_month", "notebook_active_hours",
-    "training_pool_average_nodes", "training_pool_nodes",
-    "gpu_vm_hours_per_month", "gpu_vm_runs_per_month", "tpu_vm_hours_per_month",
-    "bigquery_ingest_gb_per_day", "bigquery_ingest", "bigquery_stored_gb",
-    "bigquery_unbounded_retention_days", "sql_backup_gb", "storage_gb_per_bucket", "storage_gb",
-    "function_invocations_per_month", "function_invocations", "function_seconds_per_invocation",
-    "pubsub_gb_per_month", "nat_vm_count", "nat_gb_per_month",
-]  # fmt: skip
+README = Path(__file__).resolve().parents[2] / "README.md"
 
 
-def test_fields_keep_the_order_plan_json_prints():
-    assert list(UsageAssumptions.model_fields) == DOCUMENTED_ORDER
-    assert list(UsageAssumptions().model_dump()) == DOCUMENTED_ORDER
+def documented_keys() -> list[str]:
+    """Keys of the README's usage-assumptions table, in its order (first column, backticked)."""
+    text = README.read_text(encoding="utf-8")
+    table = text.split("| key | unit | default | meaning |", 1)[1].split("\n\n", 1)[0]
+    rows = [line.split("|")[1] for line in table.splitlines()[2:]]
+    return [key for row in rows for key in re.findall(r"`([a-z_]+)`", row)]
+
+
+def test_fields_are_documented_in_the_readme_in_the_order_plan_json_prints():
+    keys = documented_keys()
+    assert len(keys) == 23
+    assert list(UsageAssumptions.model_fields) == keys
+    assert list(UsageAssumptions().model_dump()) == keys
 
 
 def test_each_models_knobs_are_part_of_the_whole():
