@@ -61,4 +61,5 @@ class UsageAssumptions(
 ):
     """How much each kind of resource is used in a month (every field has a default)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # "inf" or "nan" usage would print an invalid plan document (JSON has no Infinity).
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)

@@ -4,10 +4,13 @@ The props readers never raise, because a policy rule can skip what it cannot rea
 cannot skip a value its price depends on, so `text` turns an absent value into the model's
 default but a value that is unknown until apply (a Pulumi unknown sentinel) or not a string into
 a `CostError` naming the key: never a guessed price. Numbers keep the old leniency: an absent,
-unknown or unreadable number counts as absent and takes the model's default.
+unknown or unreadable number (including "nan" and "inf") counts as absent and takes the model's
+default.
 """
 
 from __future__ import annotations
+
+import math
 
 from governance.costs.errors import CostError
 from mlgov_policies.props import as_number, as_str, is_unknown
@@ -26,6 +29,6 @@ def text(value: object, default: str, key: str) -> str:
 
 
 def number(value: object, default: float = 0.0) -> float:
-    """A numeric input (number or numeric string); `default` when absent, unknown or unreadable."""
+    """A finite numeric input (number or numeric string); else `default`."""
     found = as_number(value)
-    return default if found is None else found
+    return default if found is None or not math.isfinite(found) else found

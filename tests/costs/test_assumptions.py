@@ -41,3 +41,5 @@ def test_round_trip_through_the_plan_document_and_typos_rejected():
         UsageAssumptions.model_validate({"notebook_hours": 3})
     with pytest.raises(ValueError, match="notebook_active_hours_per_month"):
         UsageAssumptions(notebook_active_hours_per_month=731)
+    with pytest.raises(ValueError, match=r"training_pool_nodes\.a100\n.*finite number"):
+        UsageAssumptions.model_validate({"training_pool_nodes": {"a100": "inf"}})

@@ -27,6 +27,7 @@ def test_number_reads_numbers_and_numeric_strings_else_the_default():
     assert number(None, 7.0) == 7.0
     assert number("3eeb2bf0-c639-47a8-9e75-3b44932eb421", 7.0) == 7.0  # unknown number
     assert number("lots", 7.0) == 7.0
+    assert number("nan", 7.0) == number("inf", 7.0) == number(float("-inf"), 7.0) == 7.0
 
 
 def test_region_from_zone_region_or_default():
