@@ -48,11 +48,26 @@ PROJECT_IAM_MEMBER: Final = "gcp:projects/iAMMember:IAMMember"
 PROJECT_IAM_BINDING: Final = "gcp:projects/iAMBinding:IAMBinding"
 PROJECT_SERVICE: Final = "gcp:projects/service:Service"
 RANDOM_PASSWORD: Final = "random:index/randomPassword:RandomPassword"  # noqa: S105 - a type token
+# no-charge types the cost estimator names (governance/costs/registry.py)
+SERVICE_NETWORKING_CONNECTION: Final = "gcp:servicenetworking/connection:Connection"
+SERVICE_ACCOUNT_IAM_MEMBER: Final = "gcp:serviceaccount/iAMMember:IAMMember"
+FUNCTION_V2_IAM_MEMBER: Final = "gcp:cloudfunctionsv2/functionIamMember:FunctionIamMember"
+CLOUD_RUN_SERVICE_IAM_MEMBER: Final = "gcp:cloudrunv2/serviceIamMember:ServiceIamMember"
+PUBSUB_TOPIC_IAM_MEMBER: Final = "gcp:pubsub/topicIAMMember:TopicIAMMember"
+STORAGE_BUCKET_IAM_MEMBER: Final = "gcp:storage/bucketIAMMember:BucketIAMMember"
+BQ_DATASET_IAM_MEMBER: Final = "gcp:bigquery/datasetIamMember:DatasetIamMember"
+PROVIDER_PREFIX: Final = "pulumi:providers:"
+"""Provider resources are `pulumi:providers:<package>` (Pulumi's own token rule)."""
 
 
 def is_component(type_: str) -> bool:
     """Whether a type token names one of mlgov's component resources (no cloud cost of its own)."""
     return type_.startswith(COMPONENT_PREFIX)
+
+
+def is_provider(type_: str) -> bool:
+    """Whether a type token names a Pulumi provider resource (no cloud cost of its own)."""
+    return type_.startswith(PROVIDER_PREFIX)
 
 
 def component_type(class_name: str) -> str:
