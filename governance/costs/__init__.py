@@ -7,13 +7,3 @@ cost model in resources/ (or to a reason it is free); bill.py, context.py, machi
 disk_pricing.py, expiry.py and office_hours.py are the shared pieces the models use. Policy
 rules live in policies/; the plan document is built by governance/plan code.
 """
-
-import sys
-from pathlib import Path
-
-# INTERIM (issue 9, packaging): the cost models read type tokens and inputs with
-# mlgov_policies (policies/), which CrossGuard and pytest put on sys.path but `pulumi up` and
-# `python -m governance` do not. Delete this once the installed package ships mlgov_policies.
-_POLICIES = str(Path(__file__).resolve().parents[2] / "policies")
-if _POLICIES not in sys.path:
-    sys.path.append(_POLICIES)

@@ -44,7 +44,10 @@ def evaluate_document(doc: PlanDocument) -> PlanDocument:
     stack = doc.get("stack") or ""
     found = evaluate_resources(resources, policy_config_of(doc), stack=stack)
     violations = [v.as_dict() for v in found]
-    violations += budget_violations(resources, report, stack=stack or "stack")
+    try:
+        violations += budget_violations(resources, report, stack=stack or "stack")
+    except CostError as err:  # e.g. a budget amount that is not a number
+        raise CliError(f"cost: {err}") from None
     doc.setdefault("schema_version", SCHEMA_VERSION)
     doc["currency"] = catalog.currency
     doc["price_catalog"] = {"version": catalog.version, "date": catalog.generated}

@@ -238,6 +238,11 @@ def test_check_accepts_a_document_with_only_custom_resources(
             '{"resources": [{"type": "gcp:made/up:Thing", "name": "x", "inputs": {}}]}',
             "cost: no cost estimator for resource type 'gcp:made/up:Thing'",
         ),
+        (
+            '{"resources": [{"type": "gcp:billing/budget:Budget", "name": "b",'
+            ' "inputs": {"amount": {"specifiedAmount": {"units": "lots"}}}}]}',
+            "cost: budget 'b': amount.specifiedAmount.units is not a number",
+        ),
     ],
 )
 def test_bad_plan_documents_exit_2(
