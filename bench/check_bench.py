@@ -2,7 +2,7 @@
 
 Times `mlgov_policies.evaluate.evaluate_resources` in-process, a fresh process that only imports
 the rules (`import mlgov_policies.evaluate`, against a bare `python -c pass`), and, once
-governance/cli.py exists, the whole `python -m governance check PLAN` process (start-up
+governance/__main__.py exists, the whole `python -m governance check PLAN` process (start-up
 included). Target: < 2 s each. Prints medians; record them in bench/RESULTS.md under
 `## policies`.
 
@@ -190,8 +190,8 @@ def main() -> None:
         f"{statistics.median(bare_times):.3f}s"
     )
 
-    if not (ROOT / "governance" / "cli.py").exists():
-        print("governance/cli.py missing: CLI timing skipped")
+    if not (ROOT / "governance" / "__main__.py").exists():
+        print("governance/__main__.py missing: CLI timing skipped")
         return
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "plan.json"

@@ -48,14 +48,17 @@ PROJECT_IAM_MEMBER: Final = "gcp:projects/iAMMember:IAMMember"
 PROJECT_IAM_BINDING: Final = "gcp:projects/iAMBinding:IAMBinding"
 PROJECT_SERVICE: Final = "gcp:projects/service:Service"
 RANDOM_PASSWORD: Final = "random:index/randomPassword:RandomPassword"  # noqa: S105 - a type token
+PROVIDER_PREFIX: Final = "pulumi:providers:"
+"""Provider resources are `pulumi:providers:<package>` (Pulumi's own token rule)."""
 SERVICE_NETWORKING_CONNECTION: Final = "gcp:servicenetworking/connection:Connection"
 
 # IAM grants: the member/binding/policy resources that can give a role to someone. The program
-# creates some (function, Cloud Run, topic, bucket, dataset invokers/readers); the IAM rules
-# (rules/iam.py) guard all of them, since a user's own program may create any.
-FUNCTION_IAM_MEMBER: Final = "gcp:cloudfunctionsv2/functionIamMember:FunctionIamMember"
-FUNCTION_IAM_BINDING: Final = "gcp:cloudfunctionsv2/functionIamBinding:FunctionIamBinding"
-FUNCTION_IAM_POLICY: Final = "gcp:cloudfunctionsv2/functionIamPolicy:FunctionIamPolicy"
+# creates some (function, Cloud Run, topic, bucket, dataset invokers/readers; the cost estimator
+# lists those as no-charge); the IAM rules (rules/iam.py) guard all of them, since a user's own
+# program may create any.
+FUNCTION_V2_IAM_MEMBER: Final = "gcp:cloudfunctionsv2/functionIamMember:FunctionIamMember"
+FUNCTION_V2_IAM_BINDING: Final = "gcp:cloudfunctionsv2/functionIamBinding:FunctionIamBinding"
+FUNCTION_V2_IAM_POLICY: Final = "gcp:cloudfunctionsv2/functionIamPolicy:FunctionIamPolicy"
 FUNCTION_V1_IAM_MEMBER: Final = "gcp:cloudfunctions/functionIamMember:FunctionIamMember"
 FUNCTION_V1_IAM_BINDING: Final = "gcp:cloudfunctions/functionIamBinding:FunctionIamBinding"
 CLOUD_RUN_SERVICE_IAM_MEMBER: Final = "gcp:cloudrunv2/serviceIamMember:ServiceIamMember"
@@ -82,6 +85,11 @@ SERVICE_ACCOUNT_IAM_BINDING: Final = "gcp:serviceaccount/iAMBinding:IAMBinding"
 def is_component(type_: str) -> bool:
     """Whether a type token names one of mlgov's component resources (no cloud cost of its own)."""
     return type_.startswith(COMPONENT_PREFIX)
+
+
+def is_provider(type_: str) -> bool:
+    """Whether a type token names a Pulumi provider resource (no cloud cost of its own)."""
+    return type_.startswith(PROVIDER_PREFIX)
 
 
 def component_type(class_name: str) -> str:

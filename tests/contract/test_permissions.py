@@ -10,8 +10,8 @@ import pytest
 
 from govern.models import DisableBilling
 from govern.permissions import PERMISSIONS as FUNCTIONS_PERMISSIONS
-from governance.action_settings import ENTRY_POINTS
-from governance.automation import PERMISSIONS, UNLINK_BILLING, function_permissions
+from governance.components.action_settings import ENTRY_POINTS
+from governance.components.automation import PERMISSIONS, UNLINK_BILLING, function_permissions
 
 
 def test_same_entry_points():

@@ -18,7 +18,7 @@ from mlgov_policies.rule import ResourceRule
 # One member per resource (`member`).
 IAM_MEMBER_TYPES = frozenset(
     {
-        v.FUNCTION_IAM_MEMBER,
+        v.FUNCTION_V2_IAM_MEMBER,
         v.FUNCTION_V1_IAM_MEMBER,
         v.CLOUD_RUN_SERVICE_IAM_MEMBER,
         v.CLOUD_RUN_JOB_IAM_MEMBER,
@@ -33,7 +33,7 @@ IAM_MEMBER_TYPES = frozenset(
 # A member list per resource (`members`).
 IAM_BINDING_TYPES = frozenset(
     {
-        v.FUNCTION_IAM_BINDING,
+        v.FUNCTION_V2_IAM_BINDING,
         v.FUNCTION_V1_IAM_BINDING,
         v.CLOUD_RUN_SERVICE_IAM_BINDING,
         v.CLOUD_RUN_JOB_IAM_BINDING,
@@ -48,7 +48,7 @@ IAM_BINDING_TYPES = frozenset(
 # A whole policy as JSON (`policyData`).
 IAM_POLICY_TYPES = frozenset(
     {
-        v.FUNCTION_IAM_POLICY,
+        v.FUNCTION_V2_IAM_POLICY,
         v.CLOUD_RUN_SERVICE_IAM_POLICY,
         v.STORAGE_BUCKET_IAM_POLICY,
         v.BQ_DATASET_IAM_POLICY,
