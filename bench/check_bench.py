@@ -136,6 +136,8 @@ def generate(count: int) -> list[dict[str, Any]]:
             "type": "gcp:billing/budget:Budget",
             "name": "budget",
             "inputs": {
+                # `check` also prices the plan now, and a budget without an amount is bad input.
+                "amount": {"specifiedAmount": {"currencyCode": "USD", "units": "5000"}},
                 "thresholdRules": [{"thresholdPercent": 0.5}],
                 "allUpdatesRule": {"pubsubTopic": TOPIC},
             },
