@@ -126,9 +126,11 @@ class _ResourceWalk:
         hints = typing.get_type_hints(init, localns={"Output": _pulumi().Output, "T": type(None)})
         properties: dict[str, Node] = {}
         required: list[str] = []
-        for py_name, param in inspect.signature(init).parameters.items():
+        _, *params = inspect.signature(init).parameters.values()  # the first is __self__
+        for param in params:
+            py_name = param.name
             if param.kind is not inspect.Parameter.KEYWORD_ONLY:
-                continue
+                raise UnsupportedTypeError(f"{cls.__name__}.{py_name} is not keyword-only")
             wire_name = wire.get(py_name)
             if wire_name is None:
                 raise UnsupportedTypeError(f"{cls.__name__}.{py_name} has no @pulumi.getter")

@@ -213,7 +213,27 @@ class _Object(_Node):
         close = difflib.get_close_matches(key, self.properties, n=1)
         if close:
             return f"unknown property; did you mean '{close[0]}'?"
+        deeper = self._find(key)
+        if deeper is not None:
+            return f"unknown property here; {key} belongs under '{deeper}'"
         return f"unknown property; {self.name} has {_listing(sorted(self.properties), _MAX_NAMES)}"
+
+    def _find(self, key: str) -> str | None:
+        """The shortest path below this object to a property named `key` (a misplaced key)."""
+        queue: list[tuple[str, _Object]] = [("", self)]
+        seen: set[int] = {id(self)}
+        while queue:
+            prefix, current = queue.pop(0)
+            for name, node in current.properties.items():
+                path = f"{prefix}.{name}" if prefix else name
+                if name == key and current is not self:
+                    return path
+                while isinstance(node, _Array | _Map):
+                    node = node.item
+                if isinstance(node, _Object) and id(node) not in seen:
+                    seen.add(id(node))
+                    queue.append((path, node))
+        return None
 
     def expected(self) -> str:
         return "an object"
@@ -379,9 +399,20 @@ def check_known_type(
     prefix = next((p for p in DESCRIBED_PACKAGES if type_token.startswith(p)), None)
     if prefix is None or type_token in catalog.known_types():
         return
-    close = difflib.get_close_matches(type_token, catalog.known_types(), n=1)
-    hint = f"; did you mean '{close[0]}'?" if close else ""
-    yield f"type '{type_token}' is not in {schema_source(type_token)}{hint}"
+    yield f"type '{type_token}' is not in {schema_source(type_token)}{_type_hint(type_token)}"
+
+
+def _type_hint(type_token: str) -> str:
+    """A suggestion for an unknown token: the resources of its module, or the module is gone."""
+    module = type_token.split("/", 1)[0] if "/" in type_token else type_token.rsplit(":", 1)[0]
+    siblings = sorted(t for t in catalog.known_types() if t.startswith(module + "/"))
+    if not siblings:
+        return f" (it has no module '{module}')"
+    close = difflib.get_close_matches(type_token, siblings, n=1)
+    if close:
+        return f"; did you mean '{close[0]}'?"
+    names = [t.rsplit(":", 1)[-1] for t in siblings]
+    return f"; {module} has {_listing(names, _MAX_NAMES)}"
 
 
 def covered_types() -> frozenset[str]:
