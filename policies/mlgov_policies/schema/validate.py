@@ -9,7 +9,7 @@ stack, other packages) get no findings; `check_known_type` reports `gcp:`/`rando
 installed SDK does not have.
 
 Deliberately lenient where the engine is: strings are accepted for numbers, integers and booleans
-and scalars for strings (the Terraform bridge converts them: `defaultTableExpirationMs:
+and numbers for strings (the Terraform bridge converts them: `defaultTableExpirationMs:
 "86400000"`, mock numbers as `1.0`), null means absent, keys starting with `__` are engine
 metadata (`__defaults`), output-only properties at the top level may be echoed by the provider's
 Check, and unknown values (CrossGuard sentinels), `[secret]` redactions and assets/archives are
@@ -34,7 +34,8 @@ from mlgov_policies.schema import catalog
 REDACTED: Final = "[secret]"
 # Type-token prefixes of the packages the archive describes.
 DESCRIBED_PACKAGES: Final = {"gcp:": "pulumi-gcp", "random:": "pulumi-random"}
-# strconv.ParseBool's spellings: what the Terraform SDK's weak decoding accepts for a bool.
+# strconv.ParseBool's spellings: the strings the Terraform bridge coerces to a bool
+# (pulumi-terraform-bridge tfbridge CoerceTerraformString; numbers go through ParseInt/ParseFloat).
 _BOOL_STRINGS: Final = frozenset({"1", "t", "T", "TRUE", "true", "True"}) | frozenset(
     {"0", "f", "F", "FALSE", "false", "False"}
 )
@@ -74,8 +75,11 @@ class _String(_Node):
     __slots__ = ()
 
     def check(self, value: Any, path: str, out: Findings) -> None:
-        # Numbers and booleans are converted to strings by the provider bridge.
-        if not isinstance(value, str | int | float):
+        # Numbers are converted to strings on the way to the provider (ports and counts are often
+        # written as numbers). Booleans are not let through: how one is spelled as a string
+        # ("true", "1", "TRUE") depends on the conversion path, and map values such as Workbench
+        # metadata flags are compared as exact strings by the service.
+        if isinstance(value, bool) or not isinstance(value, str | int | float):
             out.append((path, _wrong(self, value)))
 
     def expected(self) -> str:

@@ -163,6 +163,12 @@ FAILING = [
     ),
     pytest.param(
         WORKBENCH,
+        _set(["gceSetup", "metadata", "enable-guest-attributes"], True),
+        ('gceSetup.metadata["enable-guest-attributes"]', "expected a string, got a boolean"),
+        id="boolean-for-string-in-map",
+    ),
+    pytest.param(
+        WORKBENCH,
         _set(["labels"], ["team"]),
         ("labels", "expected a map, got a list"),
         id="list-for-map",
@@ -253,7 +259,6 @@ PASSING = [
     pytest.param(DATASET, _set(["defaultTableExpirationMs"], "86400000"), id="int64-as-string"),
     pytest.param(DATASET, _set(["defaultTableExpirationMs"], 8.64e7), id="int64-as-float"),
     pytest.param(WORKBENCH, _set([*ACCELERATOR, "coreCount"], 1), id="number-for-string"),
-    pytest.param(WORKBENCH, _set(["labels", "team"], True), id="bool-for-string-in-map"),
     pytest.param(WORKBENCH, _set(["gceSetup", "disablePublicIp"], "true"), id="bool-as-string"),
     pytest.param(WORKBENCH, _set(["gceSetup", "disablePublicIp"], "False"), id="bool-as-Title"),
     pytest.param(WORKBENCH, _set(["gceSetup", "bootDisk", "diskType"], ""), id="empty-enum"),
