@@ -12,8 +12,8 @@ A resource member is {"token", "args", "properties", "required"?, "outputs"?, "t
 `outputs` lists output-only names (the provider may echo them into checked inputs), and `types`
 maps nested object type names to {"properties", "required"?}. A node is one of "string",
 "number", "integer", "boolean", "any", "asset", "archive", {"array": node}, {"map": node},
-{"object": type name}, {"enum": [values]} (a string with documented values) or
-{"anyOf": [nodes]}. The validator that walks these lives in validate.py.
+{"object": type name} or {"enum": [values]} (a string with documented values). The validator
+that walks these lives in validate.py.
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ import math
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from functools import cache
-from typing import Any, Final, cast
+from typing import Any, Final, Protocol, cast
 
 from mlgov_policies.config import PolicyConfig
 from mlgov_policies.props import is_unknown
@@ -243,26 +243,6 @@ class _Object(_Node):
         return "an object"
 
 
-class _AnyOf(_Node):
-    __slots__ = ("options",)
-
-    def __init__(self, options: Sequence[_Node]) -> None:
-        self.options = tuple(options)
-
-    def check(self, value: Any, path: str, out: Findings) -> None:
-        first: Findings = []
-        for option in self.options:
-            found: Findings = []
-            option.check(value, path, found)
-            if not found:
-                return
-            first = first or found
-        out.extend(first)
-
-    def expected(self) -> str:
-        return " or ".join(option.expected() for option in self.options)
-
-
 _ANY: Final = _Any()
 _SCALARS: Final[Mapping[str, _Node]] = {
     "string": _String(),
@@ -342,8 +322,6 @@ class _Compiler:
         if "object" in spec:
             name = cast(str, spec["object"])
             return self.object(name, cast(Mapping[str, Any], self.types[name]))
-        if "anyOf" in spec:
-            return _AnyOf([self.node(option) for option in cast(Sequence[Any], spec["anyOf"])])
         raise ValueError(f"unknown schema node {raw!r}")
 
 
@@ -395,10 +373,30 @@ def check(type_token: str, props: Mapping[str, Any], config: PolicyConfig) -> It
         yield f"'{path}': {message} ({source} input types)" if path else f"{message} ({source})"
 
 
+class _Typed(Protocol):
+    """What the stack adapter reads of a resource (rules.StackResource has it)."""
+
+    @property
+    def type(self) -> str: ...
+
+
+def check_types_known(
+    resources: Sequence[_Typed], config: PolicyConfig
+) -> Iterator[tuple[int | None, str]]:
+    """Every gcp:/random: resource type exists in the installed pulumi-gcp/pulumi-random SDK."""
+    for index, resource in enumerate(resources):
+        for message in check_known_type(resource.type, {}, config):
+            yield index, message
+
+
 def check_known_type(
     type_token: str, props: Mapping[str, Any], config: PolicyConfig
 ) -> Iterator[str]:
-    """The resource type exists in the installed pulumi-gcp (or pulumi-random) SDK."""
+    """The resource type exists in the installed pulumi-gcp (or pulumi-random) SDK.
+
+    Resource-rule shaped, but a resource rule only sees the types it lists; the registry wires
+    `check_types_known` (a stack rule over every resource) instead.
+    """
     del props, config
     prefix = next((p for p in DESCRIBED_PACKAGES if type_token.startswith(p)), None)
     if prefix is None or type_token in catalog.known_types():

@@ -12,7 +12,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 from pulumi_policy.proxy import (
@@ -25,7 +25,12 @@ from pulumi_policy.proxy import (
 from mlgov_policies.config import PolicyConfig
 from mlgov_policies.pack import plain
 from mlgov_policies.schema import catalog
-from mlgov_policies.schema.validate import check, check_known_type, validate_inputs
+from mlgov_policies.schema.validate import (
+    check,
+    check_known_type,
+    check_types_known,
+    validate_inputs,
+)
 
 ROOT = Path(__file__).resolve().parents[3]
 STACKS = ("dev", "staging", "prod")
@@ -35,6 +40,14 @@ NODE_POOL = "gcp:container/nodePool:NodePool"
 DATASET = "gcp:bigquery/dataset:Dataset"
 BUCKET_OBJECT = "gcp:storage/bucketObject:BucketObject"
 SQL_USER = "gcp:sql/user:User"
+
+
+class StackResource(NamedTuple):
+    """Shaped like rules.StackResource (kept local: rules.py is being regrouped)."""
+
+    type: str
+    name: str
+    props: dict[str, Any]
 
 
 def plan(stack: str) -> list[dict[str, Any]]:
@@ -372,6 +385,21 @@ def test_check_known_type_flags_gcp_tokens_the_sdk_does_not_have() -> None:
     ]
     for token in (WORKBENCH, "mlgov:index:NotebookFleet", "pulumi:providers:gcp", "aws:x:Y"):
         assert list(check_known_type(token, {}, config)) == []
+
+
+def test_check_types_known_points_at_each_unknown_resource() -> None:
+    resources = [
+        StackResource(type=WORKBENCH, name="nb", props={}),
+        StackResource(type="gcp:tpu/node:Node", name="tpu", props={}),
+        StackResource(type="mlgov:index:MlCluster", name="c", props={}),
+        StackResource(type="gcp:notebooks/instance:Instance", name="old", props={}),
+    ]
+    found = list(check_types_known(resources, PolicyConfig()))
+    assert [index for index, _ in found] == [1, 3]
+    assert found[0][1].startswith("type 'gcp:tpu/node:Node' is not in pulumi-gcp")
+    for stack in STACKS:
+        shipped = [StackResource(r["type"], r["name"], r["inputs"]) for r in plan(stack)]
+        assert list(check_types_known(shipped, PolicyConfig())) == []
 
 
 def test_crossguard_props_with_unknowns_pass_through_pack_plain() -> None:
