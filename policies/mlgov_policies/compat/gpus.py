@@ -188,17 +188,27 @@ _BUILT_IN: Final[Mapping[str, GpuPlatform]] = {
 _ATTACHABLE: Final[Mapping[tuple[str, str], GpuPlatform]] = {
     (row.family, row.gpu): row for row in GPU_PLATFORMS if row.machine_type is None
 }
+
+
+def _natural(name: str) -> tuple[str, int]:
+    # g2-standard-4 before g2-standard-12: compare the trailing size as a number.
+    head, _, tail = name.rpartition("-")
+    digits = "".join(ch for ch in tail if ch.isdigit())
+    return head, int(digits) if digits else 0
+
+
 _FAMILIES_OF_GPU: Final[Mapping[str, tuple[str, ...]]] = {
-    gpu.compute: tuple(
+    model.compute: tuple(
         sorted(
             {
                 row.machine_type or f"{row.family}-*"
                 for row in GPU_PLATFORMS
-                if row.gpu == gpu.compute
-            }
+                if row.gpu == model.compute
+            },
+            key=_natural,
         )
     )
-    for gpu in GPUS
+    for model in GPUS
 }
 _ACCELERATOR_FAMILIES: Final = frozenset(row.family for row in GPU_PLATFORMS if row.bundled)
 
@@ -244,12 +254,12 @@ def _where(model: Gpu) -> str:
     return ", ".join(_FAMILIES_OF_GPU.get(model.compute, ())) or "no known machine type"
 
 
-def gpu_problem(machine_type: str, accelerator: str, count: float) -> str | None:
+def gpu_problem(machine_type: str, accelerator: str, count: float | None = None) -> str | None:
     """Why Compute Engine would refuse `count` GPUs of `accelerator` on `machine_type`, or None.
 
     `accelerator` may be a Compute/GKE name (`nvidia-l4`), a URL ending in one, or a Workbench
     enum (`NVIDIA_L4`). Unknown GPU names and unknown machine families return None: only facts in
-    the table are judged. A count of 0 attaches nothing and is fine.
+    the table are judged. A count of 0 attaches nothing and is fine; None judges the model only.
 
     Returns:
         One sentence naming the pair, what the table allows and the row's source; None when the
@@ -259,11 +269,11 @@ def gpu_problem(machine_type: str, accelerator: str, count: float) -> str | None
     machine = machine_type.rsplit("/", 1)[-1].strip().lower()
     if model is None or not machine or count == 0:
         return None
-    shown = f"{count:g} x {model.compute}"
+    shown = model.compute if count is None else f"{count:g} x {model.compute}"
     family = machine_family(machine)
     built_in = _BUILT_IN.get(machine)
     if built_in is not None:
-        if built_in.gpu != model.compute or built_in.counts[0] != count:
+        if built_in.gpu != model.compute or count not in (None, built_in.counts[0]):
             return (
                 f"{machine} comes with {built_in.counts[0]} x {built_in.gpu} built in; an explicit "
                 f"accelerator must match it, got {shown} (source: {s.short(built_in.source)})"
@@ -279,6 +289,8 @@ def gpu_problem(machine_type: str, accelerator: str, count: float) -> str | None
                 f"{_where(model)} (source: {s.short(model.source)})"
             )
         return None  # unknown family: not judged
+    if count is None:
+        return None
     if count not in attachable.counts:
         return (
             f"{shown} on {machine}: N1 takes {model.compute} in counts "
