@@ -13,6 +13,11 @@ from typing import Final
 from mlgov_policies.compat import sources as s
 
 
+def _seconds(value: float) -> str:
+    # 10368000, not 1.0368e+07: limits are read by people comparing them with the docs.
+    return f"{value:.0f}" if value == int(value) else f"{value:g}"
+
+
 @dataclass(frozen=True, kw_only=True)
 class Limit:
     """An inclusive range of seconds an API accepts for one field in one situation."""
@@ -27,7 +32,8 @@ class Limit:
         if self.minimum <= seconds <= self.maximum:
             return None
         return (
-            f"{seconds:g}s is outside {self.what}: {self.minimum:g}s to {self.maximum:g}s "
+            f"{_seconds(seconds)}s is outside {self.what}: {_seconds(self.minimum)}s to "
+            f"{_seconds(self.maximum)}s "
             f"(source: {s.short(self.source)})"
         )
 
