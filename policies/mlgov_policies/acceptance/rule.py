@@ -29,9 +29,25 @@ class AcceptanceRule:
     source: str
     """`<doc title> <URL>` of the Google documentation the rule enforces."""
     enforcement: Literal["mandatory"] = "mandatory"
+    config_keys: tuple[str, ...] = ()
+    """PolicyConfig fields the rule reads: none, the cloud's rules do not vary per environment."""
 
     @property
     def description(self) -> str:
         """One-line description: the first line of the check's docstring."""
         doc = (self.check.__doc__ or "").strip()
         return doc.splitlines()[0] if doc else self.name
+
+    def as_dict(self) -> dict[str, object]:
+        """JSON-ready metadata, the keys of the policy registry's entries plus `source`."""
+        return {
+            "name": self.name,
+            "kind": "resource",
+            "description": self.description,
+            "why": self.why,
+            "remediation": self.remediation,
+            "enforcement": self.enforcement,
+            "types": sorted(self.types),
+            "config_keys": list(self.config_keys),
+            "source": self.source,
+        }

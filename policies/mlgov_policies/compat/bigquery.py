@@ -18,6 +18,8 @@ from typing import Any, Final, Literal, cast
 
 from mlgov_policies.compat import sources as s
 
+TIME_PARTITION_GRANULARITIES: Final = ("DAY", "HOUR", "MONTH", "YEAR")
+"""`timePartitioning.type` values (TimePartitioning.type in discovery document bigquery.v2)."""
 TIME_PARTITION_TYPES: Final = frozenset({"TIMESTAMP", "DATE", "DATETIME"})
 RANGE_PARTITION_TYPES: Final = frozenset({"INTEGER", "INT64"})
 PARTITION_MODES: Final = frozenset({"NULLABLE", "REQUIRED"})

@@ -28,6 +28,14 @@ def test_metadata_is_complete() -> None:
         assert rule.types, rule.name
 
 
+def test_as_dict_has_the_registry_keys_and_the_source() -> None:
+    for rule in RULES:
+        entry = rule.as_dict()
+        assert set(entry) == {"name", "kind", "description", "why", "remediation",
+                              "enforcement", "types", "config_keys", "source"}  # fmt: skip
+        assert entry["kind"] == "resource" and entry["config_keys"] == []
+
+
 def test_types_are_known_tokens() -> None:
     known = {value for key, value in vars(v).items() if key.isupper() and isinstance(value, str)}
     extra = {

@@ -16,6 +16,7 @@ from mlgov_policies.compat.bigquery import (
     NESTED_TYPES,
     PARTITION_MODES,
     RANGE_PARTITION_TYPES,
+    TIME_PARTITION_GRANULARITIES,
     TIME_PARTITION_TYPES,
 )
 from mlgov_policies.compat.gpus import GPUS
@@ -115,6 +116,13 @@ def test_bigquery_fields_the_rule_reads_exist() -> None:
     assert {"field", "type"} <= set(properties("bigquery.v2", "TimePartitioning"))
     assert "field" in properties("bigquery.v2", "RangePartitioning")
     assert "fields" in properties("bigquery.v2", "Clustering")
+
+
+def test_bigquery_time_partitioning_types_are_the_documented_ones() -> None:
+    text = description("bigquery.v2", "TimePartitioning", "type")
+    assert "The supported types are DAY, HOUR, MONTH, and YEAR" in text
+    for granularity in TIME_PARTITION_GRANULARITIES:
+        assert granularity in text
 
 
 def test_bigquery_column_types_and_modes_are_bigquerys() -> None:
