@@ -8,12 +8,13 @@ sustained-use tier tables. This module validates that file; build.py merges it w
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import Any, cast
+
+from governance.costs.catalog_build.jsonfile import read_json_object
 
 DEFAULT_PATH = Path(__file__).with_name("documented.json")
 USAGES = ("ondemand", "spot", "1y", "3y")
@@ -161,12 +162,7 @@ def parse_documented(data: Any) -> Documented:
 
 def read_documented(path: str | Path = DEFAULT_PATH) -> Documented:
     """Read and validate documented.json; errors name the file."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as err:
-        raise DocumentedError(f"cannot read {path}: {err.strerror}") from None
-    except ValueError as err:
-        raise DocumentedError(f"{path} is not JSON: {err}") from None
+    data = read_json_object(path, DocumentedError, "documented figures")
     try:
         return parse_documented(data)
     except DocumentedError as err:

@@ -11,12 +11,12 @@ build.py's job; deciding which keys a resource needs is the estimator's.
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
+from governance.costs.catalog_build.jsonfile import read_json_object
 from governance.costs.errors import CatalogError
 
 DEFAULT_PATH = Path(__file__).resolve().parent.parent / "prices_regional.json"
@@ -152,15 +152,8 @@ class RegionalCatalog:
 
 def load_generated_catalog(path: str | Path = DEFAULT_PATH) -> RegionalCatalog:
     """Read a generated regional catalog; errors name the file."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as err:
-        raise CatalogError(f"cannot read price catalog {path}: {err.strerror}") from None
-    except ValueError as err:
-        raise CatalogError(f"price catalog {path} is not JSON: {err}") from None
-    if not isinstance(data, dict):
-        raise CatalogError(f"price catalog {path} must be a JSON object")
-    return RegionalCatalog(cast(dict[str, Any], data), origin=str(path))
+    data = read_json_object(path, CatalogError, "price catalog")
+    return RegionalCatalog(data, origin=str(path))
 
 
 @functools.cache
