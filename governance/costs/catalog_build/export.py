@@ -9,7 +9,7 @@ Parsing YAML is slow in pure Python (~15 s for 4 MB), so `read_export` uses liby
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from fractions import Fraction
@@ -80,6 +80,14 @@ def _map(value: Any, path: str) -> Mapping[str, Any]:
     if not isinstance(value, Mapping):
         raise ExportError(f"{path}: expected a mapping, got {type(value).__name__}")
     return cast(Mapping[str, Any], value)
+
+
+def _dig(doc: Mapping[str, Any], keys: Sequence[str]) -> Any:
+    """doc[k1][k2]...; None where a level is missing or not a mapping (the caller says so)."""
+    node: Any = doc
+    for key in keys:
+        node = cast(Mapping[str, Any], node).get(key) if isinstance(node, Mapping) else None
+    return node
 
 
 def _number(value: Any, path: str) -> Fraction:
@@ -176,19 +184,10 @@ def parse_export(data: Any) -> Export:
         for item, raw in _map(net.get(group), f"compute.network.{group}").items():
             path = f"compute.network.{group}.{item}"
             network[f"{group}/{item}"] = _costs(_map(raw, path).get("cost"), f"{path}.cost")
-    internet = _map(
-        _map(_map(net.get("traffic"), "compute.network.traffic").get("egress"), "egress").get(
-            "internet"
-        ),
-        "compute.network.traffic.egress.internet",
-    )
-    tiers = _map(internet.get("cost"), "compute.network.traffic.egress.internet.cost")
+    tiers_path = "compute.network.traffic.egress.internet.cost"
     egress = {
-        str(tier): _month(
-            _costs(raw, f"compute.network.traffic.egress.internet.cost.{tier}"),
-            f"compute.network.traffic.egress.internet.cost.{tier}",
-        )
-        for tier, raw in tiers.items()
+        str(tier): _month(_costs(raw, f"{tiers_path}.{tier}"), f"{tiers_path}.{tier}")
+        for tier, raw in _map(_dig(net, tiers_path.split(".")[2:]), tiers_path).items()
     }
     storage = _map(doc.get("storage"), "storage")
     classes: dict[str, dict[str, dict[str, Fraction]]] = {"bucket": {}, "retrieval": {}}
