@@ -32,7 +32,8 @@ ATTRIBUTION = (
     "pricing export generated from Google's Cloud Billing Catalog API by "
     "google-cloud-pricing-cost-calculator (https://github.com/Cyclenerd/"
     "google-cloud-pricing-cost-calculator), Copyright 2022-2025 Nils Knieling, licensed under "
-    "the Apache License, Version 2.0 (http://www.apache.org/licenses/LICENSE-2.0). mlgov "
+    "the Apache License, Version 2.0 (http://www.apache.org/licenses/LICENSE-2.0; a copy is "
+    "governance/costs/catalog_build/LICENSE-google-cloud-pricing-cost-calculator). mlgov "
     "derives per-family vCPU/RAM rates and per-unit prices from it; other figures name their "
     "own source. Prices are list prices in USD; spot prices change up to once a day."
 )

@@ -64,8 +64,10 @@ def main(argv: list[str]) -> int:
     doc = yaml.load(Path(argv[0]).read_text(), Loader=yaml.CSafeLoader)
     header = (
         "# Trimmed copy of google-cloud-pricing-cost-calculator's pricing.yml (Apache-2.0,\n"
-        "# Copyright 2022-2025 Nils Knieling; see about.copyright), generated from Google's Cloud\n"
-        "# Billing Catalog. Written by tests/costs/catalog_build/trim_reference.py; do not edit.\n"
+        "# Copyright 2022-2025 Nils Knieling; see about.copyright and the licence in\n"
+        "# governance/costs/catalog_build/LICENSE-google-cloud-pricing-cost-calculator), generated\n"
+        "# from Google's Cloud Billing Catalog. Written by\n"
+        "# tests/costs/catalog_build/trim_reference.py; do not edit.\n"
     )
     body = yaml.dump(trim(doc), Dumper=yaml.CSafeDumper, sort_keys=True, width=100)
     OUT.write_text(header + body)
