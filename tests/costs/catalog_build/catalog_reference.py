@@ -28,5 +28,5 @@ def full_export_path() -> Path | None:
 def used_machine_types() -> set[str]:
     """Machine types the shipped stacks and the program's defaults name."""
     texts = [p.read_text() for p in sorted((REPO / "stacks").glob("Pulumi.*.yaml"))]
-    texts.append((REPO / "governance" / "settings.py").read_text())
+    texts += [p.read_text() for p in sorted((REPO / "governance" / "settings").glob("*.py"))]
     return {m for text in texts for m in _MACHINE.findall(text)}
