@@ -11,19 +11,38 @@ STACK ?= dev
 export UV_PYTHON_DOWNLOADS := never
 export UV_PROJECT_ENVIRONMENT := $(VENV)
 
+# What `mlgov plan` imports, byte-compiled in parallel at install: compiling all of site-packages
+# (`uv sync --compile-bytecode`, ~6,500 files) took most of a first `make plan`; everything else
+# is compiled by Python on first import. tests/test_makefile.py keeps GCP_MODULES equal to the
+# pulumi_gcp modules the shipped stacks use.
+GCP_MODULES := bigquery billing cloudfunctionsv2 cloudrunv2 cloudscheduler compute container \
+	projects pubsub serviceaccount servicenetworking sql storage tpu workbench
+PLAN_PACKAGES := pulumi pulumi_random pydantic yaml google/protobuf grpc
 
-.PHONY: install plan plans policy-configs test lint fmt typecheck check bench preview clean
+.PHONY: install python-check plan plans policy-configs test package-check lint fmt typecheck \
+	check bench preview clean
 
-$(UV):
+# mlgov supports Python 3.11 to 3.13 (pyproject.toml's requires-python).
+python-check:
+	@$(PY_BOOT) -c 'import sys; sys.exit(not (3, 11) <= sys.version_info[:2] <= (3, 13))' 2>/dev/null \
+	|| { echo "mlgov needs Python 3.11, 3.12 or 3.13, but '$(PY_BOOT)' is" \
+	     "$$($(PY_BOOT) --version 2>/dev/null || echo 'not found')." \
+	     "Run with PY_BOOT=/path/to/python3.X" >&2; exit 1; }
+
+$(UV): | python-check
 	$(PY_BOOT) -m venv $(TOOLS)
 	$(TOOLS)/bin/pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
 
 # The marker file makes `install` a no-op until pyproject.toml or uv.lock changes.
 $(VENV)/.installed: $(UV) pyproject.toml uv.lock
-	$(UV) sync --frozen --compile-bytecode --python $(PY_BOOT)
-	touch $@
+	@echo "installing .venv from uv.lock (first run only)"
+	@$(UV) sync --frozen --quiet --python $(PY_BOOT)
+	@cd "$$($(PY) -c 'import sysconfig; print(sysconfig.get_path("purelib"))')" \
+		&& $(CURDIR)/$(PY) -m compileall -q -j 0 $(PLAN_PACKAGES) pulumi_gcp/*.py \
+		$(addprefix pulumi_gcp/,$(GCP_MODULES)) >/dev/null
+	@touch $@
 
-install: $(VENV)/.installed
+install: python-check $(VENV)/.installed
 
 plan: install
 	$(PY) -m governance plan --stack $(STACK)
@@ -46,8 +65,14 @@ fmt: install
 typecheck: install
 	$(VENV)/bin/pyright
 
+# The package as a user installs it: build the wheel, install it into a fresh venv, run it.
+# Kept out of pytest's default run (it takes ~20 s); `make test` runs it after the suite.
+package-check: install
+	$(VENV)/bin/pytest -q -m packaging
+
 test: install lint typecheck
 	$(VENV)/bin/pytest -q
+	$(MAKE) --no-print-directory package-check
 
 check: test
 

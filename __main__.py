@@ -1,12 +1,12 @@
 """mlgov: a cost-governed ML platform on Google Cloud, one stack per environment.
 
 Thin on purpose: read the validated settings once, build the components in dependency order,
-export what operators need. Decisions live in governance/settings.py and the components.
+export what operators need. Decisions live in governance/settings/ and governance/components/.
 """
 
 import pulumi
 
-from governance.program import build_platform
+from governance.components.program import build_platform
 from governance.settings import read_settings
 
 settings = read_settings()

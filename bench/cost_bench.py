@@ -80,12 +80,12 @@ def main() -> None:
             subprocess.run([sys.executable, "-c", snippet], check=True, cwd=ROOT)
             cold.append(time.perf_counter() - start)
             start = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "governance.costs.cli", "diff", str(base),
+            subprocess.run([sys.executable, "-m", "governance", "diff", str(base),
                             str(head)], check=True, cwd=ROOT, capture_output=True)  # fmt: skip
             cli.append(time.perf_counter() - start)
         print(f"cold process (import + catalog + estimate {len(plan)}): "
               f"median {statistics.median(cold):.3f} s")  # fmt: skip
-        print(f"`python -m governance.costs.cli diff` 2 x {len(plan)} resources re-estimated: "
+        print(f"`python -m governance diff` 2 x {len(plan)} resources re-estimated: "
               f"median {statistics.median(cli):.3f} s")  # fmt: skip
 
 

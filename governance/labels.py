@@ -1,9 +1,10 @@
-"""Cost-attribution labels: the GCP label rules, the required keys and how they are merged.
+"""Cost-attribution labels: the GCP label rules, and how a resource's labels are put together.
 
 Every labelable resource gets its labels from `Labels.for_workload`, so one pure function decides
 what a resource carries. Labels are passed explicitly to each resource (not via provider default
 labels) because policy rules and cost estimates read resource inputs, and only explicit labels
-show up there. Which labels carry meaning for the automation is in DESIGN.md section 3.
+show up there. The label keys with a meaning (required, exempt, expiry) are defined once, in
+`mlgov_policies.vocabulary` (DESIGN.md section 3).
 """
 
 from __future__ import annotations
@@ -13,10 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date
 
-REQUIRED_KEYS = ("team", "env", "cost-center", "workload", "managed-by")
-EXEMPT_KEY = "mlgov-exempt"
-EXPIRES_KEY = "mlgov-expires-on"
-MANAGED_BY = "mlgov"
+from mlgov_policies.vocabulary import EXEMPT_LABEL, EXEMPT_VALUE, EXPIRES_LABEL, MANAGED_BY
+
 MAX_LABELS = 64
 
 _KEY = re.compile(r"[a-z][a-z0-9_-]{0,62}")
@@ -61,9 +60,9 @@ class Labels:
         """Labels for one resource: the base set, its workload, and the automation labels."""
         extra = {"workload": workload}
         if expires_on is not None:
-            extra[EXPIRES_KEY] = expires_on.isoformat()
+            extra[EXPIRES_LABEL] = expires_on.isoformat()
         if exempt:
-            extra[EXEMPT_KEY] = "true"
+            extra[EXEMPT_LABEL] = EXEMPT_VALUE
         return self.merged(extra)
 
     def as_dict(self) -> dict[str, str]:

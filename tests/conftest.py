@@ -9,9 +9,10 @@ from typing import Any
 import pytest
 import yaml
 
-from governance.offline import RecordedResource, run_under_mocks
+from governance.tools.offline import RecordedResource, run_under_mocks
 
 REPO = Path(__file__).resolve().parent.parent
+PROGRAM = REPO / "__main__.py"
 STACKS = ("dev", "staging", "prod")
 
 

@@ -9,36 +9,38 @@ there is nothing to fit (a missing budget is the policy pack's own rule).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, cast
+from typing import Any
 
 from governance.costs.errors import CostError
 from governance.costs.estimate import CostReport
+from governance.costs.inputs import text
+from mlgov_policies import vocabulary as v
+from mlgov_policies.props import as_mapping, as_number, dig
 
-BUDGET_TYPE = "gcp:billing/budget:Budget"
-STACK_TYPE = "pulumi:pulumi:Stack"
 DEFAULT_HEADROOM = 0.1
 DEFAULT_WARN_RATIO = 0.8
 
 
-def _mapping(value: Any) -> Mapping[str, Any]:
-    return cast("Mapping[str, Any]", value) if isinstance(value, Mapping) else {}
+def _amount_part(name: str, specified: Mapping[str, Any], key: str) -> float:
+    value = specified.get(key)
+    if not value:
+        return 0.0
+    found = as_number(value)
+    if found is None:
+        raise CostError(f"budget {name!r}: amount.specifiedAmount.{key} is not a number")
+    return found
 
 
 def budget_amount(name: str, inputs: Mapping[str, Any]) -> float:
     """Monthly USD of a budget's specifiedAmount (units + nanos); CostError if unreadable."""
-    amount = _mapping(inputs.get("amount"))
-    specified = _mapping(amount.get("specifiedAmount"))
+    specified = as_mapping(dig(inputs, "amount", "specifiedAmount"))
     if not specified:
         raise CostError(f"budget {name!r}: amount.specifiedAmount is missing")
-    currency = str(specified.get("currencyCode") or "USD")
+    where = f"budget {name!r}: amount.specifiedAmount.currencyCode"
+    currency = text(specified.get("currencyCode"), "USD", where)
     if currency != "USD":
         raise CostError(f"budget {name!r} is in {currency}; the cost estimate is in USD")
-    try:
-        units = float(specified.get("units") or 0)
-        nanos = float(specified.get("nanos") or 0)
-    except (TypeError, ValueError):
-        raise CostError(f"budget {name!r}: amount.specifiedAmount.units is not a number") from None
-    return units + nanos / 1e9
+    return _amount_part(name, specified, "units") + _amount_part(name, specified, "nanos") / 1e9
 
 
 def budget_violations(
@@ -57,13 +59,13 @@ def budget_violations(
     baseline = round(report.baseline_monthly_usd, 2)
     found: list[dict[str, Any]] = []
     for res in resources:
-        if res.get("type") != BUDGET_TYPE:
+        if res.get("type") != v.BUDGET:
             continue
         name = str(res.get("name", ""))
-        amount = budget_amount(name, _mapping(res.get("inputs")))
+        amount = budget_amount(name, as_mapping(res.get("inputs")))
         limit = amount * (1 - headroom)
         ratio = estimate / amount if amount else float("inf")
-        common = {"resource": stack, "type": STACK_TYPE}
+        common = {"resource": stack, "type": v.STACK}
         if estimate > limit:
             found.append(
                 {

@@ -1,8 +1,8 @@
 """The price catalog: list prices by (key, region, usage) loaded from the shipped prices.json.
 
-It holds numbers and where they came from, nothing else: which prices a resource needs is
-estimate.py's business, and rebuilding the file from the Cloud Billing Catalog API is refresh.py's.
-The default catalog is parsed once per process (`default_catalog()` is cached).
+It holds numbers and where they came from, nothing else: which prices a resource needs is its
+cost model's business (resources/), and rebuilding the file from the Cloud Billing Catalog API
+is refresh.py's. The default catalog is parsed once per process (`default_catalog()` is cached).
 """
 
 from __future__ import annotations

@@ -18,7 +18,8 @@ class UnknownResourceType(CostError):
         super().__init__(
             message
             or f"no cost estimator for resource type {type_!r} (resource {name!r}); "
-            "add one in governance/costs/estimate.py or declare it free there with a reason"
+            "add a cost model (governance/costs/resources/) to governance/costs/registry.py, "
+            "or declare it free there with a reason"
         )
         self.type_ = type_
         self.name = name

@@ -12,9 +12,10 @@ import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, cast
+from typing import Any
 
 from governance.costs.catalog import Catalog, Price
+from mlgov_policies.props import as_list, as_mapping
 
 # Services whose SKUs the catalog uses (display names in services.list).
 SERVICES = frozenset({
@@ -85,14 +86,6 @@ class RefreshResult:
     skus_seen: int
 
 
-def _map(value: Any) -> Mapping[str, Any]:
-    return cast("Mapping[str, Any]", value) if isinstance(value, Mapping) else {}
-
-
-def _list(value: Any) -> list[Any]:
-    return list(cast("list[Any]", value)) if isinstance(value, list | tuple) else []
-
-
 def sku_key(description: str) -> str | None:
     """The catalog key a SKU description prices, or None if mlgov does not use it."""
     for pattern, template in _RULES:
@@ -106,17 +99,17 @@ def sku_key(description: str) -> str | None:
 
 def sku_price(sku: Mapping[str, Any]) -> tuple[float, str] | None:
     """(USD per usage unit, usageUnit) from the current pricingInfo: first non-free tier."""
-    infos = _list(sku.get("pricingInfo"))
+    infos = as_list(sku.get("pricingInfo"))
     if not infos:
         return None
-    expr = _map(_map(infos[-1]).get("pricingExpression"))
-    rates = [_map(r) for r in _list(expr.get("tieredRates"))]
+    expr = as_mapping(as_mapping(infos[-1]).get("pricingExpression"))
+    rates = [as_mapping(r) for r in as_list(expr.get("tieredRates"))]
     if not rates:
         return None
     rates.sort(key=lambda r: float(r.get("startUsageAmount") or 0))
     usd = 0.0
     for rate in rates:
-        price = _map(rate.get("unitPrice"))
+        price = as_mapping(rate.get("unitPrice"))
         usd = float(price.get("units") or 0) + float(price.get("nanos") or 0) / 1e9
         if usd > 0:
             break
@@ -137,14 +130,14 @@ def catalog_from_skus(
     for sku in skus:
         seen += 1
         key = sku_key(str(sku.get("description", "")))
-        usage = _USAGE.get(str(_map(sku.get("category")).get("usageType", "")))
+        usage = _USAGE.get(str(as_mapping(sku.get("category")).get("usageType", "")))
         priced = sku_price(sku)
         if key is None or usage is None or priced is None or key not in units:
             continue
         usd, api_unit = priced
         if api_unit not in _UNITS.get(units[key], set()):
             continue
-        sku_regions = [str(r) for r in _list(sku.get("serviceRegions"))]
+        sku_regions = [str(r) for r in as_list(sku.get("serviceRegions"))]
         targets = [r for r in regions if r in sku_regions]
         if "global" in sku_regions or shipped.find(key, "global", usage) is not None:
             targets = ["global"]

@@ -1,5 +1,5 @@
 """mlgov policy rules, usable three ways: CrossGuard pack, offline check, tests.
 
-Pure modules (importable without pulumi): config, props, rules, registry, evaluate.
-Only pack.py imports pulumi_policy; only policies/__main__.py builds the PolicyPack.
+Pure modules (importable without pulumi): vocabulary, props, config, rule, rules/*, registry,
+evaluate. Only pack.py imports pulumi_policy; only policies/__main__.py builds the PolicyPack.
 """

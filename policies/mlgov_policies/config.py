@@ -2,7 +2,7 @@
 
 This module is pure (no pulumi, no pulumi_policy): the offline `python -m governance check`, the
 CrossGuard pack (pack.py) and the tests all build a `PolicyConfig` through `from_mapping`. The
-rules themselves live in rules.py; how a plan document's `policy_config` reaches this module is the
+rules themselves live in rules/; how a plan document's `policy_config` reaches this module is the
 CLI's business (governance/).
 """
 
@@ -12,11 +12,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, Literal, cast
 
+from mlgov_policies.vocabulary import REQUIRED_LABELS
+
 Environment = Literal["dev", "staging", "prod"]
 
 ENVIRONMENTS: tuple[Environment, ...] = ("dev", "staging", "prod")
-
-DEFAULT_REQUIRED_LABELS = ("team", "env", "cost-center", "workload", "managed-by")
 
 # Cheap, widely available Workbench GPUs. An explicit empty list means "no GPUs on notebooks".
 DEFAULT_NOTEBOOK_GPU_TYPES = ("NVIDIA_TESLA_T4", "NVIDIA_L4")
@@ -48,7 +48,7 @@ class PolicyConfig:
     sql_tiers: tuple[str, ...] = ()
     """Empty: any tier."""
     billing_export_dataset: str = "billing_export"
-    required_labels: tuple[str, ...] = DEFAULT_REQUIRED_LABELS
+    required_labels: tuple[str, ...] = REQUIRED_LABELS
 
     def bigquery_locations(self, region: str | None) -> frozenset[str]:
         """Lower-cased BigQuery locations allowed when the stack's region is `region`."""
@@ -83,16 +83,11 @@ class PolicyConfig:
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready mapping that `from_mapping` turns back into an equal config."""
+        values: dict[str, Any] = {f.name: getattr(self, f.name) for f in fields(self)}
+        # Tuples (the allow-lists) become JSON lists; everything else is already plain.
         return {
-            "environment": self.environment,
-            "region": self.region,
-            "allowed_bigquery_locations": list(self.allowed_bigquery_locations),
-            "max_idle_minutes": self.max_idle_minutes,
-            "notebook_machine_types": list(self.notebook_machine_types),
-            "notebook_gpu_types": list(self.notebook_gpu_types),
-            "sql_tiers": list(self.sql_tiers),
-            "billing_export_dataset": self.billing_export_dataset,
-            "required_labels": list(self.required_labels),
+            key: list(cast(tuple[str, ...], value)) if isinstance(value, tuple) else value
+            for key, value in values.items()
         }
 
 
@@ -158,5 +153,5 @@ CONFIG_SCHEMA: dict[str, dict[str, Any]] = {
     "notebook_gpu_types": {**_STR_LIST, "default": list(DEFAULT_NOTEBOOK_GPU_TYPES)},
     "sql_tiers": _STR_LIST,
     "billing_export_dataset": {"type": "string", "minLength": 1, "default": "billing_export"},
-    "required_labels": {**_STR_LIST, "default": list(DEFAULT_REQUIRED_LABELS)},
+    "required_labels": {**_STR_LIST, "default": list(REQUIRED_LABELS)},
 }

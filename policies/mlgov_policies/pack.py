@@ -1,4 +1,4 @@
-"""CrossGuard policies (POLICIES) built from the registry; never constructs the PolicyPack.
+"""CrossGuard policies (POLICIES) built from the rule index; never constructs the PolicyPack.
 
 The only module that imports pulumi_policy. Each rule becomes one Resource/StackValidationPolicy
 with the rule's name, description, enforcement and remediation text, and a config schema made of
@@ -27,8 +27,8 @@ from pulumi_policy import (
 from pulumi_policy.proxy import UnknownValueError
 
 from mlgov_policies.config import CONFIG_SCHEMA, PolicyConfig
-from mlgov_policies.registry import RESOURCE_RULES, STACK_RULES, ResourceRule, RuleInfo, StackRule
-from mlgov_policies.rules import StackResource
+from mlgov_policies.registry import RULES
+from mlgov_policies.rule import ResourceRule, Rule, StackResource, StackRule
 
 _LEVEL = {"mandatory": EnforcementLevel.MANDATORY, "advisory": EnforcementLevel.ADVISORY}
 _SEVERITY = {"mandatory": Severity.HIGH, "advisory": Severity.LOW}
@@ -61,7 +61,7 @@ def plain(value: Any) -> Any:
     return value
 
 
-def _schema(rule: RuleInfo) -> PolicyConfigSchema | None:
+def _schema(rule: Rule) -> PolicyConfigSchema | None:
     if not rule.config_keys:
         return None
     return PolicyConfigSchema(properties={key: CONFIG_SCHEMA[key] for key in rule.config_keys})
@@ -110,6 +110,6 @@ def _stack_policy(rule: StackRule) -> StackValidationPolicy:
 
 
 POLICIES: list[Policy] = [
-    *(_resource_policy(rule) for rule in RESOURCE_RULES.values()),
-    *(_stack_policy(rule) for rule in STACK_RULES.values()),
+    _resource_policy(rule) if isinstance(rule, ResourceRule) else _stack_policy(rule)
+    for rule in RULES
 ]

@@ -48,11 +48,48 @@ PROJECT_IAM_MEMBER: Final = "gcp:projects/iAMMember:IAMMember"
 PROJECT_IAM_BINDING: Final = "gcp:projects/iAMBinding:IAMBinding"
 PROJECT_SERVICE: Final = "gcp:projects/service:Service"
 RANDOM_PASSWORD: Final = "random:index/randomPassword:RandomPassword"  # noqa: S105 - a type token
+PROVIDER_PREFIX: Final = "pulumi:providers:"
+"""Provider resources are `pulumi:providers:<package>` (Pulumi's own token rule)."""
+SERVICE_NETWORKING_CONNECTION: Final = "gcp:servicenetworking/connection:Connection"
+
+# IAM grants: the member/binding/policy resources that can give a role to someone. The program
+# creates some (function, Cloud Run, topic, bucket, dataset invokers/readers; the cost estimator
+# lists those as no-charge); the IAM rules (rules/iam.py) guard all of them, since a user's own
+# program may create any.
+FUNCTION_V2_IAM_MEMBER: Final = "gcp:cloudfunctionsv2/functionIamMember:FunctionIamMember"
+FUNCTION_V2_IAM_BINDING: Final = "gcp:cloudfunctionsv2/functionIamBinding:FunctionIamBinding"
+FUNCTION_V2_IAM_POLICY: Final = "gcp:cloudfunctionsv2/functionIamPolicy:FunctionIamPolicy"
+FUNCTION_V1_IAM_MEMBER: Final = "gcp:cloudfunctions/functionIamMember:FunctionIamMember"
+FUNCTION_V1_IAM_BINDING: Final = "gcp:cloudfunctions/functionIamBinding:FunctionIamBinding"
+CLOUD_RUN_SERVICE_IAM_MEMBER: Final = "gcp:cloudrunv2/serviceIamMember:ServiceIamMember"
+CLOUD_RUN_SERVICE_IAM_BINDING: Final = "gcp:cloudrunv2/serviceIamBinding:ServiceIamBinding"
+CLOUD_RUN_SERVICE_IAM_POLICY: Final = "gcp:cloudrunv2/serviceIamPolicy:ServiceIamPolicy"
+CLOUD_RUN_JOB_IAM_MEMBER: Final = "gcp:cloudrunv2/jobIamMember:JobIamMember"
+CLOUD_RUN_JOB_IAM_BINDING: Final = "gcp:cloudrunv2/jobIamBinding:JobIamBinding"
+STORAGE_BUCKET_IAM_MEMBER: Final = "gcp:storage/bucketIAMMember:BucketIAMMember"
+STORAGE_BUCKET_IAM_BINDING: Final = "gcp:storage/bucketIAMBinding:BucketIAMBinding"
+STORAGE_BUCKET_IAM_POLICY: Final = "gcp:storage/bucketIAMPolicy:BucketIAMPolicy"
+BQ_DATASET_IAM_MEMBER: Final = "gcp:bigquery/datasetIamMember:DatasetIamMember"
+BQ_DATASET_IAM_BINDING: Final = "gcp:bigquery/datasetIamBinding:DatasetIamBinding"
+BQ_DATASET_IAM_POLICY: Final = "gcp:bigquery/datasetIamPolicy:DatasetIamPolicy"
+PUBSUB_TOPIC_IAM_MEMBER: Final = "gcp:pubsub/topicIAMMember:TopicIAMMember"
+PUBSUB_TOPIC_IAM_BINDING: Final = "gcp:pubsub/topicIAMBinding:TopicIAMBinding"
+PUBSUB_TOPIC_IAM_POLICY: Final = "gcp:pubsub/topicIAMPolicy:TopicIAMPolicy"
+PUBSUB_SUBSCRIPTION_IAM_MEMBER: Final = "gcp:pubsub/subscriptionIAMMember:SubscriptionIAMMember"
+PUBSUB_SUBSCRIPTION_IAM_BINDING: Final = "gcp:pubsub/subscriptionIAMBinding:SubscriptionIAMBinding"
+PROJECT_IAM_POLICY: Final = "gcp:projects/iAMPolicy:IAMPolicy"
+SERVICE_ACCOUNT_IAM_MEMBER: Final = "gcp:serviceaccount/iAMMember:IAMMember"
+SERVICE_ACCOUNT_IAM_BINDING: Final = "gcp:serviceaccount/iAMBinding:IAMBinding"
 
 
 def is_component(type_: str) -> bool:
     """Whether a type token names one of mlgov's component resources (no cloud cost of its own)."""
     return type_.startswith(COMPONENT_PREFIX)
+
+
+def is_provider(type_: str) -> bool:
+    """Whether a type token names a Pulumi provider resource (no cloud cost of its own)."""
+    return type_.startswith(PROVIDER_PREFIX)
 
 
 def component_type(class_name: str) -> str:
@@ -70,3 +107,13 @@ EXPIRES_LABEL: Final = "mlgov-expires-on"
 """`mlgov-expires-on: "YYYY-MM-DD"`: `reap_expired` stops the resource after that date."""
 MANAGED_BY: Final = "mlgov"
 """The value of the `managed-by` label on everything mlgov creates."""
+
+# --- meaningful values the program writes and the rules recognise ---
+WORKLOAD_LABEL: Final = "workload"
+"""The required label that names what a resource is for (one of REQUIRED_LABELS)."""
+BILLING_EXPORT_WORKLOAD: Final = "billing-export"
+"""`workload` of the billing export dataset: BillingExport sets it, the expiry rules spare it."""
+WORKBENCH_IDLE_TIMEOUT_KEY: Final = "idle-timeout-seconds"
+"""Workbench `gceSetup.metadata` key: idle shutdown after this many seconds (a string)."""
+WORKBENCH_GUEST_ATTRIBUTES_KEY: Final = "enable-guest-attributes"
+"""Workbench `gceSetup.metadata` key: "TRUE" lets idle shutdown see activity."""

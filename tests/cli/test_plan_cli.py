@@ -1,40 +1,58 @@
-"""`python -m governance plan|check`: the plan document contract, exit codes, errors without tracebacks."""
+"""`mlgov plan|check`: the plan document contract, exit codes, errors without tracebacks.
+
+In-process through `main` (capsys); tests/cli/test_smoke.py runs the real command once per exit
+code.
+"""
 
 from __future__ import annotations
 
 import copy
 import functools
+import io
 import json
-import subprocess
-import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
-from governance.cli import main
+from governance.tools.cli import main
+from governance.tools.plan import plan_stack
 from tests.conftest import REPO, STACKS, stack_config
 
 
-def run_cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    """The CLI as a user runs it: a real process from the repo root."""
-    return subprocess.run(
-        [sys.executable, "-m", "governance", *args],
-        cwd=REPO,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+@dataclass
+class Result:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+@pytest.fixture
+def run_cli(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> Callable[..., Result]:
+    """The CLI in-process, from the repo root, on a 200-column terminal."""
+    monkeypatch.chdir(REPO)
+    monkeypatch.setenv("COLUMNS", "200")
+
+    def run(*args: str, stdin: str | None = None) -> Result:
+        capsys.readouterr()
+        if stdin is not None:
+            monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
+        code = main(list(args))
+        out, err = capsys.readouterr()
+        return Result(code, out, err)
+
+    return run
 
 
 @functools.cache
 def plan_json(stack: str) -> dict[str, Any]:
-    result = run_cli("plan", "--stack", stack, "--json")
-    assert result.returncode == 0, result.stderr
-    return json.loads(result.stdout)
+    # A deep copy per call: tests change documents.
+    return json.loads(json.dumps(plan_stack(stack=stack)))
 
 
 def write_stack(tmp_path: Path, settings_change: Any) -> Path:
@@ -46,8 +64,11 @@ def write_stack(tmp_path: Path, settings_change: Any) -> Path:
 
 
 @pytest.mark.parametrize("stack", STACKS)
-def test_plan_json_matches_the_contract(stack: str) -> None:
-    doc = plan_json(stack)
+def test_plan_json_matches_the_contract(stack: str, run_cli: Callable[..., Result]) -> None:
+    printed = run_cli("plan", "--stack", stack, "--json")
+    assert printed.returncode == 0, printed.stderr
+    doc = json.loads(printed.stdout)
+    assert doc == plan_json(stack)
     assert doc["stack"] == stack
     assert doc["violations"] == [v for v in doc["violations"] if v["enforcement"] != "mandatory"]
     for v in doc["violations"]:
@@ -66,7 +87,7 @@ def test_plan_json_matches_the_contract(stack: str) -> None:
     assert total == pytest.approx(doc["cost"]["monthly_usd"], abs=0.05 * len(custom))
 
 
-def test_plan_human_and_markdown_output() -> None:
+def test_plan_human_and_markdown_output(run_cli: Callable[..., Result]) -> None:
     human = run_cli("plan", "--stack", "dev")
     assert human.returncode == 0, human.stderr
     assert "notebooks-alice" in human.stdout and "idle stop 60 min" in human.stdout
@@ -78,7 +99,24 @@ def test_plan_human_and_markdown_output() -> None:
     assert "| `training-tpu-v5e` | container/NodePool | europe-west4 |" in md.stdout
 
 
-def test_plan_by_config_path_and_the_same_document(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("columns", "types_whole"), [(100, True), (80, False)])
+def test_plan_table_fits_the_terminal(
+    columns: int, types_whole: bool, run_cli: Callable[..., Result], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", str(columns))
+    human = run_cli("plan", "--stack", "dev")
+    table = human.stdout.split("\n\n")[1].splitlines()
+    assert max(len(line) for line in table) <= columns
+    # The type is the last column to give way: whole on 100 columns.
+    whole = any(" cloudfunctionsv2/FunctionIamMember " in line for line in table)
+    assert whole is types_whole
+    assert all("$" in line for line in table[1:])  # the cost column is never cut
+    assert any("…" in line for line in table)  # the key settings gave way
+
+
+def test_plan_by_config_path_and_the_same_document(
+    tmp_path: Path, run_cli: Callable[..., Result]
+) -> None:
     path = tmp_path / "Pulumi.dev.yaml"
     path.write_text((REPO / "stacks" / "Pulumi.dev.yaml").read_text())
     result = run_cli("plan", "--config", str(path), "--json")
@@ -86,7 +124,9 @@ def test_plan_by_config_path_and_the_same_document(tmp_path: Path) -> None:
     assert json.loads(result.stdout)["resources"] == plan_json("dev")["resources"]
 
 
-def test_invalid_config_exits_2_naming_the_key(tmp_path: Path) -> None:
+def test_invalid_config_exits_2_naming_the_key(
+    tmp_path: Path, run_cli: Callable[..., Result]
+) -> None:
     path = write_stack(tmp_path, lambda s: s["notebooks"]["alice"].update(idle_minutes=600))
     result = run_cli("plan", "--config", str(path))
     assert result.returncode == 2
@@ -125,7 +165,7 @@ def test_unknown_stack_and_usage_errors(capsys: pytest.CaptureFixture[str]) -> N
     assert exit_.value.code == 2
 
 
-def test_check_round_trips_a_plan_document(tmp_path: Path) -> None:
+def test_check_round_trips_a_plan_document(tmp_path: Path, run_cli: Callable[..., Result]) -> None:
     path = tmp_path / "plan.json"
     path.write_text(json.dumps(plan_json("dev")))
     result = run_cli("check", str(path), "--json")
@@ -135,7 +175,9 @@ def test_check_round_trips_a_plan_document(tmp_path: Path) -> None:
     assert checked["violations"] == plan_json("dev")["violations"]
 
 
-def test_check_reads_stdin_and_fails_on_a_mandatory_violation() -> None:
+def test_check_reads_stdin_and_fails_on_a_mandatory_violation(
+    run_cli: Callable[..., Result],
+) -> None:
     doc = copy.deepcopy(plan_json("dev"))
     nb = next(r for r in doc["resources"] if r["type"] == "gcp:workbench/instance:Instance")
     del nb["inputs"]["gceSetup"]["metadata"]["idle-timeout-seconds"]
@@ -196,6 +238,11 @@ def test_check_accepts_a_document_with_only_custom_resources(
             '{"resources": [{"type": "gcp:made/up:Thing", "name": "x", "inputs": {}}]}',
             "cost: no cost estimator for resource type 'gcp:made/up:Thing'",
         ),
+        (
+            '{"resources": [{"type": "gcp:billing/budget:Budget", "name": "b",'
+            ' "inputs": {"amount": {"specifiedAmount": {"units": "lots"}}}}]}',
+            "cost: budget 'b': amount.specifiedAmount.units is not a number",
+        ),
     ],
 )
 def test_bad_plan_documents_exit_2(
@@ -213,3 +260,26 @@ def test_check_missing_file_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert (
         "/nonexistent/plan.json: cannot read: No such file or directory" in capsys.readouterr().err
     )
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        (b"\xff\xfe{}", "not UTF-8 text (invalid byte at offset 0); save it as UTF-8"),
+        (b"", "is empty"),
+        (b"  \n", "is empty"),
+        (None, "cannot read: Is a directory"),
+    ],
+)
+def test_unreadable_inputs_exit_2_naming_the_file(
+    content: bytes | None, expected: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "input"
+    if content is None:
+        path.mkdir()
+    else:
+        path.write_bytes(content)
+    for argv in (["check", str(path)], ["plan", "--config", str(path)], ["diff", str(path), "-"]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err == f"mlgov: error: {path}: {expected}\n", argv

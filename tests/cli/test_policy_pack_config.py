@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from governance.cli import main
+from governance.tools.cli import main
 from tests.conftest import REPO, STACKS
 
 

@@ -260,6 +260,42 @@ def test_provider_keys_are_required_and_consistent() -> None:
     ]
 
 
+def test_provider_values_are_reported_under_the_key_the_user_wrote() -> None:
+    config = _dev()
+    config["gcp:project"] = "Acme_ML"
+    config["gcp:region"] = "central"
+    with pytest.raises(SettingsError) as err:
+        settings_from_config(config)
+    assert [p.split(":", 2)[:2] for p in err.value.problems] == [
+        ["gcp", "project"],
+        ["gcp", "region"],
+    ]
+    assert all("String should match pattern" in p for p in err.value.problems)
+
+
+def test_structural_and_semantic_problems_are_reported_in_one_pass() -> None:
+    def mutate(s: dict[str, Any]) -> None:
+        s["notebooks"]["bob"].update(idle_minutes="long")
+        s["notebooks"]["alice"].update(idle_minutes=500)
+        s["budget"].update(thresholds=[0.9, 0.5])
+
+    problems = _problems(mutate)
+    assert problems == [
+        f"{P}.notebooks.bob.idle_minutes: Input should be a valid integer, unable to parse "
+        "string as an integer",
+        f"{P}.notebooks.alice.idle_minutes: 500 is above the dev maximum of 120; lower it or "
+        "raise limits.max_idle_minutes",
+        f"{P}.budget.thresholds: thresholds must be distinct and ascending, e.g. [0.5, 0.9, 1.0]",
+    ]
+
+
+def test_a_set_aside_section_is_not_reported_twice() -> None:
+    # An invalid gke section must not also read as "training_pools need a GKE cluster".
+    problems = _problems(lambda s: s["gke"].update(release_channel="NIGHTLY"))
+    assert len(problems) == 1
+    assert problems[0].startswith(f"{P}.gke.release_channel: Input should be")
+
+
 def test_settings_key_missing_or_not_a_mapping() -> None:
     with pytest.raises(SettingsError) as err:
         settings_from_config({"gcp:project": "acme-ml-dev", "gcp:region": "us-central1"})

@@ -12,8 +12,8 @@ import pytest
 from govern.actions import DisableBilling
 from govern.permissions import PERMISSIONS as FUNCTIONS_PERMISSIONS
 from govern.ports import GET_BILLING_INFO
-from governance.action_settings import ENTRY_POINTS
-from governance.automation import PERMISSIONS, UNLINK_BILLING, function_permissions
+from governance.components.action_settings import ENTRY_POINTS
+from governance.components.automation import PERMISSIONS, UNLINK_BILLING, function_permissions
 
 # Unlinking billing is the action plus the read that decides it (is billing still linked?);
 # without the opt-in the budget flow does neither.

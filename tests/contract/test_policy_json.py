@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from govern.models import ActionPolicy, PolicyError
-from governance.action_settings import ActionSettings, action_settings
+from governance.components.action_settings import ActionSettings, action_settings
 from governance.settings import Settings, settings_from_config
 from tests.conftest import STACKS, stack_config
 

@@ -1,11 +1,37 @@
-"""Plan-document resources shaped like the ones the mlgov program emits (RESOURCES.md)."""
+"""Plan-document resources shaped like the ones the mlgov program emits (RESOURCES.md).
+
+Also the two helpers every cost-model test uses: `price` (a list price from the shipped catalog,
+so expected amounts read as quantity x catalog price) and `one` (estimate a single resource,
+optionally among others that give it context).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import date
 from typing import Any
 
+from governance.costs.assumptions import UsageAssumptions
+from governance.costs.catalog import default_catalog
+from governance.costs.estimate import ResourceCost, estimate_resources
+
 AS_OF = date(2026, 11, 1)
+USAGE = UsageAssumptions(as_of=AS_OF)
+
+
+def price(key: str, region: str = "us-central1", usage: str = "ondemand") -> float:
+    """USD per unit of `key` in the shipped catalog."""
+    return default_catalog().price(key, region, usage).usd
+
+
+def one(
+    resource: dict[str, Any],
+    usage: UsageAssumptions = USAGE,
+    others: Sequence[dict[str, Any]] = (),
+) -> ResourceCost:
+    """The cost of `resource`, estimated in a plan that also holds `others`."""
+    report = estimate_resources([resource, *others], usage)
+    return report.get(resource["name"], resource["type"])
 
 
 def notebook(name: str = "nb-alice", **gce: Any) -> dict[str, Any]:

@@ -9,9 +9,11 @@ from cost_plans import node_pool, notebook
 
 from governance.costs.assumptions import UsageAssumptions
 from governance.costs.budget_fit import budget_violations
-from governance.costs.diff import diff_plans, parse_plan, plan_cost
 from governance.costs.errors import CostError, UnknownResourceType
 from governance.costs.estimate import CostReport, ResourceCost, estimate_resources
+from governance.tools.diff import diff_plans, plan_cost
+from governance.tools.document import parse_document
+from governance.tools.errors import CliError
 
 
 def budget(units: str, currency: str = "USD", name: str = "budget"):
@@ -121,15 +123,15 @@ def test_diff_reestimates_documents_without_costs_using_their_assumptions():
 
 
 def test_diff_input_errors_name_the_problem():
-    with pytest.raises(CostError, match="not JSON"):
-        parse_plan("{", "base.json")
-    with pytest.raises(CostError, match="'resources' must be a list"):
-        parse_plan('{"resources": 3}', "base.json")
-    with pytest.raises(CostError, match=r"resources\[0\] needs a string 'type'"):
-        parse_plan('{"resources": [{"name": "x"}]}', "base.json")
+    with pytest.raises(CliError, match="not valid JSON"):
+        parse_document("{", "base.json")
+    with pytest.raises(CliError, match="resources: required, must be a list"):
+        parse_document('{"resources": 3}', "base.json")
+    with pytest.raises(CliError, match=r"resources\[0\]\.type: required, must be a non-empty"):
+        parse_document('{"resources": [{"name": "x"}]}', "base.json")
     bad = document([notebook()], carry=False)
     bad["assumptions"] = {"notebook_active_hours_per_month": -1}
-    with pytest.raises(CostError, match=r"assumptions\.notebook_active_hours_per_month"):
+    with pytest.raises(CliError, match=r"head: assumptions\.notebook_active_hours_per_month"):
         plan_cost(bad, origin="head")
     unknown = {"resources": [{"type": "gcp:spanner/instance:Instance", "name": "s"}]}
     with pytest.raises(UnknownResourceType, match=r"head: .*gcp:spanner/instance:Instance"):

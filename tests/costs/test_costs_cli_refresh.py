@@ -8,15 +8,16 @@ import json
 import pytest
 from cost_plans import node_pool, notebook
 
-from governance.costs import cli
 from governance.costs.catalog import default_catalog, load_catalog
 from governance.costs.refresh import catalog_from_skus, fetch_skus, sku_key, sku_price
+from governance.tools import costs_cli as cli
+from governance.tools.cli import main
 from tests.fakegcp.catalog import FakeCatalog
 from tests.fakegcp.server import FakeGcp
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = cli.main(list(argv))
+    code = main(list(argv))
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -61,9 +62,9 @@ def test_diff_markdown_and_json(tmp_path, capsys):
 @pytest.mark.parametrize(
     ("doc", "expected"),
     [
-        (None, "cannot read plan document"),
-        ("{not json", "is not JSON"),
-        ('{"resources": {}}', "'resources' must be a list"),
+        (None, "cannot read: No such file"),
+        ("{not json", "not valid JSON"),
+        ('{"resources": {}}', "resources: required, must be a list"),
         ('{"resources": [{"type": "gcp:foo/bar:Baz", "name": "q"}]}', "'gcp:foo/bar:Baz'"),
         ('{"resources": [], "assumptions": {"typo": 1}}', "assumptions.typo"),
     ],
@@ -75,7 +76,7 @@ def test_diff_bad_input_exit_2_one_line(tmp_path, capsys, doc, expected):
     assert code == 2
     assert out == ""
     assert err.count("\n") == 1
-    assert err.startswith("error: ")
+    assert err.startswith("mlgov: error: ")
     assert expected in err
     assert "Traceback" not in err
 
@@ -158,6 +159,6 @@ def test_prices_refresh_api_error_exit_2(fake_catalog, tmp_path, capsys):
     code, _, err = run(capsys, "prices", "refresh", "--endpoint", server.url,
                             "--output", str(out))  # fmt: skip
     assert code == 2
-    assert err.startswith("error: Cloud Billing Catalog API")
+    assert err.startswith("mlgov: error: Cloud Billing Catalog API")
     assert err.count("\n") == 1
     assert not out.exists()

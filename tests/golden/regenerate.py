@@ -1,21 +1,25 @@
 """Regenerate the golden plan documents: `.venv/bin/python tests/golden/regenerate.py`.
 
-The goldens pin behaviour across refactors: `python -m governance plan --config F --json` for each
-shipped stack, with `usage.as_of` fixed so expiry proration does not move with the calendar.
-Regenerate only for a deliberate change, and say in the commit what changed and why.
+The goldens pin behaviour across refactors: `mlgov plan --config F --json` for each shipped
+stack (run in-process through the CLI's `main`, from the repository root), with `usage.as_of`
+fixed so expiry proration does not move with the calendar. Regenerate only for a deliberate
+change, and say in the commit what changed and why.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
+import os
 import re
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
 import yaml
+
+from governance.tools.cli import main
 
 REPO = Path(__file__).resolve().parents[2]
 GOLDEN = Path(__file__).resolve().parent
@@ -35,18 +39,19 @@ def plan(stack: str) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / f"Pulumi.{stack}.yaml"
         path.write_text(yaml.safe_dump(pinned_config(stack)), encoding="utf-8")
-        result = subprocess.run(
-            [sys.executable, "-m", "governance", "plan", "--config", str(path), "--json"],
-            cwd=REPO,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-    if result.returncode not in (0, 1):
-        raise RuntimeError(result.stderr)
+        out, err = io.StringIO(), io.StringIO()
+        cwd = Path.cwd()
+        os.chdir(REPO)
+        try:
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                code = main(["plan", "--config", str(path), "--json"])
+        finally:
+            os.chdir(cwd)
+    if code not in (0, 1):
+        raise RuntimeError(err.getvalue())
     # The functions archive is named by a hash of functions/: any change to that source renames
     # it, which is expected and not a change of behaviour.
-    return json.loads(_ARCHIVE.sub("functions-<source-hash>.zip", result.stdout))
+    return json.loads(_ARCHIVE.sub("functions-<source-hash>.zip", out.getvalue()))
 
 
 _ARCHIVE = re.compile(r"functions-[0-9a-f]{16}\.zip")

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+from dataclasses import fields
 from pathlib import Path
 
 import pytest
 
-from mlgov_policies.config import PolicyConfig, PolicyConfigError
+from mlgov_policies.config import _PARSERS, CONFIG_SCHEMA, PolicyConfig, PolicyConfigError
 from mlgov_policies.registry import ALL_RULES, crossguard_config
 
 POLICIES_DIR = Path(__file__).resolve().parents[2] / "policies"
@@ -102,3 +103,11 @@ def test_sample_pack_configs_are_valid(env: str) -> None:
         merged.update(settings)
         PolicyConfig.from_mapping(settings)
     assert PolicyConfig.from_mapping(merged).environment == env
+
+
+def test_every_key_has_a_parser_a_schema_and_a_json_value() -> None:
+    keys = {f.name for f in fields(PolicyConfig)}
+    assert set(_PARSERS) == keys
+    assert set(CONFIG_SCHEMA) == keys
+    assert list(PolicyConfig().as_dict()) == [f.name for f in fields(PolicyConfig)]
+    assert json.loads(json.dumps(PolicyConfig().as_dict())) == PolicyConfig().as_dict()

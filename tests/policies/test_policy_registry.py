@@ -1,26 +1,33 @@
-"""Registry completeness: names, metadata, type coverage, purity and pinned pack requirements."""
+"""The rule index (registry.py): complete, one entry per rule, metadata, type coverage, purity.
+
+Also the checks that keep adding a rule to three places: the rule in rules/<service>.py, one
+line in `registry.RULES`, its cases in test_rules_<service>.py.
+"""
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 import re
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from policy_fixtures import RESOURCE_TYPES, good_stack
+from policy_fixtures import RESOURCE_TYPES
 
+import mlgov_policies.rules
 from mlgov_policies.config import PolicyConfig
 from mlgov_policies.evaluate import evaluate_resources
 from mlgov_policies.registry import (
     ALL_RULES,
-    RESOURCE_RULES,
+    RULES,
     UNCHECKED_TYPES,
     covered_types,
     uncovered_types,
 )
+from mlgov_policies.rule import ResourceRule, StackRule
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -81,6 +88,51 @@ def test_unchecked_types_are_really_unchecked() -> None:
     assert all(reason.strip() for reason in UNCHECKED_TYPES.values())
 
 
+def _defined_rules() -> dict[str, str]:
+    """Rule name -> the rules/<service>.py module that defines it."""
+    defined: dict[str, str] = {}
+    for info in pkgutil.iter_modules(mlgov_policies.rules.__path__):
+        module = importlib.import_module(f"mlgov_policies.rules.{info.name}")
+        for value in vars(module).values():
+            if isinstance(value, ResourceRule | StackRule):
+                assert value.name not in defined, f"{value.name} defined twice"
+                defined[value.name] = info.name
+    return defined
+
+
+def _service_cases() -> dict[str, list]:
+    """Service -> the CASES of tests/policies/test_rules_<service>.py."""
+    return {
+        path.stem.removeprefix("test_rules_"): list(importlib.import_module(path.stem).CASES)
+        for path in sorted(Path(__file__).parent.glob("test_rules_*.py"))
+    }
+
+
+def test_index_lists_every_defined_rule_exactly_once() -> None:
+    defined = _defined_rules()
+    names = [rule.name for rule in RULES]
+    assert len(names) == len(set(names)), "a rule is listed twice in registry.RULES"
+    assert set(names) == set(defined), "registry.RULES and rules/*.py disagree"
+    for rule in RULES:
+        module = importlib.import_module(f"mlgov_policies.rules.{defined[rule.name]}")
+        assert rule in vars(module).values()
+
+
+def test_every_rule_has_failing_cases_in_its_service_test() -> None:
+    defined = _defined_rules()
+    cases = _service_cases()
+    assert set(cases) == set(defined.values()), "one test_rules_<service>.py per rules module"
+    failing: set[str] = set()
+    for service, service_cases in cases.items():
+        ids = [case.id for case in service_cases]
+        assert len(ids) == len(set(ids)), service
+        for case in service_cases:
+            if case.expected is not None:
+                assert defined[case.expected] == service, (case.id, service)
+                failing.add(case.expected)
+    assert failing == set(ALL_RULES)
+
+
 def test_rule_metadata() -> None:
     for name, rule in ALL_RULES.items():
         assert re.fullmatch(r"mlgov-[a-z]+(-[a-z0-9]+)+", name), name
@@ -120,30 +172,6 @@ def test_pure_modules_do_not_import_pulumi() -> None:
         check=False,
     )
     assert result.returncode == 0, result.stdout + result.stderr
-
-
-def test_pack_requirements_match_uv_lock() -> None:
-    lock = tomllib.loads((ROOT / "uv.lock").read_text())
-    locked = {p["name"]: p["version"] for p in lock["package"]}
-    pins = {}
-    for line in (ROOT / "policies" / "requirements.txt").read_text().splitlines():
-        if line.strip() and not line.startswith("#"):
-            name, version = line.split("==")
-            pins[name.strip()] = version.strip()
-    assert set(pins) == {"pulumi-policy", "pulumi"}
-    for name, version in pins.items():
-        assert locked[name] == version, name
-
-
-def test_pulumi_policy_yaml() -> None:
-    text = (ROOT / "policies" / "PulumiPolicy.yaml").read_text()
-    assert re.search(r"^runtime:\s*python\s*$", text, re.M)
-
-
-def test_main_only_builds_the_pack() -> None:
-    text = (ROOT / "policies" / "__main__.py").read_text()
-    assert "PolicyPack(" in text
-    assert "policies=POLICIES" in text
 
 
 def test_odd_inputs_never_raise() -> None:
@@ -230,14 +258,3 @@ def test_random_inputs_never_raise(type_: str, inputs: dict) -> None:
         [{"type": type_, "name": "r", "inputs": inputs}], PolicyConfig()
     )
     assert all(v.policy in ALL_RULES for v in violations)
-
-
-def test_order_is_deterministic() -> None:
-    stack = good_stack()
-    for resource in stack:
-        resource["inputs"].pop("labels", None)
-    first = evaluate_resources(stack, PolicyConfig())
-    assert first == evaluate_resources(stack, PolicyConfig())
-    positions = [next(i for i, r in enumerate(stack) if r["name"] == v.resource) for v in first]
-    assert positions == sorted(positions)
-    assert len(RESOURCE_RULES) >= 25

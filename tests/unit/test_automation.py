@@ -11,18 +11,20 @@ from typing import Any
 import pulumi
 import pytest
 
-from governance.action_settings import action_settings
-from governance.automation import (
-    FUNCTIONS_DIR,
+from governance.components.action_settings import action_settings
+from governance.components.automation import (
     GovernanceFunctions,
     GovernanceFunctionsArgs,
     function_permissions,
+    functions_dir,
     source_files,
 )
 from governance.labels import base_labels
-from governance.offline import RecordedResource, run_program
 from governance.settings import Settings, settings_from_config
-from tests.conftest import STACKS, stack_config
+from governance.tools.offline import RecordedResource, run_program
+from tests.conftest import PROGRAM, REPO, STACKS, stack_config
+
+FUNCTIONS_DIR = REPO / "functions"
 
 FUNCTION = "gcp:cloudfunctionsv2/function:Function"
 JOB = "gcp:cloudscheduler/job:Job"
@@ -62,10 +64,13 @@ def build(s: Settings, source_dir: Path = FUNCTIONS_DIR) -> None:
             project=s.project,
             region=s.region,
             labels=base_labels(s.environment, s.labels),
-            settings=s.automation,
             budget_topic_id=TOPIC,
             policy=pulumi.Output.from_input(action_settings(s, "budget-123")),
             allow_billing_disable=s.automation.allow_billing_disable and not s.is_prod,
+            schedules=s.automation.schedules(),
+            time_zone=s.automation.time_zone,
+            http_timeout_seconds=s.automation.http_timeout_seconds,
+            max_instances=s.automation.max_instances,
             source_dir=source_dir,
         ),
     )
@@ -294,6 +299,7 @@ def test_archive_holds_functions_without_caches(tmp_path):
     (src / "govern" / "__pycache__" / "models.cpython-311.pyc").write_bytes(b"\0")
     (src / "govern" / "stale.pyc").write_bytes(b"\0")
     assert list(source_files(src)) == ["govern/models.py", "main.py", "requirements.txt"]
+    assert functions_dir() == FUNCTIONS_DIR  # a checkout deploys its own functions/
     assert "main.py" in source_files(FUNCTIONS_DIR)
     assert not any("__pycache__" in p for p in source_files(FUNCTIONS_DIR))
 
@@ -321,7 +327,7 @@ def test_code_change_renames_the_archive(under_mocks, tmp_path):
 # ---------------------------------------------------------------------------- whole program
 @functools.cache
 def program(stack: str) -> tuple[RecordedResource, ...]:
-    return tuple(run_program(stack_config(stack), stack))
+    return tuple(run_program(stack_config(stack), stack, PROGRAM))
 
 
 @pytest.mark.parametrize("stack", STACKS)
@@ -352,7 +358,7 @@ def test_program_without_automation_deploys_no_functions():
     config = stack_config("staging")
     raw = dict(config["mlgov:settings"])
     raw["automation"] = {"enabled": False}
-    recorded = run_program({**config, "mlgov:settings": raw}, "staging")
+    recorded = run_program({**config, "mlgov:settings": raw}, "staging", PROGRAM)
     assert not [r for r in recorded if r.type in (FUNCTION, ACCOUNT) and "fn-" in r.name]
     assert not [r for r in recorded if r.name.startswith("governance")]
 

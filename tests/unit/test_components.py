@@ -4,21 +4,24 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from governance.budgets import ProjectBudget, ProjectBudgetArgs
-from governance.datasets import PartitionedDataset, PartitionedDatasetArgs
-from governance.labels import base_labels
-from governance.notebooks import NotebookFleet, NotebookFleetArgs, office_hours_cron
-from governance.offline import RecordedResource
-from governance.settings import (
-    BudgetSettings,
-    DatasetSettings,
-    NotebookSettings,
+from governance.components import (
+    Notebook,
+    NotebookFleet,
+    NotebookFleetArgs,
     OfficeHours,
-    TableSettings,
-    TpuVmSettings,
-    TrainingPoolSettings,
+    PartitionedDataset,
+    PartitionedDatasetArgs,
+    ProjectBudget,
+    ProjectBudgetArgs,
+    SpotTrainingPools,
+    SpotTrainingPoolsArgs,
+    Table,
+    TpuVm,
+    TrainingPool,
 )
-from governance.training import SpotTrainingPools, SpotTrainingPoolsArgs
+from governance.components.notebooks import office_hours_cron
+from governance.labels import base_labels
+from governance.tools.offline import RecordedResource
 
 LABELS = base_labels("dev", {"team": "research", "cost-center": "cc-1"})
 Run = Callable[..., list[RecordedResource]]
@@ -36,8 +39,7 @@ def test_notebooks_without_office_hours_create_no_scheduler(under_mocks: Run) ->
                 prefix="acme-dev",
                 project="acme-ml-dev",
                 region="us-central1",
-                default_zone="us-central1-a",
-                notebooks={"carol": NotebookSettings()},
+                notebooks={"carol": Notebook(zone="us-central1-a")},
                 labels=LABELS,
                 network_id="net",
                 subnet_id="sub",
@@ -47,7 +49,7 @@ def test_notebooks_without_office_hours_create_no_scheduler(under_mocks: Run) ->
     assert by_type(resources, "gcp:cloudscheduler/job:Job") == []
     assert len(by_type(resources, "gcp:serviceaccount/account:Account")) == 1
     [nb] = by_type(resources, "gcp:workbench/instance:Instance")
-    assert nb.inputs["location"] == "us-central1-a"  # the default zone
+    assert nb.inputs["location"] == "us-central1-a"
     assert nb.inputs["gceSetup"]["metadata"]["idle-timeout-seconds"] == "3600"
     assert "install-nvidia-driver" not in nb.inputs["gceSetup"]["metadata"]
     assert nb.inputs["gceSetup"]["networkInterfaces"] == [{"network": "net", "subnet": "sub"}]
@@ -62,11 +64,10 @@ def test_office_hours_stop_only(under_mocks: Run) -> None:
                 prefix="acme-dev",
                 project="acme-ml-dev",
                 region="us-central1",
-                default_zone="us-central1-b",
                 labels=LABELS,
                 network_id="n",
                 subnet_id="s",
-                notebooks={"dan": NotebookSettings(office_hours=hours, exempt=True)},
+                notebooks={"dan": Notebook(zone="us-central1-b", office_hours=hours, exempt=True)},
             ),
         )
     )
@@ -86,7 +87,7 @@ def test_office_hours_cron() -> None:
 
 
 def test_tpu_pool_and_tpu_vm(under_mocks: Run) -> None:
-    pool = TrainingPoolSettings(
+    pool = TrainingPool(
         kind="tpu", machine_type="ct5lp-hightpu-4t", tpu_topology="2x4", max_nodes=2
     )
     resources = under_mocks(
@@ -96,11 +97,10 @@ def test_tpu_pool_and_tpu_vm(under_mocks: Run) -> None:
                 prefix="acme-dev",
                 project="acme-ml-dev",
                 region="us-central1",
-                default_zone="us-central1-a",
                 zones=("us-central1-a",),
                 labels=LABELS,
                 pools={"v5e": pool},
-                tpu_vms={"r": TpuVmSettings(exempt=True)},
+                tpu_vms={"r": TpuVm(zone="us-central1-a", exempt=True)},
                 gpu_vms={},
                 network_id="n",
                 subnet_id="s",
@@ -122,11 +122,6 @@ def test_tpu_pool_and_tpu_vm(under_mocks: Run) -> None:
 
 
 def test_dataset_tables_and_ingestion_time_partitioning(under_mocks: Run) -> None:
-    ds = DatasetSettings(
-        table_expiration_days=7,
-        partition_expiration_days=None,
-        tables={"raw": TableSettings(partition_type="HOUR")},
-    )
     resources = under_mocks(
         lambda: PartitionedDataset(
             "d",
@@ -134,9 +129,11 @@ def test_dataset_tables_and_ingestion_time_partitioning(under_mocks: Run) -> Non
                 project="p-123456",
                 dataset="raw-events",
                 location="us-central1",
-                settings=ds,
                 labels=LABELS,
                 deletion_protection=False,
+                table_expiration_days=7,
+                partition_expiration_days=None,
+                tables={"raw": Table(partition_type="HOUR")},
             ),
         )
     )
@@ -151,7 +148,6 @@ def test_dataset_tables_and_ingestion_time_partitioning(under_mocks: Run) -> Non
 
 
 def test_budget_without_forecast_thresholds(under_mocks: Run) -> None:
-    budget = BudgetSettings(amount_usd=100, thresholds=(0.5, 1.0), forecast_thresholds=())
     resources = under_mocks(
         lambda: ProjectBudget(
             "b",
@@ -160,8 +156,10 @@ def test_budget_without_forecast_thresholds(under_mocks: Run) -> None:
                 project="acme-ml-dev",
                 project_number="123456",
                 billing_account="01D4EE-079462-DFD6EC",
-                settings=budget,
                 labels=LABELS,
+                amount_usd=100,
+                thresholds=(0.5, 1.0),
+                forecast_thresholds=(),
             ),
         )
     )

@@ -8,10 +8,11 @@ from typing import Any
 
 import pytest
 
-from governance.labels import REQUIRED_KEYS, label_problem
-from governance.offline import RecordedResource, run_program
+from governance.labels import label_problem
 from governance.settings import settings_from_config
-from tests.conftest import STACKS, stack_config
+from governance.tools.offline import RecordedResource, run_program
+from mlgov_policies.vocabulary import REQUIRED_LABELS as REQUIRED_KEYS
+from tests.conftest import PROGRAM, STACKS, stack_config
 
 # Where each labelable type keeps its labels (dotted path into the inputs).
 LABEL_FIELDS: dict[str, tuple[str, ...]] = {
@@ -52,7 +53,7 @@ UNLABELABLE = {
 
 @functools.cache
 def resources(stack: str) -> tuple[RecordedResource, ...]:
-    return tuple(run_program(stack_config(stack), stack))
+    return tuple(run_program(stack_config(stack), stack, PROGRAM))
 
 
 def of_type(stack: str, type_: str) -> list[dict[str, Any]]:

@@ -1,0 +1,66 @@
+"""mlgov's Pulumi components, importable from any Pulumi program.
+
+    from governance.components import NotebookFleet, NotebookFleetArgs, Notebook
+
+Each component takes one frozen dataclass of plain values and `pulumi.Input`s (its `...Args`);
+none reads config or validates meaning. `build_platform` (program.py) is mlgov's own assembly:
+it turns validated stack settings into these args. Importing this package loads pulumi_gcp.
+"""
+
+from governance.components.automation import GovernanceFunctions, GovernanceFunctionsArgs
+from governance.components.billing_export import BillingExport, BillingExportArgs
+from governance.components.budgets import ProjectBudget, ProjectBudgetArgs
+from governance.components.datasets import PartitionedDataset, PartitionedDatasetArgs, Table
+from governance.components.gke import Autoprovisioning, MlCluster, MlClusterArgs, SystemPool
+from governance.components.metadata_db import MetadataDatabase, MetadataDatabaseArgs
+from governance.components.network import MlNetwork, MlNetworkArgs
+from governance.components.notebooks import (
+    Accelerator,
+    Notebook,
+    NotebookFleet,
+    NotebookFleetArgs,
+    OfficeHours,
+)
+from governance.components.program import Platform, build_platform
+from governance.components.training import (
+    GpuVm,
+    SpotTrainingPools,
+    SpotTrainingPoolsArgs,
+    TpuVm,
+    TrainingPool,
+)
+from governance.labels import Labels, base_labels
+
+__all__ = [
+    "Accelerator",
+    "Autoprovisioning",
+    "BillingExport",
+    "BillingExportArgs",
+    "GovernanceFunctions",
+    "GovernanceFunctionsArgs",
+    "GpuVm",
+    "Labels",
+    "MetadataDatabase",
+    "MetadataDatabaseArgs",
+    "MlCluster",
+    "MlClusterArgs",
+    "MlNetwork",
+    "MlNetworkArgs",
+    "Notebook",
+    "NotebookFleet",
+    "NotebookFleetArgs",
+    "OfficeHours",
+    "PartitionedDataset",
+    "PartitionedDatasetArgs",
+    "Platform",
+    "ProjectBudget",
+    "ProjectBudgetArgs",
+    "SpotTrainingPools",
+    "SpotTrainingPoolsArgs",
+    "SystemPool",
+    "Table",
+    "TpuVm",
+    "TrainingPool",
+    "base_labels",
+    "build_platform",
+]

@@ -1,0 +1,143 @@
+"""The governance functions as the deployer and the operator CLI see them: names and policy JSON.
+
+`ActionSettings` is the governance-side model of the `MLGOV_POLICY` wire format (DESIGN.md
+contract 2); `action_settings` renders it from validated stack settings. The functions parse the
+same JSON with their own `govern.models.ActionPolicy.from_json`; tests/contract pins the two
+together, because governance never imports functions/. Function and Scheduler job names live
+here too, so governance/tools/jobs.py can find the jobs without importing Pulumi. Deploying the
+functions is automation.py's job.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from governance.naming import resource_name
+from governance.settings import Settings
+from mlgov_policies.vocabulary import EXEMPT_LABEL, EXEMPT_VALUE
+
+EntryPoint = Literal["on_budget_alert", "reap_idle_vms", "reap_expired", "reap_idle_gpus"]
+ENTRY_POINTS: tuple[EntryPoint, ...] = (
+    "on_budget_alert",
+    "reap_idle_vms",
+    "reap_expired",
+    "reap_idle_gpus",
+)
+# The HTTP entry points Cloud Scheduler calls; the budget function is triggered by Pub/Sub.
+SCHEDULED: tuple[EntryPoint, ...] = ("reap_idle_vms", "reap_expired", "reap_idle_gpus")
+
+
+def short_name(entry_point: str) -> str:
+    """`reap-idle-vms` for `reap_idle_vms`: the name operators type."""
+    return entry_point.replace("_", "-")
+
+
+def function_name(prefix: str, entry_point: str) -> str:
+    """The Cloud Function's name (also its Cloud Run service's name)."""
+    return resource_name(prefix, short_name(entry_point))
+
+
+def job_id(prefix: str, entry_point: str) -> str:
+    """The Cloud Scheduler job id that calls a scheduled function."""
+    return resource_name(prefix, short_name(entry_point))
+
+
+# --------------------------------------------------------------------------- the wire model
+class _Wire(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ExemptLabel(_Wire):
+    """The label that keeps a resource out of every automated action."""
+
+    key: str = EXEMPT_LABEL
+    value: str = EXEMPT_VALUE
+
+
+class ProjectPolicy(_Wire):
+    """One governed project."""
+
+    environment: str
+    zones: tuple[str, ...] = Field(min_length=1)
+    allow_billing_disable: bool
+
+
+class BudgetPolicy(_Wire):
+    """What one budget's notifications may do; thresholds are fractions of the budget amount."""
+
+    projects: tuple[str, ...] = Field(min_length=1)
+    stop_at: Annotated[float, Field(gt=0)]
+    disable_billing_at: Annotated[float, Field(gt=0)] | None  # a required key; null = never
+
+
+class IdleGpuPolicy(_Wire):
+    """When a GPU VM counts as idle: mean utilization below the limit over the window."""
+
+    max_utilization_percent: Annotated[float, Field(gt=0, le=100)] = 5.0
+    window_minutes: Annotated[int, Field(ge=1)] = 60
+    workloads: tuple[str, ...] = Field(default=("training", "notebook"), min_length=1)
+
+
+class ActionSettings(_Wire):
+    """`MLGOV_POLICY`: everything the functions may do. Dump with `model_dump_json()`."""
+
+    dry_run: bool
+    exempt_label: ExemptLabel = ExemptLabel()
+    projects: dict[str, ProjectPolicy]
+    budgets: dict[str, BudgetPolicy]
+    # Optional on the wire (the functions default them); always rendered here.
+    idle_gpu: IdleGpuPolicy = IdleGpuPolicy()
+    time_budget_seconds: Annotated[float, Field(gt=0)] = 45.0
+
+    @model_validator(mode="after")
+    def _consistent(self) -> ActionSettings:
+        for bid, budget in self.budgets.items():
+            for pid in budget.projects:
+                if pid not in self.projects:
+                    raise ValueError(f"budgets.{bid}.projects: {pid!r} is not in projects")
+            if budget.disable_billing_at is not None and budget.disable_billing_at < budget.stop_at:
+                raise ValueError(f"budgets.{bid}.disable_billing_at: below stop_at")
+        return self
+
+
+def billing_disable_allowed(s: Settings) -> bool:
+    """Whether the stack opted in to unlinking billing; never in prod."""
+    return s.automation.allow_billing_disable and not s.is_prod
+
+
+def action_settings(
+    s: Settings, budget_id: str, *, time_budget_seconds: float = 45.0
+) -> ActionSettings:
+    """The policy the functions of one stack run under.
+
+    `budget_id` is the id budget notifications carry (ProjectBudget.budget_id). A budget with
+    neither `stop_at` nor `disable_billing_at` is left out: its alerts then change nothing.
+    With only `disable_billing_at`, stopping happens at the same point (unlinking stops
+    everything anyway, and the functions need a stop threshold).
+    """
+    allow = billing_disable_allowed(s)
+    disable_at = s.budget.disable_billing_at if allow else None
+    stop_at = s.budget.stop_at if s.budget.stop_at is not None else disable_at
+    budgets: dict[str, BudgetPolicy] = {}
+    if stop_at is not None:
+        budgets[budget_id] = BudgetPolicy(
+            projects=(s.project,), stop_at=stop_at, disable_billing_at=disable_at
+        )
+    a = s.automation
+    return ActionSettings(
+        dry_run=a.dry_run,
+        projects={
+            s.project: ProjectPolicy(
+                environment=s.environment, zones=s.zones, allow_billing_disable=allow
+            )
+        },
+        budgets=budgets,
+        idle_gpu=IdleGpuPolicy(
+            max_utilization_percent=a.idle_gpu_max_utilization_percent,
+            window_minutes=a.idle_gpu_window_minutes,
+            workloads=a.idle_gpu_workloads,
+        ),
+        time_budget_seconds=time_budget_seconds,
+    )

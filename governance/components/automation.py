@@ -1,0 +1,431 @@
+"""GovernanceFunctions: the Cloud Functions (2nd gen) from functions/, and what calls them.
+
+It owns the source bucket and the content-addressed archive of functions/, the four functions,
+one runtime service account per function with a project custom role holding only the
+permissions that function's actions need (`PERMISSIONS`, pinned to the functions' own list by
+tests/contract), the Eventarc trigger identity of the budget function, the Scheduler identity and
+jobs (OIDC) for the three reapers, and the invoker grants. The policy the functions run under is
+rendered in action_settings.py; the budget and its topic live in budgets.py. The code in
+functions/ is archived from its folder (bundled in the installed package, or the repository
+checkout) and never imported here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.resources
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pulumi
+import pulumi_gcp as gcp
+
+from governance.components.action_settings import (
+    ENTRY_POINTS,
+    SCHEDULED,
+    ActionSettings,
+    function_name,
+    job_id,
+    short_name,
+)
+from governance.labels import Labels
+from governance.naming import account_id, resource_name, role_id
+from mlgov_policies.vocabulary import component_type
+
+RUNTIME = "python311"
+PUBSUB_PUBLISHED = "google.cloud.pubsub.topic.v1.messagePublished"
+# Event-driven 2nd gen functions may run at most 540 s.
+EVENT_TIMEOUT_SECONDS = 540
+# Leave the function this long after its work budget to log and answer its report.
+REPORT_MARGIN_SECONDS = 60
+ARCHIVE_RETENTION_DAYS = 30
+_SKIP_PARTS = frozenset({"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache"})
+_SKIP_SUFFIXES = (".pyc", ".pyo")
+
+# --------------------------------------------------------------------------- permissions
+# What each action needs, as the functions state it in govern/models.py (authoritative there;
+# tests/contract/test_permissions.py fails when the two drift apart).
+STOP_INSTANCES = ("compute.instances.list", "compute.instances.stop")
+STOP_NOTEBOOKS = ("notebooks.instances.list", "notebooks.instances.stop")
+STOP_TPUS = ("tpu.nodes.list", "tpu.nodes.stop")
+REAP_RECOMMENDATIONS = (
+    "compute.instances.list",
+    "compute.instances.stop",
+    "recommender.computeInstanceIdleResourceRecommendations.list",
+    "recommender.computeInstanceIdleResourceRecommendations.update",
+)
+READ_GPU_METRICS = ("monitoring.timeSeries.list",)
+# Only in the budget function's role, and only where the stack allows unlinking billing.
+UNLINK_BILLING = (
+    "resourcemanager.projects.deleteBillingAssignment",
+    "resourcemanager.projects.get",
+)
+
+
+def _union(*groups: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(sorted({p for group in groups for p in group}))
+
+
+PERMISSIONS: dict[str, tuple[str, ...]] = {
+    "on_budget_alert": _union(STOP_INSTANCES, STOP_NOTEBOOKS, STOP_TPUS, UNLINK_BILLING),
+    "reap_idle_vms": _union(REAP_RECOMMENDATIONS),
+    "reap_expired": _union(STOP_INSTANCES, STOP_NOTEBOOKS, STOP_TPUS),
+    "reap_idle_gpus": _union(STOP_INSTANCES, STOP_NOTEBOOKS, READ_GPU_METRICS),
+}
+
+
+def function_permissions(entry_point: str, *, allow_billing_disable: bool) -> tuple[str, ...]:
+    """The permissions of one function's custom role (sorted)."""
+    permissions = PERMISSIONS[entry_point]
+    if allow_billing_disable:
+        return permissions
+    return tuple(p for p in permissions if p not in UNLINK_BILLING)
+
+
+# --------------------------------------------------------------------------- source archive
+def functions_dir() -> Path:
+    """The functions' source: bundled in the installed package, else the repository checkout."""
+    bundled = importlib.resources.files("governance") / "_functions"
+    if isinstance(bundled, Path) and (bundled / "main.py").is_file():
+        return bundled
+    return Path(__file__).resolve().parents[2] / "functions"
+
+
+def source_files(root: Path) -> dict[str, Path]:
+    """The files deployed from `root`, by archive path (sorted; caches and bytecode left out)."""
+    files: dict[str, Path] = {}
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root)
+        if not path.is_file() or _SKIP_PARTS & set(rel.parts) or path.suffix in _SKIP_SUFFIXES:
+            continue
+        files[rel.as_posix()] = path
+    return files
+
+
+def source_hash(files: Mapping[str, Path]) -> str:
+    """A hash of every archive path and its bytes: changes exactly when the code changes."""
+    digest = hashlib.sha256()
+    for rel in sorted(files):
+        digest.update(rel.encode())
+        digest.update(b"\0")
+        digest.update(files[rel].read_bytes())
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+# --------------------------------------------------------------------------- the component
+@dataclass(frozen=True, kw_only=True)
+class GovernanceFunctionsArgs:
+    """What GovernanceFunctions needs.
+
+    `policy` is the rendered policy (it depends on the budget's server-assigned id);
+    `allow_billing_disable` must be the same decision the policy carries (never true in prod).
+    """
+
+    prefix: str
+    project: str
+    region: str
+    labels: Labels
+    budget_topic_id: pulumi.Input[str]
+    policy: pulumi.Output[ActionSettings]
+    allow_billing_disable: bool
+    # unix-cron per scheduled entry point (SCHEDULED), in `time_zone`.
+    schedules: Mapping[str, str]
+    time_zone: str = "Etc/UTC"
+    # Timeout of the HTTP (scheduled) functions and their Scheduler attempt deadline.
+    http_timeout_seconds: int = 900
+    max_instances: int = 1
+    source_dir: Path = field(default_factory=functions_dir)
+
+
+@dataclass(frozen=True)
+class _Deployed:
+    function: gcp.cloudfunctionsv2.Function
+    service: pulumi.Output[str]
+
+
+def _collect(outputs: Mapping[str, pulumi.Output[str]]) -> pulumi.Output[dict[str, str]]:
+    return pulumi.Output.all(**outputs).apply(lambda v: {k: str(x) for k, x in v.items()})
+
+
+def _member(email: pulumi.Output[str]) -> pulumi.Output[str]:
+    return email.apply(lambda e: f"serviceAccount:{e}")
+
+
+class GovernanceFunctions(pulumi.ComponentResource):
+    """The budget guard and the three reapers, deployed with least privilege."""
+
+    function_names: pulumi.Output[dict[str, str]]
+    function_urls: pulumi.Output[dict[str, str]]
+    job_names: pulumi.Output[dict[str, str]]
+    source_bucket: pulumi.Output[str]
+    source_object: pulumi.Output[str]
+
+    def __init__(
+        self, name: str, args: GovernanceFunctionsArgs, opts: pulumi.ResourceOptions | None = None
+    ) -> None:
+        super().__init__(component_type("GovernanceFunctions"), name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        labels = args.labels.for_workload("governance").as_dict()
+
+        bucket, archive = self._source(name, args, labels, child)
+        trigger_sa = gcp.serviceaccount.Account(
+            f"{name}-trigger-sa",
+            account_id=account_id(args.prefix, "fn-trigger"),
+            project=args.project,
+            display_name="mlgov budget alerts -> on_budget_alert (Eventarc)",
+            opts=child,
+        )
+        scheduler_sa = gcp.serviceaccount.Account(
+            f"{name}-scheduler-sa",
+            account_id=account_id(args.prefix, "fn-scheduler"),
+            project=args.project,
+            display_name="mlgov Cloud Scheduler -> cleanup functions (OIDC)",
+            opts=child,
+        )
+
+        deployed: dict[str, _Deployed] = {}
+        jobs: dict[str, gcp.cloudscheduler.Job] = {}
+        for entry_point in ENTRY_POINTS:
+            is_event = entry_point not in SCHEDULED
+            fn = self._function(
+                name, args, entry_point, labels, bucket, archive, trigger_sa, is_event, child
+            )
+            deployed[entry_point] = fn
+            invoker = trigger_sa if is_event else scheduler_sa
+            self._invokers(name, args, entry_point, fn, invoker, is_event, child)
+            if not is_event:
+                jobs[entry_point] = self._job(name, args, entry_point, fn, scheduler_sa, child)
+
+        self.function_names = _collect({ep: d.function.name for ep, d in deployed.items()})
+        self.function_urls = _collect({ep: d.function.url for ep, d in deployed.items()})
+        self.job_names = _collect({ep: j.name for ep, j in jobs.items()})
+        self.source_bucket = bucket.name
+        self.source_object = archive.name
+        self.register_outputs(
+            {
+                "function_names": self.function_names,
+                "function_urls": self.function_urls,
+                "job_names": self.job_names,
+                "source_bucket": self.source_bucket,
+                "source_object": self.source_object,
+            }
+        )
+
+    # ----------------------------------------------------------------------- pieces
+    @staticmethod
+    def _source(
+        name: str,
+        args: GovernanceFunctionsArgs,
+        labels: dict[str, str],
+        child: pulumi.ResourceOptions,
+    ) -> tuple[gcp.storage.Bucket, gcp.storage.BucketObject]:
+        files = source_files(args.source_dir)
+        if "main.py" not in files:
+            raise pulumi.RunError(f"{args.source_dir}: no main.py to deploy the functions from")
+        bucket = gcp.storage.Bucket(
+            f"{name}-source",
+            # Bucket names are global: the project id makes this one unique.
+            name=resource_name(args.project, "mlgov-fn-source"),
+            project=args.project,
+            location=args.region.upper(),
+            uniform_bucket_level_access=True,
+            public_access_prevention="enforced",
+            labels=labels,
+            # Only build inputs live here; Pulumi replaces the archive on every code change.
+            # The age rule is a backstop for archives a failed update left behind (a deployed
+            # function does not need its archive after the build).
+            lifecycle_rules=[
+                gcp.storage.BucketLifecycleRuleArgs(
+                    action=gcp.storage.BucketLifecycleRuleActionArgs(type="Delete"),
+                    condition=gcp.storage.BucketLifecycleRuleConditionArgs(
+                        age=ARCHIVE_RETENTION_DAYS
+                    ),
+                )
+            ],
+            force_destroy=True,
+            opts=child,
+        )
+        archive = gcp.storage.BucketObject(
+            f"{name}-archive",
+            bucket=bucket.name,
+            # The content hash in the name: a code change is a new object, so a new build.
+            name=f"functions-{source_hash(files)[:16]}.zip",
+            source=pulumi.AssetArchive(
+                {rel: pulumi.FileAsset(str(path)) for rel, path in files.items()}
+            ),
+            opts=child,
+        )
+        return bucket, archive
+
+    @staticmethod
+    def _runtime_identity(
+        name: str, args: GovernanceFunctionsArgs, entry_point: str, child: pulumi.ResourceOptions
+    ) -> tuple[gcp.serviceaccount.Account, gcp.projects.IAMMember]:
+        slug = short_name(entry_point)
+        account = gcp.serviceaccount.Account(
+            f"{name}-{slug}-sa",
+            account_id=account_id(args.prefix, f"fn-{slug}"),
+            project=args.project,
+            display_name=f"mlgov function {entry_point}",
+            opts=child,
+        )
+        role = gcp.projects.IAMCustomRole(
+            f"{name}-{slug}-role",
+            role_id=role_id(args.prefix, f"fn_{entry_point}"),
+            project=args.project,
+            title=f"mlgov function {entry_point}",
+            description="Only what this function's actions need (see functions/govern/models.py).",
+            permissions=list(
+                function_permissions(entry_point, allow_billing_disable=args.allow_billing_disable)
+            ),
+            stage="GA",
+            opts=child,
+        )
+        binding = gcp.projects.IAMMember(
+            f"{name}-{slug}-role-binding",
+            project=args.project,
+            role=role.name,
+            member=_member(account.email),
+            opts=child,
+        )
+        return account, binding
+
+    def _function(
+        self,
+        name: str,
+        args: GovernanceFunctionsArgs,
+        entry_point: str,
+        labels: dict[str, str],
+        bucket: gcp.storage.Bucket,
+        archive: gcp.storage.BucketObject,
+        trigger_sa: gcp.serviceaccount.Account,
+        is_event: bool,
+        child: pulumi.ResourceOptions,
+    ) -> _Deployed:
+        account, binding = self._runtime_identity(name, args, entry_point, child)
+        timeout = EVENT_TIMEOUT_SECONDS if is_event else args.http_timeout_seconds
+        budget = float(timeout - REPORT_MARGIN_SECONDS)
+        policy_json = args.policy.apply(
+            lambda p: p.model_copy(update={"time_budget_seconds": budget}).model_dump_json()
+        )
+        trigger = (
+            gcp.cloudfunctionsv2.FunctionEventTriggerArgs(
+                event_type=PUBSUB_PUBLISHED,
+                pubsub_topic=args.budget_topic_id,
+                # The v2 default drops a failed delivery; a missed budget alert is expensive.
+                retry_policy="RETRY_POLICY_RETRY",
+                service_account_email=trigger_sa.email,
+                trigger_region=args.region,
+            )
+            if is_event
+            else None
+        )
+        function = gcp.cloudfunctionsv2.Function(
+            f"{name}-{short_name(entry_point)}",
+            name=function_name(args.prefix, entry_point),
+            project=args.project,
+            location=args.region,
+            description=f"mlgov {entry_point}",
+            labels=labels,
+            build_config=gcp.cloudfunctionsv2.FunctionBuildConfigArgs(
+                runtime=RUNTIME,
+                entry_point=entry_point,
+                source=gcp.cloudfunctionsv2.FunctionBuildConfigSourceArgs(
+                    storage_source=gcp.cloudfunctionsv2.FunctionBuildConfigSourceStorageSourceArgs(
+                        bucket=bucket.name, object=archive.name
+                    )
+                ),
+            ),
+            service_config=gcp.cloudfunctionsv2.FunctionServiceConfigArgs(
+                service_account_email=account.email,
+                environment_variables={"MLGOV_POLICY": policy_json},
+                min_instance_count=0,
+                max_instance_count=args.max_instances,
+                max_instance_request_concurrency=1,
+                available_memory="512Mi",
+                timeout_seconds=timeout,
+                # Scheduler and Eventarc push from outside any VPC, so internal-only ingress
+                # would lock them out; IAM (no allUsers invoker) is the gate instead.
+                ingress_settings="ALLOW_ALL",
+                all_traffic_on_latest_revision=True,
+            ),
+            event_trigger=trigger,
+            # The role must be bound before the first invocation can succeed.
+            opts=pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=[binding])),
+        )
+        service = function.service_config.apply(
+            lambda c: c.service if c is not None and c.service else ""
+        )
+        return _Deployed(function, service)
+
+    @staticmethod
+    def _invokers(
+        name: str,
+        args: GovernanceFunctionsArgs,
+        entry_point: str,
+        fn: _Deployed,
+        invoker: gcp.serviceaccount.Account,
+        is_event: bool,
+        child: pulumi.ResourceOptions,
+    ) -> None:
+        slug = short_name(entry_point)
+        member = _member(invoker.email)
+        # A 2nd gen function is a Cloud Run service: calls are checked against run.invoker on
+        # the service. cloudfunctions.invoker covers the Functions API (and `gcloud functions
+        # call`); Eventarc's push needs only run.invoker.
+        if not is_event:
+            gcp.cloudfunctionsv2.FunctionIamMember(
+                f"{name}-{slug}-fn-invoker",
+                project=args.project,
+                location=args.region,
+                cloud_function=fn.function.name,
+                role="roles/cloudfunctions.invoker",
+                member=member,
+                opts=child,
+            )
+        gcp.cloudrunv2.ServiceIamMember(
+            f"{name}-{slug}-run-invoker",
+            project=args.project,
+            location=args.region,
+            name=fn.service,
+            role="roles/run.invoker",
+            member=member,
+            opts=child,
+        )
+
+    @staticmethod
+    def _job(
+        name: str,
+        args: GovernanceFunctionsArgs,
+        entry_point: str,
+        fn: _Deployed,
+        scheduler_sa: gcp.serviceaccount.Account,
+        child: pulumi.ResourceOptions,
+    ) -> gcp.cloudscheduler.Job:
+        timeout = args.http_timeout_seconds
+        return gcp.cloudscheduler.Job(
+            f"{name}-{short_name(entry_point)}-job",
+            name=job_id(args.prefix, entry_point),
+            project=args.project,
+            region=args.region,
+            description=f"mlgov: POST {entry_point}",
+            schedule=args.schedules[entry_point],
+            time_zone=args.time_zone,
+            # Scheduler waits at most 30 minutes; the function's own timeout is the real limit.
+            attempt_deadline=f"{timeout}s",
+            # One retry: a reaper that missed a run catches up on the next schedule anyway.
+            retry_config=gcp.cloudscheduler.JobRetryConfigArgs(
+                retry_count=1, min_backoff_duration="60s", max_backoff_duration="300s"
+            ),
+            http_target=gcp.cloudscheduler.JobHttpTargetArgs(
+                uri=fn.function.url,
+                http_method="POST",
+                headers={"Content-Type": "application/json"},
+                oidc_token=gcp.cloudscheduler.JobHttpTargetOidcTokenArgs(
+                    service_account_email=scheduler_sa.email, audience=fn.function.url
+                ),
+            ),
+            opts=child,
+        )

@@ -1,0 +1,271 @@
+"""The platform as one call: validated settings in, components built in dependency order.
+
+`__main__.py` stays thin by calling `build_platform`; tests call it too. This is the one place
+that turns the settings models into the components' plain args (zones resolved, defaults per
+environment applied), so components never see pydantic models and nothing here checks meaning.
+Which components exist is decided only by which settings sections are present.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from pydantic import BaseModel
+
+from governance.components.action_settings import action_settings, billing_disable_allowed
+from governance.components.automation import GovernanceFunctions, GovernanceFunctionsArgs
+from governance.components.billing_export import BillingExport, BillingExportArgs
+from governance.components.budgets import ProjectBudget, ProjectBudgetArgs
+from governance.components.datasets import PartitionedDataset, PartitionedDatasetArgs, Table
+from governance.components.gke import Autoprovisioning, MlCluster, MlClusterArgs, SystemPool
+from governance.components.metadata_db import MetadataDatabase, MetadataDatabaseArgs
+from governance.components.network import MlNetwork, MlNetworkArgs
+from governance.components.notebooks import (
+    Accelerator,
+    Notebook,
+    NotebookFleet,
+    NotebookFleetArgs,
+    OfficeHours,
+)
+from governance.components.training import (
+    GpuVm,
+    SpotTrainingPools,
+    SpotTrainingPoolsArgs,
+    TpuVm,
+    TrainingPool,
+)
+from governance.labels import Labels, base_labels
+from governance.settings import (
+    DatasetSettings,
+    GpuVmSettings,
+    NotebookSettings,
+    Settings,
+    TpuVmSettings,
+)
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+Spec = TypeVar("Spec", bound="DataclassInstance")
+
+
+@dataclass
+class Platform:
+    """The components of one stack, kept so outputs (and tests) can reach them."""
+
+    settings: Settings
+    labels: Labels
+    network: MlNetwork
+    budget: ProjectBudget
+    billing_export: BillingExport
+    notebooks: NotebookFleet | None = None
+    cluster: MlCluster | None = None
+    training: SpotTrainingPools | None = None
+    metadata_db: MetadataDatabase | None = None
+    datasets: dict[str, PartitionedDataset] = field(default_factory=dict[str, PartitionedDataset])
+    functions: GovernanceFunctions | None = None
+
+    def outputs(self) -> dict[str, Any]:
+        """Stack outputs: names operators look up after `pulumi up`."""
+        out: dict[str, Any] = {
+            "environment": self.settings.environment,
+            "region": self.settings.region,
+            "network": self.network.network_name,
+            "budget_topic": self.budget.topic_id,
+            "budget_name": self.budget.budget_name,
+            "billing_export_dataset": self.billing_export.dataset_id,
+        }
+        if self.notebooks is not None:
+            out["notebooks"] = self.notebooks.instance_names
+        if self.cluster is not None:
+            out["cluster"] = self.cluster.cluster_name
+        if self.training is not None:
+            out["training_pools"] = self.training.pool_names
+            out["training_vms"] = self.training.vm_names
+        if self.metadata_db is not None:
+            out["metadata_db_connection"] = self.metadata_db.connection_name
+            out["metadata_db_password"] = self.metadata_db.password
+        if self.datasets:
+            out["datasets"] = {k: d.dataset_id for k, d in self.datasets.items()}
+        if self.functions is not None:
+            out["functions"] = self.functions.function_names
+            out["function_urls"] = self.functions.function_urls
+            out["cleanup_jobs"] = self.functions.job_names
+        return out
+
+
+# --------------------------------------------------------------------------- settings -> args
+def spec(cls: type[Spec], model: BaseModel, **given: Any) -> Spec:
+    """A component's plain spec from the settings model it shares field names with.
+
+    `given` overrides (or converts) fields: resolved zones, nested specs, renamed fields.
+    """
+    names = [f.name for f in fields(cls) if f.name not in given]
+    return cls(**{name: getattr(model, name) for name in names}, **given)
+
+
+def notebook(s: Settings, nb: NotebookSettings) -> Notebook:
+    """A notebook's component spec from its settings."""
+    return spec(
+        Notebook,
+        nb,
+        zone=s.zone_for(nb.zone),
+        gpu=spec(Accelerator, nb.gpu) if nb.gpu is not None else None,
+        office_hours=spec(OfficeHours, nb.office_hours) if nb.office_hours is not None else None,
+    )
+
+
+def tpu_vm(s: Settings, tpu: TpuVmSettings) -> TpuVm:
+    """A TPU VM's component spec from its settings."""
+    return spec(TpuVm, tpu, zone=s.zone_for(tpu.zone))
+
+
+def gpu_vm(s: Settings, vm: GpuVmSettings) -> GpuVm:
+    """A GPU VM's component spec from its settings."""
+    return spec(GpuVm, vm, zone=s.zone_for(vm.zone), gpu=spec(Accelerator, vm.gpu))
+
+
+def dataset_args(
+    s: Settings, key: str, ds: DatasetSettings, labels: Labels
+) -> PartitionedDatasetArgs:
+    """A dataset's component args from its settings."""
+    return spec(
+        PartitionedDatasetArgs,
+        ds,
+        project=s.project,
+        dataset=key,
+        location=s.dataset_location(ds.location),
+        labels=labels,
+        deletion_protection=s.is_prod,
+        tables={name: spec(Table, t, schema=t.schema_fields) for name, t in ds.tables.items()},
+    )
+
+
+# --------------------------------------------------------------------------- the platform
+def build_platform(s: Settings) -> Platform:
+    """Build every component the settings ask for; return them for export."""
+    labels = base_labels(s.environment, s.labels)
+    prefix, project = s.prefix, s.project
+    network = MlNetwork(
+        "network",
+        spec(
+            MlNetworkArgs, s.network, prefix=prefix, project=project, region=s.region, labels=labels
+        ),
+    )
+    budget = ProjectBudget(
+        "budget",
+        ProjectBudgetArgs(
+            prefix=prefix,
+            project=project,
+            project_number=s.project_number,
+            billing_account=s.billing_account,
+            labels=labels,
+            amount_usd=s.budget.amount_usd,
+            thresholds=s.budget.thresholds,
+            forecast_thresholds=s.budget.forecast_thresholds,
+        ),
+    )
+    billing_export = BillingExport(
+        "billing-export",
+        BillingExportArgs(
+            project=project,
+            dataset=s.billing_export.dataset_id,
+            location=s.dataset_location(s.billing_export.location),
+            labels=labels,
+        ),
+    )
+    platform = Platform(
+        settings=s, labels=labels, network=network, budget=budget, billing_export=billing_export
+    )
+    if (auto := s.automation).enabled:
+        platform.functions = GovernanceFunctions(
+            "governance",
+            GovernanceFunctionsArgs(
+                prefix=prefix,
+                project=project,
+                region=s.region,
+                labels=labels,
+                budget_topic_id=budget.topic_id,
+                policy=budget.budget_id.apply(lambda budget_id: action_settings(s, budget_id)),
+                allow_billing_disable=billing_disable_allowed(s),
+                schedules=auto.schedules(),
+                time_zone=auto.time_zone,
+                http_timeout_seconds=auto.http_timeout_seconds,
+                max_instances=auto.max_instances,
+            ),
+        )
+
+    if s.notebooks:
+        platform.notebooks = NotebookFleet(
+            "notebooks",
+            NotebookFleetArgs(
+                prefix=prefix,
+                project=project,
+                region=s.region,
+                notebooks={key: notebook(s, nb) for key, nb in s.notebooks.items()},
+                labels=labels,
+                network_id=network.network_id,
+                subnet_id=network.subnet_id,
+            ),
+        )
+    if (gke := s.gke) is not None:
+        platform.cluster = MlCluster(
+            "gke",
+            MlClusterArgs(
+                prefix=prefix,
+                project=project,
+                region=s.region,
+                zones=s.zones,
+                labels=labels,
+                release_channel=gke.release_channel,
+                system_pool=spec(SystemPool, gke.system_pool),
+                autoprovisioning=spec(Autoprovisioning, gke.autoprovisioning),
+                deletion_protection=s.is_prod,
+                network_id=network.network_id,
+                subnet_id=network.subnet_id,
+                pods_range=network.pods_range,
+                services_range=network.services_range,
+                master_cidr=s.network.gke_master_cidr,
+            ),
+        )
+    if s.training_pools or s.tpu_vms or s.gpu_vms:
+        cluster = platform.cluster
+        platform.training = SpotTrainingPools(
+            "training",
+            SpotTrainingPoolsArgs(
+                prefix=prefix,
+                project=project,
+                region=s.region,
+                zones=s.zones,
+                labels=labels,
+                pools={key: spec(TrainingPool, p) for key, p in s.training_pools.items()},
+                tpu_vms={key: tpu_vm(s, t) for key, t in s.tpu_vms.items()},
+                gpu_vms={key: gpu_vm(s, v) for key, v in s.gpu_vms.items()},
+                network_id=network.network_id,
+                subnet_id=network.subnet_id,
+                cluster_name=cluster.cluster_name if cluster else None,
+                node_service_account=cluster.node_service_account if cluster else None,
+            ),
+        )
+    if (db := s.metadata_db) is not None:
+        platform.metadata_db = MetadataDatabase(
+            "metadata",
+            spec(
+                MetadataDatabaseArgs,
+                db,
+                prefix=prefix,
+                project=project,
+                region=s.region,
+                labels=labels,
+                network_id=network.network_id,
+                backups=s.sql_backups(),
+                deletion_protection=s.sql_deletion_protection(),
+                depends_on=[network.peering],
+            ),
+        )
+    for key, ds in s.datasets.items():
+        platform.datasets[key] = PartitionedDataset(
+            f"dataset-{key}", dataset_args(s, key, ds, labels)
+        )
+    return platform

@@ -1,0 +1,87 @@
+"""BigQuery datasets: stored GiB at the active rate, and the long-term rate after 90 days.
+
+Stored data = ingest GiB/day x days kept. Days kept come from the dataset's default partition
+or table expiration, else from its tables' partition expirations (context), else the
+`bigquery_unbounded_retention_days` accumulation. Tables are priced here, on their dataset
+(ingest is assumed per dataset). The baseline keeps data forever.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from governance.costs.bill import Quote
+from governance.costs.context import PlanContext
+from governance.costs.inputs import number
+from governance.costs.model import Resource
+from mlgov_policies.props import as_str, dig
+
+# Data not modified for 90 consecutive days is billed at the long-term storage rate.
+# Source: https://cloud.google.com/bigquery/pricing#storage
+LONG_TERM_DAYS = 90.0
+_DAY_MS = 86_400_000
+
+
+class BigQueryUsage(BaseModel):
+    """How much data datasets take in and hold."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    bigquery_ingest_gb_per_day: float = Field(
+        default=1.0, ge=0, description="GiB written per day into a dataset (default for all)."
+    )
+    bigquery_ingest: dict[str, float] = Field(
+        default_factory=dict, description="Per-dataset GiB/day, keyed by datasetId."
+    )
+    bigquery_stored_gb: dict[str, float] = Field(
+        default_factory=dict,
+        description="Per-dataset stored GiB, keyed by datasetId; wins over the ingest math.",
+    )
+    bigquery_unbounded_retention_days: float = Field(
+        default=365.0,
+        ge=0,
+        description="Days of data a dataset without any expiration holds (the accumulation).",
+    )
+
+
+def retention(
+    inputs: Mapping[str, Any], tables: Sequence[Mapping[str, Any]]
+) -> tuple[float | None, str]:
+    """(days a dataset keeps data or None for forever, which setting says so)."""
+    for key in ("defaultPartitionExpirationMs", "defaultTableExpirationMs"):
+        ms = number(inputs.get(key))
+        if ms > 0:
+            return ms / _DAY_MS, key
+    expirations = [number(dig(t, "timePartitioning", "expirationMs")) for t in tables]
+    if expirations and all(e > 0 for e in expirations):
+        return max(expirations) / _DAY_MS, "longest table partition expiration"
+    return None, "no expiration: bigquery_unbounded_retention_days"
+
+
+def estimate(res: Resource, ctx: PlanContext) -> Quote:
+    """Governed: data kept as long as the expirations allow; baseline: no expiration."""
+    q = Quote()
+    dataset_id = as_str(res.inputs.get("datasetId")) or res.name
+    region = ctx.region(res.inputs, "location")
+    u = ctx.usage
+    ingest = u.bigquery_ingest.get(dataset_id, u.bigquery_ingest_gb_per_day)
+    days_kept, why = retention(res.inputs, ctx.tables.get(dataset_id, ()))
+    unbounded = u.bigquery_unbounded_retention_days
+    active_p = ctx.catalog.price("bigquery.storage.active", region)
+    lt_p = ctx.catalog.price("bigquery.storage.longterm", region)
+    for b, days, reason in ((q.governed, days_kept, why), (q.baseline, None, "no expiration")):
+        if dataset_id in u.bigquery_stored_gb:
+            stored = u.bigquery_stored_gb[dataset_id]
+            b.charge("active storage", active_p, stored, f"{stored:g} GiB (bigquery_stored_gb)")
+            continue
+        keep = unbounded if days is None else days
+        b.note(f"{ingest:g} GiB/day x {keep:g} days kept ({reason}) = {ingest * keep:g} GiB")
+        active = ingest * min(keep, LONG_TERM_DAYS)
+        b.charge("active storage", active_p, active, f"{active:g} GiB")
+        if keep > LONG_TERM_DAYS:
+            old = ingest * (keep - LONG_TERM_DAYS)
+            b.charge("long-term storage", lt_p, old, f"{old:g} GiB older than 90 days")
+    return q

@@ -1,0 +1,51 @@
+"""Cloud NAT gateways: an hourly charge per VM using the gateway (capped at 32 VMs) plus data.
+
+VMs per gateway and GiB processed are usage assumptions; the baseline is the same.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from governance.costs.bill import Quote
+from governance.costs.context import PlanContext
+from governance.costs.model import Resource
+from governance.costs.month import HOURS_PER_MONTH
+
+# Above 32 VMs a gateway bills a flat hourly maximum (catalog key nat.gateway_max).
+# Source: https://cloud.google.com/nat/pricing
+MAX_BILLED_VMS = 32
+
+
+class NatUsage(BaseModel):
+    """How much each Cloud NAT gateway is used."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    nat_vm_count: int = Field(
+        default=2, ge=0, description="VMs (incl. GKE nodes) that use each Cloud NAT gateway."
+    )
+    nat_gb_per_month: float = Field(
+        default=50.0, ge=0, description="GiB processed by each Cloud NAT gateway per month."
+    )
+
+
+def estimate(res: Resource, ctx: PlanContext) -> Quote:
+    """Gateway uptime and data processing; the baseline is the same."""
+    q = Quote()
+    u = ctx.usage
+    cat = ctx.catalog
+    for b in (q.governed, q.baseline):
+        if u.nat_vm_count > MAX_BILLED_VMS:
+            b.charge("gateway", cat.price("nat.gateway_max", "global"), HOURS_PER_MONTH,
+                     f"730 h ({u.nat_vm_count} VMs > 32)")  # fmt: skip
+        else:
+            b.charge(
+                "gateway",
+                cat.price("nat.gateway_vm", "global"),
+                u.nat_vm_count * HOURS_PER_MONTH,
+                f"{u.nat_vm_count} VMs x 730 h",
+            )
+        b.charge("data", cat.price("nat.data", "global"), u.nat_gb_per_month,
+                 f"{u.nat_gb_per_month:g} GiB")  # fmt: skip
+    return q

@@ -1,0 +1,90 @@
+"""Cloud SQL instances: vCPU and RAM (or a shared-core tier), storage and backups, all month.
+
+Regional (HA) instances bill compute and storage twice (the catalog's `sql.ha_multiplier`); an
+instance with `activationPolicy: NEVER` bills storage only. Governance does not change an
+instance's size, so the baseline equals the estimate.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from governance.costs.bill import Quote
+from governance.costs.context import PlanContext
+from governance.costs.errors import CostError
+from governance.costs.inputs import number, text
+from governance.costs.model import Resource
+from governance.costs.month import HOURS_PER_MONTH
+from mlgov_policies.props import as_bool, as_mapping, dig
+
+# Cloud SQL's defaults when settings leave them out (sqladmin instances API: ENTERPRISE edition,
+# ZONAL availability, PD_SSD, 10 GB).
+DEFAULT_EDITION = "ENTERPRISE"
+DEFAULT_DISK_GB = 10.0
+_CUSTOM_TIER = re.compile(r"db-custom-(\d+)-(\d+)")
+_N1_TIER = re.compile(r"db-n1-(standard|highmem)-(\d+)")
+# GiB per vCPU of the legacy db-n1 tiers (same ratios as Compute Engine N1).
+_N1_GIB_PER_VCPU = {"standard": 3.75, "highmem": 6.5}
+_SHARED_TIERS = ("db-f1-micro", "db-g1-small")
+
+
+class SqlUsage(BaseModel):
+    """How much backup storage Cloud SQL instances keep."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    sql_backup_gb: dict[str, float] = Field(
+        default_factory=dict,
+        description="Per-instance backup GiB, keyed by resource or instance name "
+        "(default: equal to the disk size).",
+    )
+
+
+def _tier_shape(name: str, tier: str) -> tuple[float, float]:
+    """(vCPUs, GiB) of a tier; (0, 0) for the shared-core tiers priced per instance."""
+    if m := _CUSTOM_TIER.fullmatch(tier):
+        return float(m.group(1)), int(m.group(2)) / 1024
+    if m := _N1_TIER.fullmatch(tier):
+        vcpus = float(m.group(2))
+        return vcpus, vcpus * _N1_GIB_PER_VCPU[m.group(1)]
+    if tier in _SHARED_TIERS:
+        return 0.0, 0.0
+    raise CostError(f"Cloud SQL instance {name!r}: unknown tier {tier!r}")
+
+
+def estimate(res: Resource, ctx: PlanContext) -> Quote:
+    """Compute, storage and backups; the baseline is the same bill."""
+    q = Quote()
+    bill = q.governed
+    region = ctx.region(res.inputs, "region")
+    cfg = as_mapping(res.inputs.get("settings"))
+    tier = text(cfg.get("tier"), "", "settings.tier")
+    edition = text(cfg.get("edition"), DEFAULT_EDITION, "settings.edition")
+    edition = edition.lower().replace("_", "-")
+    ha = cfg.get("availabilityType") == "REGIONAL"
+    cat = ctx.catalog
+    mult = cat.price("sql.ha_multiplier", "global").usd if ha else 1.0
+    hours = 0.0 if cfg.get("activationPolicy") == "NEVER" else HOURS_PER_MONTH
+    ha_note = f" x {mult:g} HA" if ha else ""
+    vcpus, mem = _tier_shape(res.name, tier)
+    if vcpus:
+        vp = cat.price(f"sql.{edition}.vcpu", region)
+        rp = cat.price(f"sql.{edition}.ram", region)
+        bill.charge("vCPU", vp, vcpus * hours * mult, f"{vcpus:g} vCPU x {hours:g} h{ha_note}")
+        bill.charge("RAM", rp, mem * hours * mult, f"{mem:g} GiB x {hours:g} h{ha_note}")
+    else:
+        bill.charge("shared core", cat.price(f"sql.shared.{tier}", region), hours * mult,
+                    f"{hours:g} h{ha_note}")  # fmt: skip
+    disk_kind = "pd-hdd" if cfg.get("diskType") == "PD_HDD" else "pd-ssd"
+    size = number(cfg.get("diskSize"), DEFAULT_DISK_GB)
+    bill.charge("storage", cat.price(f"sql.storage.{disk_kind}", region), size * mult,
+                f"{size:g} GiB{ha_note}")  # fmt: skip
+    if as_bool(dig(cfg, "backupConfiguration", "enabled")) is True:
+        backup = res.override(ctx.usage.sql_backup_gb, size)
+        bill.charge("backups", cat.price("sql.backup", region), backup, f"{backup:g} GiB")
+    q.baseline.adjust(
+        bill.total, "same as estimate: governance does not change the instance's size"
+    )
+    return q

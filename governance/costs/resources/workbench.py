@@ -1,0 +1,97 @@
+"""Vertex AI Workbench instances: a VM billed while running, plus Workbench's management fee.
+
+Running hours come from idle shutdown (`gceSetup.metadata["idle-timeout-seconds"]`): active
+hours plus one idle timeout per session, capped by an office-hours schedule (context) and
+prorated by `mlgov-expires-on`. Disks are billed all month. The baseline runs 730 h.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from governance.costs.bill import Quote
+from governance.costs.context import PlanContext
+from governance.costs.disk_pricing import charge_disk
+from governance.costs.expiry import expiry_factor
+from governance.costs.inputs import number, text
+from governance.costs.machine_pricing import attached_gpus, charge_machine
+from governance.costs.machines import machine_shape
+from governance.costs.model import Resource
+from governance.costs.month import HOURS_PER_MONTH
+from mlgov_policies.props import as_list, as_mapping, dig
+
+# Workbench's defaults when gceSetup leaves them out (gcp.workbench.Instance API reference:
+# machine type n1-standard-4, boot disk 150 GB and data disk 100 GB, both PD_BALANCED).
+DEFAULT_MACHINE = "n1-standard-4"
+DEFAULT_DISK = "pd-balanced"
+DEFAULT_BOOT_GB = 150.0
+DEFAULT_DATA_GB = 100.0
+
+
+class WorkbenchUsage(BaseModel):
+    """How much people work in their notebooks."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    notebook_active_hours_per_month: float = Field(
+        default=88.0,
+        ge=0,
+        le=HOURS_PER_MONTH,
+        description="Hours a person actively works in one notebook per month (22 days x 4 h).",
+    )
+    notebook_sessions_per_month: int = Field(
+        default=22,
+        ge=0,
+        description="Work sessions per notebook per month; each ends with one idle timeout.",
+    )
+    notebook_active_hours: dict[str, float] = Field(
+        default_factory=dict,
+        description="Per-notebook override of active hours/month, keyed by resource or GCP name.",
+    )
+
+
+def estimate(res: Resource, ctx: PlanContext) -> Quote:
+    """Governed: idle shutdown, schedule and expiry bound the hours; baseline: always on."""
+    q = Quote()
+    bill, base = q.governed, q.baseline
+    gce = as_mapping(res.inputs.get("gceSetup"))
+    region = ctx.region(res.inputs, "location")
+    shape = machine_shape(text(gce.get("machineType"), DEFAULT_MACHINE, "gceSetup.machineType"))
+    gpus = attached_gpus(gce.get("acceleratorConfigs"), "coreCount", "gceSetup.acceleratorConfigs")
+    idle_s = number(dig(gce, "metadata", "idle-timeout-seconds"), -1.0)
+    u = ctx.usage
+    window = ctx.office_hours.get(res.gcp_name)
+    if idle_s > 0:
+        active = res.override(u.notebook_active_hours, u.notebook_active_hours_per_month)
+        hours = active + u.notebook_sessions_per_month * idle_s / 3600
+        bill.note(
+            f"running {active:g} active h + {u.notebook_sessions_per_month} sessions x "
+            f"{idle_s / 3600:g} h idle timeout = {hours:g} h"
+        )
+    else:
+        hours = HOURS_PER_MONTH
+        bill.note("no idle-timeout-seconds: runs until someone stops it (730 h)")
+    if window is not None:
+        hours = min(hours, window)
+        bill.note(f"office-hours schedule allows {window:.1f} h/month")
+    hours = min(hours, HOURS_PER_MONTH) * expiry_factor(bill, res.labels, ctx.as_of)
+    base.note("always on: 730 h, no idle shutdown, no schedule, no expiry")
+    cat = ctx.catalog
+    boot = as_mapping(gce.get("bootDisk"))
+    disks = [
+        (text(boot.get("diskType"), DEFAULT_DISK, "gceSetup.bootDisk.diskType"),
+         number(boot.get("diskSizeGb"), DEFAULT_BOOT_GB)),
+        *((text(d.get("diskType"), DEFAULT_DISK, f"gceSetup.dataDisks[{i}].diskType"),
+           number(d.get("diskSizeGb"), DEFAULT_DATA_GB))
+          for i, d in enumerate(map(as_mapping, as_list(gce.get("dataDisks"))))),
+    ]  # fmt: skip
+    for b, h in ((bill, hours), (base, HOURS_PER_MONTH)):
+        charge_machine(b, cat, shape, region, "ondemand", h, extra_gpus=gpus)
+        fee = cat.price("workbench.mgmt.vcpu", region)
+        b.charge("Workbench fee", fee, shape.vcpus * h, f"{shape.vcpus:g} vCPU x {h:g} h")
+        for model, count in gpus:
+            gfee = cat.price(f"workbench.mgmt.gpu.{model}", region)
+            b.charge("Workbench GPU fee", gfee, count * h, f"{count} x {h:g} h")
+        for disk_type, size_gb in disks:
+            charge_disk(b, cat, disk_type, size_gb, region)
+    return q

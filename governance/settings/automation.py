@@ -1,0 +1,50 @@
+"""`automation`: what the governance functions may do and when they run.
+
+The deployer is governance/components/automation.py; the policy JSON the functions read is
+rendered from these settings in governance/components/action_settings.py.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated
+
+from pydantic import Field, field_validator
+
+from governance.settings.base import Model
+
+
+class AutomationSettings(Model):
+    """The governance functions: what they may do and when they run."""
+
+    enabled: bool = True
+    dry_run: bool = True
+    allow_billing_disable: bool = False
+    reap_idle_vms_schedule: str = "0 * * * *"
+    reap_expired_schedule: str = "30 6 * * *"
+    reap_idle_gpus_schedule: str = "*/30 * * * *"
+    time_zone: str = "Etc/UTC"
+    # gt=0: the functions reject a zero threshold (a GPU at exactly 0% would never count as idle).
+    idle_gpu_max_utilization_percent: Annotated[float, Field(gt=0, le=100)] = 5.0
+    idle_gpu_window_minutes: Annotated[int, Field(ge=10, le=1440)] = 60
+    idle_gpu_workloads: tuple[Annotated[str, Field(min_length=1)], ...] = Field(
+        default=("training", "notebook"), min_length=1
+    )
+    http_timeout_seconds: Annotated[int, Field(ge=60, le=1800)] = 900  # reapers; <= Scheduler max
+    max_instances: Annotated[int, Field(ge=1, le=10)] = 1  # per function: one run at a time
+
+    @field_validator("reap_idle_vms_schedule", "reap_expired_schedule", "reap_idle_gpus_schedule")
+    @classmethod
+    def _cron(cls, value: str) -> str:
+        # Cloud Scheduler takes unix-cron: exactly five fields (minute hour day month weekday).
+        if len(value.split()) != 5 or not re.fullmatch(r"[0-9A-Za-z*/,\- ]+", value):
+            raise ValueError("must be a unix-cron schedule with five fields, e.g. '0 * * * *'")
+        return value
+
+    def schedules(self) -> dict[str, str]:
+        """The unix-cron schedule of each scheduled entry point."""
+        return {
+            "reap_idle_vms": self.reap_idle_vms_schedule,
+            "reap_expired": self.reap_expired_schedule,
+            "reap_idle_gpus": self.reap_idle_gpus_schedule,
+        }

@@ -1,0 +1,63 @@
+"""`SettingsError` and how pydantic's findings become lines that name the key the user wrote.
+
+Every problem is one line `<key path>: <message>`, where the key path is what appears in the stack
+file: `mlgov:settings.notebooks.alice.idle_minutes`, or `gcp:project` for the values Pulumi's own
+keys provide. Unknown keys get a "did you mean" hint from the model at that path.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping
+from typing import Any, get_args, get_origin
+
+from pulumi.errors import RunError
+from pydantic import BaseModel
+
+ROOT = "mlgov:settings"
+
+
+class SettingsError(RunError):
+    """Invalid stack configuration; the message has one line per problem."""
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+        super().__init__("invalid stack config:\n" + "\n".join(f"  {p}" for p in problems))
+
+
+def key_path(loc: tuple[int | str, ...], provided: Mapping[str, str]) -> str:
+    """The key as the user wrote it: `gcp:project` for provider values, else under ROOT."""
+    if loc and str(loc[0]) in provided:
+        return ".".join([provided[str(loc[0])], *(str(p) for p in loc[1:])])
+    return ".".join(str(part) for part in (ROOT, *loc))
+
+
+def message(model: type[BaseModel], err: Mapping[str, Any]) -> str:
+    """Pydantic's message, with actionable wording for unknown and missing keys."""
+    if err["type"] == "extra_forbidden":
+        known = known_keys(model, tuple(err["loc"][:-1]))
+        close = difflib.get_close_matches(str(err["loc"][-1]), known, n=1) if known else []
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        return f"unknown key{hint}"
+    if err["type"] == "missing":
+        return "required key is missing"
+    return str(err["msg"])
+
+
+def known_keys(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
+    """Known keys of the model at `loc` below `model`, for 'did you mean' hints ([] if unknown)."""
+    user_key_next = False  # inside `dict[str, Model]`, the next part is a name the user chose
+    for part in loc:
+        if isinstance(part, int) or user_key_next:
+            user_key_next = False
+            continue
+        field = model.model_fields.get(str(part))
+        if field is None:
+            return []
+        args = get_args(field.annotation) or (field.annotation,)
+        models = [a for a in args if isinstance(a, type) and issubclass(a, BaseModel)]
+        if not models:
+            return []
+        model = models[0]
+        user_key_next = get_origin(field.annotation) is dict
+    return list(model.model_fields)

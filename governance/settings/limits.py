@@ -1,0 +1,63 @@
+"""`limits`: the guardrails of each environment, with per-environment defaults.
+
+A stack may override single keys; the rest come from `ENV_LIMITS`. The policy pack enforces the
+same values (the plan document's `policy_config` is built from them in root.py).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import Field
+
+from governance.settings.base import Model
+
+
+class Limits(Model):
+    """Guardrails per environment; the policy checks enforce the same values."""
+
+    max_idle_minutes: Annotated[int, Field(ge=10, le=1440)]
+    notebook_machine_types: tuple[str, ...]
+    notebook_gpu_types: tuple[str, ...]
+    sql_tiers: tuple[str, ...]
+    allowed_bigquery_locations: tuple[str, ...] = ()
+    max_gpu_vm_run_hours: Annotated[int, Field(ge=1, le=720)] = 24
+
+
+_SMALL_MACHINES = ("e2-standard-2", "e2-standard-4", "n1-standard-4", "n2-standard-4")
+ENV_LIMITS: dict[str, dict[str, Any]] = {
+    "dev": {
+        "max_idle_minutes": 120,
+        "notebook_machine_types": [*_SMALL_MACHINES, "n1-standard-8", "g2-standard-4"],
+        "notebook_gpu_types": ["NVIDIA_TESLA_T4", "NVIDIA_L4"],
+        "sql_tiers": ["db-g1-small", "db-custom-1-3840", "db-custom-2-7680"],
+        "max_gpu_vm_run_hours": 12,
+    },
+    "staging": {
+        "max_idle_minutes": 180,
+        "notebook_machine_types": [
+            *_SMALL_MACHINES,
+            "n1-standard-8",
+            "n2-standard-8",
+            "g2-standard-8",
+        ],
+        "notebook_gpu_types": ["NVIDIA_TESLA_T4", "NVIDIA_L4"],
+        "sql_tiers": ["db-custom-1-3840", "db-custom-2-7680", "db-custom-4-15360"],
+        "max_gpu_vm_run_hours": 24,
+    },
+    "prod": {
+        "max_idle_minutes": 240,
+        "notebook_machine_types": [
+            *_SMALL_MACHINES,
+            "n1-standard-8",
+            "n1-standard-16",
+            "n2-standard-8",
+            "n2-standard-16",
+            "g2-standard-8",
+            "g2-standard-16",
+        ],
+        "notebook_gpu_types": ["NVIDIA_TESLA_T4", "NVIDIA_L4", "NVIDIA_TESLA_V100"],
+        "sql_tiers": ["db-custom-2-7680", "db-custom-4-15360", "db-custom-8-30720"],
+        "max_gpu_vm_run_hours": 72,
+    },
+}

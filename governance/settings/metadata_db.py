@@ -1,0 +1,46 @@
+"""`metadata_db`: Cloud SQL for pipeline metadata (component: governance/components/metadata_db.py).
+
+`problems` checks the tier against the environment's allow-list and keeps prod's backups and
+deletion protection on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Annotated, Literal
+
+from pydantic import Field
+
+from governance.settings.base import Model, Problem
+
+if TYPE_CHECKING:
+    from governance.settings.root import Settings
+
+
+class MetadataDbSettings(Model):
+    """Cloud SQL (PostgreSQL) for ML pipeline metadata."""
+
+    tier: str = "db-custom-1-3840"
+    database_version: Literal["POSTGRES_14", "POSTGRES_15", "POSTGRES_16", "MYSQL_8_0"] = (
+        "POSTGRES_15"
+    )
+    disk_gb: Annotated[int, Field(ge=10, le=65536)] = 20
+    high_availability: bool = False
+    backups: bool | None = None  # None: on in staging and prod, off in dev
+    deletion_protection: bool | None = None  # None: on in prod only
+
+
+def problems(s: Settings) -> Iterator[Problem]:
+    """The database's tier and prod safety settings."""
+    db = s.metadata_db
+    if db is None:
+        return
+    if db.tier not in s.limits.sql_tiers:
+        yield (
+            "metadata_db.tier",
+            f"{db.tier!r} is not allowed in {s.environment}; allowed: {list(s.limits.sql_tiers)}",
+        )
+    if s.is_prod and db.backups is False:
+        yield "metadata_db.backups", "prod keeps backups of pipeline metadata; remove the key"
+    if s.is_prod and db.deletion_protection is False:
+        yield "metadata_db.deletion_protection", "prod keeps deletion protection; remove the key"

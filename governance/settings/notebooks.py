@@ -1,0 +1,80 @@
+"""`notebooks.<name>`: Vertex AI Workbench instances (component: components/notebooks.py).
+
+`problems` checks each notebook against the stack: its zone, and the environment's idle-timeout
+maximum, machine-type and GPU allow-lists (`limits`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import date
+from typing import TYPE_CHECKING, Annotated
+
+from pydantic import Field
+
+from governance.settings.base import HHMM_PATTERN, Model, Problem, Zone
+
+if TYPE_CHECKING:
+    from governance.settings.root import Settings
+
+
+class GpuSettings(Model):
+    """An accelerator attached to a notebook or VM."""
+
+    type: str
+    count: Annotated[int, Field(ge=1, le=8)] = 1
+
+
+class OfficeHours(Model):
+    """Stop (and optionally start) a notebook on a weekly schedule, in a time zone."""
+
+    stop: Annotated[str, Field(pattern=HHMM_PATTERN)] = "19:00"
+    start: Annotated[str, Field(pattern=HHMM_PATTERN)] | None = None
+    days: Annotated[str, Field(pattern=r"[0-6](-[0-6])?(,[0-6](-[0-6])?)*")] = "1-5"
+    timezone: str = "Etc/UTC"
+
+
+class NotebookSettings(Model):
+    """One Workbench instance."""
+
+    owner: Annotated[str, Field(pattern=r"[^@\s]+@[^@\s]+\.[^@\s]+")] | None = None
+    machine_type: str = "e2-standard-4"
+    zone: Zone | None = None
+    idle_minutes: Annotated[int, Field(ge=10, le=1440)] = 60
+    gpu: GpuSettings | None = None
+    boot_disk_gb: Annotated[int, Field(ge=150, le=4096)] = 150
+    data_disk_gb: Annotated[int, Field(ge=10, le=65536)] = 100
+    office_hours: OfficeHours | None = None
+    expires_on: date | None = None
+    exempt: bool = False
+
+
+def problems(s: Settings) -> Iterator[Problem]:
+    """Each notebook against the stack's zones and the environment's limits."""
+    lim = s.limits
+    for name, nb in s.notebooks.items():
+        path = f"notebooks.{name}"
+        if nb.zone is not None and nb.zone not in s.zones:
+            yield (
+                f"{path}.zone",
+                f"zone {nb.zone!r} is not one of the stack's zones "
+                f"{list(s.zones)}; notebooks must run next to the data",
+            )
+        if nb.idle_minutes > lim.max_idle_minutes:
+            yield (
+                f"{path}.idle_minutes",
+                f"{nb.idle_minutes} is above the {s.environment} maximum of "
+                f"{lim.max_idle_minutes}; lower it or raise limits.max_idle_minutes",
+            )
+        if nb.machine_type not in lim.notebook_machine_types:
+            yield (
+                f"{path}.machine_type",
+                f"{nb.machine_type!r} is not allowed in {s.environment}; allowed: "
+                f"{list(lim.notebook_machine_types)} (or extend limits.notebook_machine_types)",
+            )
+        if nb.gpu is not None and nb.gpu.type not in lim.notebook_gpu_types:
+            yield (
+                f"{path}.gpu.type",
+                f"{nb.gpu.type!r} is not allowed in {s.environment}; allowed: "
+                f"{list(lim.notebook_gpu_types)} (Workbench names, e.g. NVIDIA_TESLA_T4)",
+            )

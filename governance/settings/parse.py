@@ -1,0 +1,148 @@
+"""Raw stack config in, `Settings` out, with every problem reported at once.
+
+This is the ONLY module that reads `pulumi.Config` (`read_settings`). `settings_from_config`
+takes the flat map a stack file holds (`gcp:project`, `gcp:region`, `mlgov:settings`) and reports,
+in one pass, structural problems (pydantic: types, ranges, unknown keys) and the checks across
+sections (root.CHECKS). When a section is structurally invalid, the checks still run over the rest:
+the invalid entries are set aside, and problems about what was set aside are not repeated.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, cast, get_origin
+
+from pydantic import ValidationError
+
+from governance.settings.errors import ROOT, SettingsError, key_path, message
+from governance.settings.root import Settings, semantic_problems
+
+# Settings fields whose value comes from Pulumi's own provider keys.
+PROVIDER_KEYS = {"project": "gcp:project", "region": "gcp:region"}
+_MAX_ROUNDS = 3
+
+
+def _set_aside(data: dict[str, Any], loc: tuple[int | str, ...]) -> tuple[str, ...] | None:
+    """Remove the invalid part at `loc` from `data`; the key path removed, or None if it can't be.
+
+    A named entry (`notebooks.alice`) goes on its own; anything else takes its top-level key.
+    """
+    if not loc:
+        return None
+    top = str(loc[0])
+    field = Settings.model_fields.get(top)
+    entries = data.get(top)
+    named = field is not None and get_origin(field.annotation) is dict
+    if named and len(loc) >= 2 and isinstance(entries, dict):
+        remaining = dict(cast(dict[str, Any], entries))
+        remaining.pop(str(loc[1]), None)
+        data[top] = remaining
+        return (top, str(loc[1]))
+    data.pop(top, None)
+    return (top,)
+
+
+def _structure(
+    data: dict[str, Any], provided: Mapping[str, str]
+) -> tuple[Settings | None, list[str], list[tuple[str, ...]]]:
+    """Validate; on failure set the invalid parts aside and retry, to run the semantic checks."""
+    problems: list[str] = []
+    set_aside: list[tuple[str, ...]] = []
+    for round_ in range(_MAX_ROUNDS):
+        try:
+            return Settings.model_validate(data), problems, set_aside
+        except ValidationError as err:
+            errors = err.errors()
+            if round_ > 0:
+                # What setting aside broke (e.g. a required section) is no news to the user.
+                return None, problems, set_aside
+            for e in errors:
+                loc = e["loc"]
+                problems.append(f"{key_path(loc, provided)}: {message(Settings, e)}")
+                removed = _set_aside(data, loc)
+                if removed is None:
+                    return None, problems, set_aside
+                set_aside.append(removed)
+    return None, problems, set_aside
+
+
+def _under(path: str, prefixes: list[tuple[str, ...]]) -> bool:
+    parts = tuple(path.split("."))
+    return any(parts[: len(p)] == p for p in prefixes)
+
+
+def parse_settings(raw: Any, provided: Mapping[str, str] | None = None) -> Settings:
+    """Validate raw `mlgov:settings` (plus injected project/region); pure, for tests and the CLI.
+
+    `provided` maps a settings field to the provider key its value came from (e.g. `project` ->
+    `gcp:project`), so problems name the key the user wrote.
+    """
+    if not isinstance(raw, Mapping):
+        raise SettingsError([f"{ROOT}: must be a mapping of settings, got {type(raw).__name__}"])
+    given = provided or {}
+    data: dict[str, Any] = dict(cast(Mapping[str, Any], raw))
+    settings, problems, set_aside = _structure(data, given)
+    if settings is not None:
+        problems += [
+            f"{key_path(tuple(path.split('.')), given)}: {msg}"
+            for path, msg in semantic_problems(settings)
+            if not _under(path, set_aside)
+        ]
+    if settings is None or problems:
+        raise SettingsError(problems)
+    return settings
+
+
+def settings_from_config(config: Mapping[str, Any]) -> Settings:
+    """Settings from a flat Pulumi config map (`{"gcp:project": ..., "mlgov:settings": {...}}`).
+
+    Values may be JSON strings, as the Pulumi CLI passes structured config.
+    """
+    raw = config.get(ROOT)
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw)
+        except ValueError:
+            raise SettingsError([f"{ROOT}: is not valid JSON"]) from None
+    if raw is None:
+        raise SettingsError([f"{ROOT}: required key is missing; see stacks/Pulumi.dev.yaml"])
+    if not isinstance(raw, Mapping):
+        raise SettingsError([f"{ROOT}: must be a mapping of settings"])
+    merged: dict[str, Any] = dict(cast(Mapping[str, Any], raw))
+    provided: dict[str, str] = {}
+    conflicts: list[str] = []
+    for field_name, provider_key in PROVIDER_KEYS.items():
+        value = config.get(provider_key)
+        if field_name in merged:
+            if value is not None and merged[field_name] != value:
+                conflicts.append(
+                    f"{ROOT}.{field_name}: {merged[field_name]!r} differs from "
+                    f"{provider_key} {value!r}; set it once, in {provider_key}"
+                )
+                # The provider key wins, so the other checks don't report the conflict again.
+                merged[field_name] = value
+            continue
+        provided[field_name] = provider_key
+        if value is not None:
+            merged[field_name] = value
+    try:
+        settings = parse_settings(merged, provided)
+    except SettingsError as err:
+        raise SettingsError([*conflicts, *err.problems]) from None
+    if conflicts:
+        raise SettingsError(conflicts)
+    return settings
+
+
+def read_settings() -> Settings:
+    """The stack's settings, read from Pulumi config (the only pulumi.Config reader)."""
+    import pulumi
+
+    gcp = pulumi.Config("gcp")
+    config: dict[str, Any] = {
+        "gcp:project": gcp.get("project"),
+        "gcp:region": gcp.get("region"),
+        ROOT: pulumi.Config("mlgov").get_object("settings"),
+    }
+    return settings_from_config(config)

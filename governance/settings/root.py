@@ -1,0 +1,152 @@
+"""`Settings`: everything one stack configures, and the list of checks across its sections.
+
+Each section is a model in its own module, with its own `problems(settings)` check when its
+meaning depends on other sections (zones, limits, prod safety). Adding a section: a module with
+the model (and `problems`), a field here, and, if it has one, its check in `CHECKS`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Annotated, Any, cast
+
+from pydantic import Field, model_validator
+
+from governance.costs.assumptions import UsageAssumptions
+from governance.labels import label_problem
+from governance.settings import billing_export, budget, datasets, metadata_db, notebooks, training
+from governance.settings.automation import AutomationSettings
+from governance.settings.base import REGION_PATTERN, Environment, Model, Problem, Zone
+from governance.settings.billing_export import BillingExportSettings
+from governance.settings.budget import BudgetSettings
+from governance.settings.datasets import DatasetSettings
+from governance.settings.gke import GkeSettings
+from governance.settings.limits import ENV_LIMITS, Limits
+from governance.settings.metadata_db import MetadataDbSettings
+from governance.settings.network import NetworkSettings
+from governance.settings.notebooks import NotebookSettings
+from governance.settings.training import GpuVmSettings, TpuVmSettings, TrainingPoolSettings
+from mlgov_policies.vocabulary import REQUIRED_LABELS
+
+# Labels the user must give, and the ones mlgov sets itself (base_labels, for_workload).
+USER_LABELS = ("team", "cost-center")
+MLGOV_LABELS = ("env", "managed-by", "workload")
+
+
+class Settings(Model):
+    """Everything one stack (environment) configures."""
+
+    environment: Environment
+    prefix: Annotated[str, Field(pattern=r"[a-z][a-z0-9-]{1,18}[a-z0-9]")]
+    project: Annotated[str, Field(pattern=r"[a-z][a-z0-9-]{4,28}[a-z0-9]")]
+    project_number: Annotated[str, Field(pattern=r"[0-9]{6,20}")]
+    region: Annotated[str, Field(pattern=REGION_PATTERN)]
+    zones: tuple[Zone, ...] = Field(min_length=1)
+    billing_account: Annotated[str, Field(pattern=r"[0-9A-F]{6}-[0-9A-F]{6}-[0-9A-F]{6}")]
+    labels: dict[str, str]
+    limits: Limits
+    network: NetworkSettings = NetworkSettings()
+    notebooks: dict[str, NotebookSettings] = Field(default_factory=dict[str, NotebookSettings])
+    gke: GkeSettings | None = None
+    training_pools: dict[str, TrainingPoolSettings] = Field(
+        default_factory=dict[str, TrainingPoolSettings]
+    )
+    tpu_vms: dict[str, TpuVmSettings] = Field(default_factory=dict[str, TpuVmSettings])
+    gpu_vms: dict[str, GpuVmSettings] = Field(default_factory=dict[str, GpuVmSettings])
+    metadata_db: MetadataDbSettings | None = None
+    datasets: dict[str, DatasetSettings] = Field(default_factory=dict[str, DatasetSettings])
+    budget: BudgetSettings
+    billing_export: BillingExportSettings = BillingExportSettings()
+    automation: AutomationSettings = AutomationSettings()
+    usage: UsageAssumptions = Field(default_factory=UsageAssumptions)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _environment_limits(cls, data: Any) -> Any:
+        # Limits default per environment; a stack may override single keys.
+        if isinstance(data, dict):
+            raw: dict[str, Any] = dict(data)  # pyright: ignore[reportUnknownArgumentType]
+            env = raw.get("environment")
+            given: Any = raw.get("limits") or {}
+            if isinstance(env, str) and env in ENV_LIMITS and isinstance(given, dict):
+                raw["limits"] = {**ENV_LIMITS[env], **cast(dict[str, Any], given)}
+            return raw
+        return data
+
+    # Derived views the platform assembly uses; computed here, never stored twice.
+    @property
+    def is_prod(self) -> bool:
+        """Whether this stack is production (stricter safety defaults)."""
+        return self.environment == "prod"
+
+    def zone_for(self, zone: str | None) -> str:
+        """The given zone, or the stack's first zone (where zonal resources go by default)."""
+        return zone or self.zones[0]
+
+    def sql_backups(self) -> bool:
+        """Whether the metadata database keeps backups."""
+        db = self.metadata_db
+        chosen = db.backups if db is not None else None
+        return chosen if chosen is not None else self.environment != "dev"
+
+    def sql_deletion_protection(self) -> bool:
+        """Whether the metadata database is protected from deletion."""
+        db = self.metadata_db
+        chosen = db.deletion_protection if db is not None else None
+        return chosen if chosen is not None else self.is_prod
+
+    def dataset_location(self, location: str | None) -> str:
+        """A dataset's location: as configured, else the stack's region."""
+        return location or self.region
+
+    def bigquery_locations(self) -> set[str]:
+        """Where BigQuery datasets may live: the region plus the allowed extra locations."""
+        return {self.region, *self.limits.allowed_bigquery_locations}
+
+    def policy_config(self) -> dict[str, Any]:
+        """The per-stack policy configuration (the plan document's `policy_config`)."""
+        return {
+            "environment": self.environment,
+            "region": self.region,
+            "allowed_bigquery_locations": [self.region, *self.limits.allowed_bigquery_locations],
+            "max_idle_minutes": self.limits.max_idle_minutes,
+            "notebook_machine_types": list(self.limits.notebook_machine_types),
+            "notebook_gpu_types": list(self.limits.notebook_gpu_types),
+            "sql_tiers": list(self.limits.sql_tiers),
+            "billing_export_dataset": self.billing_export.dataset_id,
+            "required_labels": list(REQUIRED_LABELS),
+        }
+
+
+def stack_problems(s: Settings) -> Iterator[Problem]:
+    """The stack-wide keys: zones in the region, and the cost-attribution labels."""
+    for i, zone in enumerate(s.zones):
+        if not zone.startswith(f"{s.region}-"):
+            yield f"zones.{i}", f"zone {zone!r} is not in region {s.region!r}; use {s.region}-a/b/c"
+    for key, value in s.labels.items():
+        if problem := label_problem(key, value):
+            yield f"labels.{key}", problem
+    for key in USER_LABELS:
+        if key not in s.labels:
+            yield f"labels.{key}", f"required cost-attribution label {key!r} is missing; add it"
+    for key in MLGOV_LABELS:
+        if key in s.labels:
+            yield f"labels.{key}", f"label {key!r} is set by mlgov; remove it from labels"
+
+
+# The checks across sections, in the order their problems are reported.
+CHECKS: tuple[Callable[[Settings], Iterator[Problem]], ...] = (
+    stack_problems,
+    notebooks.problems,
+    training.problems,
+    metadata_db.problems,
+    datasets.problems,
+    billing_export.problems,
+    budget.problems,
+)
+
+
+def semantic_problems(s: Settings) -> Iterator[Problem]:
+    """(key path, message) for each cross-field problem; the paths are relative to ROOT."""
+    for check in CHECKS:
+        yield from check(s)

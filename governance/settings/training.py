@@ -1,0 +1,96 @@
+"""`training_pools`, `tpu_vms`, `gpu_vms`: spot training capacity (component: training.py).
+
+`problems` checks that pools have a cluster and the right accelerator shape, that everything runs
+on spot in the stack's zones, and that GPU VMs stop within the environment's maximum run time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import date
+from typing import TYPE_CHECKING, Annotated, Literal
+
+from pydantic import Field
+
+from governance.settings.base import Model, Problem, Zone
+from governance.settings.notebooks import GpuSettings
+
+if TYPE_CHECKING:
+    from governance.settings.root import Settings
+
+
+class TrainingPoolSettings(Model):
+    """A GKE node pool for training: GPUs or TPUs, spot, scaling from zero."""
+
+    kind: Literal["gpu", "tpu"] = "gpu"
+    machine_type: str = "n1-standard-8"
+    accelerator: str | None = None
+    accelerator_count: Annotated[int, Field(ge=1, le=16)] = 1
+    tpu_topology: Annotated[str, Field(pattern=r"\d+x\d+(x\d+)?")] | None = None
+    max_nodes: Annotated[int, Field(ge=1, le=1000)] = 4
+    zones: tuple[Zone, ...] = ()
+    spot: bool = True
+    disk_gb: Annotated[int, Field(ge=10, le=65536)] = 100
+
+
+class TpuVmSettings(Model):
+    """A standalone Cloud TPU VM (spot)."""
+
+    accelerator_type: str = "v5litepod-8"
+    runtime_version: str = "v2-alpha-tpuv5-lite"
+    zone: Zone | None = None
+    spot: bool = True
+    expires_on: date | None = None
+    exempt: bool = False
+
+
+class GpuVmSettings(Model):
+    """A standalone GPU VM for a training job: spot, stopped after `max_run_hours`."""
+
+    machine_type: str = "g2-standard-8"
+    gpu: GpuSettings = GpuSettings(type="nvidia-l4")
+    zone: Zone | None = None
+    max_run_hours: Annotated[int, Field(ge=1, le=720)] = 8
+    image: str = (
+        "projects/deeplearning-platform-release/global/images/family/common-cu123-debian-11"
+    )
+    disk_gb: Annotated[int, Field(ge=50, le=65536)] = 200
+    expires_on: date | None = None
+    exempt: bool = False
+
+
+def problems(s: Settings) -> Iterator[Problem]:
+    """Pools, TPU VMs and GPU VMs against the cluster, the stack's zones and the limits."""
+    if s.training_pools and s.gke is None:
+        yield "gke", "training_pools need a GKE cluster; add a `gke:` section"
+    for name, pool in s.training_pools.items():
+        path = f"training_pools.{name}"
+        for i, zone in enumerate(pool.zones):
+            if zone not in s.zones:
+                yield f"{path}.zones.{i}", f"zone {zone!r} is not one of the stack's zones"
+        if pool.kind == "gpu" and pool.accelerator is None:
+            yield f"{path}.accelerator", "a gpu pool needs an accelerator, e.g. nvidia-tesla-t4"
+        if pool.kind == "tpu" and not pool.machine_type.startswith("ct"):
+            yield (
+                f"{path}.machine_type",
+                "a tpu pool needs a TPU machine type, e.g. ct5lp-hightpu-4t",
+            )
+        if not pool.spot:
+            yield (
+                f"{path}.spot",
+                "training pools run on spot capacity (60-91% cheaper); set spot: true",
+            )
+    for name, tpu in s.tpu_vms.items():
+        if tpu.zone is not None and tpu.zone not in s.zones:
+            yield f"tpu_vms.{name}.zone", f"zone {tpu.zone!r} is not one of the stack's zones"
+        if not tpu.spot:
+            yield f"tpu_vms.{name}.spot", "TPU VMs run on spot capacity; set spot: true"
+    for name, vm in s.gpu_vms.items():
+        if vm.zone is not None and vm.zone not in s.zones:
+            yield f"gpu_vms.{name}.zone", f"zone {vm.zone!r} is not one of the stack's zones"
+        if vm.max_run_hours > s.limits.max_gpu_vm_run_hours:
+            yield (
+                f"gpu_vms.{name}.max_run_hours",
+                f"{vm.max_run_hours} is above the {s.environment} maximum of "
+                f"{s.limits.max_gpu_vm_run_hours}; lower it or raise limits.max_gpu_vm_run_hours",
+            )

@@ -1,0 +1,161 @@
+"""The `mlgov` command (also `python -m governance`): argument parsing and the one error format.
+
+Exit codes (DESIGN.md contract 1, `errors.Exit`): 0 fine (advisory findings allowed), 1 at least
+one mandatory policy violation (or, for `jobs`, the cloud API refused), 2 invalid input, with one
+line `mlgov: error: <problem>` per problem, each naming the key path or file. Bad input never
+produces a traceback. Each subcommand's module registers itself here (`_registrars`) and imports
+its heavy dependencies only when it runs, so `mlgov --help` and `mlgov check` start fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from governance import __version__
+from governance.tools.errors import PROG, CliError, Exit, report
+
+EXAMPLES = """\
+examples:
+  mlgov plan --stack dev                      plan the dev stack offline (human table)
+  mlgov plan --stack dev --json > plan.json   the plan document
+  mlgov check plan.json                       re-check a saved plan (- = stdin)
+  mlgov diff base.json head.json --markdown   cost change between two plans
+  mlgov jobs --stack dev list                 the stack's cleanup schedules
+
+exit codes: 0 fine, 1 mandatory policy violation, 2 invalid input
+"""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> Any:  # usage errors are invalid input: exit 2, no traceback
+        self.print_usage(sys.stderr)
+        report([message])
+        raise SystemExit(Exit.INVALID)
+
+
+def stack_flags(parser: argparse.ArgumentParser) -> None:
+    """`--stack NAME | --config PATH`, the way every stack subcommand names its stack."""
+    which = parser.add_mutually_exclusive_group(required=True)
+    which.add_argument("--stack", help="stack name: the project's Pulumi.NAME.yaml")
+    which.add_argument("--config", help="path to any Pulumi stack file")
+
+
+def terminal_width() -> int | None:
+    """The width to fit tables to: $COLUMNS, else the terminal's; None when not a terminal."""
+    columns = shutil.get_terminal_size(fallback=(0, 0)).columns
+    return columns if columns > 0 else None
+
+
+def _emit(doc: Any, args: argparse.Namespace) -> int:
+    from governance.tools import plan, render
+
+    if args.json:
+        print(json.dumps(doc, indent=2, sort_keys=False))
+    elif args.markdown:
+        print(render.markdown(doc))
+    else:
+        print(render.text(doc, terminal_width()))
+    return plan.exit_code(doc)
+
+
+def _plan(args: argparse.Namespace) -> int:
+    from governance.tools import plan
+
+    return _emit(plan.plan_stack(stack=args.stack, config=args.config), args)
+
+
+def _check(args: argparse.Namespace) -> int:
+    from governance.tools import plan
+    from governance.tools.document import read_document
+
+    return _emit(plan.evaluate_document(read_document(args.path)), args)
+
+
+def _output_flags(parser: argparse.ArgumentParser) -> None:
+    fmt = parser.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true", help="print the plan document as JSON")
+    fmt.add_argument("--markdown", action="store_true", help="print a PR-comment summary")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with every subcommand registered."""
+    parser = _Parser(
+        prog=PROG,
+        description="mlgov offline tools: plan stacks, check plans, diff costs, run cleanup jobs.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    p = sub.add_parser(
+        "plan",
+        help="evaluate a stack under Pulumi mocks (no cloud needed)",
+        description="Run the project's Pulumi program under mocks; check policies and costs.",
+        epilog="examples:\n  mlgov plan --stack dev\n  mlgov plan --config Pulumi.qa.yaml --json",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    stack_flags(p)
+    _output_flags(p)
+    p.set_defaults(func=_plan)
+
+    c = sub.add_parser(
+        "check",
+        help="evaluate policies and costs over a plan document",
+        epilog="example: mlgov plan --stack dev --json | mlgov check -",
+    )
+    c.add_argument("path", help="plan document JSON file, or - for stdin")
+    _output_flags(c)
+    c.set_defaults(func=_check)
+
+    for register in _registrars():
+        register(sub)
+    return parser
+
+
+def _registrars() -> list[Callable[[Any], None]]:
+    from governance.tools.costs_cli import register as costs
+    from governance.tools.jobs import register as jobs
+    from governance.tools.policy_config import register as policy_config
+
+    return [policy_config, costs, jobs]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the exit code."""
+    from governance.costs.errors import CostError
+    from governance.settings import SettingsError
+
+    args = build_parser().parse_args(argv)
+    try:
+        code: int = args.func(args)
+    except CliError as err:
+        report(err.problems)
+        return err.code
+    except SettingsError as err:
+        report(err.problems)
+        return Exit.INVALID
+    except CostError as err:
+        report([str(err)])
+        return Exit.INVALID
+    except KeyboardInterrupt:
+        return 130
+    return int(code)
+
+
+def run() -> None:
+    """Console-script entry point (`mlgov`, `python -m governance`): exit with main's code."""
+    try:
+        code = main()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader went away (e.g. `| head`): not an error; silence the flush at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = Exit.OK
+    sys.exit(code)

@@ -1,0 +1,223 @@
+"""`mlgov diff`: the cost change between two plan documents, for pull requests (like Infracost's).
+
+A document's per-resource `monthly_usd` and its `cost` totals are used when every resource has
+them; otherwise the whole document is re-estimated from its inputs and its own "assumptions"
+key. Resources are matched by (type, name). Documents are read by document.py (the loader `check`
+uses too). Rendering: plain text, Markdown or JSON; types are spelled as `plan` spells them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+from governance.costs.catalog import Catalog
+from governance.costs.errors import CostError, add_context
+from governance.costs.estimate import estimate_resources
+from governance.tools.document import assumptions_of
+from governance.tools.render import short_type
+from mlgov_policies.vocabulary import is_component
+
+CENT = 0.005
+# Pulumi's own resources (the stack, providers) cost nothing, like mlgov's components.
+_PULUMI_TYPES = "pulumi:"
+
+
+@dataclass(frozen=True, slots=True)
+class CostChange:
+    """One resource whose monthly cost differs between base and head."""
+
+    name: str
+    type: str
+    status: str  # added | removed | changed
+    before: float
+    after: float
+
+    @property
+    def delta(self) -> float:
+        """Change in USD/month (after minus before)."""
+        return self.after - self.before
+
+
+@dataclass(frozen=True)
+class PlanCost:
+    """Monthly cost per (type, name) and the totals of one plan document."""
+
+    per_resource: dict[tuple[str, str], float]
+    monthly_usd: float
+    baseline_monthly_usd: float
+    reestimated: bool = False
+
+
+@dataclass(frozen=True)
+class CostDiff:
+    """Per-resource and total monthly changes from a base plan to a head plan."""
+
+    base: PlanCost
+    head: PlanCost
+    changes: list[CostChange] = field(default_factory=list[CostChange])
+
+    @property
+    def delta(self) -> float:
+        """Change of the monthly total (USD)."""
+        return self.head.monthly_usd - self.base.monthly_usd
+
+    @property
+    def empty(self) -> bool:
+        """True when nothing changes by a cent or more."""
+        return not self.changes and abs(self.delta) < CENT
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        return {
+            "changes": [
+                {
+                    "name": c.name,
+                    "type": c.type,
+                    "status": c.status,
+                    "before_usd": round(c.before, 2),
+                    "after_usd": round(c.after, 2),
+                    "delta_usd": round(c.delta, 2),
+                }
+                for c in self.changes
+            ],
+            "before": {
+                "monthly_usd": round(self.base.monthly_usd, 2),
+                "baseline_monthly_usd": round(self.base.baseline_monthly_usd, 2),
+            },
+            "after": {
+                "monthly_usd": round(self.head.monthly_usd, 2),
+                "baseline_monthly_usd": round(self.head.baseline_monthly_usd, 2),
+            },
+            "delta_usd": round(self.delta, 2),
+            "empty": self.empty,
+        }
+
+    def render_text(self) -> str:
+        """Human-readable summary."""
+        if self.empty:
+            return f"no cost change (monthly estimate {_usd(self.head.monthly_usd)})"
+        lines = [
+            f"Monthly cost: {_usd(self.base.monthly_usd)} -> {_usd(self.head.monthly_usd)} "
+            f"({_signed(self.delta)}{_pct(self.delta, self.base.monthly_usd)})",
+            f"Ungoverned baseline: {_usd(self.base.baseline_monthly_usd)} -> "
+            f"{_usd(self.head.baseline_monthly_usd)}; governance saves "
+            f"{_usd(self.head.baseline_monthly_usd - self.head.monthly_usd)}/month at head",
+        ]
+        marks = {"added": "+", "removed": "-", "changed": "~"}
+        for c in self.changes:
+            lines.append(
+                f"  {marks[c.status]} {c.status:8} {short_type(c.type)} {c.name}: "
+                f"{_usd(c.before)} -> "
+                f"{_usd(c.after)} ({_signed(c.delta)})"
+            )
+        return "\n".join(lines)
+
+    def render_markdown(self) -> str:
+        """A pull-request comment."""
+        if self.empty:
+            return (
+                f"**mlgov cost:** no cost change (monthly estimate {_usd(self.head.monthly_usd)})."
+            )
+        rows = [
+            "### mlgov cost estimate",
+            "",
+            f"Monthly cost will change by **{_signed(self.delta)}**"
+            f"{_pct(self.delta, self.base.monthly_usd)}: "
+            f"{_usd(self.base.monthly_usd)} → {_usd(self.head.monthly_usd)}.",
+            "",
+            "| | Resource | Type | Before | After | Change |",
+            "|---|---|---|---:|---:|---:|",
+        ]
+        marks = {"added": "added", "removed": "removed", "changed": "changed"}
+        for c in self.changes:
+            rows.append(
+                f"| {marks[c.status]} | `{c.name}` | {short_type(c.type)} | {_usd(c.before)} | "
+                f"{_usd(c.after)} | {_signed(c.delta)} |"
+            )
+        rows.append(
+            f"| | **Total** | | **{_usd(self.base.monthly_usd)}** | "
+            f"**{_usd(self.head.monthly_usd)}** | **{_signed(self.delta)}** |"
+        )
+        saved = self.head.baseline_monthly_usd - self.head.monthly_usd
+        rows += [
+            "",
+            f"Ungoverned baseline (on-demand, always on): {_usd(self.base.baseline_monthly_usd)}"
+            f" → {_usd(self.head.baseline_monthly_usd)}; governance saves **{_usd(saved)}**/month.",
+            "",
+            "<sub>List prices from the mlgov price catalog and the plan's usage assumptions; "
+            "no committed-use discounts, egress or taxes.</sub>",
+        ]
+        return "\n".join(rows)
+
+
+def _usd(value: float) -> str:
+    return f"-${-value:,.2f}" if value < -CENT else f"${max(value, 0.0):,.2f}"
+
+
+def _signed(value: float) -> str:
+    return f"+${value:,.2f}" if value >= 0 else f"-${-value:,.2f}"
+
+
+def _pct(delta: float, before: float) -> str:
+    return f", {delta / before:+.1%}" if before >= CENT else ""
+
+
+def plan_cost(
+    doc: Mapping[str, Any], catalog: Catalog | None = None, origin: str = "plan"
+) -> PlanCost:
+    """Costs of one document: carried numbers if complete, else a re-estimate."""
+    resources = cast("list[dict[str, Any]]", doc.get("resources") or [])
+    cost = doc.get("cost")
+    totals = cast("dict[str, Any]", cost) if isinstance(cost, dict) else {}
+    # component resources (mlgov:index:*) may carry no monthly_usd: their children are priced
+    priced = [r for r in resources if not _unpriced(str(r.get("type", "")))]
+    carried = all(_is_number(r.get("monthly_usd")) for r in priced) and all(
+        _is_number(totals.get(k)) for k in ("monthly_usd", "baseline_monthly_usd")
+    )
+    if carried:
+        per = {(str(r["type"]), str(r.get("name", ""))): float(r["monthly_usd"]) for r in priced}
+        return PlanCost(per, float(totals["monthly_usd"]), float(totals["baseline_monthly_usd"]))
+    usage = assumptions_of(doc, origin)
+    try:
+        report = estimate_resources(resources, usage, catalog)
+    except CostError as err:
+        raise add_context(err, f"{origin}: ") from None
+    per: dict[tuple[str, str], float] = {}
+    for r in report.resources:
+        key = (r.type, r.name)
+        per[key] = per.get(key, 0.0) + r.monthly_usd
+    return PlanCost(per, report.monthly_usd, report.baseline_monthly_usd, reestimated=True)
+
+
+def _unpriced(type_: str) -> bool:
+    return is_component(type_) or type_.startswith(_PULUMI_TYPES)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def diff_plans(
+    base: Mapping[str, Any], head: Mapping[str, Any], catalog: Catalog | None = None
+) -> CostDiff:
+    """Per-resource and total changes from `base` to `head`."""
+    before = plan_cost(base, catalog, "base")
+    after = plan_cost(head, catalog, "head")
+    changes: list[CostChange] = []
+    for key in sorted(before.per_resource.keys() | after.per_resource.keys()):
+        type_, name = key
+        if key not in before.per_resource:
+            old, new, status = 0.0, after.per_resource[key], "added"
+        elif key not in after.per_resource:
+            old, new, status = before.per_resource[key], 0.0, "removed"
+        else:
+            old, new, status = before.per_resource[key], after.per_resource[key], "changed"
+            if abs(new - old) < CENT:
+                continue
+        if status != "changed" and max(old, new) < CENT:
+            continue  # free resources coming and going are not cost changes
+        changes.append(CostChange(name, type_, status, old, new))
+    changes.sort(key=lambda c: -abs(c.delta))
+    return CostDiff(before, after, changes)

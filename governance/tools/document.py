@@ -1,0 +1,136 @@
+"""The plan document (DESIGN.md contract 1): its type, and the one loader `check` and `diff` use.
+
+`plan` builds a `PlanDocument`; `check` and `diff` read one with `read_document`, which checks its
+shape and reports every problem at once, each naming its path (`resources[3].name`). The usage
+assumptions and policy config a document carries are parsed on demand (`assumptions_of`,
+`policy_config_of`), because `diff` only needs them when it re-estimates. The JSON Schema in
+plan.schema.json describes the same shape for other tools.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, NotRequired, Required, TypedDict, cast
+
+from pydantic import ValidationError
+
+from governance.costs.assumptions import UsageAssumptions
+from governance.tools.errors import CliError
+from governance.tools.project import read_source
+from mlgov_policies.config import PolicyConfig, PolicyConfigError
+
+SCHEMA_VERSION = 1
+"""Bumped only when a key changes meaning or goes away; added keys keep the version."""
+
+
+class PlanResource(TypedDict):
+    """One resource: its type token, logical name, input properties and monthly estimate."""
+
+    type: str
+    name: str
+    inputs: dict[str, Any]
+    monthly_usd: NotRequired[float]
+
+
+class PlanDocument(TypedDict, total=False):
+    """A plan: what a stack creates, what the policies found, what it costs."""
+
+    schema_version: int
+    stack: Required[str]
+    project: str
+    region: str
+    currency: str
+    price_catalog: dict[str, Any]
+    resources: Required[list[PlanResource]]
+    violations: list[dict[str, Any]]
+    cost: dict[str, Any]
+    policy_config: dict[str, Any]
+    assumptions: dict[str, Any]
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _resource_problems(i: int, item: Any, seen: set[tuple[str, str]]) -> list[str]:
+    path = f"resources[{i}]"
+    if not isinstance(item, dict):
+        return [f"{path}: must be an object with type, name and inputs"]
+    r = cast(dict[str, Any], item)
+    problems = [
+        f"{path}.{key}: required, must be a non-empty string"
+        for key in ("type", "name")
+        if not isinstance(r.get(key), str) or not r.get(key)
+    ]
+    if not isinstance(r.get("inputs", {}), dict):
+        problems.append(f"{path}.inputs: must be an object")
+    if r.get("monthly_usd") is not None and not _number(r.get("monthly_usd")):
+        problems.append(f"{path}.monthly_usd: must be a number")
+    if not problems:
+        key = (str(r["type"]), str(r["name"]))
+        if key in seen:
+            problems.append(f"{path}.name: duplicate resource {key[1]!r} of type {key[0]}")
+        seen.add(key)
+    return problems
+
+
+def shape_problems(doc: Any) -> list[str]:
+    """Every way `doc` is not a plan document (empty when it is one)."""
+    if not isinstance(doc, dict):
+        return ["document: must be a JSON object with `stack` and `resources`"]
+    d = cast(dict[str, Any], doc)
+    problems: list[str] = []
+    if not isinstance(d.get("stack", ""), str):
+        problems.append("stack: must be a string")
+    resources = d.get("resources")
+    if not isinstance(resources, list):
+        return [*problems, "resources: required, must be a list of resources"]
+    seen: set[tuple[str, str]] = set()
+    for i, item in enumerate(cast(list[Any], resources)):
+        problems += _resource_problems(i, item, seen)
+    for key in ("policy_config", "assumptions", "cost"):
+        if d.get(key) is not None and not isinstance(d.get(key), dict):
+            problems.append(f"{key}: must be an object")
+    return problems
+
+
+def parse_document(text: str, source: str) -> PlanDocument:
+    """A plan document from JSON text, shape-checked; CliError names each bad path."""
+    try:
+        doc = json.loads(text)
+    except ValueError as err:
+        raise CliError(f"{source}: not valid JSON ({err})") from None
+    if problems := shape_problems(doc):
+        raise CliError([f"{source}: {p}" for p in problems])
+    checked = cast(PlanDocument, doc)
+    for resource in checked["resources"]:
+        resource.setdefault("inputs", {})
+    checked.setdefault("stack", "")
+    return checked
+
+
+def read_document(source: str) -> PlanDocument:
+    """Read a plan document from a path, or stdin for `-`."""
+    text, name = read_source(source)
+    return parse_document(text, name)
+
+
+def assumptions_of(doc: Mapping[str, Any], source: str = "") -> UsageAssumptions:
+    """The document's usage assumptions; CliError names each bad key."""
+    where = f"{source}: " if source else ""
+    try:
+        return UsageAssumptions.model_validate(doc.get("assumptions") or {})
+    except ValidationError as err:
+        raise CliError(
+            [f"{where}assumptions.{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in err.errors()]
+        ) from None
+
+
+def policy_config_of(doc: Mapping[str, Any], source: str = "") -> PolicyConfig:
+    """The document's policy configuration; CliError names the problem."""
+    where = f"{source}: " if source else ""
+    try:
+        return PolicyConfig.from_mapping(cast(Mapping[str, Any], doc.get("policy_config") or {}))
+    except PolicyConfigError as err:
+        raise CliError(f"{where}policy_config: {err}") from None

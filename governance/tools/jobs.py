@@ -1,0 +1,327 @@
+"""`mlgov jobs`: see and drive a stack's cleanup schedules in Cloud Scheduler.
+
+    mlgov jobs --stack dev list [--all] [--json]
+    mlgov jobs --stack dev run|pause|resume JOB
+
+The stack file gives the project, region and job ids (the names components/automation.py deploys
+the jobs under; JOB may be `reap-idle-vms`, `reap_idle_vms` or the full job id). `--endpoint URL` or
+`MLGOV_API_ENDPOINTS={"cloudscheduler": URL}` points the client at a local server, with anonymous
+credentials. Exit codes: 0 done; 1 Cloud Scheduler answered with an error or could not be
+reached (one line naming the job and the status); 2 invalid input: unknown stack or job, bad
+settings or endpoint, no Google credentials. Registering the subcommand imports nothing heavy;
+the client library is imported only when a handler runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, cast
+
+from governance.tools.errors import CliError, Exit
+
+# The Scheduler client library is imported lazily and is only partly typed: its client and Job
+# objects are handled as Any here.
+Client = Any
+Job = Any
+
+ENDPOINTS_ENV = "MLGOV_API_ENDPOINTS"
+ACTIONS = ("list", "run", "pause", "resume")
+CALL_TIMEOUT_S = 30.0
+_URL_PREFIX = re.compile(r"^[A-Z]+ https?://\S+: ")
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where a stack's cleanup jobs live, and their ids by entry point."""
+
+    project: str
+    region: str
+    jobs: Mapping[str, str]  # entry point -> job id
+
+    @property
+    def parent(self) -> str:
+        """The Scheduler location name, `projects/P/locations/L`."""
+        return f"projects/{self.project}/locations/{self.region}"
+
+    def name(self, job: str) -> str:
+        """The full Scheduler job name for a job id."""
+        return f"{self.parent}/jobs/{job}"
+
+
+# --------------------------------------------------------------------------- registration
+def register(subparsers: Any) -> None:
+    """Add the `jobs` subcommand to the CLI's subparsers."""
+    from governance.tools.cli import stack_flags
+
+    p = subparsers.add_parser(
+        "jobs",
+        help="list, run, pause or resume a stack's cleanup jobs in Cloud Scheduler",
+        description="See and drive the Cloud Scheduler jobs that call the cleanup functions.",
+        epilog=(
+            "examples:\n  mlgov jobs --stack dev list\n  mlgov jobs --stack prod pause reap-expired"
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    stack_flags(p)
+    p.add_argument(
+        "--endpoint",
+        help="Cloud Scheduler base URL (http(s)://...), e.g. a local fake; anonymous credentials",
+    )
+    p.add_argument("action", choices=ACTIONS, help="what to do")
+    p.add_argument("job", nargs="?", help="reap-idle-vms | reap-expired | reap-idle-gpus")
+    p.add_argument("--all", action="store_true", help="list: every job in the stack's region")
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.set_defaults(func=handler)
+
+
+def handler(args: argparse.Namespace) -> int:
+    """Run `jobs`; returns the exit code (problems are raised as CliError)."""
+    target = _target(args)
+    job = _check_job(target, args.action, args.job)
+    client = _client(_endpoint(args.endpoint))
+    if job is None:
+        return _list(client, target, show_all=args.all, as_json=args.json)
+    return _act(client, target, args.action, job, as_json=args.json)
+
+
+# --------------------------------------------------------------------------- input
+def _target(args: argparse.Namespace) -> Target:
+    from governance.components.action_settings import SCHEDULED, job_id
+    from governance.tools.project import read_stack_config, settings_of, stack_file_of
+
+    _name, path = stack_file_of(args.stack, args.config)
+    s = settings_of(read_stack_config(path), path)
+    return Target(s.project, s.region, {ep: job_id(s.prefix, ep) for ep in SCHEDULED})
+
+
+def _choices(target: Target) -> list[str]:
+    return [ep.replace("_", "-") for ep in target.jobs]
+
+
+def _check_job(target: Target, action: str, given: str | None) -> str | None:
+    """The job id to act on; None for `list`. CliError when JOB is missing or not expected."""
+    if action == "list":
+        if given:
+            raise CliError(f"jobs list: takes no JOB (got {given!r})")
+        return None
+    if not given:
+        raise CliError(f"jobs {action}: name the JOB: {', '.join(_choices(target))}")
+    return _resolve(target, given)
+
+
+def _resolve(target: Target, given: str) -> str:
+    """The job id for what the operator typed, or CliError listing the valid names."""
+    wanted = given.rsplit("/", 1)[-1]
+    for entry_point, job in target.jobs.items():
+        if wanted in (entry_point, entry_point.replace("_", "-"), job):
+            return job
+    raise CliError(f"unknown job {given!r}; this stack's jobs: {', '.join(_choices(target))}")
+
+
+def _endpoint(flag: str | None) -> str | None:
+    url = flag
+    if url is None:
+        raw = os.environ.get(ENDPOINTS_ENV, "").strip()
+        if raw:
+            try:
+                endpoints = json.loads(raw)
+            except ValueError:
+                raise CliError(f"{ENDPOINTS_ENV}: not valid JSON") from None
+            if not isinstance(endpoints, dict):
+                raise CliError(f'{ENDPOINTS_ENV}: must be an object like {{"cloudscheduler": URL}}')
+            found: object = cast("dict[str, object]", endpoints).get("cloudscheduler")
+            if found is not None and not isinstance(found, str):
+                raise CliError(f"{ENDPOINTS_ENV}.cloudscheduler: must be a URL string")
+            url = found
+    if url is not None and not url.startswith(("http://", "https://")):
+        raise CliError(f"endpoint {url!r}: must start with http:// or https://")
+    return url.rstrip("/") if url else None
+
+
+# --------------------------------------------------------------------------- the API
+def _client(endpoint: str | None) -> Client:
+    import warnings
+
+    # The Google libraries warn on every start about Python 3.11's end of life (2027).
+    warnings.filterwarnings("ignore", message="You are using a Python version", module="google")
+    import google.auth.exceptions
+    from google.cloud import scheduler_v1
+
+    if endpoint is not None:
+        from google.auth.credentials import AnonymousCredentials
+
+        return scheduler_v1.CloudSchedulerClient(
+            credentials=AnonymousCredentials(),
+            transport="rest",
+            client_options={"api_endpoint": endpoint},
+        )
+    try:
+        return scheduler_v1.CloudSchedulerClient(transport="rest")
+    except google.auth.exceptions.DefaultCredentialsError:
+        raise CliError(
+            "no Google credentials: run `gcloud auth application-default login` "
+            "(or pass --endpoint for a local server)"
+        ) from None
+
+
+def _retry() -> Any:
+    """Retry idempotent calls briefly on transient errors (the library default waits 10 min)."""
+    from google.api_core import exceptions, retry
+
+    return retry.Retry(
+        predicate=retry.if_exception_type(
+            exceptions.ServiceUnavailable,
+            exceptions.DeadlineExceeded,
+            exceptions.InternalServerError,
+        ),
+        initial=0.5,
+        maximum=4.0,
+        multiplier=2.0,
+        timeout=CALL_TIMEOUT_S,
+    )
+
+
+def _api_error(err: Exception, what: str) -> CliError:
+    from google.api_core import exceptions
+
+    if isinstance(err, exceptions.GoogleAPICallError):
+        call_error: Any = err  # partly typed in google.api_core
+        grpc_code = call_error.grpc_status_code
+        status = " ".join(str(p) for p in (call_error.code, getattr(grpc_code, "name", "")) if p)
+        message = str(call_error.message or "")
+        # REST errors read "POST http://...: message"; the URL adds nothing the job name lacks.
+        detail = _URL_PREFIX.sub("", message.splitlines()[0] if message else "")
+        hint = ""
+        if isinstance(err, exceptions.NotFound):
+            hint = " (not deployed? run `pulumi up` for this stack)"
+        elif isinstance(
+            err,
+            exceptions.Forbidden
+            | exceptions.PermissionDenied
+            | exceptions.Unauthorized
+            | exceptions.Unauthenticated,
+        ):
+            hint = " (needs roles/cloudscheduler.admin on the project, or .viewer to list)"
+        return CliError(f"cloud scheduler: {what}: {status}: {detail}{hint}", Exit.FAILED)
+    if isinstance(err, exceptions.RetryError):
+        return CliError(f"cloud scheduler: {what}: gave up retrying: {err.cause}", Exit.FAILED)
+    return CliError(f"cloud scheduler: {what}: {type(err).__name__}: {err}", Exit.FAILED)
+
+
+def _calls_failing() -> tuple[type[Exception], ...]:
+    import google.auth.exceptions
+    import requests
+    from google.api_core import exceptions
+
+    return (
+        exceptions.GoogleAPIError,
+        google.auth.exceptions.GoogleAuthError,
+        requests.RequestException,
+    )
+
+
+def _fetch(client: Client, target: Target) -> list[Job]:
+    try:
+        pager = client.list_jobs(parent=target.parent, retry=_retry(), timeout=CALL_TIMEOUT_S)
+        return list(pager)
+    except _calls_failing() as err:
+        raise _api_error(err, f"list {target.parent}") from None
+
+
+def _act(client: Client, target: Target, action: str, job: str, *, as_json: bool):
+    name = target.name(job)
+    try:
+        if action == "run":
+            # Not retried: a retried run could start the cleanup twice.
+            result = client.run_job(name=name, timeout=CALL_TIMEOUT_S)
+        elif action == "pause":
+            result = client.pause_job(name=name, retry=_retry(), timeout=CALL_TIMEOUT_S)
+        else:
+            result = client.resume_job(name=name, retry=_retry(), timeout=CALL_TIMEOUT_S)
+    except _calls_failing() as err:
+        raise _api_error(err, f"{action} {job}") from None
+    row = _row(result)
+    if as_json:
+        print(json.dumps({"action": action, **row}, indent=2))
+    else:
+        done = {"run": "run requested", "pause": "paused", "resume": "resumed"}[action]
+        print(f"{job}: {done}; state {row['state']}, next run {row['next_run'] or '-'}")
+    return Exit.OK
+
+
+# --------------------------------------------------------------------------- output
+def _time(value: Any) -> str:
+    if value is None:
+        return ""
+    iso = getattr(value, "isoformat", None)
+    text = str(iso()) if callable(iso) else str(value)
+    return "" if text.startswith("1970-01-01") else text.replace("+00:00", "Z")
+
+
+def _row(job: Job) -> dict[str, str]:
+    state = job.state.name if job.state else "STATE_UNSPECIFIED"
+    status = job.status
+    last = "ok" if not status.code else f"code {status.code}: {status.message}".strip()
+    if not _time(job.last_attempt_time):
+        last = ""
+    return {
+        "job": job.name.rsplit("/", 1)[-1],
+        "name": job.name,
+        "state": state,
+        "schedule": job.schedule,
+        "time_zone": job.time_zone,
+        "next_run": _time(job.schedule_time),
+        "last_attempt": _time(job.last_attempt_time),
+        "last_result": last,
+        "target": job.http_target.uri if job.http_target else "",
+    }
+
+
+def _missing(job: str, target: Target) -> dict[str, str]:
+    return {
+        "job": job,
+        "name": target.name(job),
+        "state": "NOT DEPLOYED",
+        "schedule": "",
+        "time_zone": "",
+        "next_run": "",
+        "last_attempt": "",
+        "last_result": "",
+        "target": "",
+    }
+
+
+def _table(rows: Sequence[Mapping[str, str]]) -> Iterable[str]:
+    columns = [
+        ("JOB", "job"),
+        ("STATE", "state"),
+        ("SCHEDULE", "schedule"),
+        ("TZ", "time_zone"),
+        ("NEXT RUN", "next_run"),
+        ("LAST ATTEMPT", "last_attempt"),
+        ("RESULT", "last_result"),
+    ]
+    widths = [max(len(h), *(len(r[k]) for r in rows)) for h, k in columns]
+    yield "  ".join(h.ljust(w) for (h, _k), w in zip(columns, widths, strict=True)).rstrip()
+    for r in rows:
+        yield "  ".join(r[k].ljust(w) for (_h, k), w in zip(columns, widths, strict=True)).rstrip()
+
+
+def _list(client: Client, target: Target, *, show_all: bool, as_json: bool) -> int:
+    found = {j.name.rsplit("/", 1)[-1]: j for j in _fetch(client, target)}
+    ours = list(target.jobs.values())
+    rows = [_row(found[j]) if j in found else _missing(j, target) for j in ours]
+    if show_all:
+        rows += [_row(job) for jid, job in sorted(found.items()) if jid not in ours]
+    if as_json:
+        print(json.dumps({"location": target.parent, "jobs": rows}, indent=2))
+    else:
+        print(f"{target.parent}")
+        for line in _table(rows):
+            print(line)
+    return Exit.OK

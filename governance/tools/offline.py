@@ -1,0 +1,171 @@
+"""Run the real Pulumi program offline, under mocks, and record what it would create.
+
+No Pulumi CLI, engine or cloud is involved: `pulumi.runtime.set_mocks` answers every resource
+registration, and `GcpMocks` records each one's type token, logical name and inputs exactly as the
+engine (and CrossGuard) would see them. Outputs echo the inputs plus the few computed values
+other resources read (ids, emails, names), so dependent inputs keep their values. The plan
+document is assembled in plan.py; this module only runs the program.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import runpy
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, cast
+
+import pulumi
+import pulumi.runtime
+import pulumi.runtime.settings
+
+SECRET_FIELDS = frozenset({"password", "secretData", "privateKey"})
+REDACTED = "[secret]"
+
+
+@dataclass(frozen=True)
+class RecordedResource:
+    """One resource the program registered."""
+
+    type: str
+    name: str
+    inputs: dict[str, Any]
+
+
+def _plain(value: Any) -> Any:
+    """JSON-ready inputs: secrets dropped (plans are posted in pull requests), assets described."""
+    if isinstance(value, dict):
+        items = cast(dict[str, Any], value)
+        return {k: REDACTED if k in SECRET_FIELDS else _plain(v) for k, v in items.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in cast(list[Any], value)]
+    if isinstance(value, pulumi.Archive | pulumi.Asset):
+        described: dict[str, Any] = {"kind": type(value).__name__}
+        if isinstance(path := getattr(value, "path", None), str):
+            described["path"] = path
+        if isinstance(assets := getattr(value, "assets", None), dict):
+            described["assets"] = sorted(cast(dict[str, Any], assets))
+        return described
+    return value
+
+
+def _computed(typ: str, inputs: Mapping[str, Any], name: str, project: str) -> dict[str, Any]:
+    """The outputs a real provider computes that other resources of ours consume."""
+    gcp_name = str(inputs.get("name") or name)
+    region = inputs.get("region") or inputs.get("location") or "us-central1"
+    out: dict[str, Any] = {"name": gcp_name}
+    match typ:
+        case "gcp:serviceaccount/account:Account":
+            account = inputs.get("accountId", name)
+            out["email"] = f"{account}@{project}.iam.gserviceaccount.com"
+            out["member"] = f"serviceAccount:{out['email']}"
+        case "gcp:pubsub/topic:Topic":
+            out["id"] = f"projects/{project}/topics/{gcp_name}"
+        case "gcp:billing/budget:Budget":
+            # Deterministic stand-in for the server-assigned budget id.
+            out["name"] = f"billingAccounts/{inputs.get('billingAccount')}/budgets/mock-{name}"
+        case "gcp:bigquery/dataset:Dataset":
+            out["id"] = f"projects/{project}/datasets/{inputs.get('datasetId')}"
+        case "gcp:projects/iAMCustomRole:IAMCustomRole":
+            out["name"] = f"projects/{project}/roles/{inputs.get('roleId')}"
+        case "gcp:sql/databaseInstance:DatabaseInstance":
+            out["connectionName"] = f"{project}:{region}:{gcp_name}"
+            out["privateIpAddress"] = "10.100.0.3"
+        case "gcp:cloudfunctionsv2/function:Function":
+            out["url"] = f"https://{region}-{project}.cloudfunctions.net/{gcp_name}"
+            out["serviceConfig"] = {
+                **dict(inputs.get("serviceConfig") or {}),
+                "uri": f"https://{gcp_name}-mock-{region}.a.run.app",
+                "service": f"projects/{project}/locations/{region}/services/{gcp_name}",
+            }
+        case "random:index/randomPassword:RandomPassword":
+            out["result"] = "mock-password-not-a-secret"
+        case "gcp:storage/bucket:Bucket":
+            out["url"] = f"gs://{gcp_name}"
+        case _:
+            pass
+    return out
+
+
+class GcpMocks(pulumi.runtime.Mocks):
+    """Mocks that record every registered resource and echo plausible outputs."""
+
+    def __init__(self, project: str) -> None:
+        self.project = project
+        self.resources: list[RecordedResource] = []
+
+    def new_resource(
+        self, args: pulumi.runtime.MockResourceArgs
+    ) -> tuple[str | None, dict[str, Any]]:
+        """Record the resource; answer with its inputs plus computed outputs."""
+        inputs = dict(cast(dict[str, Any], args.inputs))  # pyright: ignore[reportUnknownMemberType]
+        self.resources.append(RecordedResource(args.typ, args.name, _plain(inputs)))
+        project = str(inputs.get("project") or self.project)
+        outputs = {**inputs, **_computed(args.typ, inputs, args.name, project)}
+        resource_id = str(outputs.get("id") or f"projects/{project}/{args.name}")
+        outputs.setdefault("id", resource_id)
+        outputs.setdefault("selfLink", f"https://www.googleapis.com/mock/{resource_id}")
+        return resource_id, outputs
+
+    def call(
+        self, args: pulumi.runtime.MockCallArgs
+    ) -> tuple[dict[str, Any], list[tuple[str, str]] | None]:
+        """No invokes are used by the program; answer empty."""
+        return {}, None
+
+
+def pulumi_config(config: Mapping[str, Any]) -> dict[str, str]:
+    """Stack-file config as the CLI passes it: structured values as JSON strings."""
+    # default=str: YAML reads 2026-12-31 as a date; the Pulumi CLI passes it as a string.
+    return {k: v if isinstance(v, str) else json.dumps(v, default=str) for k, v in config.items()}
+
+
+def run_under_mocks(
+    build: Callable[[], object], config: Mapping[str, Any], stack: str = "test"
+) -> list[RecordedResource]:
+    """Run `build` (a program body) under mocks with `config`; return what it registered.
+
+    Raises whatever `build` raises (SettingsError for invalid config).
+    """
+    project = str(config.get("gcp:project") or "mock-project")
+    mocks = GcpMocks(project)
+    # A fresh root stack and event loop per run, so runs in one process don't share state.
+    pulumi.runtime.settings.ROOT.set(None)
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    try:
+        pulumi.runtime.set_mocks(mocks, project="mlgov", stack=stack, preview=False)
+        pulumi.runtime.set_all_config(pulumi_config(config))
+
+        def _run() -> None:
+            build()
+
+        # pulumi.runtime.test awaits every outstanding RPC before returning.
+        test: Any = getattr(pulumi.runtime, "test")  # noqa: B009 - untyped in the SDK
+        cast(Callable[[], None], test(_run))()
+    finally:
+        asyncio.set_event_loop(None)
+        loop.close()
+    return mocks.resources
+
+
+def run_program(config: Mapping[str, Any], stack: str, program: Path) -> list[RecordedResource]:
+    """Run a Pulumi program file under mocks; return the resources it registered, in order.
+
+    The program's folder is on `sys.path` while it runs, as the Pulumi language host puts it, so
+    a project's own modules import.
+    """
+    folder = str(program.resolve().parent)
+    added = folder not in sys.path
+    if added:
+        sys.path.insert(0, folder)
+    try:
+        return run_under_mocks(
+            lambda: runpy.run_path(str(program), run_name="__main__"), config, stack
+        )
+    finally:
+        if added:
+            sys.path.remove(folder)

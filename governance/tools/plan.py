@@ -1,0 +1,93 @@
+"""`mlgov plan` and `mlgov check`: build a plan document from a stack, or re-check one.
+
+`plan_stack` runs the project's program under mocks (offline.py) and evaluates the policy rules
+and cost estimates over what it registered; `evaluate_document` re-runs policies and costs over a
+document (read by document.py), which is all `check` does. Rendering is in render.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from governance.costs.budget_fit import budget_violations
+from governance.costs.catalog import default_catalog
+from governance.costs.errors import CostError
+from governance.costs.estimate import estimate_resources
+from governance.tools.document import (
+    SCHEMA_VERSION,
+    PlanDocument,
+    PlanResource,
+    assumptions_of,
+    policy_config_of,
+)
+from governance.tools.errors import CliError, Exit
+from governance.tools.project import find_project, read_stack_config, settings_of, stack_file_of
+from mlgov_policies.evaluate import evaluate_resources
+from mlgov_policies.vocabulary import is_component
+
+
+def evaluate_document(doc: PlanDocument) -> PlanDocument:
+    """Fill `monthly_usd`, `cost` and `violations` of a (shape-checked) plan document, in place."""
+    # Component resources (our own `mlgov:index:*` wrappers) hold no cloud resource themselves.
+    resources = [r for r in doc["resources"] if not is_component(r["type"])]
+    catalog = default_catalog()
+    try:
+        report = estimate_resources(resources, assumptions_of(doc), catalog)
+    except CostError as err:
+        raise CliError(f"cost: {err}") from None
+    per_name = {rc.name: rc.monthly_usd for rc in report.resources}
+    for resource in resources:
+        if resource["name"] in per_name:
+            resource["monthly_usd"] = round(per_name[resource["name"]], 2)
+    stack = doc.get("stack") or ""
+    found = evaluate_resources(resources, policy_config_of(doc), stack=stack)
+    violations = [v.as_dict() for v in found]
+    try:
+        violations += budget_violations(resources, report, stack=stack or "stack")
+    except CostError as err:  # e.g. a budget amount that is not a number
+        raise CliError(f"cost: {err}") from None
+    doc.setdefault("schema_version", SCHEMA_VERSION)
+    doc["currency"] = catalog.currency
+    doc["price_catalog"] = {"version": catalog.version, "date": catalog.generated}
+    doc["violations"] = violations
+    doc["cost"] = report.as_dict()
+    return doc
+
+
+def plan_config(config: Mapping[str, Any], stack: str, program: Path, source: Path) -> PlanDocument:
+    """The plan document for one stack's config (runs `program` under mocks)."""
+    from governance.tools.offline import run_program
+
+    settings = settings_of(config, source)  # fail fast, before importing pulumi_gcp
+    recorded = run_program(config, stack, program)
+    # Registration order depends on async timing; sort so plans and their diffs are stable.
+    resources: list[PlanResource] = [
+        {"type": r.type, "name": r.name, "inputs": r.inputs}
+        for r in sorted(recorded, key=lambda r: (r.name, r.type))
+    ]
+    doc: PlanDocument = {
+        "schema_version": SCHEMA_VERSION,
+        "stack": stack,
+        "project": settings.project,
+        "region": settings.region,
+        "resources": resources,
+        "violations": [],
+        "policy_config": settings.policy_config(),
+        "assumptions": settings.usage.model_dump(mode="json"),
+    }
+    return evaluate_document(doc)
+
+
+def plan_stack(stack: str | None = None, config: str | None = None) -> PlanDocument:
+    """The plan document for `--stack NAME` or `--config PATH` (project found from here)."""
+    name, path = stack_file_of(stack, config)
+    project = find_project(Path.cwd(), path.parent)
+    return plan_config(read_stack_config(path), name, project.program, path)
+
+
+def exit_code(doc: Mapping[str, Any]) -> Exit:
+    """FAILED if any mandatory violation, else OK (advisory findings allowed)."""
+    violations: list[Mapping[str, Any]] = doc.get("violations") or []
+    return Exit.FAILED if any(v.get("enforcement") == "mandatory" for v in violations) else Exit.OK

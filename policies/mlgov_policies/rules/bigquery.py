@@ -1,0 +1,106 @@
+"""BigQuery rules: datasets expire data by default, the billing export never does, tables partition.
+
+Covers `gcp:bigquery/dataset:Dataset` and `gcp:bigquery/table:Table`. Who may read a dataset is
+iam.py's concern; where it lives is location.py's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from mlgov_policies import vocabulary as v
+from mlgov_policies.config import PolicyConfig
+from mlgov_policies.props import as_bool, as_number, dig, is_unknown
+from mlgov_policies.rule import ResourceRule
+
+_EXPIRATIONS = ("defaultTableExpirationMs", "defaultPartitionExpirationMs")
+
+
+def is_billing_export(props: Mapping[str, Any], config: PolicyConfig) -> bool:
+    """True for the billing export dataset (by datasetId or its workload label)."""
+    return (
+        dig(props, "datasetId") == config.billing_export_dataset
+        or dig(props, "labels", v.WORKLOAD_LABEL) == v.BILLING_EXPORT_WORKLOAD
+    )
+
+
+def dataset_expiration(type_: str, props: Mapping[str, Any], config: PolicyConfig) -> Iterator[str]:
+    """Datasets expire tables or partitions by default (except the billing export)."""
+    del type_
+    if is_billing_export(props, config):
+        return
+    values = [dig(props, key) for key in _EXPIRATIONS]
+    if any(is_unknown(value) for value in values):
+        return
+    if not any((as_number(value) or 0) > 0 for value in values):
+        yield (
+            "neither defaultTableExpirationMs nor defaultPartitionExpirationMs is set: "
+            "data is stored (and billed) forever"
+        )
+
+
+DATASET_EXPIRATION = ResourceRule(
+    name="mlgov-bigquery-dataset-expiration",
+    check=dataset_expiration,
+    types=frozenset({v.BQ_DATASET}),
+    enforcement="mandatory",
+    config_keys=("billing_export_dataset",),
+    why="Scratch and feature tables pile up storage cost forever unless they expire.",
+    remediation="Set defaultTableExpirationMs or defaultPartitionExpirationMs on the dataset.",
+)
+
+
+def billing_export_retained(
+    type_: str, props: Mapping[str, Any], config: PolicyConfig
+) -> Iterator[str]:
+    """The billing export dataset never expires and survives `pulumi destroy`."""
+    del type_
+    if not is_billing_export(props, config):
+        return
+    for key in _EXPIRATIONS:
+        value = as_number(dig(props, key))
+        if value is not None and value > 0:
+            yield f"{key} is set on the billing export dataset: billing history would expire"
+    if as_bool(dig(props, "deleteContentsOnDestroy")) is True:
+        yield "deleteContentsOnDestroy is true: destroying the stack would erase billing history"
+
+
+BILLING_EXPORT_RETAINED = ResourceRule(
+    name="mlgov-bigquery-billing-export-retained",
+    check=billing_export_retained,
+    types=frozenset({v.BQ_DATASET}),
+    enforcement="mandatory",
+    config_keys=("billing_export_dataset",),
+    why="Billing export history cannot be re-exported for past months; expiring or deleting "
+    "it loses the cost record for good.",
+    remediation="Leave both expirations unset and deleteContentsOnDestroy false on the "
+    "billing export dataset (protect it with retainOnDelete).",
+)
+
+
+def table_partitioned(type_: str, props: Mapping[str, Any], config: PolicyConfig) -> Iterator[str]:
+    """Tables are time-partitioned so queries and expiration work per partition."""
+    del type_, config
+    if any(dig(props, key) for key in ("view", "materializedView", "externalDataConfiguration")):
+        return  # no managed storage to partition
+    partitioning = dig(props, "timePartitioning")
+    if is_unknown(partitioning):
+        return
+    kind = dig(partitioning, "type")
+    if is_unknown(kind):
+        return
+    if kind not in ("DAY", "HOUR", "MONTH", "YEAR"):
+        yield "timePartitioning.type is not set: full-table scans on every query"
+
+
+TABLE_PARTITIONED = ResourceRule(
+    name="mlgov-bigquery-table-partitioned",
+    check=table_partitioned,
+    types=frozenset({v.BQ_TABLE}),
+    enforcement="mandatory",
+    why="Queries on unpartitioned tables scan (and bill) every byte; partitions also make "
+    "expiration work.",
+    remediation="Set timePartitioning.type (DAY, HOUR, MONTH or YEAR) and, for large tables, "
+    "requirePartitionFilter = true.",
+)

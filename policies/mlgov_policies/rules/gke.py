@@ -1,0 +1,108 @@
+"""GKE cluster rules: auto-provisioning limits, no GPUs in the default pool, cost allocation.
+
+Covers `gcp:container/cluster:Cluster`. Node pools' spot and scale-to-zero rules live in
+training.py, which also says what counts as an accelerator.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from mlgov_policies import vocabulary as v
+from mlgov_policies.config import PolicyConfig
+from mlgov_policies.props import as_bool, as_list, as_number, as_str, dig, is_unknown
+from mlgov_policies.rule import ResourceRule
+from mlgov_policies.rules.training import has_accelerators
+
+_CLUSTER = frozenset({v.GKE_CLUSTER})
+
+
+def autoprovisioning_limits(
+    type_: str, props: Mapping[str, Any], config: PolicyConfig
+) -> Iterator[str]:
+    """Clusters use node auto-provisioning with CPU, memory and accelerator limits."""
+    del type_, config
+    if as_bool(dig(props, "enableAutopilot")) is True:
+        return  # Autopilot has no node auto-provisioning settings of its own
+    autoscaling = dig(props, "clusterAutoscaling")
+    if is_unknown(autoscaling):
+        return
+    enabled = dig(autoscaling, "enabled")
+    if is_unknown(enabled):
+        return
+    if as_bool(enabled) is not True:
+        yield "clusterAutoscaling.enabled is not true: node auto-provisioning is off"
+        return
+    limits: dict[str, object] = {}
+    for limit in as_list(dig(autoscaling, "resourceLimits")):
+        kind = as_str(dig(limit, "resourceType"))
+        if kind:
+            limits[kind.lower()] = dig(limit, "maximum")
+    for kind in ("cpu", "memory"):
+        if kind not in limits:
+            yield f"clusterAutoscaling.resourceLimits has no '{kind}' limit"
+    if not any(kind.startswith(("nvidia-", "tpu-")) for kind in limits):
+        yield "clusterAutoscaling.resourceLimits has no accelerator limit (nvidia-*/tpu-*)"
+    for kind, maximum in limits.items():
+        number = as_number(maximum)
+        if not is_unknown(maximum) and (number is None or number <= 0):
+            yield f"clusterAutoscaling limit '{kind}' has no positive maximum (got {maximum!r})"
+
+
+AUTOPROVISIONING_LIMITS = ResourceRule(
+    name="mlgov-gke-autoprovisioning-limits",
+    check=autoprovisioning_limits,
+    types=_CLUSTER,
+    enforcement="mandatory",
+    why="Node auto-provisioning creates right-sized pools on demand; its CPU, memory and "
+    "accelerator limits are the cluster's spending ceiling.",
+    remediation="Set clusterAutoscaling.enabled = true with resourceLimits for cpu, memory "
+    "and each accelerator type (nvidia-*/tpu-*), each with a maximum.",
+)
+
+
+def default_pool_no_gpu(
+    type_: str, props: Mapping[str, Any], config: PolicyConfig
+) -> Iterator[str]:
+    """The always-on default node pool has no GPUs (or is removed)."""
+    del type_, config
+    remove = dig(props, "removeDefaultNodePool")
+    if is_unknown(remove) or as_bool(remove) is True:
+        return
+    if has_accelerators(
+        dig(props, "nodeConfig", "guestAccelerators"), dig(props, "nodeConfig", "machineType")
+    ):
+        yield (
+            "the default node pool has GPUs/TPUs: set removeDefaultNodePool=true and use a "
+            "spot pool that scales from 0"
+        )
+
+
+NO_GPU_DEFAULT_POOL = ResourceRule(
+    name="mlgov-gke-no-gpu-default-pool",
+    check=default_pool_no_gpu,
+    types=_CLUSTER,
+    enforcement="mandatory",
+    why="The default pool is on-demand and never scales to zero; GPUs there bill around the clock.",
+    remediation="Set removeDefaultNodePool = true and put GPUs in a separate spot node pool.",
+)
+
+
+def cost_allocation(type_: str, props: Mapping[str, Any], config: PolicyConfig) -> Iterator[str]:
+    """Clusters enable GKE cost allocation so spend splits by namespace and label."""
+    del type_, config
+    enabled = dig(props, "costManagementConfig", "enabled")
+    if not is_unknown(enabled) and as_bool(enabled) is not True:
+        yield "costManagementConfig.enabled is not true: GKE spend cannot be attributed"
+
+
+COST_ALLOCATION = ResourceRule(
+    name="mlgov-gke-cost-allocation",
+    check=cost_allocation,
+    types=_CLUSTER,
+    enforcement="advisory",
+    why="Without GKE cost allocation, the cluster bill cannot be split by namespace or "
+    "workload label.",
+    remediation="Set costManagementConfig.enabled = true.",
+)

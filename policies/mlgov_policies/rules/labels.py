@@ -1,0 +1,122 @@
+"""Label rules: cost-attribution labels are present and follow GCP's label syntax.
+
+LABEL_FIELDS says where each labelable type keeps its GCP labels; a new labelable type is one
+entry there. Which labels are required comes from PolicyConfig (default: the vocabulary's
+REQUIRED_LABELS). Location rules live in location.py.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from typing import Any, Final
+
+from mlgov_policies import vocabulary as v
+from mlgov_policies.config import PolicyConfig
+from mlgov_policies.props import as_mapping, as_str, dig, is_unknown
+from mlgov_policies.rule import ResourceRule
+
+# Where each labelable type keeps its GCP labels (dotted path into the inputs). GKE node-pool
+# `nodeConfig.labels` are Kubernetes labels, not GCP billing labels, so they are not listed.
+LABEL_FIELDS: Mapping[str, tuple[str, ...]] = {
+    v.WORKBENCH_INSTANCE: ("labels",),
+    v.GKE_CLUSTER: ("resourceLabels",),
+    v.GKE_NODE_POOL: ("nodeConfig.resourceLabels",),
+    v.TPU_VM: ("labels",),
+    v.COMPUTE_INSTANCE: ("labels", "bootDisk.initializeParams.labels"),
+    v.COMPUTE_DISK: ("labels",),
+    v.COMPUTE_GLOBAL_ADDRESS: ("labels",),
+    v.SQL_INSTANCE: ("settings.userLabels",),
+    v.BQ_DATASET: ("labels",),
+    v.BQ_TABLE: ("labels",),
+    v.PUBSUB_TOPIC: ("labels",),
+    v.PUBSUB_SUBSCRIPTION: ("labels",),
+    v.STORAGE_BUCKET: ("labels",),
+    v.FUNCTION_V2: ("labels",),
+    v.CLOUD_RUN_SERVICE: ("labels",),
+}
+# Label fields whose parent block may legitimately be absent (a boot disk attached from an
+# existing `source` has no initializeParams); absent parent means nothing to check.
+_OPTIONAL_PARENT = frozenset({"bootDisk.initializeParams.labels"})
+
+# GCP label syntax, from Resource Manager's "Requirements for labels"
+# (https://cloud.google.com/resource-manager/docs/labels-overview#requirements; the pulumi-gcp
+# `labels` property docs repeat these expressions and the 64-label limit).
+_LABEL_KEY = re.compile(r"[a-z][a-z0-9_-]{0,62}")
+_LABEL_VALUE = re.compile(r"[a-z0-9_-]{0,63}")
+_MAX_LABELS: Final = 64
+
+
+def _label_maps(type_: str, props: Mapping[str, Any]) -> Iterator[tuple[str, Any]]:
+    for field in LABEL_FIELDS.get(type_, ()):
+        path = field.split(".")
+        if field in _OPTIONAL_PARENT and dig(props, *path[:-1]) is None:
+            continue
+        yield field, dig(props, *path)
+
+
+def required_labels(type_: str, props: Mapping[str, Any], config: PolicyConfig) -> Iterator[str]:
+    """Every labelable resource carries the cost-attribution labels, with non-empty values."""
+    for field, labels in _label_maps(type_, props):
+        if is_unknown(labels):
+            continue
+        present = as_mapping(labels)
+        if labels is not None and not present and not isinstance(labels, Mapping):
+            yield f"'{field}' is not a map of labels"
+            continue
+        missing = [key for key in config.required_labels if key not in present]
+        empty = [
+            key
+            for key in config.required_labels
+            if key in present and not is_unknown(present[key]) and not as_str(present[key])
+        ]
+        if missing:
+            yield f"'{field}' lacks required labels {missing}"
+        if empty:
+            yield f"'{field}' has empty required labels {empty}"
+
+
+REQUIRED = ResourceRule(
+    name="mlgov-labels-required",
+    check=required_labels,
+    types=frozenset(LABEL_FIELDS),
+    enforcement="mandatory",
+    config_keys=("required_labels",),
+    why="Billing reports, budgets and the cleanup functions attribute spend by these labels; "
+    "an unlabelled resource is spend nobody owns.",
+    remediation="Pass labels from governance.labels.Labels (team, env, cost-center, workload, "
+    "managed-by) into the resource's label field.",
+)
+
+
+def valid_labels(type_: str, props: Mapping[str, Any], config: PolicyConfig) -> Iterator[str]:
+    """Label keys and values follow GCP's rules (lowercase, <=63 chars, [a-z0-9_-])."""
+    del config
+    for field, labels in _label_maps(type_, props):
+        present = as_mapping(labels)
+        if len(present) > _MAX_LABELS:
+            yield f"'{field}' has {len(present)} labels; GCP allows at most {_MAX_LABELS}"
+        for key, value in present.items():
+            if not isinstance(key, str) or not _LABEL_KEY.fullmatch(key):  # pyright: ignore[reportUnnecessaryIsInstance]
+                yield (
+                    f"'{field}' key {key!r} is invalid: start with a lowercase letter, use only "
+                    "[a-z0-9_-], at most 63 characters"
+                )
+            if is_unknown(value):
+                continue
+            if not isinstance(value, str) or not _LABEL_VALUE.fullmatch(value):
+                yield (
+                    f"'{field}' value {value!r} of {key!r} is invalid: use only [a-z0-9_-], "
+                    "at most 63 characters"
+                )
+
+
+VALID = ResourceRule(
+    name="mlgov-labels-valid",
+    check=valid_labels,
+    types=frozenset(LABEL_FIELDS),
+    enforcement="mandatory",
+    why="GCP rejects invalid labels at apply time, after a preview looked fine.",
+    remediation="Lowercase keys and values, keys start with a letter, only [a-z0-9_-], "
+    "at most 63 characters, at most 64 labels.",
+)

@@ -1,0 +1,107 @@
+"""Location rule: every regional or zonal resource sits in the stack's one region.
+
+LOCATION_FIELDS says which inputs hold a region or zone per type; a new regional type is one
+entry there. BigQuery datasets may also use the configured multi-regions. The region comes from
+PolicyConfig, or is inferred when all resources agree on exactly one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping, Sequence
+
+from mlgov_policies import vocabulary as v
+from mlgov_policies.config import PolicyConfig
+from mlgov_policies.props import as_list, as_str, dig
+from mlgov_policies.rule import StackResource, StackRule
+
+# Region and zone names: https://cloud.google.com/compute/docs/regions-zones ("us-central1",
+# zone = region + "-" + letter, "us-central1-a").
+_REGION = re.compile(r"[a-z]+-[a-z]+\d+")
+_ZONE = re.compile(r"([a-z]+-[a-z]+\d+)-[a-z]")
+
+# Fields holding a region or zone, per type. List fields are expanded item by item.
+LOCATION_FIELDS: Mapping[str, tuple[str, ...]] = {
+    v.WORKBENCH_INSTANCE: ("location",),
+    v.GKE_CLUSTER: ("location", "nodeLocations"),
+    v.GKE_NODE_POOL: ("location", "nodeLocations"),
+    v.TPU_VM: ("zone",),
+    v.COMPUTE_INSTANCE: ("zone",),
+    v.COMPUTE_DISK: ("zone",),
+    v.COMPUTE_SUBNETWORK: ("region",),
+    v.COMPUTE_ROUTER: ("region",),
+    v.COMPUTE_ROUTER_NAT: ("region",),
+    v.COMPUTE_RESOURCE_POLICY: ("region",),
+    v.COMPUTE_ADDRESS: ("region",),
+    v.SQL_INSTANCE: ("region",),
+    v.BQ_DATASET: ("location",),
+    v.STORAGE_BUCKET: ("location",),
+    v.FUNCTION_V2: ("location", "eventTrigger.triggerRegion"),
+    v.SCHEDULER_JOB: ("region",),
+    v.CLOUD_RUN_SERVICE: ("location",),
+}
+
+
+def _region_of(location: str) -> str | None:
+    lowered = location.lower()
+    if _REGION.fullmatch(lowered):
+        return lowered
+    zone = _ZONE.fullmatch(lowered)
+    return zone.group(1) if zone else None
+
+
+def _locations(resource: StackResource) -> Iterator[tuple[str, str]]:
+    for field in LOCATION_FIELDS.get(resource.type, ()):
+        value = dig(resource.props, *field.split("."))
+        values = as_list(value) or [value]
+        for item in values:
+            text = as_str(item)
+            if text:
+                yield field, text
+
+
+def _stack_region(resources: Sequence[StackResource]) -> str | None:
+    """The one region all regional resources agree on, or None when there are zero or several."""
+    regions: set[str] = set()
+    for resource in resources:
+        for _field, location in _locations(resource):
+            region = _region_of(location)
+            if region is not None:
+                regions.add(region)
+    return regions.pop() if len(regions) == 1 else None
+
+
+def in_region(
+    resources: Sequence[StackResource], config: PolicyConfig
+) -> Iterator[tuple[int | None, str]]:
+    """Every regional or zonal resource is in the stack's region (BigQuery: allowed locations)."""
+    region = config.region.lower() if config.region else _stack_region(resources)
+    if region is None:
+        return  # no configured region and no single region to infer: nothing to compare with
+    bigquery = config.bigquery_locations(region)
+    for index, resource in enumerate(resources):
+        for field, location in _locations(resource):
+            if resource.type == v.BQ_DATASET:
+                if location.lower() not in bigquery:
+                    yield (
+                        index,
+                        (
+                            f"{field} '{location}' is not an allowed BigQuery location "
+                            f"{sorted(bigquery)}"
+                        ),
+                    )
+            elif _region_of(location) != region:
+                yield index, f"{field} '{location}' is outside the stack region '{region}'"
+
+
+IN_REGION = StackRule(
+    name="mlgov-location-in-region",
+    check=in_region,
+    types=frozenset(LOCATION_FIELDS),
+    enforcement="mandatory",
+    config_keys=("region", "allowed_bigquery_locations"),
+    why="Cross-region traffic is billed, quotas and prices differ per region, and the "
+    "automation only watches the stack's zones.",
+    remediation="Put the resource in the stack's region (zones <region>-a/b/...); BigQuery "
+    "may also use the configured allowed_bigquery_locations.",
+)

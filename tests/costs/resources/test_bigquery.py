@@ -1,0 +1,53 @@
+"""BigQuery model: ingest x days kept, active then long-term storage; expirations bound it."""
+
+from __future__ import annotations
+
+import pytest
+
+from governance.costs.assumptions import UsageAssumptions
+from tests.costs.cost_plans import AS_OF, one, price
+
+DAY_MS = 86_400_000
+USAGE = UsageAssumptions(as_of=AS_OF, bigquery_ingest={"f": 5.0})  # 5 GiB/day
+
+
+def dataset(**inputs: object) -> dict[str, object]:
+    return {"type": "gcp:bigquery/dataset:Dataset", "name": "f",
+            "inputs": {"datasetId": "f", "location": "us-central1", **inputs}}  # fmt: skip
+
+
+def table(expiration_ms: int | None) -> dict[str, object]:
+    partitioning: dict[str, object] = {"type": "DAY"}
+    if expiration_ms is not None:
+        partitioning["expirationMs"] = expiration_ms
+    return {"type": "gcp:bigquery/table:Table", "name": f"t{expiration_ms}",
+            "inputs": {"datasetId": "f", "timePartitioning": partitioning}}  # fmt: skip
+
+
+FOREVER = 5 * 90 * price("bigquery.storage.active") + 5 * 275 * price("bigquery.storage.longterm")
+
+
+def test_partition_expiration_bounds_what_is_stored():
+    cost = one(dataset(defaultPartitionExpirationMs=str(60 * DAY_MS)), USAGE)
+    assert cost.monthly_usd == pytest.approx(5 * 60 * price("bigquery.storage.active"))
+    assert cost.baseline_monthly_usd == pytest.approx(FOREVER)  # 365 days kept, 275 long-term
+    assert "5 GiB/day x 60 days kept (defaultPartitionExpirationMs) = 300 GiB" in cost.lines
+
+
+def test_without_expiration_it_accumulates_like_the_baseline():
+    cost = one(dataset(), USAGE)
+    assert cost.monthly_usd == pytest.approx(FOREVER)
+
+
+def test_table_partition_expirations_bound_their_dataset():
+    cost = one(dataset(), USAGE, others=[table(30 * DAY_MS), table(45 * DAY_MS)])
+    assert cost.monthly_usd == pytest.approx(5 * 45 * price("bigquery.storage.active"))
+    # one table without expiration keeps the dataset unbounded
+    unbounded = one(dataset(), USAGE, others=[table(30 * DAY_MS), table(None)])
+    assert unbounded.monthly_usd == pytest.approx(FOREVER)
+
+
+def test_known_stored_size_wins_over_the_ingest_math():
+    usage = UsageAssumptions(as_of=AS_OF, bigquery_stored_gb={"f": 1000})
+    cost = one(dataset(defaultTableExpirationMs=str(60 * DAY_MS)), usage)
+    assert cost.monthly_usd == pytest.approx(1000 * price("bigquery.storage.active"))

@@ -1,0 +1,65 @@
+"""Cloud SQL model: tier compute, storage and backups all month; HA doubles compute and storage."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from governance.costs.assumptions import UsageAssumptions
+from governance.costs.errors import CostError
+from tests.costs.cost_plans import AS_OF, full_plan, one, price
+
+SQL = next(r for r in full_plan() if r["name"] == "metadata")  # db-custom-1-3840, 20 GiB SSD
+
+
+def compute() -> float:
+    return 730 * (1 * price("sql.enterprise.vcpu") + 3.75 * price("sql.enterprise.ram"))
+
+
+def with_settings(**settings: object) -> dict[str, object]:
+    res = copy.deepcopy(SQL)
+    res["inputs"]["settings"].update(settings)
+    return res
+
+
+def test_zonal_instance_with_backups():
+    cost = one(SQL)
+    backups = 20 * price("sql.backup")  # default: as large as the disk
+    assert cost.monthly_usd == pytest.approx(compute() + 20 * price("sql.storage.pd-ssd") + backups)
+    assert cost.baseline_monthly_usd == cost.monthly_usd
+    assert "baseline same as estimate: governance does not change the instance's size" in cost.lines
+
+
+def test_regional_doubles_compute_and_storage_not_backups():
+    cost = one(with_settings(availabilityType="REGIONAL"))
+    ha = price("sql.ha_multiplier", "global")
+    assert cost.monthly_usd == pytest.approx(
+        ha * (compute() + 20 * price("sql.storage.pd-ssd")) + 20 * price("sql.backup")
+    )
+
+
+def test_stopped_instance_pays_storage_only():
+    cost = one(with_settings(activationPolicy="NEVER", backupConfiguration={"enabled": False}))
+    assert cost.monthly_usd == pytest.approx(20 * price("sql.storage.pd-ssd"))
+
+
+def test_shared_core_tier_hdd_and_backup_override():
+    usage = UsageAssumptions(as_of=AS_OF, sql_backup_gb={"metadata": 5})
+    cost = one(with_settings(tier="db-g1-small", diskType="PD_HDD"), usage)
+    assert cost.monthly_usd == pytest.approx(
+        730 * price("sql.shared.db-g1-small")
+        + 20 * price("sql.storage.pd-hdd")
+        + 5 * price("sql.backup")
+    )
+
+
+def test_legacy_n1_tier_uses_n1_memory_ratio():
+    cost = one(with_settings(tier="db-n1-highmem-2", backupConfiguration={}))
+    expected = 730 * (2 * price("sql.enterprise.vcpu") + 13 * price("sql.enterprise.ram"))
+    assert cost.monthly_usd == pytest.approx(expected + 20 * price("sql.storage.pd-ssd"))
+
+
+def test_unknown_tier_is_an_error_naming_it():
+    with pytest.raises(CostError, match="db-perf-optimized-N-8"):
+        one(with_settings(tier="db-perf-optimized-N-8"))

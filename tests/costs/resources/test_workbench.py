@@ -1,0 +1,80 @@
+"""Workbench model: machine + GPU + management fees for the idle-shutdown hours, disks all month."""
+
+from __future__ import annotations
+
+import pytest
+
+from governance.costs.assumptions import UsageAssumptions
+from governance.costs.errors import CatalogError, CostError
+from tests.costs.cost_plans import AS_OF, notebook, office_hours, one, price
+
+# n1-standard-4 (4 vCPU, 15 GiB) + 1 T4, 150 + 100 GiB pd-balanced (cost_plans.notebook)
+SUD_730 = 182.5 * sum(price(f"sud.n1.q{q}", "global") for q in (1, 2, 3, 4))  # 511 h
+
+
+def hourly_compute() -> float:
+    return 4 * price("gce.n1.vcpu") + 15 * price("gce.n1.ram") + price("gpu.nvidia-tesla-t4")
+
+
+def hourly_fees() -> float:
+    return 4 * price("workbench.mgmt.vcpu") + price("workbench.mgmt.gpu.nvidia-tesla-t4")
+
+
+DISKS = 250 * price("disk.pd-balanced")
+
+
+def test_idle_shutdown_notebook_bills_active_plus_idle_hours():
+    cost = one(notebook())
+    hours = 88 + 22 * 1.0  # active hours + 22 sessions x 1 h idle timeout; under 182.5 h: no SUD
+    assert cost.monthly_usd == pytest.approx(hours * (hourly_compute() + hourly_fees()) + DISKS)
+    assert cost.baseline_monthly_usd == pytest.approx(
+        SUD_730 * hourly_compute() + 730 * hourly_fees() + DISKS
+    )
+    text = "\n".join(cost.lines)
+    assert "running 88 active h + 22 sessions x 1 h idle timeout = 110 h" in text
+    assert "gce.n1.vcpu[us-central1/ondemand]" in text
+    assert "baseline always on: 730 h" in text
+
+
+def test_longer_idle_timeout_bills_more_hours():
+    cost = one(notebook(metadata={"idle-timeout-seconds": "10800"}))
+    hours = 88 + 22 * 3.0
+    assert cost.monthly_usd == pytest.approx(hours * (hourly_compute() + hourly_fees()) + DISKS)
+
+
+def test_without_idle_timeout_it_runs_730_hours_like_the_baseline():
+    cost = one(notebook(metadata={"enable-guest-attributes": "TRUE"}))
+    assert cost.monthly_usd == pytest.approx(cost.baseline_monthly_usd)
+    assert "no idle-timeout-seconds: runs until someone stops it (730 h)" in cost.lines
+
+
+def test_office_hours_schedule_caps_the_hours():
+    nb = notebook(metadata={}, acceleratorConfigs=[])
+    cost = one(nb, others=office_hours(nb["inputs"]["name"]))
+    window = 55 * 730 / 168  # 08:00-19:00 Mon-Fri: 239 h/month
+    effective = 182.5 + (window - 182.5) * price("sud.n1.q2", "global")  # SUD past a quarter
+    compute = effective * (4 * price("gce.n1.vcpu") + 15 * price("gce.n1.ram"))
+    fee = window * 4 * price("workbench.mgmt.vcpu")
+    assert cost.monthly_usd == pytest.approx(compute + fee + DISKS)
+    assert "office-hours schedule allows 239.0 h/month" in cost.lines
+
+
+def test_per_notebook_active_hours_override_by_gcp_name():
+    usage = UsageAssumptions(as_of=AS_OF, notebook_active_hours={"acme-dev-nb-alice": 10})
+    cost = one(notebook(), usage)
+    hours = 10 + 22 * 1.0
+    assert cost.monthly_usd == pytest.approx(hours * (hourly_compute() + hourly_fees()) + DISKS)
+
+
+def test_unknown_machine_or_gpu_is_an_error_naming_it():
+    with pytest.raises(CatalogError, match="n1-mega-7"):
+        one(notebook(machineType="n1-mega-7"))
+    nb = notebook(acceleratorConfigs=[{"type": "NVIDIA_TESLA_K80", "coreCount": "1"}])
+    with pytest.raises(CatalogError, match=r"gpu\.nvidia-tesla-k80") as err:
+        one(nb)
+    assert "nb-alice" in str(err.value)
+
+
+def test_machine_type_unknown_until_apply_is_an_error_not_the_default():
+    with pytest.raises(CostError, match=r"gceSetup\.machineType is not known"):
+        one(notebook(machineType="04da6b54-80e4-46f7-96ec-b56ff0331ba9"))

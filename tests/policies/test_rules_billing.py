@@ -1,0 +1,62 @@
+"""mlgov-budget-* and mlgov-billing-*: a wired budget, and no billing unlink in prod.
+
+Cases for mlgov_policies/rules/billing.py: one change to the known-good stack each, checked offline
+and through the CrossGuard policy objects (policy_cases.check_case).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from policy_cases import Case, case_id, cfg, check_case, d, s
+from policy_fixtures import POLICY_JSON, PROJECT
+
+ENV = "serviceConfig.environmentVariables.MLGOV_POLICY"
+
+
+def _policy(**project: Any) -> str:
+    data = json.loads(POLICY_JSON)
+    data["projects"][PROJECT].update(project)
+    return json.dumps(data)
+
+
+CASES: tuple[Case, ...] = (
+    Case("no-budget", "mlgov-budget-required", (("drop", "budget"),), resource=""),
+    Case("budget-no-thresholds", "mlgov-budget-required", (s("budget", "thresholdRules", []),)),
+    Case("budget-no-topic", "mlgov-budget-required", (d("budget", "allUpdatesRule.pubsubTopic"),)),
+    Case(
+        "budget-topic-unwired",
+        "mlgov-budget-topic-wired",
+        (s("budget-fn", "eventTrigger.pubsubTopic", f"projects/{PROJECT}/topics/other"),),
+        resource="budget",
+    ),
+    Case("budget-no-functions", None, (("drop", "budget-fn"),)),
+    Case(
+        "billing-disable-prod-project",
+        "mlgov-billing-disable-not-in-prod",
+        (s("budget-fn", ENV, _policy(allow_billing_disable=True)),),
+    ),
+    Case(
+        "billing-disable-prod-stack",
+        "mlgov-billing-disable-not-in-prod",
+        (s("budget-fn", ENV, _policy(allow_billing_disable=True, environment="dev")),),
+    ),
+    Case(
+        "billing-disable-dev",
+        None,
+        (s("budget-fn", ENV, _policy(allow_billing_disable=True, environment="dev")),),
+        cfg(environment="dev"),
+    ),
+    Case(
+        "billing-policy-not-json",
+        "mlgov-billing-disable-not-in-prod",
+        (s("budget-fn", ENV, "{not json"),),
+    ),
+)
+
+
+@pytest.mark.parametrize("case", CASES, ids=case_id)
+def test_case(case: Case) -> None:
+    check_case(case)
