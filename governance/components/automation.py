@@ -39,7 +39,12 @@ PUBSUB_PUBLISHED = "google.cloud.pubsub.topic.v1.messagePublished"
 EVENT_TIMEOUT_SECONDS = 540
 # Leave the function this long after its work budget to log and answer its report.
 REPORT_MARGIN_SECONDS = 60
+# Superseded (noncurrent) archive versions stay restorable this long after Pulumi replaced them.
 ARCHIVE_RETENTION_DAYS = 30
+# Eventarc's Pub/Sub push counts as internal traffic for a service in the same project, so the
+# budget function needs no wider ingress: "Internal ... Allows requests from ... Eventarc,
+# Pub/Sub" (Restrict network ingress for Cloud Run, https://cloud.google.com/run/docs/securing/ingress).
+EVENT_INGRESS = "ALLOW_INTERNAL_ONLY"
 _SKIP_PARTS = frozenset({"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache"})
 _SKIP_SUFFIXES = (".pyc", ".pyo")
 
@@ -136,6 +141,8 @@ class GovernanceFunctionsArgs:
     # Timeout of the HTTP (scheduled) functions and their Scheduler attempt deadline.
     http_timeout_seconds: int = 900
     max_instances: int = 1
+    # Ingress of the Scheduler-called (HTTP) functions; see README "Deployment and operations".
+    scheduled_ingress: str = "ALLOW_ALL"
     source_dir: Path = field(default_factory=functions_dir)
 
 
@@ -143,6 +150,8 @@ class GovernanceFunctionsArgs:
 class _Deployed:
     function: gcp.cloudfunctionsv2.Function
     service: pulumi.Output[str]
+    uri: pulumi.Output[str]
+    """The Cloud Run (run.app) URL: the one Scheduler traffic counts as internal on."""
 
 
 def _collect(outputs: Mapping[str, pulumi.Output[str]]) -> pulumi.Output[dict[str, str]]:
@@ -233,14 +242,19 @@ class GovernanceFunctions(pulumi.ComponentResource):
             uniform_bucket_level_access=True,
             public_access_prevention="enforced",
             labels=labels,
-            # Only build inputs live here; Pulumi replaces the archive on every code change.
-            # The age rule is a backstop for archives a failed update left behind (a deployed
-            # function does not need its archive after the build).
+            # The functions' buildConfig names the live archive, and Cloud Functions reads it
+            # again whenever it rebuilds them, so nothing deletes a live object: Google keeps
+            # the source of functions it deploys itself with "no retention period" (Build
+            # process overview, https://cloud.google.com/functions/docs/building). Pulumi
+            # deletes a superseded archive only after the functions moved to the new one; with
+            # versioning that delete leaves a noncurrent version, restorable for the retention
+            # period and then removed by the one lifecycle rule (noncurrent versions only).
+            versioning=gcp.storage.BucketVersioningArgs(enabled=True),
             lifecycle_rules=[
                 gcp.storage.BucketLifecycleRuleArgs(
                     action=gcp.storage.BucketLifecycleRuleActionArgs(type="Delete"),
                     condition=gcp.storage.BucketLifecycleRuleConditionArgs(
-                        age=ARCHIVE_RETENTION_DAYS
+                        with_state="ARCHIVED", days_since_noncurrent_time=ARCHIVE_RETENTION_DAYS
                     ),
                 )
             ],
@@ -346,9 +360,8 @@ class GovernanceFunctions(pulumi.ComponentResource):
                 max_instance_request_concurrency=1,
                 available_memory="512Mi",
                 timeout_seconds=timeout,
-                # Scheduler and Eventarc push from outside any VPC, so internal-only ingress
-                # would lock them out; IAM (no allUsers invoker) is the gate instead.
-                ingress_settings="ALLOW_ALL",
+                # As narrow as each trigger allows; IAM (no allUsers invoker) gates both.
+                ingress_settings=EVENT_INGRESS if is_event else args.scheduled_ingress,
                 all_traffic_on_latest_revision=True,
             ),
             event_trigger=trigger,
@@ -358,7 +371,8 @@ class GovernanceFunctions(pulumi.ComponentResource):
         service = function.service_config.apply(
             lambda c: c.service if c is not None and c.service else ""
         )
-        return _Deployed(function, service)
+        uri = function.service_config.apply(lambda c: c.uri if c is not None and c.uri else "")
+        return _Deployed(function, service, uri)
 
     @staticmethod
     def _invokers(
@@ -419,12 +433,15 @@ class GovernanceFunctions(pulumi.ComponentResource):
             retry_config=gcp.cloudscheduler.JobRetryConfigArgs(
                 retry_count=1, min_backoff_duration="60s", max_backoff_duration="300s"
             ),
+            # The run.app URL, not the cloudfunctions.net one: same-project Scheduler requests
+            # count as internal only on the default run.app URL (Restrict network ingress for
+            # Cloud Run), so the job keeps working when `scheduled_ingress` is internal-only.
             http_target=gcp.cloudscheduler.JobHttpTargetArgs(
-                uri=fn.function.url,
+                uri=fn.uri,
                 http_method="POST",
                 headers={"Content-Type": "application/json"},
                 oidc_token=gcp.cloudscheduler.JobHttpTargetOidcTokenArgs(
-                    service_account_email=scheduler_sa.email, audience=fn.function.url
+                    service_account_email=scheduler_sa.email, audience=fn.uri
                 ),
             ),
             opts=child,

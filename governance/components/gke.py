@@ -2,8 +2,8 @@
 
 It owns the regional cluster (node auto-provisioning with CPU, memory and accelerator limits,
 the OPTIMIZE_UTILIZATION autoscaling profile, GKE cost allocation, Workload Identity, private
-nodes), the node service account, and a small on-demand system pool. Spot GPU/TPU pools are
-SpotTrainingPools in training.py.
+nodes, and who may reach the control plane), the node service account, and a small on-demand
+system pool. Spot GPU/TPU pools are SpotTrainingPools in training.py.
 """
 
 from __future__ import annotations
@@ -48,6 +48,30 @@ class SystemPool:
 
 
 @dataclass(frozen=True, kw_only=True)
+class AuthorizedNetwork:
+    """A network (IPv4 CIDR) that may reach the control plane's IP endpoints."""
+
+    cidr_block: str
+    display_name: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ControlPlane:
+    """Who can reach the Kubernetes API.
+
+    `public_endpoint` keeps the public IP endpoint (limited to `authorized_networks` when any are
+    listed); `dns_endpoint` lets IAM-authorized callers (`container.clusters.connect`) reach the
+    API from anywhere through the cluster's DNS name. Google's best practice is "Use only the
+    DNS-based endpoint to access your control plane" (About network isolation in GKE,
+    https://cloud.google.com/kubernetes-engine/docs/concepts/network-isolation).
+    """
+
+    public_endpoint: bool = False
+    authorized_networks: tuple[AuthorizedNetwork, ...] = ()
+    dns_endpoint: bool = True
+
+
+@dataclass(frozen=True, kw_only=True)
 class MlClusterArgs:
     """What MlCluster needs."""
 
@@ -65,6 +89,33 @@ class MlClusterArgs:
     pods_range: str
     services_range: str
     master_cidr: str
+    control_plane: ControlPlane = ControlPlane()
+
+
+def authorized_networks(
+    plane: ControlPlane,
+) -> gcp.container.ClusterMasterAuthorizedNetworksConfigArgs | None:
+    """The authorized-networks block: the listed networks, or None (no IP allow-list)."""
+    if not plane.authorized_networks:
+        # Without a public endpoint there is nothing to open; with one (dev only, by settings)
+        # the endpoint stays unrestricted, as the stack asked.
+        return None
+    return gcp.container.ClusterMasterAuthorizedNetworksConfigArgs(
+        cidr_blocks=[
+            gcp.container.ClusterMasterAuthorizedNetworksConfigCidrBlockArgs(
+                cidr_block=n.cidr_block, display_name=n.display_name
+            )
+            for n in plane.authorized_networks
+        ]
+    )
+
+
+def endpoints(plane: ControlPlane) -> gcp.container.ClusterControlPlaneEndpointsConfigArgs:
+    """The DNS endpoint: open to IAM-authorized callers from anywhere, or to Google only."""
+    dns = gcp.container.ClusterControlPlaneEndpointsConfigDnsEndpointConfigArgs(
+        allow_external_traffic=plane.dns_endpoint
+    )
+    return gcp.container.ClusterControlPlaneEndpointsConfigArgs(dns_endpoint_config=dns)
 
 
 def resource_limits(
@@ -116,6 +167,7 @@ class MlCluster(pulumi.ComponentResource):
                 opts=child,
             )
         labels = args.labels.for_workload("gke").as_dict()
+        plane = args.control_plane
         management = gcp.container.ClusterClusterAutoscalingAutoProvisioningDefaultsManagementArgs(
             auto_repair=True, auto_upgrade=True
         )
@@ -138,9 +190,12 @@ class MlCluster(pulumi.ComponentResource):
             ),
             private_cluster_config=gcp.container.ClusterPrivateClusterConfigArgs(
                 enable_private_nodes=True,
-                enable_private_endpoint=False,
+                # True turns the public IP endpoint off; nodes and the VPC use the private one.
+                enable_private_endpoint=not plane.public_endpoint,
                 master_ipv4_cidr_block=args.master_cidr,
             ),
+            master_authorized_networks_config=authorized_networks(plane),
+            control_plane_endpoints_config=endpoints(plane),
             release_channel=gcp.container.ClusterReleaseChannelArgs(channel=args.release_channel),
             workload_identity_config=gcp.container.ClusterWorkloadIdentityConfigArgs(
                 workload_pool=f"{args.project}.svc.id.goog"

@@ -1,10 +1,11 @@
 """NotebookFleet: Vertex AI Workbench instances that cost nothing while nobody uses them.
 
 It owns the Workbench instances (in the stack's zones, idle shutdown with guest attributes on, no
-public IP; machine type and GPU are checked against the environment's allow-list by the
-settings, not here), their service account, and the optional office-hours schedule: Cloud Scheduler
-jobs that call the Notebooks API `:stop` (and `:start`) with an OAuth token, through a service
-account that may only start and stop notebooks. Budget-driven stops live in functions/.
+public IP, no root for notebook users unless a notebook opts in; machine type and GPU are checked
+against the environment's allow-list by the settings, not here), their service account, and the
+optional office-hours schedule: Cloud Scheduler jobs that call the Notebooks API `:stop` (and
+`:start`) with an OAuth token, through a service account that may only start and stop notebooks.
+Budget-driven stops live in functions/.
 """
 
 from __future__ import annotations
@@ -18,7 +19,12 @@ import pulumi_gcp as gcp
 
 from governance.labels import Labels
 from governance.naming import account_id, resource_name, role_id
-from mlgov_policies.vocabulary import component_type
+from mlgov_policies.vocabulary import (
+    ROOT_ACCESS_LABEL,
+    ROOT_ACCESS_VALUE,
+    WORKBENCH_DISABLE_ROOT_KEY,
+    component_type,
+)
 
 NOTEBOOKS_API = "https://notebooks.googleapis.com/v2"
 # The scheduler identity needs nothing but these two permissions.
@@ -57,6 +63,8 @@ class Notebook:
     office_hours: OfficeHours | None = None
     expires_on: date | None = None
     exempt: bool = False
+    # Root (sudo) for the notebook's users; off unless opted in (then labelled as such).
+    root_access: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -84,6 +92,10 @@ def notebook_metadata(notebook: Notebook) -> dict[str, str]:
         "idle-timeout-seconds": str(notebook.idle_minutes * 60),
         "enable-guest-attributes": "TRUE",
         "disable-mixer": "false",
+        # Workbench gives notebook users root unless this is "true" (its default is "false";
+        # "Manage features through metadata", Vertex AI Workbench instances docs:
+        # https://cloud.google.com/vertex-ai/docs/workbench/instances/manage-metadata).
+        WORKBENCH_DISABLE_ROOT_KEY: "false" if notebook.root_access else "true",
     }
     if notebook.gpu is not None:
         metadata["install-nvidia-driver"] = "True"
@@ -118,7 +130,10 @@ class NotebookFleet(pulumi.ComponentResource):
             instance_name = resource_name(args.prefix, "nb", key)
             labels = args.labels.for_workload(
                 "notebook", expires_on=nb.expires_on, exempt=nb.exempt
-            )
+            ).as_dict()
+            if nb.root_access:
+                # The opt-in the root-access policy rule accepts, visible in every listing.
+                labels = dict(sorted({**labels, ROOT_ACCESS_LABEL: ROOT_ACCESS_VALUE}.items()))
             accelerators = (
                 [
                     gcp.workbench.InstanceGceSetupAcceleratorConfigArgs(
@@ -133,7 +148,7 @@ class NotebookFleet(pulumi.ComponentResource):
                 name=instance_name,
                 project=args.project,
                 location=zone,
-                labels=labels.as_dict(),
+                labels=labels,
                 instance_owners=[nb.owner] if nb.owner else None,
                 disable_proxy_access=False,
                 gce_setup=gcp.workbench.InstanceGceSetupArgs(

@@ -18,7 +18,14 @@ from governance.components.automation import GovernanceFunctions, GovernanceFunc
 from governance.components.billing_export import BillingExport, BillingExportArgs
 from governance.components.budgets import ProjectBudget, ProjectBudgetArgs
 from governance.components.datasets import PartitionedDataset, PartitionedDatasetArgs, Table
-from governance.components.gke import Autoprovisioning, MlCluster, MlClusterArgs, SystemPool
+from governance.components.gke import (
+    AuthorizedNetwork,
+    Autoprovisioning,
+    ControlPlane,
+    MlCluster,
+    MlClusterArgs,
+    SystemPool,
+)
 from governance.components.metadata_db import MetadataDatabase, MetadataDatabaseArgs
 from governance.components.network import MlNetwork, MlNetworkArgs
 from governance.components.notebooks import (
@@ -43,6 +50,7 @@ from governance.settings import (
     Settings,
     TpuVmSettings,
 )
+from governance.settings.gke import ControlPlaneSettings
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
@@ -126,6 +134,12 @@ def gpu_vm(s: Settings, vm: GpuVmSettings) -> GpuVm:
     return spec(GpuVm, vm, zone=s.zone_for(vm.zone), gpu=spec(Accelerator, vm.gpu))
 
 
+def control_plane(plane: ControlPlaneSettings) -> ControlPlane:
+    """Who may reach the GKE control plane, from its settings."""
+    networks = tuple(spec(AuthorizedNetwork, n) for n in plane.authorized_networks)
+    return spec(ControlPlane, plane, authorized_networks=networks)
+
+
 def dataset_args(
     s: Settings, key: str, ds: DatasetSettings, labels: Labels
 ) -> PartitionedDatasetArgs:
@@ -193,6 +207,7 @@ def build_platform(s: Settings) -> Platform:
                 time_zone=auto.time_zone,
                 http_timeout_seconds=auto.http_timeout_seconds,
                 max_instances=auto.max_instances,
+                scheduled_ingress=auto.scheduled_ingress,
             ),
         )
 
@@ -227,6 +242,7 @@ def build_platform(s: Settings) -> Platform:
                 pods_range=network.pods_range,
                 services_range=network.services_range,
                 master_cidr=s.network.gke_master_cidr,
+                control_plane=control_plane(gke.control_plane),
             ),
         )
     if s.training_pools or s.tpu_vms or s.gpu_vms:

@@ -7,7 +7,7 @@ rendered from these settings in governance/components/action_settings.py.
 from __future__ import annotations
 
 import re
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import Field, field_validator
 
@@ -32,6 +32,8 @@ class AutomationSettings(Model):
     )
     http_timeout_seconds: Annotated[int, Field(ge=60, le=1800)] = 900  # reapers; <= Scheduler max
     max_instances: Annotated[int, Field(ge=1, le=10)] = 1  # per function: one run at a time
+    # Ingress of the three Scheduler-called functions (the budget function is always internal).
+    scheduled_ingress: Literal["ALLOW_ALL", "ALLOW_INTERNAL_ONLY"] = "ALLOW_ALL"
 
     @field_validator("reap_idle_vms_schedule", "reap_expired_schedule", "reap_idle_gpus_schedule")
     @classmethod

@@ -1,12 +1,24 @@
-"""`gke`: the GKE cluster training runs in (component: governance/components/gke.py)."""
+"""`gke`: the GKE cluster training runs in (component: governance/components/gke.py).
+
+`problems` checks the control plane's exposure against the environment: outside dev, a public IP
+endpoint must be limited to listed networks.
+"""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+import ipaddress
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Annotated, Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
-from governance.settings.base import Model, Positive
+from governance.settings.base import Model, Positive, Problem
+
+if TYPE_CHECKING:
+    from governance.settings.root import Settings
+
+# GKE accepts at most 50 authorized networks (container.v1 MasterAuthorizedNetworksConfig).
+MAX_AUTHORIZED_NETWORKS = 50
 
 
 class AutoprovisioningSettings(Model):
@@ -27,9 +39,66 @@ class SystemPoolSettings(Model):
     max_nodes: Annotated[int, Field(ge=1, le=20)] = 3
 
 
+class AuthorizedNetworkSettings(Model):
+    """A network that may reach the control plane's IP endpoints."""
+
+    cidr_block: str
+    display_name: Annotated[str, Field(min_length=1)] | None = None
+
+    @field_validator("cidr_block")
+    @classmethod
+    def _cidr(cls, value: str) -> str:
+        try:
+            ipaddress.IPv4Network(value, strict=True)
+        except ValueError:
+            raise ValueError(
+                "must be an IPv4 CIDR range with no host bits set, such as 203.0.113.0/24"
+            ) from None
+        return value
+
+
+class ControlPlaneSettings(Model):
+    """Who can reach the cluster's Kubernetes API.
+
+    The public IP endpoint is off unless asked for (outside dev only with authorized networks);
+    the DNS endpoint, gated by IAM (`container.clusters.connect`), is how people and CI reach the
+    API, as Google recommends over IP-based access.
+    """
+
+    public_endpoint: bool = False
+    authorized_networks: tuple[AuthorizedNetworkSettings, ...] = Field(
+        default=(), max_length=MAX_AUTHORIZED_NETWORKS
+    )
+    dns_endpoint: bool = True
+
+
 class GkeSettings(Model):
     """The GKE cluster training pools run in."""
 
     release_channel: Literal["RAPID", "REGULAR", "STABLE"] = "REGULAR"
     system_pool: SystemPoolSettings = SystemPoolSettings()
     autoprovisioning: AutoprovisioningSettings = AutoprovisioningSettings()
+    control_plane: ControlPlaneSettings = ControlPlaneSettings()
+
+
+def problems(s: Settings) -> Iterator[Problem]:
+    """Outside dev, a public control-plane endpoint is limited to listed, non-open networks."""
+    if s.gke is None or s.environment == "dev":
+        return
+    plane = s.gke.control_plane
+    if not plane.public_endpoint:
+        return
+    path = "gke.control_plane.authorized_networks"
+    if not plane.authorized_networks:
+        yield (
+            path,
+            f"the public endpoint is open to the whole internet in {s.environment}; list the "
+            "networks that may reach it, or set public_endpoint: false and use the DNS endpoint",
+        )
+    for i, network in enumerate(plane.authorized_networks):
+        if ipaddress.IPv4Network(network.cidr_block).prefixlen == 0:
+            yield (
+                f"{path}.{i}.cidr_block",
+                f"{network.cidr_block} authorizes the whole internet in {s.environment}; list "
+                "narrower ranges, or set public_endpoint: false and use the DNS endpoint",
+            )

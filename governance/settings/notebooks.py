@@ -47,6 +47,7 @@ class NotebookSettings(Model):
     office_hours: OfficeHours | None = None
     expires_on: date | None = None
     exempt: bool = False
+    root_access: bool = False  # root (sudo) for the notebook's users; labelled when true
 
 
 def problems(s: Settings) -> Iterator[Problem]:

@@ -14,7 +14,15 @@ from pydantic import Field, model_validator
 
 from governance.costs.assumptions import UsageAssumptions
 from governance.labels import label_problem
-from governance.settings import billing_export, budget, datasets, metadata_db, notebooks, training
+from governance.settings import (
+    billing_export,
+    budget,
+    datasets,
+    gke,
+    metadata_db,
+    notebooks,
+    training,
+)
 from governance.settings.automation import AutomationSettings
 from governance.settings.base import REGION_PATTERN, Environment, Model, Problem, Zone
 from governance.settings.billing_export import BillingExportSettings
@@ -138,6 +146,7 @@ def stack_problems(s: Settings) -> Iterator[Problem]:
 CHECKS: tuple[Callable[[Settings], Iterator[Problem]], ...] = (
     stack_problems,
     notebooks.problems,
+    gke.problems,
     training.problems,
     metadata_db.problems,
     datasets.problems,

@@ -62,6 +62,10 @@ RULES: tuple[Rule, ...] = (
     location.IN_REGION,
     billing.BUDGET_REQUIRED,
     billing.BUDGET_TOPIC_WIRED,
+    gke.CONTROL_PLANE_PRIVATE,
+    functions.EVENT_INGRESS,
+    workbench.ROOT_ACCESS,
+    storage.FUNCTION_SOURCE_KEPT,
 )
 
 ALL_RULES: Mapping[str, Rule] = {rule.name: rule for rule in RULES}

@@ -107,7 +107,11 @@ _GOOD: list[dict[str, Any]] = [
                 "acceleratorConfigs": [{"type": "NVIDIA_TESLA_T4", "coreCount": "1"}],
                 "disablePublicIp": True,
                 "networkInterfaces": [{"network": "acme-prod-net", "subnet": "acme-prod-subnet"}],
-                "metadata": {"idle-timeout-seconds": "3600", "enable-guest-attributes": "TRUE"},
+                "metadata": {
+                    "idle-timeout-seconds": "3600",
+                    "enable-guest-attributes": "TRUE",
+                    "notebook-disable-root": "true",
+                },
                 "bootDisk": {"diskSizeGb": "150", "diskType": "PD_BALANCED"},
                 "serviceAccounts": [{"email": "nb@acme-ml-prod.iam.gserviceaccount.com"}],
             },
@@ -182,6 +186,12 @@ _GOOD: list[dict[str, Any]] = [
             "initialNodeCount": 1.0,
             "deletionProtection": True,
             "networkingMode": "VPC_NATIVE",
+            "privateClusterConfig": {
+                "enablePrivateNodes": True,
+                "enablePrivateEndpoint": True,
+                "masterIpv4CidrBlock": "172.16.0.32/28",
+            },
+            "controlPlaneEndpointsConfig": {"dnsEndpointConfig": {"allowExternalTraffic": True}},
             "costManagementConfig": {"enabled": True},
             "resourceLabels": labels("gke"),
             "clusterAutoscaling": {
@@ -380,6 +390,13 @@ _GOOD: list[dict[str, Any]] = [
             "location": "US-CENTRAL1",
             "uniformBucketLevelAccess": True,
             "publicAccessPrevention": "enforced",
+            "versioning": {"enabled": True},
+            "lifecycleRules": [
+                {
+                    "action": {"type": "Delete"},
+                    "condition": {"withState": "ARCHIVED", "daysSinceNoncurrentTime": 30.0},
+                }
+            ],
             "labels": labels("governance"),
         },
     },
@@ -395,7 +412,13 @@ _GOOD: list[dict[str, Any]] = [
             "name": "acme-prod-on-budget-alert",
             "location": REGION,
             "labels": labels("governance"),
-            "buildConfig": {"runtime": "python311", "entryPoint": "on_budget_alert"},
+            "buildConfig": {
+                "runtime": "python311",
+                "entryPoint": "on_budget_alert",
+                "source": {
+                    "storageSource": {"bucket": "acme-prod-fn-source", "object": "functions.zip"}
+                },
+            },
             "serviceConfig": {
                 "serviceAccountEmail": "acme-prod-gov@acme-ml-prod.iam.gserviceaccount.com",
                 "environmentVariables": {"MLGOV_POLICY": POLICY_JSON},

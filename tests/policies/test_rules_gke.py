@@ -1,4 +1,5 @@
-"""mlgov-gke-*: node auto-provisioning limits, GPU-free default pool, cost allocation.
+"""mlgov-gke-*: node auto-provisioning limits, GPU-free default pool, cost allocation, and a
+control plane that is not open to every address outside dev.
 
 Cases for mlgov_policies/rules/gke.py: one change to the known-good stack each, checked offline
 and through the CrossGuard policy objects (policy_cases.check_case).
@@ -7,9 +8,15 @@ and through the CrossGuard policy objects (policy_cases.check_case).
 from __future__ import annotations
 
 import pytest
-from policy_cases import Case, case_id, check_case, d, s
+from policy_cases import Case, apply, case_id, cfg, check_case, d, s
+from policy_fixtures import PROD_CONFIG
+
+from mlgov_policies.config import PolicyConfig
+from mlgov_policies.evaluate import evaluate_resources
 
 _T4 = [{"type": "nvidia-tesla-t4", "count": 1.0}]
+_OPEN = [{"cidrBlock": "203.0.113.0/24"}, {"cidrBlock": "0.0.0.0/0", "displayName": "all"}]
+_OFFICE = [{"cidrBlock": "203.0.113.0/24", "displayName": "office"}]
 
 
 CASES: tuple[Case, ...] = (
@@ -69,9 +76,89 @@ CASES: tuple[Case, ...] = (
         "mlgov-gke-cost-allocation",
         (s("gke", "costManagementConfig.enabled", False),),
     ),
+    Case(
+        "public-endpoint-open",
+        "mlgov-gke-control-plane-private",
+        (s("gke", "privateClusterConfig.enablePrivateEndpoint", False),),
+    ),
+    Case(
+        "public-cluster-no-private-config",
+        "mlgov-gke-control-plane-private",
+        (d("gke", "privateClusterConfig"),),
+    ),
+    Case(
+        "public-endpoint-open-to-all",
+        "mlgov-gke-control-plane-private",
+        (
+            s("gke", "privateClusterConfig.enablePrivateEndpoint", False),
+            s("gke", "masterAuthorizedNetworksConfig", {"cidrBlocks": _OPEN}),
+        ),
+    ),
+    Case(
+        "public-endpoint-gce-public-ips",
+        "mlgov-gke-control-plane-private",
+        (
+            s("gke", "privateClusterConfig.enablePrivateEndpoint", False),
+            s("gke", "masterAuthorizedNetworksConfig", {"gcpPublicCidrsAccessEnabled": True}),
+        ),
+    ),
+    Case(
+        "public-endpoint-authorized",
+        None,
+        (
+            s("gke", "privateClusterConfig.enablePrivateEndpoint", False),
+            s("gke", "masterAuthorizedNetworksConfig", {"cidrBlocks": _OFFICE}),
+        ),
+    ),
+    Case(
+        "public-endpoint-no-cidrs-listed",
+        None,
+        (
+            s("gke", "privateClusterConfig.enablePrivateEndpoint", False),
+            s("gke", "masterAuthorizedNetworksConfig", {}),
+        ),
+    ),
+    Case(
+        "ip-endpoints-off",
+        None,
+        (
+            d("gke", "privateClusterConfig"),
+            s("gke", "controlPlaneEndpointsConfig.ipEndpointsConfig", {"enabled": False}),
+        ),
+    ),
+    Case(
+        "public-endpoint-in-dev",
+        None,
+        (s("gke", "privateClusterConfig.enablePrivateEndpoint", False),),
+        config=cfg(environment="dev"),
+    ),
+    Case(
+        "public-endpoint-in-staging",
+        "mlgov-gke-control-plane-private",
+        (s("gke", "privateClusterConfig.enablePrivateEndpoint", False),),
+        config=cfg(environment="staging"),
+    ),
 )
 
 
 @pytest.mark.parametrize("case", CASES, ids=case_id)
 def test_case(case: Case) -> None:
     check_case(case)
+
+
+def test_control_plane_messages_name_the_open_setting() -> None:
+    stack = apply(
+        (
+            s("gke", "privateClusterConfig.enablePrivateEndpoint", False),
+            s("gke", "masterAuthorizedNetworksConfig", {"cidrBlocks": _OPEN}),
+        )
+    )
+    (violation,) = evaluate_resources(stack, PolicyConfig.from_mapping(PROD_CONFIG))
+    assert violation.policy == "mlgov-gke-control-plane-private"
+    assert violation.message == (
+        "masterAuthorizedNetworksConfig.cidrBlocks[1].cidrBlock is '0.0.0.0/0': it authorizes "
+        "every address"
+    )
+    stack = apply((s("gke", "privateClusterConfig.enablePrivateEndpoint", False),))
+    (violation,) = evaluate_resources(stack, PolicyConfig.from_mapping(PROD_CONFIG))
+    assert "reachable from any address in prod" in violation.message

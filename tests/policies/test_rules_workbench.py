@@ -1,4 +1,4 @@
-"""mlgov-workbench-*: idle shutdown, guest attributes, public IP, machine and GPU allow-lists.
+"""mlgov-workbench-*: idle shutdown, guest attributes, public IP, machine and GPU allow-lists, root.
 
 Cases for mlgov_policies/rules/workbench.py: one change to the known-good stack each, checked offline
 and through the CrossGuard policy objects (policy_cases.check_case).
@@ -85,6 +85,37 @@ CASES: tuple[Case, ...] = (
         None,
         (d("nb-alice", "gceSetup.acceleratorConfigs"),),
         cfg(notebook_gpu_types=[]),
+    ),
+    Case(
+        "root-by-default",
+        "mlgov-workbench-root-access",
+        (d("nb-alice", "gceSetup.metadata.notebook-disable-root"),),
+    ),
+    Case(
+        "root-explicit",
+        "mlgov-workbench-root-access",
+        (s("nb-alice", "gceSetup.metadata.notebook-disable-root", "false"),),
+    ),
+    Case(
+        "root-opted-in",
+        None,
+        (
+            s("nb-alice", "gceSetup.metadata.notebook-disable-root", "false"),
+            s("nb-alice", "labels.mlgov-root-access", "true"),
+        ),
+    ),
+    Case(
+        "root-label-wrong-value",
+        "mlgov-workbench-root-access",
+        (
+            d("nb-alice", "gceSetup.metadata.notebook-disable-root"),
+            s("nb-alice", "labels.mlgov-root-access", "yes"),
+        ),
+    ),
+    Case(
+        "root-off-uppercase",
+        None,
+        (s("nb-alice", "gceSetup.metadata.notebook-disable-root", "TRUE"),),
     ),
 )
 

@@ -71,6 +71,7 @@ def build(s: Settings, source_dir: Path = FUNCTIONS_DIR) -> None:
             time_zone=s.automation.time_zone,
             http_timeout_seconds=s.automation.http_timeout_seconds,
             max_instances=s.automation.max_instances,
+            scheduled_ingress=s.automation.scheduled_ingress,
             source_dir=source_dir,
         ),
     )
@@ -107,7 +108,9 @@ def test_four_functions_with_runtime_entry_point_and_source(dev):
             "object": archive,
         }
         service = inputs["serviceConfig"]
-        assert service["ingressSettings"] == "ALLOW_ALL"
+        # Eventarc is internal traffic; the Scheduler-called functions keep the default.
+        event = entry_point == "on_budget_alert"
+        assert service["ingressSettings"] == ("ALLOW_INTERNAL_ONLY" if event else "ALLOW_ALL")
         assert service["maxInstanceCount"] == 1
         assert service["minInstanceCount"] == 0
         assert inputs["labels"]["workload"] == "governance"
@@ -212,7 +215,9 @@ def test_scheduler_jobs_call_function_urls_with_oidc(dev):
     scheduler = "acme-dev-fn-scheduler@acme-ml-dev.iam.gserviceaccount.com"
     for slug, cron in schedules.items():
         job = jobs[f"gov-{slug}-job"]
-        url = f"https://us-central1-acme-ml-dev.cloudfunctions.net/acme-dev-{slug}"
+        # The function's Cloud Run URL (serviceConfig.uri, as the mocks compute it), where
+        # same-project Scheduler calls count as internal traffic.
+        url = f"https://acme-dev-{slug}-mock-us-central1.a.run.app"
         assert job["name"] == f"acme-dev-{slug}"
         assert job["region"] == "us-central1"
         assert job["schedule"] == cron
@@ -280,14 +285,34 @@ def test_policy_env_var_is_the_rendered_stack_policy(dev):
 
 
 # ---------------------------------------------------------------------------- source
-def test_source_bucket_is_private_and_expires_old_archives(dev):
+def test_source_bucket_is_private_and_deletes_only_superseded_archives(dev):
     bucket = dev["gov-source"].inputs
     assert bucket["name"] == "acme-ml-dev-mlgov-fn-source"
     assert bucket["location"] == "US-CENTRAL1"
     assert bucket["uniformBucketLevelAccess"] is True
     assert bucket["publicAccessPrevention"] == "enforced"
-    assert bucket["lifecycleRules"] == [{"action": {"type": "Delete"}, "condition": {"age": 30}}]
+    # Live archives stay as long as the functions name them; what Pulumi replaced becomes a
+    # noncurrent version, deleted 30 days later.
+    assert bucket["versioning"] == {"enabled": True}
+    assert bucket["lifecycleRules"] == [
+        {
+            "action": {"type": "Delete"},
+            "condition": {"withState": "ARCHIVED", "daysSinceNoncurrentTime": 30},
+        }
+    ]
     assert bucket["labels"]["workload"] == "governance"
+
+
+def test_scheduled_functions_may_be_internal_only(under_mocks):
+    s = settings("staging", scheduled_ingress="ALLOW_INTERNAL_ONLY")
+    recorded = by_name(under_mocks(lambda: build(s), {"gcp:project": s.project}))
+    ingress = {
+        r.name: r.inputs["serviceConfig"]["ingressSettings"]
+        for r in recorded.values()
+        if r.type == FUNCTION
+    }
+    assert set(ingress.values()) == {"ALLOW_INTERNAL_ONLY"}
+    assert len(ingress) == 4
 
 
 def test_archive_holds_functions_without_caches(tmp_path):

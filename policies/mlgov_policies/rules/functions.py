@@ -1,4 +1,4 @@
-"""Cloud Functions rules: a dedicated service account, and retries on event triggers.
+"""Cloud Functions rules: a dedicated service account; retries and internal ingress on events.
 
 Covers `gcp:cloudfunctionsv2/function:Function`. Who may invoke a function is iam.py's concern;
 what its `MLGOV_POLICY` allows is billing.py's.
@@ -70,4 +70,37 @@ EVENT_RETRY = ResourceRule(
     why="Functions created with the v2 API do not retry events; one transient error drops a "
     "budget alert.",
     remediation="Set eventTrigger.retryPolicy = 'RETRY_POLICY_RETRY' (handlers are idempotent).",
+)
+
+
+# Eventarc's Pub/Sub push to a service in the same project is internal traffic ("Internal ...
+# Allows requests from ... Eventarc, Pub/Sub", https://cloud.google.com/run/docs/securing/ingress).
+INTERNAL_ONLY = "ALLOW_INTERNAL_ONLY"
+
+
+def event_ingress(type_: str, props: Mapping[str, Any], config: PolicyConfig) -> Iterator[str]:
+    """Event-triggered functions accept internal traffic only (Eventarc delivers internally)."""
+    del type_, config
+    trigger = dig(props, "eventTrigger")
+    if trigger is None or is_unknown(trigger):
+        return
+    ingress = dig(props, "serviceConfig", "ingressSettings")
+    if is_unknown(ingress) or ingress == INTERNAL_ONLY:
+        return
+    shown_ingress = "not set (the API then uses 'ALLOW_ALL')" if ingress is None else repr(ingress)
+    yield (
+        f"serviceConfig.ingressSettings is {shown_ingress} on an event-triggered function: "
+        "anyone on the internet can send it requests, though only Eventarc needs to"
+    )
+
+
+EVENT_INGRESS = ResourceRule(
+    name="mlgov-functions-event-ingress-internal",
+    check=event_ingress,
+    types=_FUNCTION,
+    enforcement="mandatory",
+    why="An event function is only ever called by Eventarc, which counts as internal traffic; "
+    "wider ingress leaves its URL open to the internet for no caller that needs it.",
+    remediation=f"Set serviceConfig.ingressSettings = '{INTERNAL_ONLY}' on functions with an "
+    "eventTrigger.",
 )

@@ -1,4 +1,4 @@
-"""GKE cluster rules: auto-provisioning limits, no GPUs in the default pool, cost allocation.
+"""GKE cluster rules: NAP limits, no GPU default pool, cost allocation, a non-public control plane.
 
 Covers `gcp:container/cluster:Cluster`. Node pools' spot and scale-to-zero rules live in
 training.py, which also says what counts as an accelerator.
@@ -105,4 +105,64 @@ COST_ALLOCATION = ResourceRule(
     why="Without GKE cost allocation, the cluster bill cannot be split by namespace or "
     "workload label.",
     remediation="Set costManagementConfig.enabled = true.",
+)
+
+
+_NETWORKS = "masterAuthorizedNetworksConfig"
+
+
+def _open_cidr(cidr: str) -> bool:
+    """Whether a CIDR block authorizes every address (a /0 range, IPv4 or IPv6)."""
+    return cidr.strip().endswith("/0")
+
+
+def control_plane_private(
+    type_: str, props: Mapping[str, Any], config: PolicyConfig
+) -> Iterator[str]:
+    """Outside dev, the control plane's public IP endpoint is off or limited to listed networks."""
+    del type_
+    if config.environment == "dev":
+        return
+    ip_enabled = dig(props, "controlPlaneEndpointsConfig", "ipEndpointsConfig", "enabled")
+    if is_unknown(ip_enabled) or as_bool(ip_enabled) is False:
+        return  # no IP endpoints at all: only the (IAM-gated) DNS endpoint
+    private = dig(props, "privateClusterConfig", "enablePrivateEndpoint")
+    if is_unknown(private) or as_bool(private) is True:
+        return  # the public IP endpoint is off
+    networks = dig(props, _NETWORKS)
+    if is_unknown(networks):
+        return
+    if not isinstance(networks, Mapping):
+        yield (
+            "the public endpoint is on (privateClusterConfig.enablePrivateEndpoint is not true) "
+            "with no masterAuthorizedNetworksConfig: the Kubernetes API is reachable from any "
+            f"address in {config.environment}"
+        )
+        return
+    if as_bool(dig(props, _NETWORKS, "gcpPublicCidrsAccessEnabled")) is True:
+        yield (
+            "masterAuthorizedNetworksConfig.gcpPublicCidrsAccessEnabled is true: every Compute "
+            "Engine public IP may reach the public endpoint"
+        )
+    for index, block in enumerate(as_list(dig(props, _NETWORKS, "cidrBlocks"))):
+        cidr = as_str(dig(block, "cidrBlock"))
+        if cidr is not None and _open_cidr(cidr):
+            yield (
+                f"masterAuthorizedNetworksConfig.cidrBlocks[{index}].cidrBlock is {cidr!r}: it "
+                "authorizes every address"
+            )
+
+
+CONTROL_PLANE_PRIVATE = ResourceRule(
+    name="mlgov-gke-control-plane-private",
+    check=control_plane_private,
+    types=_CLUSTER,
+    enforcement="mandatory",
+    config_keys=("environment",),
+    why="A Kubernetes API open to every address is one leaked credential or API-server flaw away "
+    "from someone else running GPUs on your bill; Google recommends reaching the control plane "
+    "through the IAM-gated DNS endpoint only.",
+    remediation="Set privateClusterConfig.enablePrivateEndpoint = true and reach the API "
+    "through the DNS endpoint (controlPlaneEndpointsConfig.dnsEndpointConfig.allowExternalTraffic "
+    "= true), or list masterAuthorizedNetworksConfig.cidrBlocks (settings: gke.control_plane).",
 )

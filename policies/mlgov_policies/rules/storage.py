@@ -1,18 +1,18 @@
-"""Cloud Storage rule: buckets enforce public access prevention and uniform access.
+"""Cloud Storage rules: no public access, and function sources are never deleted while live.
 
-Covers `gcp:storage/bucket:Bucket` (the function source bucket). Grants on a bucket are
-iam.py's concern.
+Covers `gcp:storage/bucket:Bucket` (the function source bucket; the source rule also reads the
+functions that name it). Grants on a bucket are iam.py's concern.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from mlgov_policies import vocabulary as v
 from mlgov_policies.config import PolicyConfig
-from mlgov_policies.props import as_bool, dig, is_unknown
-from mlgov_policies.rule import ResourceRule, shown
+from mlgov_policies.props import as_bool, as_list, as_number, as_str, dig, is_unknown
+from mlgov_policies.rule import ResourceRule, StackResource, StackRule, shown
 
 
 def no_public_access(type_: str, props: Mapping[str, Any], config: PolicyConfig) -> Iterator[str]:
@@ -33,4 +33,83 @@ NO_PUBLIC_ACCESS = ResourceRule(
     enforcement="mandatory",
     why="Public buckets leak function source and data, and egress is billed to you.",
     remediation="Set publicAccessPrevention = 'enforced' and uniformBucketLevelAccess = true.",
+)
+
+
+# Lifecycle conditions that only noncurrent versions can meet (all of a rule's conditions must
+# hold, so one of these keeps the rule off live objects): Object Lifecycle Management,
+# https://cloud.google.com/storage/docs/lifecycle#conditions.
+_NONCURRENT_ONLY = ("daysSinceNoncurrentTime", "noncurrentTimeBefore")
+
+
+def _deletes_live(rule: object) -> bool | None:
+    """Whether a lifecycle rule (Pulumi inputs) deletes live objects; None when unknown."""
+    action = dig(rule, "action", "type")
+    condition = dig(rule, "condition")
+    if is_unknown(action) or is_unknown(condition):
+        return None
+    if action != "Delete":
+        return False
+    state = dig(condition, "withState")
+    if is_unknown(state):
+        return None
+    if state == "ARCHIVED":
+        return False
+    if any(dig(condition, key) is not None for key in _NONCURRENT_ONLY):
+        return False
+    newer = as_number(dig(condition, "numNewerVersions"))
+    return not (newer is not None and newer >= 1)
+
+
+def _source_buckets(resources: Sequence[StackResource]) -> dict[str, list[str]] | None:
+    """Bucket name -> the functions built from it; None when a function's bucket is unknown."""
+    sources: dict[str, list[str]] = {}
+    for resource in resources:
+        if resource.type != v.FUNCTION_V2:
+            continue
+        bucket = dig(resource.props, "buildConfig", "source", "storageSource", "bucket")
+        if is_unknown(bucket):
+            return None
+        if (name := as_str(bucket)) is not None:
+            sources.setdefault(name, []).append(resource.name)
+    return sources
+
+
+def function_source_kept(
+    resources: Sequence[StackResource], config: PolicyConfig
+) -> Iterator[tuple[int, str]]:
+    """Buckets functions are built from never delete live objects by lifecycle."""
+    del config
+    sources = _source_buckets(resources)
+    if not sources:
+        return
+    for index, resource in enumerate(resources):
+        if resource.type != v.STORAGE_BUCKET:
+            continue
+        name = as_str(dig(resource.props, "name"))
+        if name is None or name not in sources:
+            continue
+        rules = dig(resource.props, "lifecycleRules")
+        if is_unknown(rules):
+            continue
+        for position, rule in enumerate(as_list(rules)):
+            if _deletes_live(rule) is True:
+                yield (
+                    index,
+                    f"lifecycleRules[{position}] deletes live objects, and functions "
+                    f"{sorted(sources[name])} are built from this bucket: an archive a deployed "
+                    "function names can vanish, and its next rebuild fails",
+                )
+
+
+FUNCTION_SOURCE_KEPT = StackRule(
+    name="mlgov-storage-function-source-kept",
+    check=function_source_kept,
+    types=frozenset({v.STORAGE_BUCKET, v.FUNCTION_V2}),
+    enforcement="mandatory",
+    why="A function's buildConfig names its source archive and every rebuild reads it again; "
+    "Google keeps the sources it stores for functions with no retention period.",
+    remediation="Delete only noncurrent versions: enable versioning and give Delete rules "
+    "condition.withState = 'ARCHIVED' (or daysSinceNoncurrentTime); never an age rule on live "
+    "objects.",
 )

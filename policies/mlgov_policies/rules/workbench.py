@@ -1,4 +1,4 @@
-"""Workbench rules: notebooks stop when idle, stay private, and use allowed machines and GPUs.
+"""Workbench rules: notebooks stop when idle, stay private, use allowed machines, GPUs and no root.
 
 Covers `gcp:workbench/instance:Instance`. Idle shutdown is Workbench's own metadata switch
 (`gceSetup.metadata`); GKE and training capacity live in gke.py and training.py.
@@ -17,6 +17,7 @@ from mlgov_policies.rule import ResourceRule, shown
 _WORKBENCH = frozenset({v.WORKBENCH_INSTANCE})
 _IDLE_KEY = v.WORKBENCH_IDLE_TIMEOUT_KEY
 _GUEST_ATTRIBUTES_KEY = v.WORKBENCH_GUEST_ATTRIBUTES_KEY
+_DISABLE_ROOT_KEY = v.WORKBENCH_DISABLE_ROOT_KEY
 
 
 def idle_shutdown(type_: str, props: Mapping[str, Any], config: PolicyConfig) -> Iterator[str]:
@@ -154,4 +155,33 @@ GPU_ALLOWED = ResourceRule(
     why="A100/H100 notebooks cost 10-40x a T4 and are rarely needed interactively.",
     remediation="Use a GPU from notebook_gpu_types (default NVIDIA_TESLA_T4, NVIDIA_L4), or "
     "run large jobs on a spot training pool instead.",
+)
+
+
+def root_access(type_: str, props: Mapping[str, Any], config: PolicyConfig) -> Iterator[str]:
+    """Workbench users get no root unless the instance opts in with a label."""
+    del type_, config
+    value = dig(props, "gceSetup", "metadata", _DISABLE_ROOT_KEY)
+    if is_unknown(value) or as_bool(value) is True:
+        return
+    labels = dig(props, "labels")
+    if is_unknown(labels) or as_mapping(labels).get(v.ROOT_ACCESS_LABEL) == v.ROOT_ACCESS_VALUE:
+        return
+    yield (
+        f"gceSetup.metadata['{_DISABLE_ROOT_KEY}'] is {shown(value)}, not \"true\": notebook "
+        f"users get root (Workbench's default) without the opt-in label "
+        f"{v.ROOT_ACCESS_LABEL}={v.ROOT_ACCESS_VALUE}"
+    )
+
+
+ROOT_ACCESS = ResourceRule(
+    name="mlgov-workbench-root-access",
+    check=root_access,
+    types=_WORKBENCH,
+    enforcement="mandatory",
+    why="Root on a notebook VM lets its users change the system and the agents Workbench "
+    "manages it with; Workbench grants root unless told not to, so it should be a decision.",
+    remediation=f"Set gceSetup.metadata['{_DISABLE_ROOT_KEY}'] = 'true' (settings: "
+    f"notebooks.<name>.root_access: false), or label the instance "
+    f"{v.ROOT_ACCESS_LABEL}={v.ROOT_ACCESS_VALUE} when root is needed (root_access: true).",
 )
