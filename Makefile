@@ -12,7 +12,7 @@ export UV_PYTHON_DOWNLOADS := never
 export UV_PROJECT_ENVIRONMENT := $(VENV)
 
 
-.PHONY: install plan plans policy-configs test lint fmt typecheck check bench preview clean
+.PHONY: install plan plans policy-configs test lint fmt typecheck check bench preview clean bqemulator
 
 $(UV):
 	$(PY_BOOT) -m venv $(TOOLS)
@@ -46,22 +46,35 @@ fmt: install
 typecheck: install
 	$(VENV)/bin/pyright
 
-test: install lint typecheck
+test: install bqemulator lint typecheck
 	$(VENV)/bin/pytest -q
 
 check: test
 
 # Benchmarks are not tests: run them on a quiet machine and record results in bench/RESULTS.md.
-bench: install
+bench: install bqemulator
 	$(PY) bench/plan_bench.py
 	$(PY) bench/check_bench.py
 	$(PY) bench/cost_bench.py
 	$(PY) bench/functions_cold_start.py
 	$(PY) bench/functions_reap_idle.py
 	$(PY) bench/jobs_cli.py
+	$(PY) bench/spend_bench.py
 
 preview: install
 	pulumi preview -s $(STACK) --policy-pack policies --policy-pack-config policies/config.$(STACK).json
 
+# ---- BigQuery emulator for `spend` (tests/spend, bench/spend_bench.py) ----------------------------
+# Its own venv: bqemulator needs protobuf 6, pulumi-policy pins protobuf 5. Built once (marker file).
+BQEMU_VENV := .bqemu-venv
+$(BQEMU_VENV)/.installed: $(UV) tests/spend/bqemulator.txt
+	rm -rf $(BQEMU_VENV)
+	$(UV) venv --quiet --python $(PY_BOOT) $(BQEMU_VENV)
+	VIRTUAL_ENV=$(BQEMU_VENV) $(UV) pip install --quiet -r tests/spend/bqemulator.txt
+	touch $@
+
+bqemulator: $(BQEMU_VENV)/.installed
+# ---------------------------------------------------------------------------------------------------
+
 clean:
-	rm -rf $(VENV) $(TOOLS)
+	rm -rf $(VENV) $(TOOLS) $(BQEMU_VENV)

@@ -1,0 +1,227 @@
+"""`spend`: the command-line glue. Reads the stack, builds the plan, runs the report, prints it.
+
+    python -m governance spend --stack dev [--days 30 | --month 2026-10] [--json | --markdown]
+
+`register(subparsers)` adds the subcommand to the offline CLI; `run(args)` runs it and returns
+the exit code; `main(argv)` is the standalone `python -m governance.spend`. Exit codes (DESIGN.md
+contract 1): 0 answered (a stale export is reported, and is an error only with
+`--require-fresh`); 2 no export, no access or bad input, one line naming the dataset, table,
+permission or key; 1 BigQuery failed on its side. The stack's settings give the export
+(`billing_account`, `billing_export.dataset_id` in the stack's `project`) and the project that
+counts; the plan comes from the plan builder (`_plan_document`, the one place that imports it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from governance.spend import render, report, window
+from governance.spend.errors import SpendError
+from governance.spend.runner import BigQueryRunner, endpoint_from_env, make_client
+from governance.spend.tables import ExportTables, check_project
+
+if TYPE_CHECKING:
+    from governance.settings import Settings
+
+EXIT_INVALID = 2
+
+
+# --------------------------------------------------------------------------- registration
+def register(subparsers: Any) -> None:
+    """Add the `spend` subcommand to the CLI's subparsers."""
+    p = subparsers.add_parser(
+        "spend",
+        help="where the money went: the stack's billing export by label, service and resource",
+        description=(
+            "Read the stack's Cloud Billing export in BigQuery: is it current, who spent what "
+            "(team, cost-center, workload, env, service, SKU family, GPU/TPU), which spend has "
+            "no team label, and how the plan's estimates compare with what was billed."
+        ),
+    )
+    configure(p)
+
+
+def configure(p: argparse.ArgumentParser) -> None:
+    """The `spend` arguments, on any parser (the CLI's subparser or the standalone one)."""
+    which = p.add_mutually_exclusive_group(required=True)
+    which.add_argument("--stack", help="stack name: reads stacks/Pulumi.NAME.yaml")
+    which.add_argument("--config", help="path to any Pulumi stack file")
+    p.add_argument(
+        "--project",
+        action="append",
+        default=[],
+        metavar="ID",
+        help="count only this project (repeatable; default: the stack's project)",
+    )
+    period = p.add_mutually_exclusive_group()
+    period.add_argument("--days", type=int, default=30, help="the last N whole days (default 30)")
+    period.add_argument("--month", help="a calendar month, YYYY-MM (the monthly review)")
+    plan = p.add_mutually_exclusive_group()
+    plan.add_argument("--plan", help="compare with this plan document (plan --json output)")
+    plan.add_argument(
+        "--no-plan", action="store_true", help="skip estimate vs actual (no plan is built)"
+    )
+    p.add_argument(
+        "--export-dataset",
+        metavar="PROJECT.DATASET",
+        help="where the export writes (default: the stack's project and billing_export dataset)",
+    )
+    p.add_argument(
+        "--job-project", metavar="ID", help="run (and bill) queries here (default: export's)"
+    )
+    p.add_argument(
+        "--max-gb",
+        type=float,
+        default=100.0,
+        help="refuse queries that would process more than this many GB (default 100)",
+    )
+    p.add_argument(
+        "--stale-hours",
+        type=float,
+        default=36.0,
+        help="the export is stale when its newest row is older than this (default 36)",
+    )
+    p.add_argument(
+        "--require-fresh",
+        action="store_true",
+        help="exit 2 unless the export is current and has the stack's projects",
+    )
+    fmt = p.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true", help="print the report as JSON")
+    fmt.add_argument("--markdown", action="store_true", help="print a markdown summary")
+    p.set_defaults(func=run)
+
+
+# --------------------------------------------------------------------------- input
+def _settings(args: argparse.Namespace) -> Settings:
+    from governance.plan import read_stack_config, stack_file
+    from governance.settings import settings_from_config
+
+    path = Path(args.config) if args.config else stack_file(args.stack)
+    return settings_from_config(read_stack_config(path))
+
+
+def _stack_name(args: argparse.Namespace) -> str:
+    if args.stack:
+        return str(args.stack)
+    from governance.plan import stack_name_of
+
+    return stack_name_of(Path(args.config))
+
+
+def _plan_document(args: argparse.Namespace) -> dict[str, Any] | None:
+    """The plan to compare with: built from the stack, read from --plan, or none."""
+    from governance.plan import load_document, plan_stack  # the plan builder: one import
+
+    if args.no_plan:
+        return None
+    if args.plan:
+        return load_document(args.plan)
+    return plan_stack(stack=args.stack, config_path=Path(args.config) if args.config else None)
+
+
+def _tables(args: argparse.Namespace, settings: Settings) -> ExportTables:
+    project, dataset = settings.project, settings.billing_export.dataset_id
+    if args.export_dataset:
+        parts = str(args.export_dataset).split(".")
+        if len(parts) != 2:
+            raise SpendError(f"--export-dataset: {args.export_dataset!r} is not PROJECT.DATASET")
+        project, dataset = parts
+    return ExportTables(project, dataset, settings.billing_account)
+
+
+def _window(args: argparse.Namespace, now: datetime) -> window.Window:
+    if args.month:
+        return window.month(args.month)
+    return window.last_days(args.days, now.date())
+
+
+def _max_bytes(gb: float) -> int:
+    if not 0 < gb <= 1_000_000:
+        raise SpendError(f"--max-gb: {gb:g} must be above 0 (and at most 1000000)")
+    return int(gb * 1e9)
+
+
+def _stale_after(hours: float) -> timedelta:
+    if not 0 < hours <= 24 * 60:
+        raise SpendError(f"--stale-hours: {hours:g} must be above 0 (and at most 1440)")
+    return timedelta(hours=hours)
+
+
+def build(args: argparse.Namespace, now: datetime) -> dict[str, Any]:
+    """The report for parsed arguments (SpendError, SettingsError, InputError on bad input)."""
+    settings = _settings(args)
+    tables = _tables(args, settings)
+    projects = report.projects_or_default(
+        [check_project(p, "--project") for p in args.project], settings.project
+    )
+    period = _window(args, now)
+    stale_after = _stale_after(args.stale_hours)
+    job_project = check_project(args.job_project, "--job-project") if args.job_project else None
+    runner = BigQueryRunner(
+        make_client(job_project or tables.project, endpoint_from_env()),
+        max_bytes=_max_bytes(args.max_gb),
+    )
+    # Everything above fails fast on bad input; building the plan takes seconds.
+    request = report.SpendRequest(
+        stack=_stack_name(args),
+        tables=tables,
+        projects=projects,
+        window=period,
+        plan=_plan_document(args),
+        stale_after=stale_after,
+    )
+    return report.build_report(runner, request, now)
+
+
+# --------------------------------------------------------------------------- run
+def run(args: argparse.Namespace) -> int:
+    """Run `spend`; returns the exit code (errors become lines on stderr, never tracebacks)."""
+    from governance.plan import InputError
+    from governance.settings import SettingsError
+
+    try:
+        result = build(args, datetime.now(UTC))
+    except SpendError as err:
+        print(f"mlgov: error: {err}", file=sys.stderr)
+        return err.code
+    except SettingsError as err:
+        print(f"mlgov: {err}", file=sys.stderr)
+        return EXIT_INVALID
+    except InputError as err:
+        for problem in err.problems:
+            print(f"mlgov: error: {problem}", file=sys.stderr)
+        return EXIT_INVALID
+    if args.json:
+        print(json.dumps(result, indent=2, default=str))
+    elif args.markdown:
+        print(render.markdown(result))
+    else:
+        print(render.text(result))
+    for note in result["notes"]:
+        print(f"mlgov: warning: {note}", file=sys.stderr)
+    return report.exit_code(result, require_fresh=args.require_fresh)
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> Any:  # usage errors are bad input: exit 2, no traceback
+        self.print_usage(sys.stderr)
+        print(f"mlgov: error: {message}", file=sys.stderr)
+        raise SystemExit(EXIT_INVALID)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """`python -m governance.spend`: the same command without the rest of the CLI."""
+    parser = _Parser(prog="python -m governance.spend", description=register.__doc__)
+    configure(parser)
+    args = parser.parse_args(argv)
+    try:
+        return run(args)
+    except KeyboardInterrupt:
+        return 130
