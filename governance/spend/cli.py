@@ -6,9 +6,10 @@
 the exit code; `main(argv)` is the standalone `python -m governance.spend`. Exit codes (DESIGN.md
 contract 1): 0 answered (a stale export is reported, and is an error only with
 `--require-fresh`); 2 no export, no access or bad input, one line naming the dataset, table,
-permission or key; 1 BigQuery failed on its side. The stack's settings give the export
-(`billing_account`, `billing_export.dataset_id` in the stack's `project`) and the project that
-counts; the plan comes from the plan builder (`_plan_document`, the one place that imports it).
+permission or key; 1 BigQuery failed on its side or could not be reached (worth a retry).
+The stack's settings give the export (`billing_account`, `billing_export.dataset_id` in the
+stack's `project`) and the project that counts; the plan comes from the plan builder
+(`_plan_document`, the one place that imports it).
 """
 
 from __future__ import annotations
@@ -82,6 +83,12 @@ def configure(p: argparse.ArgumentParser) -> None:
         help="refuse queries that would process more than this many GB (default 100)",
     )
     p.add_argument(
+        "--timeout",
+        type=float,
+        default=300.0,
+        help="give up on a BigQuery call after this many seconds, retries included (default 300)",
+    )
+    p.add_argument(
         "--stale-hours",
         type=float,
         default=36.0,
@@ -142,16 +149,18 @@ def _window(args: argparse.Namespace, now: datetime) -> window.Window:
     return window.last_days(args.days, now.date())
 
 
+def _positive(value: float, flag: str, most: float) -> float:
+    if not 0 < value <= most:
+        raise SpendError(f"{flag}: {value:g} must be above 0 (and at most {most:g})")
+    return value
+
+
 def _max_bytes(gb: float) -> int:
-    if not 0 < gb <= 1_000_000:
-        raise SpendError(f"--max-gb: {gb:g} must be above 0 (and at most 1000000)")
-    return int(gb * 1e9)
+    return int(_positive(gb, "--max-gb", 1_000_000) * 1e9)
 
 
 def _stale_after(hours: float) -> timedelta:
-    if not 0 < hours <= 24 * 60:
-        raise SpendError(f"--stale-hours: {hours:g} must be above 0 (and at most 1440)")
-    return timedelta(hours=hours)
+    return timedelta(hours=_positive(hours, "--stale-hours", 24 * 60))
 
 
 def build(args: argparse.Namespace, now: datetime) -> dict[str, Any]:
@@ -167,6 +176,7 @@ def build(args: argparse.Namespace, now: datetime) -> dict[str, Any]:
     runner = BigQueryRunner(
         make_client(job_project or tables.project, endpoint_from_env()),
         max_bytes=_max_bytes(args.max_gb),
+        timeout_s=_positive(args.timeout, "--timeout", 3600),
     )
     # Everything above fails fast on bad input; building the plan takes seconds.
     request = report.SpendRequest(

@@ -197,7 +197,8 @@ def estimate_vs_actual(
         "unmatched": [
             {"resource": label, "service": service, "actual_usd": _money(value)}
             for (label, service), value in sorted(
-                unmatched.items(), key=lambda kv: (-kv[1], kv[0])
+                ((k, x) for k, x in unmatched.items() if abs(x) >= CENT),
+                key=lambda kv: (-kv[1], kv[0]),
             )[:TOP_UNMATCHED]
         ],
     }

@@ -28,7 +28,7 @@ from governance.spend.tables import TableId
 
 ENDPOINTS_ENV = "MLGOV_API_ENDPOINTS"
 DEFAULT_MAX_BYTES = 100 * 10**9  # 100 GB: about $0.60 a query at on-demand prices
-QUERY_TIMEOUT_S = 300.0
+TIMEOUT_S = 300.0  # per call, retries of transient errors included (the client's default: 600)
 
 # The client library is only partly typed; its objects are handled as Any here.
 Client = Any
@@ -196,7 +196,7 @@ class BigQueryRunner:
 
     client: Client
     max_bytes: int = DEFAULT_MAX_BYTES
-    timeout_s: float = QUERY_TIMEOUT_S
+    timeout_s: float = TIMEOUT_S
     stats: list[QueryStats] = field(default_factory=list[QueryStats])
 
     @property
@@ -209,10 +209,10 @@ class BigQueryRunner:
         from google.api_core import exceptions as gexc
 
         try:
-            got = self.client.get_table(str(table))
+            got = self.client.get_table(str(table), retry=self._retry(), timeout=self.timeout_s)
         except gexc.NotFound:
             return TableInfo(table, exists=False, dataset_exists=self._dataset_exists(table))
-        except (gexc.GoogleAPICallError, _transport_errors()) as err:
+        except _failures() as err:
             raise self._explain(err, None, table) from None
         rows = got.num_rows
         return TableInfo(
@@ -226,27 +226,28 @@ class BigQueryRunner:
         from google.api_core import exceptions as gexc
 
         try:
-            self.client.get_dataset(table.dataset_id)
+            self.client.get_dataset(table.dataset_id, retry=self._retry(), timeout=self.timeout_s)
         except gexc.NotFound:
             return False
-        except gexc.GoogleAPICallError as err:
+        except _failures() as err:
             raise self._explain(err, None, table) from None
         return True
 
     def run(self, query: Query) -> list[dict[str, Any]]:
         """Dry-run, check the cap, run with `maximum_bytes_billed`; rows as dicts."""
-        from google.api_core import exceptions as gexc
         from google.cloud import bigquery
 
         started = time.perf_counter()
         labels = {"mlgov-query": query.name}  # findable in INFORMATION_SCHEMA.JOBS
         params = _parameters(query.params)
+        calls: dict[str, Any] = {"retry": self._retry(), "timeout": self.timeout_s}
         try:
             dry = self.client.query(
                 query.sql,
                 job_config=bigquery.QueryJobConfig(
                     dry_run=True, use_query_cache=False, query_parameters=params, labels=labels
                 ),
+                **calls,
             )
             estimated = _int(dry.total_bytes_processed)
             if (too_much := over_cap(query.name, estimated, self.max_bytes)) is not None:
@@ -256,9 +257,12 @@ class BigQueryRunner:
                 job_config=bigquery.QueryJobConfig(
                     maximum_bytes_billed=self.max_bytes, query_parameters=params, labels=labels
                 ),
+                job_retry=self._job_retry(),
+                **calls,
             )
-            rows = [dict(row.items()) for row in job.result(timeout=self.timeout_s)]
-        except (gexc.GoogleAPICallError, _transport_errors()) as err:
+            result = job.result(job_retry=self._job_retry(), **calls)
+            rows = [dict(row.items()) for row in result]
+        except _failures() as err:
             raise self._explain(err, query, query.table) from None
         self.stats.append(
             QueryStats(
@@ -274,16 +278,35 @@ class BigQueryRunner:
         )
         return rows
 
+    def _retry(self) -> Any:
+        from google.cloud.bigquery.retry import DEFAULT_RETRY
+
+        return DEFAULT_RETRY.with_timeout(self.timeout_s)
+
+    def _job_retry(self) -> Any:
+        from google.cloud.bigquery.retry import DEFAULT_JOB_RETRY
+
+        return DEFAULT_JOB_RETRY.with_timeout(self.timeout_s)
+
     def _explain(self, err: Exception, query: Query | None, table: TableId) -> SpendError:
-        if isinstance(err, _transport_errors()):
-            return SpendError(f"cannot reach BigQuery: {err}; check {ENDPOINTS_ENV}.bigquery")
-        return explain(err, query, table, self.job_project)
+        from google.api_core.exceptions import GoogleAPICallError
+
+        if isinstance(err, GoogleAPICallError):
+            return explain(err, query, table, self.job_project)
+        cause = err.__cause__ or err  # RetryError wraps the last transport error
+        return SpendError(
+            f"cannot reach BigQuery within {self.timeout_s:g} s (--timeout): {cause}; check "
+            f"the network, or {ENDPOINTS_ENV}.bigquery",
+            EXIT_BIGQUERY_FAILED,
+        )
 
 
-def _transport_errors() -> type[Exception]:
+def _failures() -> tuple[type[Exception], ...]:
+    """What a BigQuery call raises when it fails: API errors, retries given up, transport."""
     import requests
+    from google.api_core import exceptions as gexc
 
-    return requests.exceptions.ConnectionError
+    return (gexc.GoogleAPICallError, gexc.RetryError, requests.exceptions.RequestException)
 
 
 def _int(value: object) -> int | None:

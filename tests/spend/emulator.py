@@ -46,7 +46,11 @@ def _free_port() -> int:
 
 
 def _spatial_extension() -> Path:
-    found = sorted(VENV.glob(f"lib/python*/site-packages/duckdb_extension_spatial/extensions/{DUCKDB_VERSION}/spatial.duckdb_extension"))
+    found = sorted(
+        VENV.glob(
+            f"lib/python*/site-packages/duckdb_extension_spatial/extensions/{DUCKDB_VERSION}/spatial.duckdb_extension"
+        )
+    )
     if not found:
         raise EmulatorMissing(f"no spatial extension in {VENV}; run `make bqemulator`")
     return found[0]
@@ -70,7 +74,18 @@ class Emulator:
         ext_dir.mkdir(parents=True)
         shutil.copy(_spatial_extension(), ext_dir)
         env = {**os.environ, "HOME": str(self.home)}
-        command = [str(BINARY), "start", "--rest-port", str(self.port), "--grpc-port", str(_free_port()), "--project", self.project, "--log-level", "warning"]
+        command = [
+            str(BINARY),
+            "start",
+            "--rest-port",
+            str(self.port),
+            "--grpc-port",
+            str(_free_port()),
+            "--project",
+            self.project,
+            "--log-level",
+            "warning",
+        ]
         with self.log.open("wb") as log:
             self.process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + START_TIMEOUT_S
@@ -78,7 +93,9 @@ class Emulator:
             if self.process.poll() is not None:
                 raise RuntimeError(f"bqemulator exited: {self.log.read_text()[-2000:]}")
             with contextlib.suppress(OSError):
-                urllib.request.urlopen(f"{self.url}/bigquery/v2/projects/{self.project}/datasets", timeout=2).close()
+                urllib.request.urlopen(
+                    f"{self.url}/bigquery/v2/projects/{self.project}/datasets", timeout=2
+                ).close()
                 return self
             time.sleep(0.2)
         self.stop()
@@ -138,13 +155,20 @@ def load_file(client: Any, table_id: str, schema: Sequence[Mapping[str, Any]], p
     """Load newline-delimited JSON with a load job; returns the table's row count."""
     from google.cloud import bigquery
 
-    config = bigquery.LoadJobConfig(source_format=bigquery.SourceFormat.NEWLINE_DELIMITED_JSON, schema=schema_fields(schema))
+    config = bigquery.LoadJobConfig(
+        source_format=bigquery.SourceFormat.NEWLINE_DELIMITED_JSON, schema=schema_fields(schema)
+    )
     with path.open("rb") as data:
         client.load_table_from_file(data, table_id, job_config=config).result(timeout=3600)
     return int(client.get_table(table_id).num_rows)
 
 
-def load_rows(client: Any, table_id: str, schema: Sequence[Mapping[str, Any]], rows: Iterable[Mapping[str, Any]]) -> int:
+def load_rows(
+    client: Any,
+    table_id: str,
+    schema: Sequence[Mapping[str, Any]],
+    rows: Iterable[Mapping[str, Any]],
+) -> int:
     """Create the table and load `rows` into it from a temporary file."""
     create_export_table(client, table_id, schema)
     with tempfile.TemporaryDirectory() as tmp:

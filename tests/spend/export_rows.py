@@ -87,30 +87,227 @@ def stack_usages(stack: str) -> list[Usage]:
         nap = {"goog-k8s-cluster-name": "acme-dev-ml", "goog-k8s-node-pool-name": "nap-n1-4-x1"}
         alice, bob = "acme-dev-nb-alice", "acme-dev-nb-bob"
         return [
-            Usage(p, n, COMPUTE, ("2E27-4F75-95CD", "N1 Predefined Instance Core running in Americas"), 0.80, zone=zone, resource=alice, global_name=_vm(p, zone, "8812345678901234567"), labels=nb, credits=(SUD,)),
-            Usage(p, n, COMPUTE, ("6C71-D8DC-FC32", "N1 Predefined Instance Ram running in Americas"), 0.30, zone=zone, resource=alice, global_name=_vm(p, zone, "8812345678901234567"), labels=nb, credits=(SUD,)),
-            Usage(p, n, COMPUTE, ("039F-D0DA-4055", "Nvidia Tesla T4 GPU running in Americas"), 0.90, zone=zone, resource=alice, global_name=_vm(p, zone, "8812345678901234567"), labels=nb),
-            Usage(p, n, COMPUTE, ("D973-5D65-BAB2", "Balanced PD Capacity in Iowa"), 0.15, zone=zone, resource=f"{alice}-data-workspace", global_name=f"//compute.googleapis.com/projects/{p}/zones/{zone}/disks/{alice}-data-workspace", labels=nb, unit=("byte-seconds", "gibibyte month")),
-            Usage(p, n, COMPUTE, ("4E32-F036-B1D1", "E2 Instance Core running in Americas"), 0.50, zone="us-central1-b", resource=bob, global_name=_vm(p, "us-central1-b", "7712345678901234567"), labels=nb),
-            Usage(p, n, COMPUTE, ("4E32-F036-B1D1", "E2 Instance Core running in Americas"), 1.20, zone=zone, resource="gke-acme-dev-ml-system-1a2b3c4d-k9zq", global_name=_vm(p, zone, "6612345678901234567"), labels={**pool, "goog-gke-node": ""}),
-            Usage(p, n, COMPUTE, ("BB7E-A48A-0879", "E2 Instance Ram running in Americas"), 0.60, zone=zone, resource="gke-acme-dev-ml-system-1a2b3c4d-k9zq", global_name=_vm(p, zone, "6612345678901234567"), labels={**pool, "goog-gke-node": ""}),
-            Usage(p, n, COMPUTE, ("1DE5-A8F4-0B2C", "Spot Preemptible N1 Predefined Instance Core running in Americas"), 0.40, zone=zone, resource="gke-acme-dev-ml-t4-spot-5e6f7a8b-w2lx", global_name=_vm(p, zone, "5512345678901234567"), labels={**t4, "goog-gke-node": ""}),
-            Usage(p, n, COMPUTE, ("0ACF-C2AC-2F58", "Nvidia Tesla T4 GPU attached to Spot Preemptible VMs running in Americas"), 0.35, zone=zone, resource="gke-acme-dev-ml-t4-spot-5e6f7a8b-w2lx", global_name=_vm(p, zone, "5512345678901234567"), labels={**t4, "goog-gke-node": ""}),
-            Usage(p, n, COMPUTE, ("2E27-4F75-95CD", "N1 Predefined Instance Core running in Americas"), 0.70, zone=zone, resource="gke-acme-dev-ml-nap-n1-4-x1-0f1e2d3c-m4tt", global_name=_vm(p, zone, "4412345678901234567"), labels={**nap, "goog-gke-node": ""}),
-            Usage(p, n, GKE, ("B561-BFBD-1264", "Regional Kubernetes Clusters"), 2.40, resource="acme-dev-ml", global_name=f"//container.googleapis.com/projects/{p}/locations/us-central1/clusters/acme-dev-ml", labels={**base, "workload": "training"}, credits=(FREE_TIER,), unit=("seconds", "hour")),
-            Usage(p, n, SQL, ("4B1A-8B6E-2D11", "Cloud SQL for PostgreSQL: Zonal - vCPU in Americas"), 0.85, resource="acme-dev-metadata", global_name=f"//cloudsql.googleapis.com/projects/{p}/instances/acme-dev-metadata", labels={**base, "workload": "metadata"}),
-            Usage(p, n, BIGQUERY, ("5E1A-F2B2-8C54", "Analysis"), 0.60, region="us-central1", credits=(PROMO,), unit=("bytes", "tebibyte")),
-            Usage(p, n, BIGQUERY, ("7B5E-3D5B-8C2A", "Active Logical Storage"), 0.05, resource="features", labels={**base, "workload": "features"}, unit=("byte-seconds", "gibibyte month")),
-            Usage(p, n, NETWORKING, ("984A-1F7E-2F1B", "Network Internet Egress from Americas to Americas"), 0.25, unit=("bytes", "gibibyte")),
-            Usage(p, n, STORAGE, ("E5F0-6A5D-7BAD", "Standard Storage US Regional"), 0.01, resource="acme-ml-dev-mlgov-fn-source", global_name="//storage.googleapis.com/projects/_/buckets/acme-ml-dev-mlgov-fn-source", labels={**base, "workload": "governance"}),
+            Usage(
+                p,
+                n,
+                COMPUTE,
+                ("2E27-4F75-95CD", "N1 Predefined Instance Core running in Americas"),
+                0.80,
+                zone=zone,
+                resource=alice,
+                global_name=_vm(p, zone, "8812345678901234567"),
+                labels=nb,
+                credits=(SUD,),
+            ),
+            Usage(
+                p,
+                n,
+                COMPUTE,
+                ("6C71-D8DC-FC32", "N1 Predefined Instance Ram running in Americas"),
+                0.30,
+                zone=zone,
+                resource=alice,
+                global_name=_vm(p, zone, "8812345678901234567"),
+                labels=nb,
+                credits=(SUD,),
+            ),
+            Usage(
+                p,
+                n,
+                COMPUTE,
+                ("039F-D0DA-4055", "Nvidia Tesla T4 GPU running in Americas"),
+                0.90,
+                zone=zone,
+                resource=alice,
+                global_name=_vm(p, zone, "8812345678901234567"),
+                labels=nb,
+            ),
+            Usage(
+                p,
+                n,
+                COMPUTE,
+                ("D973-5D65-BAB2", "Balanced PD Capacity in Iowa"),
+                0.15,
+                zone=zone,
+                resource=f"{alice}-data-workspace",
+                global_name=f"//compute.googleapis.com/projects/{p}/zones/{zone}/disks/{alice}-data-workspace",
+                labels=nb,
+                unit=("byte-seconds", "gibibyte month"),
+            ),
+            Usage(
+                p,
+                n,
+                COMPUTE,
+                ("4E32-F036-B1D1", "E2 Instance Core running in Americas"),
+                0.50,
+                zone="us-central1-b",
+                resource=bob,
+                global_name=_vm(p, "us-central1-b", "7712345678901234567"),
+                labels=nb,
+            ),
+            Usage(
+                p,
+                n,
+                COMPUTE,
+                ("4E32-F036-B1D1", "E2 Instance Core running in Americas"),
+                1.20,
+                zone=zone,
+                resource="gke-acme-dev-ml-system-1a2b3c4d-k9zq",
+                global_name=_vm(p, zone, "6612345678901234567"),
+                labels={**pool, "goog-gke-node": ""},
+            ),
+            Usage(
+                p,
+                n,
+                COMPUTE,
+                ("BB7E-A48A-0879", "E2 Instance Ram running in Americas"),
+                0.60,
+                zone=zone,
+                resource="gke-acme-dev-ml-system-1a2b3c4d-k9zq",
+                global_name=_vm(p, zone, "6612345678901234567"),
+                labels={**pool, "goog-gke-node": ""},
+            ),
+            Usage(
+                p,
+                n,
+                COMPUTE,
+                (
+                    "1DE5-A8F4-0B2C",
+                    "Spot Preemptible N1 Predefined Instance Core running in Americas",
+                ),
+                0.40,
+                zone=zone,
+                resource="gke-acme-dev-ml-t4-spot-5e6f7a8b-w2lx",
+                global_name=_vm(p, zone, "5512345678901234567"),
+                labels={**t4, "goog-gke-node": ""},
+            ),
+            Usage(
+                p,
+                n,
+                COMPUTE,
+                (
+                    "0ACF-C2AC-2F58",
+                    "Nvidia Tesla T4 GPU attached to Spot Preemptible VMs running in Americas",
+                ),
+                0.35,
+                zone=zone,
+                resource="gke-acme-dev-ml-t4-spot-5e6f7a8b-w2lx",
+                global_name=_vm(p, zone, "5512345678901234567"),
+                labels={**t4, "goog-gke-node": ""},
+            ),
+            Usage(
+                p,
+                n,
+                COMPUTE,
+                ("2E27-4F75-95CD", "N1 Predefined Instance Core running in Americas"),
+                0.70,
+                zone=zone,
+                resource="gke-acme-dev-ml-nap-n1-4-x1-0f1e2d3c-m4tt",
+                global_name=_vm(p, zone, "4412345678901234567"),
+                labels={**nap, "goog-gke-node": ""},
+            ),
+            Usage(
+                p,
+                n,
+                GKE,
+                ("B561-BFBD-1264", "Regional Kubernetes Clusters"),
+                2.40,
+                resource="acme-dev-ml",
+                global_name=f"//container.googleapis.com/projects/{p}/locations/us-central1/clusters/acme-dev-ml",
+                labels={**base, "workload": "training"},
+                credits=(FREE_TIER,),
+                unit=("seconds", "hour"),
+            ),
+            Usage(
+                p,
+                n,
+                SQL,
+                ("4B1A-8B6E-2D11", "Cloud SQL for PostgreSQL: Zonal - vCPU in Americas"),
+                0.85,
+                resource="acme-dev-metadata",
+                global_name=f"//cloudsql.googleapis.com/projects/{p}/instances/acme-dev-metadata",
+                labels={**base, "workload": "metadata"},
+            ),
+            Usage(
+                p,
+                n,
+                BIGQUERY,
+                ("5E1A-F2B2-8C54", "Analysis"),
+                0.60,
+                region="us-central1",
+                credits=(PROMO,),
+                unit=("bytes", "tebibyte"),
+            ),
+            Usage(
+                p,
+                n,
+                BIGQUERY,
+                ("7B5E-3D5B-8C2A", "Active Logical Storage"),
+                0.05,
+                resource="features",
+                labels={**base, "workload": "features"},
+                unit=("byte-seconds", "gibibyte month"),
+            ),
+            Usage(
+                p,
+                n,
+                NETWORKING,
+                ("984A-1F7E-2F1B", "Network Internet Egress from Americas to Americas"),
+                0.25,
+                unit=("bytes", "gibibyte"),
+            ),
+            Usage(
+                p,
+                n,
+                STORAGE,
+                ("E5F0-6A5D-7BAD", "Standard Storage US Regional"),
+                0.01,
+                resource="acme-ml-dev-mlgov-fn-source",
+                global_name="//storage.googleapis.com/projects/_/buckets/acme-ml-dev-mlgov-fn-source",
+                labels={**base, "workload": "governance"},
+            ),
         ]
     if stack == "staging":
         p, n, zone = "acme-ml-staging", "234567890123", "us-central1-a"
         base = {"team": "platform", "cost-center": "cc-2000", "env": "staging"}
         return [
-            Usage(p, n, COMPUTE, ("8A9B-1C2D-3E4F", "G2 Instance Core running in Americas"), 2.10, zone=zone, resource="acme-stg-gpu-nightly-eval", global_name=_vm(p, zone, "3312345678901234567"), labels={**base, "workload": "training"}),
-            Usage(p, n, COMPUTE, ("9F8E-7D6C-5B4A", "Nvidia L4 GPU attached to Spot Preemptible VMs running in Americas"), 1.40, zone=zone, resource="acme-stg-gpu-nightly-eval", global_name=_vm(p, zone, "3312345678901234567"), labels={**base, "workload": "training"}),
-            Usage(p, n, COMPUTE, ("2E27-4F75-95CD", "N1 Predefined Instance Core running in Americas"), 3.00, zone=zone, resource="acme-stg-nb-pipelines", global_name=_vm(p, zone, "2212345678901234567"), labels={**base, "workload": "notebook"}, credits=(SUD,)),
+            Usage(
+                p,
+                n,
+                COMPUTE,
+                ("8A9B-1C2D-3E4F", "G2 Instance Core running in Americas"),
+                2.10,
+                zone=zone,
+                resource="acme-stg-gpu-nightly-eval",
+                global_name=_vm(p, zone, "3312345678901234567"),
+                labels={**base, "workload": "training"},
+            ),
+            Usage(
+                p,
+                n,
+                COMPUTE,
+                (
+                    "9F8E-7D6C-5B4A",
+                    "Nvidia L4 GPU attached to Spot Preemptible VMs running in Americas",
+                ),
+                1.40,
+                zone=zone,
+                resource="acme-stg-gpu-nightly-eval",
+                global_name=_vm(p, zone, "3312345678901234567"),
+                labels={**base, "workload": "training"},
+            ),
+            Usage(
+                p,
+                n,
+                COMPUTE,
+                ("2E27-4F75-95CD", "N1 Predefined Instance Core running in Americas"),
+                3.00,
+                zone=zone,
+                resource="acme-stg-nb-pipelines",
+                global_name=_vm(p, zone, "2212345678901234567"),
+                labels={**base, "workload": "notebook"},
+                credits=(SUD,),
+            ),
             Usage(p, n, BIGQUERY, ("5E1A-F2B2-8C54", "Analysis"), 4.00),
         ]
     if stack == "prod":
@@ -118,13 +315,50 @@ def stack_usages(stack: str) -> list[Usage]:
         base = {"team": "research", "cost-center": "cc-9000", "env": "prod"}
         tpu_pool = {"goog-k8s-cluster-name": "acme-prod-ml", "goog-k8s-node-pool-name": "tpu-v5e"}
         return [
-            Usage(p, n, TPU, ("C1D2-E3F4-A5B6", "TPU v5e Spot running in Netherlands"), 30.00, region="europe-west4", zone=zone, resource="acme-prod-tpu-research-v5e", global_name=f"//tpu.googleapis.com/projects/{p}/locations/{zone}/nodes/acme-prod-tpu-research-v5e", labels={**base, "workload": "training"}),
-            Usage(p, n, COMPUTE, ("A1B2-C3D4-E5F6", "TPU v5 Lite PodSlice chip attached to Spot Preemptible VMs running in Netherlands"), 25.00, region="europe-west4", zone=zone, resource="gke-acme-prod-ml-tpu-v5e-9a8b7c6d-q1w2", global_name=_vm(p, zone, "1112345678901234567"), labels={**tpu_pool, "goog-gke-node": ""}),
-            Usage(p, n, SQL, ("4B1A-8B6E-2D11", "Cloud SQL for PostgreSQL: Regional - vCPU in Netherlands"), 7.50, region="europe-west4", resource="acme-prod-metadata", global_name=f"//cloudsql.googleapis.com/projects/{p}/instances/acme-prod-metadata", labels={**base, "workload": "metadata"}),
+            Usage(
+                p,
+                n,
+                TPU,
+                ("C1D2-E3F4-A5B6", "TPU v5e Spot running in Netherlands"),
+                30.00,
+                region="europe-west4",
+                zone=zone,
+                resource="acme-prod-tpu-research-v5e",
+                global_name=f"//tpu.googleapis.com/projects/{p}/locations/{zone}/nodes/acme-prod-tpu-research-v5e",
+                labels={**base, "workload": "training"},
+            ),
+            Usage(
+                p,
+                n,
+                COMPUTE,
+                (
+                    "A1B2-C3D4-E5F6",
+                    "TPU v5 Lite PodSlice chip attached to Spot Preemptible VMs running in Netherlands",
+                ),
+                25.00,
+                region="europe-west4",
+                zone=zone,
+                resource="gke-acme-prod-ml-tpu-v5e-9a8b7c6d-q1w2",
+                global_name=_vm(p, zone, "1112345678901234567"),
+                labels={**tpu_pool, "goog-gke-node": ""},
+            ),
+            Usage(
+                p,
+                n,
+                SQL,
+                ("4B1A-8B6E-2D11", "Cloud SQL for PostgreSQL: Regional - vCPU in Netherlands"),
+                7.50,
+                region="europe-west4",
+                resource="acme-prod-metadata",
+                global_name=f"//cloudsql.googleapis.com/projects/{p}/instances/acme-prod-metadata",
+                labels={**base, "workload": "metadata"},
+            ),
         ]
     if stack == "other":  # a project on the same billing account that no stack governs
         p, n = "acme-data-lake", "456789012345"
-        return [Usage(p, n, BIGQUERY, ("5E1A-F2B2-8C54", "Analysis"), 50.00, labels={"team": "data"})]
+        return [
+            Usage(p, n, BIGQUERY, ("5E1A-F2B2-8C54", "Analysis"), 50.00, labels={"team": "data"})
+        ]
     raise ValueError(stack)
 
 
@@ -141,19 +375,38 @@ def _labels(values: Mapping[str, str]) -> list[dict[str, str]]:
     return [{"key": k, "value": v} for k, v in values.items()]
 
 
-def row(u: Usage, start: datetime, hours: float, exported: datetime, account: str) -> dict[str, Any]:
+def row(
+    u: Usage, start: datetime, hours: float, exported: datetime, account: str
+) -> dict[str, Any]:
     """One standard-export row for `hours` of a usage starting at `start`."""
     cost = round(u.daily_cost * hours / 24, 6)
-    location = {"location": u.zone or u.region, "country": "NL" if u.region.startswith("europe") else "US", "region": u.region, "zone": u.zone}
+    location = {
+        "location": u.zone or u.region,
+        "country": "NL" if u.region.startswith("europe") else "US",
+        "region": u.region,
+        "zone": u.zone,
+    }
     return {
         "billing_account_id": account,
         "service": {"id": u.service[0], "description": u.service[1]},
         "sku": {"id": u.sku[0], "description": u.sku[1]},
         "usage_start_time": _stamp(start),
         "usage_end_time": _stamp(start + timedelta(hours=hours)),
-        "project": {"id": u.project, "number": u.number, "name": u.project, "labels": [], "ancestry_numbers": f"/987654321/{u.number}/", "ancestors": [{"resource_name": f"projects/{u.number}", "display_name": u.project}, {"resource_name": "organizations/987654321", "display_name": "acme.example"}]},
+        "project": {
+            "id": u.project,
+            "number": u.number,
+            "name": u.project,
+            "labels": [],
+            "ancestry_numbers": f"/987654321/{u.number}/",
+            "ancestors": [
+                {"resource_name": f"projects/{u.number}", "display_name": u.project},
+                {"resource_name": "organizations/987654321", "display_name": "acme.example"},
+            ],
+        },
         "labels": _labels(u.labels),
-        "system_labels": [{"key": "compute.googleapis.com/machine_spec", "value": "n1-standard-4"}] if u.service == COMPUTE and u.resource else [],
+        "system_labels": [{"key": "compute.googleapis.com/machine_spec", "value": "n1-standard-4"}]
+        if u.service == COMPUTE and u.resource
+        else [],
         "location": location,
         "tags": [],
         "transaction_type": "GOOGLE",
@@ -162,8 +415,22 @@ def row(u: Usage, start: datetime, hours: float, exported: datetime, account: st
         "cost": cost,
         "currency": "USD",
         "currency_conversion_rate": 1.0,
-        "usage": {"amount": hours * 3600, "unit": u.unit[0], "amount_in_pricing_units": hours, "pricing_unit": u.unit[1]},
-        "credits": [{"name": c.name, "amount": round(-cost * c.fraction, 6), "full_name": c.name, "id": c.type.lower(), "type": c.type} for c in u.credits],
+        "usage": {
+            "amount": hours * 3600,
+            "unit": u.unit[0],
+            "amount_in_pricing_units": hours,
+            "pricing_unit": u.unit[1],
+        },
+        "credits": [
+            {
+                "name": c.name,
+                "amount": round(-cost * c.fraction, 6),
+                "full_name": c.name,
+                "id": c.type.lower(),
+                "type": c.type,
+            }
+            for c in u.credits
+        ],
         "invoice": {"month": start.strftime("%Y%m"), "publisher_type": "GOOGLE"},
         "cost_type": "regular",
         "adjustment_info": None,
@@ -176,8 +443,15 @@ def detailed(standard: Mapping[str, Any], u: Usage, hours: float) -> dict[str, A
     price = round(u.daily_cost / 24, 6)
     return {
         **standard,
-        "resource": {"name": u.resource, "global_name": u.global_name} if u.resource else {"name": None, "global_name": None},
-        "price": {"effective_price": f"{price:.6f}", "tier_start_amount": "0", "unit": u.unit[1], "pricing_unit_quantity": "1"},
+        "resource": {"name": u.resource, "global_name": u.global_name}
+        if u.resource
+        else {"name": None, "global_name": None},
+        "price": {
+            "effective_price": f"{price:.6f}",
+            "tier_start_amount": "0",
+            "unit": u.unit[1],
+            "pricing_unit_quantity": "1",
+        },
         "subscription": {"instance_id": None},
     }
 
@@ -193,7 +467,9 @@ def rows(
     with_resource: bool = False,
 ) -> Iterator[dict[str, Any]]:
     """Rows for every slot of the `days` days before `now` that was exported by `now`."""
-    start = datetime.combine(now.astimezone(UTC).date(), datetime.min.time(), UTC) - timedelta(days=days)
+    start = datetime.combine(now.astimezone(UTC).date(), datetime.min.time(), UTC) - timedelta(
+        days=days
+    )
     slots = int((now - start) / timedelta(hours=slot_hours)) + 1
     for i in range(slots):
         begin = start + timedelta(hours=i * slot_hours)

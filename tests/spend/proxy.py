@@ -84,10 +84,16 @@ class RecordingProxy:
                 proxy.requests.append(seen)
                 canned = next((a for a in proxy.answers if a[0](seen)), None)
                 if canned is not None:
-                    self._reply(canned[1], {"Content-Type": "application/json"}, json.dumps(canned[2]).encode())
+                    self._reply(
+                        canned[1],
+                        {"Content-Type": "application/json"},
+                        json.dumps(canned[2]).encode(),
+                    )
                     return
-                conn = http.client.HTTPConnection(proxy.upstream.hostname, proxy.upstream.port, timeout=600)
-                headers = {k: v for k, v in self.headers.items() if k.lower() not in _HOP | {"host"}}
+                conn = http.client.HTTPConnection(proxy.upstream.netloc, timeout=600)
+                headers = {
+                    k: v for k, v in self.headers.items() if k.lower() not in _HOP | {"host"}
+                }
                 conn.request(self.command, self.path, body=raw or None, headers=headers)
                 answer = conn.getresponse()
                 data = answer.read()
@@ -95,7 +101,11 @@ class RecordingProxy:
                 for matches, change in proxy.rewrites:
                     if matches(seen) and answer.status == 200:
                         data = json.dumps(change(json.loads(data))).encode()
-                self._reply(answer.status, {k: v for k, v in answer.getheaders() if k.lower() not in _HOP}, data)
+                self._reply(
+                    answer.status,
+                    {k: v for k, v in answer.getheaders() if k.lower() not in _HOP},
+                    data,
+                )
 
             def _reply(self, status: int, headers: dict[str, str], data: bytes) -> None:
                 self.send_response(status)

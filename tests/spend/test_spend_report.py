@@ -10,6 +10,7 @@ import json
 from collections import defaultdict
 from collections.abc import Iterable
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -38,9 +39,15 @@ def report(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
     return json.loads(out)
 
 
-def window_rows(rows: Iterable[dict[str, Any]], doc: dict[str, Any], projects: set[str]) -> list[dict[str, Any]]:
+def window_rows(
+    rows: Iterable[dict[str, Any]], doc: dict[str, Any], projects: set[str]
+) -> list[dict[str, Any]]:
     start, end = doc["window"]["start"], doc["window"]["end"]
-    return [r for r in rows if r["project"]["id"] in projects and start <= r["usage_start_time"][:10] < end]
+    return [
+        r
+        for r in rows
+        if r["project"]["id"] in projects and start <= r["usage_start_time"][:10] < end
+    ]
 
 
 def totals(rows: Iterable[dict[str, Any]], key: Any) -> dict[str, float]:
@@ -51,12 +58,26 @@ def totals(rows: Iterable[dict[str, Any]], key: Any) -> dict[str, float]:
 
 
 # --------------------------------------------------------------------------- attribution
-def test_dev_report_has_the_design_shape_and_the_exported_sums(export: Export, capsys: pytest.CaptureFixture[str]) -> None:
+def test_dev_report_has_the_design_shape_and_the_exported_sums(
+    export: Export, capsys: pytest.CaptureFixture[str]
+) -> None:
     doc = report(capsys, "--stack", "dev", "--plan", DEV_PLAN)
     # DESIGN.md contract 1: these keys may not be renamed.
-    assert {"stack", "window", "currency", "export", "net_cost", "by_label", "by_service", "resources"} <= set(doc)
+    assert {
+        "stack",
+        "window",
+        "currency",
+        "export",
+        "net_cost",
+        "by_label",
+        "by_service",
+        "resources",
+    } <= set(doc)
     assert doc["stack"] == "dev" and doc["currency"] == "USD" and doc["days"] == 30
-    assert doc["export"]["table"] == "acme-ml-dev.billing_export.gcp_billing_export_v1_01D4EE_079462_DFD6EC"
+    assert (
+        doc["export"]["table"]
+        == "acme-ml-dev.billing_export.gcp_billing_export_v1_01D4EE_079462_DFD6EC"
+    )
     assert doc["export"]["fresh"] is True and doc["export"]["verdict"] == "ok"
     assert set(doc["by_label"]) == {"team", "cost-center", "workload", "env"}
     today = datetime.now(UTC).date().isoformat()
@@ -65,7 +86,9 @@ def test_dev_report_has_the_design_shape_and_the_exported_sums(export: Export, c
     rows = window_rows(export.rows, doc, {"acme-ml-dev"})
     assert doc["net_cost"] == pytest.approx(round(sum(ex.net(r) for r in rows), 2), abs=0.011)
     assert doc["cost"] == pytest.approx(round(sum(r["cost"] for r in rows), 2), abs=0.011)
-    assert doc["by_service"] == pytest.approx(totals(rows, lambda r: r["service"]["description"]), abs=0.011)
+    assert doc["by_service"] == pytest.approx(
+        totals(rows, lambda r: r["service"]["description"]), abs=0.011
+    )
     for key in ("team", "cost-center", "workload", "env"):
         expected = {k: v for k, v in totals(rows, lambda r, key=key: ex.label(r, key)).items()}
         assert doc["by_label"][key] == pytest.approx(expected, abs=0.011), key
@@ -86,12 +109,25 @@ def test_dev_report_has_the_design_shape_and_the_exported_sums(export: Export, c
     assert doc["credits"] == pytest.approx(-((0.8 + 0.3) * 0.2 + 2.4 * 0.5 + 0.6) * 30, abs=0.011)
     families = {(f["service"], f["family"]): f["net_cost"] for f in doc["by_sku_family"]}
     assert families[("Compute Engine", "Nvidia Tesla T4 GPU")] == 37.5  # on-demand + spot
-    assert families[("Compute Engine", "N1 Predefined Instance Core")] == pytest.approx((0.8 * 0.8 + 0.4 + 0.7) * 30)
+    assert families[("Compute Engine", "N1 Predefined Instance Core")] == pytest.approx(
+        (0.8 * 0.8 + 0.4 + 0.7) * 30
+    )
 
 
-def test_only_the_stacks_projects_count_unless_projects_are_named(export: Export, capsys: pytest.CaptureFixture[str]) -> None:
+def test_only_the_stacks_projects_count_unless_projects_are_named(
+    export: Export, capsys: pytest.CaptureFixture[str]
+) -> None:
     dev = report(capsys, "--stack", "dev", "--no-plan")
-    both = report(capsys, "--stack", "dev", "--no-plan", "--project", "acme-ml-dev", "--project", "acme-data-lake")
+    both = report(
+        capsys,
+        "--stack",
+        "dev",
+        "--no-plan",
+        "--project",
+        "acme-ml-dev",
+        "--project",
+        "acme-data-lake",
+    )
     lake = round(50.0 * dev["days"], 2)  # the data lake's BigQuery analysis, 50/day
     assert "acme-data-lake" not in dev["by_project"]
     assert both["by_project"]["acme-data-lake"] == lake
@@ -100,8 +136,18 @@ def test_only_the_stacks_projects_count_unless_projects_are_named(export: Export
     assert both["projects"] == ["acme-ml-dev", "acme-data-lake"]
 
 
-def test_prod_tpu_spend_and_estimate_vs_actual(export: Export, capsys: pytest.CaptureFixture[str]) -> None:
-    doc = report(capsys, "--stack", "prod", "--plan", PROD_PLAN, "--export-dataset", "acme-ml-dev.billing_export")
+def test_prod_tpu_spend_and_estimate_vs_actual(
+    export: Export, capsys: pytest.CaptureFixture[str]
+) -> None:
+    doc = report(
+        capsys,
+        "--stack",
+        "prod",
+        "--plan",
+        PROD_PLAN,
+        "--export-dataset",
+        "acme-ml-dev.billing_export",
+    )
     rows = window_rows(export.rows, doc, {"acme-ml-prod"})
     tpu = round(sum(ex.net(r) for r in rows if r["sku"]["id"] in TPU_SKUS), 2)
     assert doc["accelerators"] == {"gpu": 0.0, "tpu": tpu} and tpu == (30.0 + 25.0) * 30
@@ -112,15 +158,19 @@ def test_prod_tpu_spend_and_estimate_vs_actual(export: Export, capsys: pytest.Ca
     assert by_name["training-l4-spot"]["actual_usd"] is None  # no billed rows: null, not 0
 
 
-def test_dev_estimate_vs_actual_per_resource_and_stack(export: Export, capsys: pytest.CaptureFixture[str]) -> None:
+def test_dev_estimate_vs_actual_per_resource_and_stack(
+    export: Export, capsys: pytest.CaptureFixture[str]
+) -> None:
     doc = report(capsys, "--stack", "dev", "--plan", DEV_PLAN)
-    plan = json.loads(open(DEV_PLAN).read())
+    plan = json.loads(Path(DEV_PLAN).read_text())
     monthly = {r["name"]: r.get("monthly_usd") for r in plan["resources"]}
     by_name = {r["name"]: r for r in doc["resources"]}
     alice = by_name["notebooks-alice"]
     # Core and RAM less 20% sustained use, the T4, and the data disk ("<name>-..." is attached).
     assert alice["actual_usd"] == pytest.approx((0.8 * 0.8 + 0.3 * 0.8 + 0.9 + 0.15) * 30)
-    assert alice["estimate_usd"] == pytest.approx(monthly["notebooks-alice"] * 30 * 24 / 730, abs=0.006)
+    assert alice["estimate_usd"] == pytest.approx(
+        monthly["notebooks-alice"] * 30 * 24 / 730, abs=0.006
+    )
     assert alice["ratio"] == pytest.approx(alice["actual_usd"] / alice["estimate_usd"], abs=1e-3)
     assert alice["billed_name"] == "acme-dev-nb-alice"
     assert by_name["gke-system"]["actual_usd"] == 54.0  # node VM core + RAM, by GKE labels
@@ -133,16 +183,26 @@ def test_dev_estimate_vs_actual_per_resource_and_stack(export: Export, capsys: p
     detailed = window_rows(export.detailed_rows, doc, {"acme-ml-dev"})
     matched = sum(r["actual_usd"] for r in doc["resources"] if r["actual_usd"] is not None)
     assert stack["actual_usd"] == pytest.approx(matched, abs=0.011)
-    assert stack["actual_usd"] + stack["unmatched_usd"] == pytest.approx(sum(ex.net(r) for r in detailed), abs=0.011)
-    assert stack["estimate_usd"] == pytest.approx(sum(r["estimate_usd"] for r in doc["resources"]), abs=0.011)
+    assert stack["actual_usd"] + stack["unmatched_usd"] == pytest.approx(
+        sum(ex.net(r) for r in detailed), abs=0.011
+    )
+    assert stack["estimate_usd"] == pytest.approx(
+        sum(r["estimate_usd"] for r in doc["resources"]), abs=0.011
+    )
     # The node-auto-provisioned pool is not in the plan: it shows up, with egress, as unmatched.
     assert stack["unmatched"][:2] == [
-        {"resource": "gke node pool acme-dev-ml/nap-n1-4-x1", "service": "Compute Engine", "actual_usd": 21.0},
+        {
+            "resource": "gke node pool acme-dev-ml/nap-n1-4-x1",
+            "service": "Compute Engine",
+            "actual_usd": 21.0,
+        },
         {"resource": "(no resource)", "service": "Networking", "actual_usd": 7.5},
     ]
 
 
-def test_month_window_covers_the_calendar_month(export: Export, capsys: pytest.CaptureFixture[str]) -> None:
+def test_month_window_covers_the_calendar_month(
+    export: Export, capsys: pytest.CaptureFixture[str]
+) -> None:
     # The emulator puts every row in today's partition, so only a month whose partition range
     # reaches today can be read back here: the current one (tests/spend/test_spend_units.py
     # checks the partition bounds of past months).
@@ -154,14 +214,18 @@ def test_month_window_covers_the_calendar_month(export: Export, capsys: pytest.C
     assert doc["estimate_vs_actual"] is None
 
 
-def test_the_stack_plan_is_built_when_no_plan_is_given(export: Export, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_stack_plan_is_built_when_no_plan_is_given(
+    export: Export, capsys: pytest.CaptureFixture[str]
+) -> None:
     built = report(capsys, "--stack", "dev")
     saved = report(capsys, "--stack", "dev", "--plan", DEV_PLAN)
     assert built["resources"] == saved["resources"]
 
 
 # --------------------------------------------------------------------------- human views
-def test_text_and_markdown_show_the_answers(export: Export, capsys: pytest.CaptureFixture[str]) -> None:
+def test_text_and_markdown_show_the_answers(
+    export: Export, capsys: pytest.CaptureFixture[str]
+) -> None:
     doc = report(capsys, "--stack", "dev", "--plan", DEV_PLAN)
     code, text, _ = run(capsys, "--stack", "dev", "--plan", DEV_PLAN)
     assert code == 0
