@@ -74,6 +74,7 @@ class ExportTables:
             raise SpendError(
                 f"billing account: {self.billing_account!r} is not an id like 01D4EE-079462-DFD6EC"
             )
+        self.standard  # noqa: B018 - validates project and dataset now, not at the first query
 
     @property
     def _suffix(self) -> str:
