@@ -213,10 +213,14 @@ def run(args: argparse.Namespace) -> int:
     elif args.markdown:
         print(render.markdown(result))
     else:
-        print(render.text(result))
-    for note in result["notes"]:
-        print(f"mlgov: warning: {note}", file=sys.stderr)
-    return report.exit_code(result, require_fresh=args.require_fresh)
+        print(render.text(result))  # the text view shows the notes itself
+    if args.json or args.markdown:
+        for note in result["notes"]:
+            print(f"mlgov: warning: {note}", file=sys.stderr)
+    code = report.exit_code(result, require_fresh=args.require_fresh)
+    if code:
+        print(f"mlgov: error: --require-fresh: {result['export']['message']}", file=sys.stderr)
+    return code
 
 
 class _Parser(argparse.ArgumentParser):

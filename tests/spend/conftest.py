@@ -8,7 +8,8 @@ Datasets in project acme-ml-dev (the dev stack's export project), all for billin
 - `stale_export`: the same usage, but the export stopped 3 days ago;
 - `standard_only`: current standard rows, no detailed table (the detailed export is off);
 - `empty_export`: an export table with no rows yet;
-- `no_export`: a dataset the export never wrote to.
+- `no_export`: a dataset the export never wrote to;
+- `eur_export`: the dev project's rows for a billing account that pays in euros.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ STANDARD = f"gcp_billing_export_v1_{SUFFIX}"
 DETAILED = f"gcp_billing_export_resource_v1_{SUFFIX}"
 DAYS = 40
 STALE_BY = timedelta(days=3)
+EUR_PER_USD = 0.8  # currency_conversion_rate: local currency per US dollar
 
 
 @dataclass(frozen=True)
@@ -68,6 +70,16 @@ def export() -> Iterator[Export]:
         load_rows(client, f"{PROJECT}.standard_only.{STANDARD}", ex.STANDARD_SCHEMA, rows)
         load_rows(client, f"{PROJECT}.empty_export.{STANDARD}", ex.STANDARD_SCHEMA, [])
         client.create_dataset(f"{PROJECT}.no_export")
+        dev = ex.stack_usages("dev")
+        for name, schema, detail in (
+            (STANDARD, ex.STANDARD_SCHEMA, False),
+            (DETAILED, ex.DETAILED_SCHEMA, True),
+        ):
+            euro = [
+                {**r, "currency": "EUR", "currency_conversion_rate": EUR_PER_USD}
+                for r in ex.rows(dev, now, DAYS, with_resource=detail)
+            ]
+            load_rows(client, f"{PROJECT}.eur_export.{name}", schema, euro)
         yield Export(emulator.url, now, rows, detailed, stale, emulator)
     finally:
         emulator.stop()

@@ -17,7 +17,7 @@ import pytest
 
 from governance.spend.cli import main
 from tests.spend import export_rows as ex
-from tests.spend.conftest import Export
+from tests.spend.conftest import EUR_PER_USD, Export
 
 pytestmark = pytest.mark.usefixtures("endpoint")
 
@@ -198,6 +198,18 @@ def test_dev_estimate_vs_actual_per_resource_and_stack(
         },
         {"resource": "(no resource)", "service": "Networking", "actual_usd": 7.5},
     ]
+
+
+def test_a_euro_account_reports_euros_and_compares_estimates_in_dollars(
+    export: Export, capsys: pytest.CaptureFixture[str]
+) -> None:
+    doc = report(
+        capsys, "--stack", "dev", "--plan", DEV_PLAN, "--export-dataset", "acme-ml-dev.eur_export"
+    )
+    assert doc["currency"] == "EUR"
+    assert doc["net_cost"] == 241.2  # the same numbers, in the account's currency
+    alice = next(r for r in doc["resources"] if r["name"] == "notebooks-alice")
+    assert alice["actual_usd"] == pytest.approx(57.9 / EUR_PER_USD, abs=0.006)  # cost / rate
 
 
 def test_month_window_covers_the_calendar_month(
