@@ -17,6 +17,7 @@ Usage: .venv/bin/python bench/spend_bench.py [--projects 200] [--days 30] [--run
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import statistics
@@ -32,7 +33,12 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "policies")]
 
 from tests.spend import export_rows as ex  # noqa: E402
-from tests.spend.emulator import create_export_table, load_file, running  # noqa: E402
+from tests.spend.emulator import (  # noqa: E402
+    create_export_table,
+    load_file,
+    running,
+    write_ndjson,
+)
 
 SUFFIX = ex.ACCOUNT.replace("-", "_")
 DATASET = "acme-ml-dev.billing_export"
@@ -50,24 +56,13 @@ def write_files(
     """NDJSON files of at most ROWS_PER_FILE rows (the emulator caps one upload at 1 GiB)."""
     rows = ex.rows(usages, now, days, slot_hours=1, lag=timedelta(hours=4), with_resource=detailed)
     files: list[tuple[Path, int]] = []
-    done = False
-    while not done:
+    while True:
         path = folder / f"rows-{len(files):03d}.json"
-        count = 0
-        with path.open("w", encoding="utf-8") as out:
-            for row in rows:
-                out.write(json.dumps(row, separators=(",", ":")))
-                out.write("\n")
-                count += 1
-                if count == ROWS_PER_FILE:
-                    break
-            else:
-                done = True
-        if count:
-            files.append((path, count))
-        else:
+        count = write_ndjson(itertools.islice(rows, ROWS_PER_FILE), path)
+        if count == 0:
             path.unlink()
-    return files
+            return files
+        files.append((path, count))
 
 
 def peak_rss(argv: list[str], env: dict[str, str]) -> tuple[float, int, dict[str, Any]]:

@@ -223,16 +223,14 @@ def run(args: argparse.Namespace) -> int:
     return code
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> Any:  # usage errors are bad input: exit 2, no traceback
-        self.print_usage(sys.stderr)
-        print(f"mlgov: error: {message}", file=sys.stderr)
-        raise SystemExit(EXIT_INVALID)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """`python -m governance.spend`: the same command without the rest of the CLI."""
-    parser = _Parser(prog="python -m governance.spend", description=register.__doc__)
+    # argparse itself exits 2 on usage errors: bad input, as DESIGN.md wants.
+    parser = argparse.ArgumentParser(
+        prog="python -m governance.spend",
+        description="Where the money went: the stack's Cloud Billing export, by label, service "
+        "and resource, with the plan's estimates next to what was billed.",
+    )
     configure(parser)
     args = parser.parse_args(argv)
     try:

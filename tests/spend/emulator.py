@@ -87,7 +87,10 @@ class Emulator:
             "warning",
         ]
         with self.log.open("wb") as log:
-            self.process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
+            # cwd: DuckDB spills to ./.tmp when memory runs short; keep that out of the repo.
+            self.process = subprocess.Popen(
+                command, cwd=self.home, env=env, stdout=log, stderr=subprocess.STDOUT
+            )
         deadline = time.monotonic() + START_TIMEOUT_S
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
