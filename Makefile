@@ -20,7 +20,7 @@ GCP_MODULES := bigquery billing cloudfunctionsv2 cloudrunv2 cloudscheduler compu
 PLAN_PACKAGES := pulumi pulumi_random pydantic yaml google/protobuf grpc
 
 .PHONY: install python-check plan plans policy-configs test package-check lint fmt typecheck \
-	check bench preview clean
+	check bench preview clean bqemulator
 
 # mlgov supports Python 3.11 to 3.13 (pyproject.toml's requires-python).
 python-check:
@@ -70,23 +70,36 @@ typecheck: install
 package-check: install
 	$(VENV)/bin/pytest -q -m packaging
 
-test: install lint typecheck
+test: install bqemulator lint typecheck
 	$(VENV)/bin/pytest -q
 	$(MAKE) --no-print-directory package-check
 
 check: test
 
 # Benchmarks are not tests: run them on a quiet machine and record results in bench/RESULTS.md.
-bench: install
+bench: install bqemulator
 	$(PY) bench/plan_bench.py
 	$(PY) bench/check_bench.py
 	$(PY) bench/cost_bench.py
 	$(PY) bench/functions_cold_start.py
 	$(PY) bench/functions_reap_idle.py
 	$(PY) bench/jobs_cli.py
+	$(PY) bench/spend_bench.py
 
 preview: install
 	pulumi preview -s $(STACK) --policy-pack policies --policy-pack-config policies/config.$(STACK).json
 
+# ---- BigQuery emulator for `spend` (tests/spend, bench/spend_bench.py) ----------------------------
+# Its own venv: bqemulator needs protobuf 6, pulumi-policy pins protobuf 5. Built once (marker file).
+BQEMU_VENV := .bqemu-venv
+$(BQEMU_VENV)/.installed: $(UV) tests/spend/bqemulator.txt
+	rm -rf $(BQEMU_VENV)
+	$(UV) venv --quiet --python $(PY_BOOT) $(BQEMU_VENV)
+	VIRTUAL_ENV=$(BQEMU_VENV) $(UV) pip install --quiet -r tests/spend/bqemulator.txt
+	touch $@
+
+bqemulator: $(BQEMU_VENV)/.installed
+# ---------------------------------------------------------------------------------------------------
+
 clean:
-	rm -rf $(VENV) $(TOOLS)
+	rm -rf $(VENV) $(TOOLS) $(BQEMU_VENV)

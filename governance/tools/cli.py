@@ -120,11 +120,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _registrars() -> list[Callable[[Any], None]]:
+    from governance.spend.cli import register as spend
     from governance.tools.costs_cli import register as costs
     from governance.tools.jobs import register as jobs
     from governance.tools.policy_config import register as policy_config
 
-    return [policy_config, costs, jobs]
+    return [policy_config, costs, jobs, spend]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
+from governance.endpoints import EndpointError, api_endpoint, check_url
 from governance.tools.errors import CliError, Exit
 
 # The Scheduler client library is imported lazily and is only partly typed: its client and Job
@@ -29,7 +29,6 @@ from governance.tools.errors import CliError, Exit
 Client = Any
 Job = Any
 
-ENDPOINTS_ENV = "MLGOV_API_ENDPOINTS"
 ACTIONS = ("list", "run", "pause", "resume")
 CALL_TIMEOUT_S = 30.0
 _URL_PREFIX = re.compile(r"^[A-Z]+ https?://\S+: ")
@@ -124,23 +123,10 @@ def _resolve(target: Target, given: str) -> str:
 
 
 def _endpoint(flag: str | None) -> str | None:
-    url = flag
-    if url is None:
-        raw = os.environ.get(ENDPOINTS_ENV, "").strip()
-        if raw:
-            try:
-                endpoints = json.loads(raw)
-            except ValueError:
-                raise CliError(f"{ENDPOINTS_ENV}: not valid JSON") from None
-            if not isinstance(endpoints, dict):
-                raise CliError(f'{ENDPOINTS_ENV}: must be an object like {{"cloudscheduler": URL}}')
-            found: object = cast("dict[str, object]", endpoints).get("cloudscheduler")
-            if found is not None and not isinstance(found, str):
-                raise CliError(f"{ENDPOINTS_ENV}.cloudscheduler: must be a URL string")
-            url = found
-    if url is not None and not url.startswith(("http://", "https://")):
-        raise CliError(f"endpoint {url!r}: must start with http:// or https://")
-    return url.rstrip("/") if url else None
+    try:
+        return check_url(flag, "--endpoint") if flag is not None else api_endpoint("cloudscheduler")
+    except EndpointError as err:
+        raise CliError(str(err)) from None
 
 
 # --------------------------------------------------------------------------- the API

@@ -170,7 +170,10 @@ def test_invalid_stack_settings_exit_2(tmp_path, capsys):
     ("env", "message"),
     [
         ("{not json", "MLGOV_API_ENDPOINTS: not valid JSON"),
-        ('{"cloudscheduler": "localhost:8080"}', "must start with http:// or https://"),
+        (
+            '{"cloudscheduler": "localhost:8080"}',
+            "MLGOV_API_ENDPOINTS.cloudscheduler: 'localhost:8080' must be a URL starting with http://",
+        ),
         ('{"cloudscheduler": 8080}', "MLGOV_API_ENDPOINTS.cloudscheduler: must be a URL string"),
     ],
 )

@@ -1,0 +1,46 @@
+"""`MLGOV_API_ENDPOINTS`: which base URL to use for a Google API instead of Google's own.
+
+DESIGN.md contract 2 fixes the variable and its service keys (`compute`, `cloudscheduler`,
+`bigquery`, `container`, ...). The deployed functions parse it on their side (functions/ imports
+nothing from here); this module is the one parser for the operator tools (`jobs`, `spend`,
+`cap`). Pure: stdlib only, no clients.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from typing import cast
+
+ENDPOINTS_ENV = "MLGOV_API_ENDPOINTS"
+
+
+class EndpointError(ValueError):
+    """`MLGOV_API_ENDPOINTS` (or an endpoint flag) is malformed; the message names the key."""
+
+
+def check_url(url: str, where: str) -> str:
+    """`url` without a trailing slash, if it is an http(s) URL; EndpointError naming `where`."""
+    if not url.startswith(("http://", "https://")):
+        raise EndpointError(f"{where}: {url!r} must be a URL starting with http:// or https://")
+    return url.rstrip("/")
+
+
+def api_endpoint(service: str, environ: Mapping[str, str] | None = None) -> str | None:
+    """The base URL `MLGOV_API_ENDPOINTS` gives `service`, or None for Google's endpoint."""
+    raw = (os.environ if environ is None else environ).get(ENDPOINTS_ENV, "").strip()
+    if not raw:
+        return None
+    try:
+        endpoints: object = json.loads(raw)
+    except ValueError:
+        raise EndpointError(f"{ENDPOINTS_ENV}: not valid JSON") from None
+    if not isinstance(endpoints, dict):
+        raise EndpointError(f'{ENDPOINTS_ENV}: must be an object like {{"{service}": URL}}')
+    url = cast(dict[str, object], endpoints).get(service)
+    if url is None:
+        return None
+    if not isinstance(url, str):
+        raise EndpointError(f"{ENDPOINTS_ENV}.{service}: must be a URL string")
+    return check_url(url, f"{ENDPOINTS_ENV}.{service}")

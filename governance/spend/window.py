@@ -1,0 +1,87 @@
+"""The reporting window and the partitions a query must read to see all of it.
+
+A window is whole UTC days, `[start, end)`: `--days 30` ends at today's midnight (today is
+incomplete, so it is left out) and starts 30 days earlier; `--month 2026-10` is that calendar
+month. Rows are selected by `usage_start_time` in the window.
+
+The export tables are partitioned by day on `_PARTITIONTIME`, and a row's partition is not its
+usage day: Google exports usage and cost "at regular intervals" with "no delivery or latency
+guarantees", and corrections (credits, adjustments) arrive later still
+(https://cloud.google.com/billing/docs/how-to/export-data-bigquery-tables, "Frequency of data
+loads"). So the partition filter is wider than the window: one day earlier (a partition day need
+not be a UTC day) and `LATE_DAYS` later, so that rows exported up to a week after their usage
+still count. The cost of the slack is 8 extra daily partitions on a 30-day read (~25%), paid
+only when the window ends in the past; for a window ending today the later bound is in the
+future and reads nothing extra.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
+
+from governance.spend.errors import SpendError
+
+EARLY_DAYS = 1
+LATE_DAYS = 7
+MAX_DAYS = 400  # a bit over a year: longer reads belong in a scheduled query, not a CLI run
+
+
+@dataclass(frozen=True)
+class Window:
+    """Whole UTC days from `start` (inclusive) to `end` (exclusive)."""
+
+    start: date
+    end: date
+
+    def __post_init__(self) -> None:
+        if self.end <= self.start:
+            raise SpendError(f"window: end {self.end} must be after start {self.start}")
+
+    @property
+    def days(self) -> int:
+        """How many days the window spans."""
+        return (self.end - self.start).days
+
+    @property
+    def start_time(self) -> datetime:
+        """Midnight UTC at the start."""
+        return datetime.combine(self.start, time(), UTC)
+
+    @property
+    def end_time(self) -> datetime:
+        """Midnight UTC at the (exclusive) end."""
+        return datetime.combine(self.end, time(), UTC)
+
+    @property
+    def partition_start(self) -> datetime:
+        """The earliest `_PARTITIONTIME` that can hold rows of the window."""
+        return self.start_time - timedelta(days=EARLY_DAYS)
+
+    @property
+    def partition_end(self) -> datetime:
+        """The (exclusive) latest `_PARTITIONTIME` read: late rows up to LATE_DAYS after."""
+        return self.end_time + timedelta(days=LATE_DAYS)
+
+    def as_dict(self) -> dict[str, str]:
+        """`{"start": "YYYY-MM-DD", "end": "YYYY-MM-DD"}` (end exclusive), as in `--json`."""
+        return {"start": self.start.isoformat(), "end": self.end.isoformat()}
+
+
+def last_days(days: int, today: date) -> Window:
+    """The `days` whole days before `today` (today itself is incomplete, so it is left out)."""
+    if not 1 <= days <= MAX_DAYS:
+        raise SpendError(f"--days: {days} is out of range; use 1 to {MAX_DAYS}")
+    return Window(today - timedelta(days=days), today)
+
+
+def month(text: str) -> Window:
+    """The calendar month `YYYY-MM` (the invoice month a monthly review looks at)."""
+    found = re.fullmatch(r"(\d{4})-(\d{2})", text)
+    if found is None or not 1 <= int(found.group(2)) <= 12:
+        raise SpendError(f"--month: {text!r} is not a month like 2026-10")
+    year, number = int(found.group(1)), int(found.group(2))
+    start = date(year, number, 1)
+    end = date(year + number // 12, number % 12 + 1, 1)
+    return Window(start, end)
