@@ -51,6 +51,24 @@ RANDOM_PASSWORD: Final = "random:index/randomPassword:RandomPassword"  # noqa: S
 PROVIDER_PREFIX: Final = "pulumi:providers:"
 """Provider resources are `pulumi:providers:<package>` (Pulumi's own token rule)."""
 SERVICE_NETWORKING_CONNECTION: Final = "gcp:servicenetworking/connection:Connection"
+# Artifact storage, query quotas, logging volume and Vertex AI (issue 15).
+ARTIFACT_REPOSITORY: Final = "gcp:artifactregistry/repository:Repository"
+QUOTA_OVERRIDE: Final = "gcp:serviceusage/consumerQuotaOverride:ConsumerQuotaOverride"
+LOGGING_EXCLUSION: Final = "gcp:logging/projectExclusion:ProjectExclusion"
+LOGGING_BUCKET_CONFIG: Final = "gcp:logging/projectBucketConfig:ProjectBucketConfig"
+VERTEX_ENDPOINT: Final = "gcp:vertex/aiEndpoint:AiEndpoint"
+VERTEX_MODEL_GARDEN_ENDPOINT: Final = (
+    "gcp:vertex/aiEndpointWithModelGardenDeployment:AiEndpointWithModelGardenDeployment"
+)
+VERTEX_DEPLOYMENT_POOL: Final = "gcp:vertex/aiDeploymentResourcePool:AiDeploymentResourcePool"
+VERTEX_INDEX_ENDPOINT: Final = "gcp:vertex/aiIndexEndpoint:AiIndexEndpoint"
+VERTEX_DEPLOYED_INDEX: Final = (
+    "gcp:vertex/aiIndexEndpointDeployedIndex:AiIndexEndpointDeployedIndex"
+)
+VERTEX_PERSISTENT_RESOURCE: Final = "gcp:vertex/aiPersistentResource:AiPersistentResource"
+VERTEX_FEATURE_ONLINE_STORE: Final = "gcp:vertex/aiFeatureOnlineStore:AiFeatureOnlineStore"
+VERTEX_TENSORBOARD: Final = "gcp:vertex/aiTensorboard:AiTensorboard"
+VERTEX_METADATA_STORE: Final = "gcp:vertex/aiMetadataStore:AiMetadataStore"
 
 # IAM grants: the member/binding/policy resources that can give a role to someone. The program
 # creates some (function, Cloud Run, topic, bucket, dataset invokers/readers; the cost estimator
