@@ -286,7 +286,10 @@ def test_source_bucket_is_private_and_expires_old_archives(dev):
     assert bucket["location"] == "US-CENTRAL1"
     assert bucket["uniformBucketLevelAccess"] is True
     assert bucket["publicAccessPrevention"] == "enforced"
-    assert bucket["lifecycleRules"] == [{"action": {"type": "Delete"}, "condition": {"age": 30}}]
+    assert bucket["lifecycleRules"] == [
+        {"action": {"type": "Delete"}, "condition": {"age": 30}},
+        {"action": {"type": "AbortIncompleteMultipartUpload"}, "condition": {"age": 1}},
+    ]
     assert bucket["labels"]["workload"] == "governance"
 
 
