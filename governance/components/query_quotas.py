@@ -15,12 +15,14 @@ from urllib.parse import quote
 import pulumi
 import pulumi_gcp as gcp
 
-from mlgov_policies.vocabulary import component_type
+from mlgov_policies.vocabulary import (
+    BQ_QUERY_QUOTA_METRIC,
+    BQ_QUERY_QUOTA_PROJECT_LIMIT,
+    BQ_QUERY_QUOTA_USER_LIMIT,
+    component_type,
+)
 
 SERVICE = "bigquery.googleapis.com"
-METRIC = "bigquery.googleapis.com/quota/query/usage"
-PROJECT_LIMIT = "/d/project"
-USER_LIMIT = "/d/project/user"
 MIB_PER_TIB = 1024 * 1024
 
 
@@ -46,8 +48,8 @@ class QueryQuotas(pulumi.ComponentResource):
     ) -> None:
         super().__init__(component_type("QueryQuotas"), name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
-        caps = (("project", PROJECT_LIMIT, args.project_tib_per_day),
-                ("user", USER_LIMIT, args.user_tib_per_day))  # fmt: skip
+        caps = (("project", BQ_QUERY_QUOTA_PROJECT_LIMIT, args.project_tib_per_day),
+                ("user", BQ_QUERY_QUOTA_USER_LIMIT, args.user_tib_per_day))  # fmt: skip
         for role, limit, tib in caps:
             if tib is None:
                 continue
@@ -57,7 +59,7 @@ class QueryQuotas(pulumi.ComponentResource):
                 service=SERVICE,
                 # The provider puts metric and limit into the request path: URL-encoded, as its
                 # documentation's examples (urlencode(...)) do.
-                metric=quote(METRIC, safe=""),
+                metric=quote(BQ_QUERY_QUOTA_METRIC, safe=""),
                 limit=quote(limit, safe=""),
                 override_value=override_value(tib),
                 # Lowering a quota by more than 10% is refused unless forced; a cap is a cut.

@@ -179,10 +179,8 @@ def test_defaults_differ_per_environment() -> None:
     assert resolved_bucket(dev).nearline_after_days is None
     assert (resolved_bucket(prod).nearline_after_days, resolved_bucket(prod).coldline_after_days,
             resolved_bucket(prod).delete_after_days) == (30, 90, 365)  # fmt: skip
-    assert (
-        resolved_repository(dev).keep_tagged_versions
-        < resolved_repository(prod).keep_tagged_versions
-    )
+    assert resolved_repository(dev).keep_tagged_versions == 5
+    assert resolved_repository(prod).keep_tagged_versions == 20
     assert not resolved_repository(staging).dry_run and not resolved_repository(prod).dry_run
     assert quotas_resolved(dev) == (1.0, 0.25)
     assert quotas_resolved(prod) == (10.0, 2.0)

@@ -15,11 +15,9 @@ from governance.costs.bill import Quote
 from governance.costs.context import PlanContext
 from governance.costs.inputs import number
 from governance.costs.model import Resource
+from mlgov_policies import vocabulary as v
 from mlgov_policies.props import as_str
 
-QUERY_METRIC = "bigquery.googleapis.com/quota/query/usage"
-PROJECT_LIMIT = "/d/project"
-USER_LIMIT = "/d/project/user"
 MIB_PER_TIB = 1024 * 1024
 DAYS = 30  # a month of daily caps, as the issue states the worst case
 
@@ -29,7 +27,8 @@ def query_cap(res: Resource) -> tuple[str, float] | None:
     metric = unquote(as_str(res.inputs.get("metric")) or "")
     limit = unquote(as_str(res.inputs.get("limit")) or "")
     value = number(res.inputs.get("overrideValue"), -1.0)
-    if metric != QUERY_METRIC or limit not in (PROJECT_LIMIT, USER_LIMIT) or value < 0:
+    limits = (v.BQ_QUERY_QUOTA_PROJECT_LIMIT, v.BQ_QUERY_QUOTA_USER_LIMIT)
+    if metric != v.BQ_QUERY_QUOTA_METRIC or limit not in limits or value < 0:
         return None
     return limit, value / MIB_PER_TIB
 
@@ -42,7 +41,7 @@ def estimate(res: Resource, ctx: PlanContext) -> Quote:
         q.governed.note("$0.00: quota overrides have no charge")
         return q
     limit, tib = cap
-    if limit == USER_LIMIT:
+    if limit == v.BQ_QUERY_QUOTA_USER_LIMIT:
         q.governed.note(f"$0.00: per-user cap {tib:g} TiB/day (the project cap bounds the total)")
         return q
     # The quota is per project across locations; the US multi-region list price stands for all.

@@ -108,13 +108,6 @@ TABLE_PARTITIONED = ResourceRule(
 )
 
 
-# BigQuery's daily query-bytes quota (https://cloud.google.com/bigquery/docs/custom-quotas):
-# metric and limits as Service Usage v1beta1 names them. The provider takes them URL-encoded.
-QUERY_METRIC = "bigquery.googleapis.com/quota/query/usage"
-PROJECT_LIMIT = "/d/project"
-USER_LIMIT = "/d/project/user"
-
-
 def _query_caps(resources: Sequence[StackResource]) -> set[str] | None:
     """Limits (decoded) of the stack's query-usage overrides with a real cap; None if unknown."""
     limits: set[str] = set()
@@ -127,7 +120,7 @@ def _query_caps(resources: Sequence[StackResource]) -> set[str] | None:
         metric, limit = (unquote(as_str(value) or "") for value in fields[:2])
         value = as_number(fields[2])
         # -1 means unlimited (serviceusage v1beta1 QuotaOverride.overrideValue).
-        if metric == QUERY_METRIC and value is not None and value >= 0:
+        if metric == v.BQ_QUERY_QUOTA_METRIC and value is not None and value >= 0:
             limits.add(limit)
     return limits
 
@@ -142,9 +135,9 @@ def query_quota(
     if not datasets:
         return
     caps = _query_caps(resources)
-    if caps is None or PROJECT_LIMIT in caps:
+    if caps is None or v.BQ_QUERY_QUOTA_PROJECT_LIMIT in caps:
         return
-    what = "only a per-user cap" if USER_LIMIT in caps else "no query-bytes quota"
+    what = "only a per-user cap" if v.BQ_QUERY_QUOTA_USER_LIMIT in caps else "no query-bytes quota"
     yield (
         None,
         f"the prod stack has {datasets} BigQuery dataset(s) and {what}: one runaway on-demand "
