@@ -15,8 +15,9 @@ export UV_PROJECT_ENVIRONMENT := $(VENV)
 # (`uv sync --compile-bytecode`, ~6,500 files) took most of a first `make plan`; everything else
 # is compiled by Python on first import. tests/test_makefile.py keeps GCP_MODULES equal to the
 # pulumi_gcp modules the shipped stacks use.
-GCP_MODULES := bigquery billing cloudfunctionsv2 cloudrunv2 cloudscheduler compute container \
-	projects pubsub serviceaccount servicenetworking sql storage tpu workbench
+GCP_MODULES := artifactregistry bigquery billing cloudfunctionsv2 cloudrunv2 cloudscheduler compute \
+	container logging projects pubsub serviceaccount servicenetworking serviceusage sql storage \
+	tpu vertex workbench
 PLAN_PACKAGES := pulumi pulumi_random pydantic yaml google/protobuf grpc
 
 .PHONY: install python-check plan plans policy-configs test package-check lint fmt typecheck \

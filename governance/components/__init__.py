@@ -7,11 +7,18 @@ none reads config or validates meaning. `build_platform` (program.py) is mlgov's
 it turns validated stack settings into these args. Importing this package loads pulumi_gcp.
 """
 
+from governance.components.artifacts import (
+    ArtifactBucket,
+    ArtifactRepository,
+    ArtifactStore,
+    ArtifactStoreArgs,
+)
 from governance.components.automation import GovernanceFunctions, GovernanceFunctionsArgs
 from governance.components.billing_export import BillingExport, BillingExportArgs
 from governance.components.budgets import ProjectBudget, ProjectBudgetArgs
 from governance.components.datasets import PartitionedDataset, PartitionedDatasetArgs, Table
 from governance.components.gke import Autoprovisioning, MlCluster, MlClusterArgs, SystemPool
+from governance.components.log_volume import LogVolume, LogVolumeArgs
 from governance.components.metadata_db import MetadataDatabase, MetadataDatabaseArgs
 from governance.components.network import MlNetwork, MlNetworkArgs
 from governance.components.notebooks import (
@@ -22,6 +29,7 @@ from governance.components.notebooks import (
     OfficeHours,
 )
 from governance.components.program import Platform, build_platform
+from governance.components.query_quotas import QueryQuotas, QueryQuotasArgs
 from governance.components.training import (
     GpuVm,
     SpotTrainingPools,
@@ -29,10 +37,15 @@ from governance.components.training import (
     TpuVm,
     TrainingPool,
 )
+from governance.components.vertex import VertexTracking, VertexTrackingArgs
 from governance.labels import Labels, base_labels
 
 __all__ = [
     "Accelerator",
+    "ArtifactBucket",
+    "ArtifactRepository",
+    "ArtifactStore",
+    "ArtifactStoreArgs",
     "Autoprovisioning",
     "BillingExport",
     "BillingExportArgs",
@@ -40,6 +53,8 @@ __all__ = [
     "GovernanceFunctionsArgs",
     "GpuVm",
     "Labels",
+    "LogVolume",
+    "LogVolumeArgs",
     "MetadataDatabase",
     "MetadataDatabaseArgs",
     "MlCluster",
@@ -55,12 +70,16 @@ __all__ = [
     "Platform",
     "ProjectBudget",
     "ProjectBudgetArgs",
+    "QueryQuotas",
+    "QueryQuotasArgs",
     "SpotTrainingPools",
     "SpotTrainingPoolsArgs",
     "SystemPool",
     "Table",
     "TpuVm",
     "TrainingPool",
+    "VertexTracking",
+    "VertexTrackingArgs",
     "base_labels",
     "build_platform",
 ]

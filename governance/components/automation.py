@@ -256,7 +256,15 @@ class GovernanceFunctions(pulumi.ComponentResource):
                     condition=gcp.storage.BucketLifecycleRuleConditionArgs(
                         with_state="ARCHIVED", days_since_noncurrent_time=ARCHIVE_RETENTION_DAYS
                     ),
-                )
+                ),
+                # Required of every bucket (mlgov-storage-abort-incomplete-uploads); it never
+                # touches a complete object, so the archive a function refers to is safe.
+                gcp.storage.BucketLifecycleRuleArgs(
+                    action=gcp.storage.BucketLifecycleRuleActionArgs(
+                        type="AbortIncompleteMultipartUpload"
+                    ),
+                    condition=gcp.storage.BucketLifecycleRuleConditionArgs(age=1),
+                ),
             ],
             force_destroy=True,
             opts=child,

@@ -14,6 +14,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pydantic import BaseModel
 
 from governance.components.action_settings import action_settings, billing_disable_allowed
+from governance.components.artifacts import (
+    ArtifactBucket,
+    ArtifactRepository,
+    ArtifactStore,
+    ArtifactStoreArgs,
+)
 from governance.components.automation import GovernanceFunctions, GovernanceFunctionsArgs
 from governance.components.billing_export import BillingExport, BillingExportArgs
 from governance.components.budgets import ProjectBudget, ProjectBudgetArgs
@@ -26,6 +32,7 @@ from governance.components.gke import (
     MlClusterArgs,
     SystemPool,
 )
+from governance.components.log_volume import LogVolume, LogVolumeArgs
 from governance.components.metadata_db import MetadataDatabase, MetadataDatabaseArgs
 from governance.components.network import MlNetwork, MlNetworkArgs
 from governance.components.notebooks import (
@@ -35,6 +42,7 @@ from governance.components.notebooks import (
     NotebookFleetArgs,
     OfficeHours,
 )
+from governance.components.query_quotas import QueryQuotas, QueryQuotasArgs
 from governance.components.training import (
     GpuVm,
     SpotTrainingPools,
@@ -42,15 +50,22 @@ from governance.components.training import (
     TpuVm,
     TrainingPool,
 )
+from governance.components.vertex import VertexTracking, VertexTrackingArgs
 from governance.labels import Labels, base_labels
 from governance.settings import (
+    ArtifactSettings,
     DatasetSettings,
     GpuVmSettings,
     NotebookSettings,
     Settings,
     TpuVmSettings,
+    VertexSettings,
 )
+from governance.settings.artifacts import resolved_bucket, resolved_repository
 from governance.settings.gke import ControlPlaneSettings
+from governance.settings.log_volume import EXCLUSION_FILTERS
+from governance.settings.log_volume import resolved as logging_resolved
+from governance.settings.query_quotas import resolved as quotas_resolved
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
@@ -73,6 +88,10 @@ class Platform:
     metadata_db: MetadataDatabase | None = None
     datasets: dict[str, PartitionedDataset] = field(default_factory=dict[str, PartitionedDataset])
     functions: GovernanceFunctions | None = None
+    artifacts: ArtifactStore | None = None
+    query_quotas: QueryQuotas | None = None
+    log_volume: LogVolume | None = None
+    vertex: VertexTracking | None = None
 
     def outputs(self) -> dict[str, Any]:
         """Stack outputs: names operators look up after `pulumi up`."""
@@ -100,6 +119,11 @@ class Platform:
             out["functions"] = self.functions.function_names
             out["function_urls"] = self.functions.function_urls
             out["cleanup_jobs"] = self.functions.job_names
+        if (store := self.artifacts) is not None:
+            if store.bucket_name is not None:
+                out["artifact_bucket"] = store.bucket_name
+            if store.repository_id is not None:
+                out["image_repository"] = store.repository_id
         return out
 
 
@@ -154,6 +178,62 @@ def dataset_args(
         deletion_protection=s.is_prod,
         tables={name: spec(Table, t, schema=t.schema_fields) for name, t in ds.tables.items()},
     )
+
+
+def artifact_args(s: Settings, section: ArtifactSettings, labels: Labels) -> ArtifactStoreArgs:
+    """The artifact store's args: environment defaults filled, disabled parts left out."""
+    bucket, repo = resolved_bucket(s), resolved_repository(s)
+    return ArtifactStoreArgs(
+        prefix=s.prefix,
+        project=s.project,
+        region=s.region,
+        labels=labels,
+        bucket=spec(ArtifactBucket, bucket) if section.bucket.enabled else None,
+        repository=spec(ArtifactRepository, repo) if section.repository.enabled else None,
+    )
+
+
+def log_volume_args(s: Settings) -> LogVolumeArgs:
+    """The log volume args: retention and exclusion filters for the environment."""
+    days, exclusions = logging_resolved(s)
+    return LogVolumeArgs(
+        prefix=s.prefix,
+        project=s.project,
+        retention_days=days,
+        exclusions={key: EXCLUSION_FILTERS[key] for key in exclusions},
+    )
+
+
+def quota_args(s: Settings) -> QueryQuotasArgs:
+    """The query quota args: the environment's daily caps."""
+    project_tib, user_tib = quotas_resolved(s)
+    return QueryQuotasArgs(
+        project=s.project, project_tib_per_day=project_tib, user_tib_per_day=user_tib
+    )
+
+
+def vertex_args(s: Settings, vertex: VertexSettings, labels: Labels) -> VertexTrackingArgs:
+    """The Vertex tracking args, in the stack's region."""
+    return spec(
+        VertexTrackingArgs,
+        vertex,
+        prefix=s.prefix,
+        project=s.project,
+        region=s.region,
+        labels=labels,
+    )
+
+
+def build_cost_controls(s: Settings, platform: Platform) -> None:
+    """Artifact storage, query quotas, log volume and Vertex tracking, where the settings ask."""
+    if (section := s.artifacts) is not None:
+        platform.artifacts = ArtifactStore("artifacts", artifact_args(s, section, platform.labels))
+    if s.bigquery_quotas is not None:
+        platform.query_quotas = QueryQuotas("bigquery-quotas", quota_args(s))
+    if s.logging is not None:
+        platform.log_volume = LogVolume("logging", log_volume_args(s))
+    if (vertex := s.vertex) is not None and (vertex.tensorboard or vertex.metadata_store):
+        platform.vertex = VertexTracking("vertex", vertex_args(s, vertex, platform.labels))
 
 
 # --------------------------------------------------------------------------- the platform
@@ -284,4 +364,5 @@ def build_platform(s: Settings) -> Platform:
         platform.datasets[key] = PartitionedDataset(
             f"dataset-{key}", dataset_args(s, key, ds, labels)
         )
+    build_cost_controls(s, platform)
     return platform

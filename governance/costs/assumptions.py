@@ -14,15 +14,18 @@ from datetime import date
 from pydantic import BaseModel, ConfigDict, Field
 
 from governance.costs.month import HOURS_PER_MONTH
+from governance.costs.resources.artifact_registry import ArtifactRegistryUsage
 from governance.costs.resources.bigquery import BigQueryUsage
 from governance.costs.resources.compute_instance import ComputeInstanceUsage
 from governance.costs.resources.functions import FunctionsUsage
+from governance.costs.resources.logging import LoggingUsage
 from governance.costs.resources.nat import NatUsage
 from governance.costs.resources.node_pool import NodePoolUsage
 from governance.costs.resources.pubsub import PubSubUsage
 from governance.costs.resources.sql import SqlUsage
 from governance.costs.resources.storage import StorageUsage
 from governance.costs.resources.tpu_vm import TpuVmUsage
+from governance.costs.resources.vertex import VertexUsage
 from governance.costs.resources.workbench import WorkbenchUsage
 
 __all__ = ["HOURS_PER_MONTH", "CommonUsage", "UsageAssumptions"]
@@ -44,9 +47,13 @@ class CommonUsage(BaseModel):
 
 
 # pydantic lays out the fields of a model with several bases from the LAST base to the first,
-# so this list is the reverse of the documented order (common, notebooks, pools, ..., NAT).
+# so this list is the reverse of the documented order (common, notebooks, pools, ..., NAT,
+# artifact registry, logging, vertex).
 # The order is what `plan --json` prints and what README's usage table lists (a test checks it).
 class UsageAssumptions(
+    VertexUsage,
+    LoggingUsage,
+    ArtifactRegistryUsage,
     NatUsage,
     PubSubUsage,
     FunctionsUsage,

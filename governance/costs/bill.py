@@ -41,14 +41,19 @@ class Bill:
 
 
 class Quote:
-    """One resource's governed and baseline bills, sharing one list of explanation lines."""
+    """One resource's governed and baseline bills, sharing one list of explanation lines.
 
-    __slots__ = ("baseline", "governed", "lines")
+    `ceiling_usd` is an informational monthly amount the resource bounds (a quota's worst case):
+    shown next to the estimate, never added to either bill.
+    """
+
+    __slots__ = ("baseline", "ceiling_usd", "governed", "lines")
 
     def __init__(self) -> None:
         self.lines: list[str] = []
         self.governed = Bill("", self.lines)
         self.baseline = Bill("baseline ", self.lines)
+        self.ceiling_usd: float | None = None
 
     @classmethod
     def free(cls, reason: str) -> Quote:

@@ -43,6 +43,8 @@ class ResourceCost:
     monthly_usd: float
     baseline_monthly_usd: float
     lines: tuple[str, ...] = ()
+    worst_case_usd: float | None = None
+    """Informational monthly ceiling (e.g. a query quota's worst case); not in any total."""
 
 
 @dataclass(frozen=True)
@@ -122,6 +124,7 @@ def estimate_resources(
                 max(quote.governed.total, 0.0),
                 max(quote.baseline.total, 0.0),
                 tuple(quote.lines),
+                quote.ceiling_usd,
             )
         )
     return CostReport(out, cat.version, cat.generated)

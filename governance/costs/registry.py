@@ -13,18 +13,22 @@ from typing import Final
 from governance.costs.model import CostModel
 from governance.costs.resources import (
     address,
+    artifact_registry,
     bigquery,
     cluster,
     compute_instance,
     disk,
     functions,
+    logging,
     nat,
     node_pool,
     pubsub,
+    quota_override,
     scheduler,
     sql,
     storage,
     tpu_vm,
+    vertex,
     workbench,
 )
 from mlgov_policies import vocabulary as v
@@ -44,6 +48,12 @@ PRICED: Final[dict[str, CostModel]] = {
     v.COMPUTE_ROUTER_NAT: nat.estimate,
     v.COMPUTE_DISK: disk.estimate,
     v.COMPUTE_GLOBAL_ADDRESS: address.estimate,
+    v.ARTIFACT_REPOSITORY: artifact_registry.estimate,
+    v.QUOTA_OVERRIDE: quota_override.estimate,
+    v.LOGGING_BUCKET_CONFIG: logging.bucket,
+    v.LOGGING_EXCLUSION: logging.exclusion,
+    v.VERTEX_TENSORBOARD: vertex.tensorboard,
+    v.VERTEX_METADATA_STORE: vertex.metadata_store,
 }
 
 FREE: Final[dict[str, str]] = {

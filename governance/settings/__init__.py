@@ -8,6 +8,11 @@ reader). Errors are one line per problem, naming the key the user wrote and the 
 offline CLI exits 2).
 """
 
+from governance.settings.artifacts import (
+    ArtifactBucketSettings,
+    ArtifactRepositorySettings,
+    ArtifactSettings,
+)
 from governance.settings.automation import AutomationSettings
 from governance.settings.base import Environment
 from governance.settings.billing_export import BillingExportSettings
@@ -16,16 +21,22 @@ from governance.settings.datasets import DatasetSettings, TableSettings
 from governance.settings.errors import ROOT, SettingsError
 from governance.settings.gke import AutoprovisioningSettings, GkeSettings, SystemPoolSettings
 from governance.settings.limits import ENV_LIMITS, Limits
+from governance.settings.log_volume import LoggingSettings
 from governance.settings.metadata_db import MetadataDbSettings
 from governance.settings.network import NetworkSettings
 from governance.settings.notebooks import GpuSettings, NotebookSettings, OfficeHours
 from governance.settings.parse import parse_settings, read_settings, settings_from_config
+from governance.settings.query_quotas import QueryQuotaSettings
 from governance.settings.root import Settings
 from governance.settings.training import GpuVmSettings, TpuVmSettings, TrainingPoolSettings
+from governance.settings.vertex import VertexSettings
 
 __all__ = [
     "ENV_LIMITS",
     "ROOT",
+    "ArtifactBucketSettings",
+    "ArtifactRepositorySettings",
+    "ArtifactSettings",
     "AutomationSettings",
     "AutoprovisioningSettings",
     "BillingExportSettings",
@@ -36,16 +47,19 @@ __all__ = [
     "GpuSettings",
     "GpuVmSettings",
     "Limits",
+    "LoggingSettings",
     "MetadataDbSettings",
     "NetworkSettings",
     "NotebookSettings",
     "OfficeHours",
+    "QueryQuotaSettings",
     "Settings",
     "SettingsError",
     "SystemPoolSettings",
     "TableSettings",
     "TpuVmSettings",
     "TrainingPoolSettings",
+    "VertexSettings",
     "parse_settings",
     "read_settings",
     "settings_from_config",

@@ -22,6 +22,10 @@ class Limits(Model):
     sql_tiers: tuple[str, ...]
     allowed_bigquery_locations: tuple[str, ...] = ()
     max_gpu_vm_run_hours: Annotated[int, Field(ge=1, le=720)] = 24
+    # Accelerators Vertex AI serving (endpoints, resource pools) may use; empty: none.
+    vertex_serving_gpu_types: tuple[str, ...] = ()
+    # Longest log bucket retention; 30 days come with ingestion, longer is billed.
+    max_log_retention_days: Annotated[int, Field(ge=1, le=3650)] = 30
 
 
 _SMALL_MACHINES = ("e2-standard-2", "e2-standard-4", "n1-standard-4", "n2-standard-4")
@@ -32,6 +36,7 @@ ENV_LIMITS: dict[str, dict[str, Any]] = {
         "notebook_gpu_types": ["NVIDIA_TESLA_T4", "NVIDIA_L4"],
         "sql_tiers": ["db-g1-small", "db-custom-1-3840", "db-custom-2-7680"],
         "max_gpu_vm_run_hours": 12,
+        "max_log_retention_days": 30,
     },
     "staging": {
         "max_idle_minutes": 180,
@@ -44,6 +49,8 @@ ENV_LIMITS: dict[str, dict[str, Any]] = {
         "notebook_gpu_types": ["NVIDIA_TESLA_T4", "NVIDIA_L4"],
         "sql_tiers": ["db-custom-1-3840", "db-custom-2-7680", "db-custom-4-15360"],
         "max_gpu_vm_run_hours": 24,
+        "vertex_serving_gpu_types": ["NVIDIA_L4"],
+        "max_log_retention_days": 90,
     },
     "prod": {
         "max_idle_minutes": 240,
@@ -59,5 +66,7 @@ ENV_LIMITS: dict[str, dict[str, Any]] = {
         "notebook_gpu_types": ["NVIDIA_TESLA_T4", "NVIDIA_L4", "NVIDIA_TESLA_V100"],
         "sql_tiers": ["db-custom-2-7680", "db-custom-4-15360", "db-custom-8-30720"],
         "max_gpu_vm_run_hours": 72,
+        "vertex_serving_gpu_types": ["NVIDIA_TESLA_T4", "NVIDIA_L4"],
+        "max_log_retention_days": 365,
     },
 }

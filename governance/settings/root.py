@@ -15,14 +15,18 @@ from pydantic import Field, model_validator
 from governance.costs.assumptions import UsageAssumptions
 from governance.labels import label_problem
 from governance.settings import (
+    artifacts,
     billing_export,
     budget,
     datasets,
     gke,
+    log_volume,
     metadata_db,
     notebooks,
+    query_quotas,
     training,
 )
+from governance.settings.artifacts import ArtifactSettings
 from governance.settings.automation import AutomationSettings
 from governance.settings.base import REGION_PATTERN, Environment, Model, Problem, Zone
 from governance.settings.billing_export import BillingExportSettings
@@ -30,10 +34,13 @@ from governance.settings.budget import BudgetSettings
 from governance.settings.datasets import DatasetSettings
 from governance.settings.gke import GkeSettings
 from governance.settings.limits import ENV_LIMITS, Limits
+from governance.settings.log_volume import LoggingSettings
 from governance.settings.metadata_db import MetadataDbSettings
 from governance.settings.network import NetworkSettings
 from governance.settings.notebooks import NotebookSettings
+from governance.settings.query_quotas import QueryQuotaSettings
 from governance.settings.training import GpuVmSettings, TpuVmSettings, TrainingPoolSettings
+from governance.settings.vertex import VertexSettings
 from mlgov_policies.vocabulary import REQUIRED_LABELS
 
 # Labels the user must give, and the ones mlgov sets itself (base_labels, for_workload).
@@ -66,6 +73,11 @@ class Settings(Model):
     budget: BudgetSettings
     billing_export: BillingExportSettings = BillingExportSettings()
     automation: AutomationSettings = AutomationSettings()
+    # Absent: not provisioned. Present (even `{}`): provisioned with per-environment defaults.
+    artifacts: ArtifactSettings | None = None
+    bigquery_quotas: QueryQuotaSettings | None = None
+    logging: LoggingSettings | None = None
+    vertex: VertexSettings | None = None
     usage: UsageAssumptions = Field(default_factory=UsageAssumptions)
 
     @model_validator(mode="before")
@@ -123,6 +135,8 @@ class Settings(Model):
             "sql_tiers": list(self.limits.sql_tiers),
             "billing_export_dataset": self.billing_export.dataset_id,
             "required_labels": list(REQUIRED_LABELS),
+            "vertex_serving_gpu_types": list(self.limits.vertex_serving_gpu_types),
+            "max_log_retention_days": self.limits.max_log_retention_days,
         }
 
 
@@ -152,6 +166,9 @@ CHECKS: tuple[Callable[[Settings], Iterator[Problem]], ...] = (
     datasets.problems,
     billing_export.problems,
     budget.problems,
+    artifacts.problems,
+    query_quotas.problems,
+    log_volume.problems,
 )
 
 

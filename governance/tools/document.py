@@ -31,6 +31,8 @@ class PlanResource(TypedDict):
     name: str
     inputs: dict[str, Any]
     monthly_usd: NotRequired[float]
+    worst_case_monthly_usd: NotRequired[float]
+    """Informational monthly ceiling the resource enforces (a query quota); not in any total."""
 
 
 class PlanDocument(TypedDict, total=False):

@@ -37,10 +37,13 @@ def evaluate_document(doc: PlanDocument) -> PlanDocument:
         report = estimate_resources(resources, assumptions_of(doc), catalog)
     except CostError as err:
         raise CliError(f"cost: {err}") from None
-    per_name = {rc.name: rc.monthly_usd for rc in report.resources}
+    per_name = {rc.name: rc for rc in report.resources}
     for resource in resources:
-        if resource["name"] in per_name:
-            resource["monthly_usd"] = round(per_name[resource["name"]], 2)
+        if (rc := per_name.get(resource["name"])) is not None:
+            resource["monthly_usd"] = round(rc.monthly_usd, 2)
+            if rc.worst_case_usd is not None:
+                # Informational (a query quota's worst case), not part of any total.
+                resource["worst_case_monthly_usd"] = round(rc.worst_case_usd, 2)
     stack = doc.get("stack") or ""
     found = evaluate_resources(resources, policy_config_of(doc), stack=stack)
     violations = [v.as_dict() for v in found]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from mlgov_policies.props import as_list, as_mapping, dig
+from mlgov_policies.props import as_list, as_mapping, as_number, dig
 from mlgov_policies.vocabulary import is_component
 
 Doc = Mapping[str, Any]
@@ -135,6 +135,60 @@ def _budget(i: Inputs) -> list[str]:
     return [f"${units}/month", f"{len(rules)} thresholds"]
 
 
+def _bucket(i: Inputs) -> list[str]:
+    parts = [str(i.get("storageClass") or "STANDARD")]
+    for rule in as_list(i.get("lifecycleRules")):
+        action, cond = as_mapping(dig(rule, "action")), as_mapping(dig(rule, "condition"))
+        kind, age = action.get("type"), cond.get("age")
+        newer = as_number(cond.get("numNewerVersions"))
+        if kind == "SetStorageClass" and age is not None:
+            parts.append(f"{action.get('storageClass')} at {_n(age)}d")
+        elif kind == "Delete" and newer is not None:
+            # numNewerVersions counts the live version: N + 1 keeps N old versions.
+            parts.append(f"keep {newer - 1:g} old versions")
+        elif kind == "Delete" and age is not None:
+            parts.append(f"delete at {_n(age)}d")
+        elif kind == "AbortIncompleteMultipartUpload":
+            parts.append(f"abort uploads {_n(age)}d")
+    return parts if len(parts) > 1 else [*parts, "NO lifecycle"]
+
+
+def _repository(i: Inputs) -> list[str]:
+    parts = [str(i.get("format"))]
+    for policy in as_list(i.get("cleanupPolicies")):
+        keep = dig(policy, "mostRecentVersions", "keepCount")
+        older = dig(policy, "condition", "olderThan")
+        if keep is not None:
+            parts.append(f"keep {_n(keep)} recent")
+        elif isinstance(older, str) and older.endswith("s") and older[:-1].isdigit():
+            state = str(dig(policy, "condition", "tagState") or "ANY").lower()
+            parts.append(f"delete {state} after {int(older[:-1]) // 86_400}d")
+    if len(parts) == 1:
+        parts.append("NO cleanup")
+    if i.get("cleanupPolicyDryRun"):
+        parts.append("dry run")
+    return parts
+
+
+def _quota(i: Inputs) -> list[str]:
+    limit = str(i.get("limit") or "").replace("%2F", "/")
+    value = i.get("overrideValue")
+    try:
+        cap = f"{float(str(value)) / 1_048_576:g} TiB/day"
+    except ValueError:
+        cap = str(value)
+    scope = "per user" if limit.endswith("/user") else "per project"
+    return [f"query bytes <= {cap} {scope}"]
+
+
+def _log_bucket(i: Inputs) -> list[str]:
+    return [f"{i.get('bucketId')} keeps {_n(i.get('retentionDays'))} days"]
+
+
+def _log_exclusion(i: Inputs) -> list[str]:
+    return [f"excludes {i.get('filter')}"]
+
+
 def _labels_only(i: Inputs) -> list[str]:
     return []
 
@@ -149,6 +203,11 @@ SUMMARIES: dict[str, Callable[[Inputs], list[str]]] = {
     "gcp:bigquery/dataset:Dataset": _dataset,
     "gcp:bigquery/table:Table": _table,
     "gcp:billing/budget:Budget": _budget,
+    "gcp:storage/bucket:Bucket": _bucket,
+    "gcp:artifactregistry/repository:Repository": _repository,
+    "gcp:serviceusage/consumerQuotaOverride:ConsumerQuotaOverride": _quota,
+    "gcp:logging/projectBucketConfig:ProjectBucketConfig": _log_bucket,
+    "gcp:logging/projectExclusion:ProjectExclusion": _log_exclusion,
 }
 
 
@@ -172,13 +231,21 @@ def _usd(value: Any) -> str:
     return f"${value:,.2f}" if isinstance(value, int | float) else "-"
 
 
+def _settings_cell(r: Mapping[str, Any]) -> str:
+    cell = key_settings(r["type"], r.get("inputs") or {})
+    if isinstance(worst := r.get("worst_case_monthly_usd"), int | float):
+        # A quota's ceiling: shown beside the estimate, never added to it.
+        cell += f", worst case {_usd(worst)}/month (not in total)"
+    return cell
+
+
 def _rows(doc: Doc) -> list[tuple[str, str, str, str, str]]:
     return [
         (
             r["name"],
             short_type(r["type"]),
             region_of(r.get("inputs") or {}),
-            key_settings(r["type"], r.get("inputs") or {}),
+            _settings_cell(r),
             _usd(r.get("monthly_usd")),
         )
         for r in doc.get("resources", [])

@@ -49,6 +49,10 @@ class PolicyConfig:
     """Empty: any tier."""
     billing_export_dataset: str = "billing_export"
     required_labels: tuple[str, ...] = REQUIRED_LABELS
+    vertex_serving_gpu_types: tuple[str, ...] = ()
+    """Accelerator types (MachineSpec enums) Vertex AI serving may use. Empty: no GPUs."""
+    max_log_retention_days: int = 30
+    """Longest log bucket retention; the first 30 days come with ingestion at no extra charge."""
 
     def bigquery_locations(self, region: str | None) -> frozenset[str]:
         """Lower-cased BigQuery locations allowed when the stack's region is `region`."""
@@ -138,6 +142,8 @@ _PARSERS: dict[str, Any] = {
     "sql_tiers": _str_list,
     "billing_export_dataset": _str,
     "required_labels": _str_list,
+    "vertex_serving_gpu_types": _str_list,
+    "max_log_retention_days": _positive_int,
 }
 
 
@@ -154,4 +160,6 @@ CONFIG_SCHEMA: dict[str, dict[str, Any]] = {
     "sql_tiers": _STR_LIST,
     "billing_export_dataset": {"type": "string", "minLength": 1, "default": "billing_export"},
     "required_labels": {**_STR_LIST, "default": list(REQUIRED_LABELS)},
+    "vertex_serving_gpu_types": {**_STR_LIST, "default": []},
+    "max_log_retention_days": {"type": "integer", "minimum": 1, "default": 30},
 }

@@ -17,8 +17,10 @@ from mlgov_policies import vocabulary as v
 from mlgov_policies.config import PolicyConfig
 from mlgov_policies.rule import ResourceRule, Rule, StackRule
 from mlgov_policies.rules import (
+    artifactregistry,
     bigquery,
     billing,
+    cloudlogging,
     functions,
     gke,
     iam,
@@ -28,6 +30,7 @@ from mlgov_policies.rules import (
     sql,
     storage,
     training,
+    vertex,
     workbench,
 )
 
@@ -66,6 +69,14 @@ RULES: tuple[Rule, ...] = (
     functions.EVENT_INGRESS,
     workbench.ROOT_ACCESS,
     storage.FUNCTION_SOURCE_KEPT,
+    storage.LIFECYCLE_REQUIRED,
+    storage.ABORT_INCOMPLETE_UPLOADS,
+    artifactregistry.CLEANUP_POLICIES,
+    bigquery.QUERY_QUOTA,
+    cloudlogging.RETENTION_BOUNDED,
+    vertex.AUTOSCALING_BOUNDS,
+    vertex.MIN_REPLICAS,
+    vertex.SERVING_ACCELERATORS,
 )
 
 ALL_RULES: Mapping[str, Rule] = {rule.name: rule for rule in RULES}
@@ -89,6 +100,7 @@ UNCHECKED_TYPES: Mapping[str, str] = {
     v.SQL_USER: "lives inside a checked DatabaseInstance; password is a secret",
     v.RANDOM_PASSWORD: "not a cloud resource",
     v.STORAGE_BUCKET_OBJECT: "the function archive inside a checked bucket; objects have no labels",
+    v.LOGGING_EXCLUSION: "no labels or location, and it only lowers what is ingested (and billed)",
 }
 
 # Component, provider and stack tokens are not cloud resources.

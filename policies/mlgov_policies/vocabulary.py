@@ -51,6 +51,24 @@ RANDOM_PASSWORD: Final = "random:index/randomPassword:RandomPassword"  # noqa: S
 PROVIDER_PREFIX: Final = "pulumi:providers:"
 """Provider resources are `pulumi:providers:<package>` (Pulumi's own token rule)."""
 SERVICE_NETWORKING_CONNECTION: Final = "gcp:servicenetworking/connection:Connection"
+# Artifact storage, query quotas, logging volume and Vertex AI (issue 15).
+ARTIFACT_REPOSITORY: Final = "gcp:artifactregistry/repository:Repository"
+QUOTA_OVERRIDE: Final = "gcp:serviceusage/consumerQuotaOverride:ConsumerQuotaOverride"
+LOGGING_EXCLUSION: Final = "gcp:logging/projectExclusion:ProjectExclusion"
+LOGGING_BUCKET_CONFIG: Final = "gcp:logging/projectBucketConfig:ProjectBucketConfig"
+VERTEX_ENDPOINT: Final = "gcp:vertex/aiEndpoint:AiEndpoint"
+VERTEX_MODEL_GARDEN_ENDPOINT: Final = (
+    "gcp:vertex/aiEndpointWithModelGardenDeployment:AiEndpointWithModelGardenDeployment"
+)
+VERTEX_DEPLOYMENT_POOL: Final = "gcp:vertex/aiDeploymentResourcePool:AiDeploymentResourcePool"
+VERTEX_INDEX_ENDPOINT: Final = "gcp:vertex/aiIndexEndpoint:AiIndexEndpoint"
+VERTEX_DEPLOYED_INDEX: Final = (
+    "gcp:vertex/aiIndexEndpointDeployedIndex:AiIndexEndpointDeployedIndex"
+)
+VERTEX_PERSISTENT_RESOURCE: Final = "gcp:vertex/aiPersistentResource:AiPersistentResource"
+VERTEX_FEATURE_ONLINE_STORE: Final = "gcp:vertex/aiFeatureOnlineStore:AiFeatureOnlineStore"
+VERTEX_TENSORBOARD: Final = "gcp:vertex/aiTensorboard:AiTensorboard"
+VERTEX_METADATA_STORE: Final = "gcp:vertex/aiMetadataStore:AiMetadataStore"
 
 # IAM grants: the member/binding/policy resources that can give a role to someone. The program
 # creates some (function, Cloud Run, topic, bucket, dataset invokers/readers; the cost estimator
@@ -113,6 +131,14 @@ WORKLOAD_LABEL: Final = "workload"
 """The required label that names what a resource is for (one of REQUIRED_LABELS)."""
 BILLING_EXPORT_WORKLOAD: Final = "billing-export"
 """`workload` of the billing export dataset: BillingExport sets it, the expiry rules spare it."""
+BQ_QUERY_QUOTA_METRIC: Final = "bigquery.googleapis.com/quota/query/usage"
+"""BigQuery's daily query-bytes quota (MiB), as Service Usage names the metric
+(https://cloud.google.com/bigquery/docs/custom-quotas; serviceusage v1beta1 consumerQuotaMetrics).
+pulumi-gcp takes metric and limit URL-encoded (`%2F` for `/`)."""
+BQ_QUERY_QUOTA_PROJECT_LIMIT: Final = "/d/project"
+"""The per-project daily limit (the console's QueryUsagePerDay)."""
+BQ_QUERY_QUOTA_USER_LIMIT: Final = "/d/project/user"
+"""The per-user daily limit (the console's QueryUsagePerUserPerDay)."""
 WORKBENCH_IDLE_TIMEOUT_KEY: Final = "idle-timeout-seconds"
 """Workbench `gceSetup.metadata` key: idle shutdown after this many seconds (a string)."""
 WORKBENCH_GUEST_ATTRIBUTES_KEY: Final = "enable-guest-attributes"

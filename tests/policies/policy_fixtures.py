@@ -21,6 +21,8 @@ PROD_CONFIG: dict[str, Any] = {
     "notebook_machine_types": ["e2-standard-4", "n1-standard-8"],
     "notebook_gpu_types": ["NVIDIA_TESLA_T4"],
     "sql_tiers": ["db-custom-1-3840", "db-custom-2-7680"],
+    "vertex_serving_gpu_types": ["NVIDIA_L4"],
+    "max_log_retention_days": 90,
 }
 
 
@@ -395,7 +397,8 @@ _GOOD: list[dict[str, Any]] = [
                 {
                     "action": {"type": "Delete"},
                     "condition": {"withState": "ARCHIVED", "daysSinceNoncurrentTime": 30.0},
-                }
+                },
+                {"action": {"type": "AbortIncompleteMultipartUpload"}, "condition": {"age": 1.0}},
             ],
             "labels": labels("governance"),
         },
@@ -501,6 +504,164 @@ _GOOD: list[dict[str, Any]] = [
             "role": "roles/logging.logWriter",
             "members": ["serviceAccount:acme-prod-gov@acme-ml-prod.iam.gserviceaccount.com"],
         },
+    },
+    {
+        "type": "gcp:artifactregistry/repository:Repository",
+        "name": "images",
+        "inputs": {
+            "repositoryId": "acme-prod-images",
+            "location": REGION,
+            "format": "DOCKER",
+            "cleanupPolicies": [
+                {"id": "keep", "action": "KEEP", "mostRecentVersions": {"keepCount": 10.0}},
+                {
+                    "id": "untagged",
+                    "action": "DELETE",
+                    "condition": {"tagState": "UNTAGGED", "olderThan": "604800s"},
+                },
+            ],
+            "cleanupPolicyDryRun": False,
+            "labels": labels("artifacts"),
+        },
+    },
+    {
+        "type": "gcp:serviceusage/consumerQuotaOverride:ConsumerQuotaOverride",
+        "name": "query-quota",
+        "inputs": {
+            "project": PROJECT,
+            "service": "bigquery.googleapis.com",
+            "metric": "bigquery.googleapis.com%2Fquota%2Fquery%2Fusage",
+            "limit": "%2Fd%2Fproject",
+            "overrideValue": "10485760",
+            "force": True,
+        },
+    },
+    {
+        "type": "gcp:logging/projectBucketConfig:ProjectBucketConfig",
+        "name": "default-logs",
+        "inputs": {
+            "project": PROJECT,
+            "location": "global",
+            "bucketId": "_Default",
+            "retentionDays": 30.0,
+        },
+    },
+    {
+        "type": "gcp:logging/projectExclusion:ProjectExclusion",
+        "name": "exclude-gke-info",
+        "inputs": {
+            "name": "acme-prod-exclude-gke-info",
+            "filter": 'resource.type="k8s_container" AND severity<=INFO',
+        },
+    },
+    {
+        "type": "gcp:vertex/aiEndpoint:AiEndpoint",
+        "name": "endpoint",
+        "inputs": {
+            "name": "fraud",
+            "displayName": "fraud",
+            "location": REGION,
+            "labels": labels("serving"),
+        },
+    },
+    {
+        "type": "gcp:vertex/aiEndpointWithModelGardenDeployment:AiEndpointWithModelGardenDeployment",
+        "name": "gemma",
+        "inputs": {
+            "location": REGION,
+            "publisherModelName": "publishers/google/models/gemma3@gemma-3-1b-it",
+            "deployConfig": {
+                "dedicatedResources": {
+                    "machineSpec": {"machineType": "n1-standard-8"},
+                    "minReplicaCount": 1.0,
+                    "maxReplicaCount": 3.0,
+                }
+            },
+        },
+    },
+    {
+        "type": "gcp:vertex/aiDeploymentResourcePool:AiDeploymentResourcePool",
+        "name": "pool",
+        "inputs": {
+            "name": "shared-cpu",
+            "region": REGION,
+            "dedicatedResources": {
+                "machineSpec": {"machineType": "n1-standard-4"},
+                "minReplicaCount": 1.0,
+                "maxReplicaCount": 2.0,
+            },
+        },
+    },
+    {
+        "type": "gcp:vertex/aiIndexEndpoint:AiIndexEndpoint",
+        "name": "index-endpoint",
+        "inputs": {
+            "displayName": "search",
+            "region": REGION,
+            "publicEndpointEnabled": True,
+            "labels": labels("serving"),
+        },
+    },
+    {
+        "type": "gcp:vertex/aiIndexEndpointDeployedIndex:AiIndexEndpointDeployedIndex",
+        "name": "deployed-index",
+        "inputs": {
+            "deployedIndexId": "products",
+            "index": f"projects/{PROJECT}/locations/{REGION}/indexes/1",
+            "indexEndpoint": f"projects/{PROJECT}/locations/{REGION}/indexEndpoints/2",
+            "region": REGION,
+            "dedicatedResources": {
+                "machineSpec": {"machineType": "e2-standard-16"},
+                "minReplicaCount": 1.0,
+                "maxReplicaCount": 2.0,
+            },
+        },
+    },
+    {
+        "type": "gcp:vertex/aiPersistentResource:AiPersistentResource",
+        "name": "train-cluster",
+        "inputs": {
+            "name": "train",
+            "location": REGION,
+            "resourcePools": [
+                {
+                    "machineSpec": {"machineType": "n1-standard-4"},
+                    "replicaCount": 1.0,
+                    "autoscalingSpec": {"minReplicaCount": 1.0, "maxReplicaCount": 4.0},
+                }
+            ],
+            "labels": labels("training"),
+        },
+    },
+    {
+        "type": "gcp:vertex/aiFeatureOnlineStore:AiFeatureOnlineStore",
+        "name": "online-store",
+        "inputs": {
+            "name": "features",
+            "region": REGION,
+            "bigtable": {
+                "autoScaling": {
+                    "minNodeCount": 1.0,
+                    "maxNodeCount": 3.0,
+                    "cpuUtilizationTarget": 60.0,
+                }
+            },
+            "labels": labels("features"),
+        },
+    },
+    {
+        "type": "gcp:vertex/aiTensorboard:AiTensorboard",
+        "name": "tensorboard",
+        "inputs": {
+            "displayName": "acme-prod-tensorboard",
+            "region": REGION,
+            "labels": labels("experiments"),
+        },
+    },
+    {
+        "type": "gcp:vertex/aiMetadataStore:AiMetadataStore",
+        "name": "metadata-store",
+        "inputs": {"name": "acme-prod-metadata", "region": REGION},
     },
     {
         "type": "mlgov:index:NotebookFleet",

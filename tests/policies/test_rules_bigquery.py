@@ -9,6 +9,8 @@ from __future__ import annotations
 import pytest
 from policy_cases import Case, case_id, cfg, check_case, d, s
 
+QUOTA = "mlgov-bigquery-query-quota"
+
 CASES: tuple[Case, ...] = (
     Case(
         "dataset-no-expiration",
@@ -56,6 +58,34 @@ CASES: tuple[Case, ...] = (
             d("events", "timePartitioning"),
             s("events", "view", {"query": "select 1", "useLegacySql": False}),
         ),
+    ),
+    Case("prod-no-query-quota", QUOTA, (("drop", "query-quota"),), resource=""),
+    Case("prod-unlimited-quota", QUOTA, (s("query-quota", "overrideValue", "-1"),), resource=""),
+    Case(
+        "prod-per-user-quota-only",
+        QUOTA,
+        (s("query-quota", "limit", "%2Fd%2Fproject%2Fuser"),),
+        resource="",
+    ),
+    Case(
+        "prod-quota-unencoded-names",
+        None,
+        (
+            s("query-quota", "metric", "bigquery.googleapis.com/quota/query/usage"),
+            s("query-quota", "limit", "/d/project"),
+        ),
+    ),
+    Case(
+        "prod-quota-other-metric",
+        QUOTA,
+        (s("query-quota", "metric", "compute.googleapis.com%2Fcpus"),),
+        resource="",
+    ),
+    Case("dev-no-query-quota", None, (("drop", "query-quota"),), cfg(environment="dev")),
+    Case(
+        "prod-no-datasets-no-quota",
+        None,
+        (("drop", "query-quota"), ("drop", "features"), ("drop", "billing-export")),
     ),
 )
 

@@ -41,6 +41,8 @@ CASES: tuple[Case, ...] = (
     Case("labels-long-value", "mlgov-labels-valid", (s("source", "labels.extra", "x" * 64),)),
     Case("labels-63-char-value", None, (s("source", "labels.extra", "x" * 63),)),
     Case("labels-expires-on", None, (s("tpu", "labels.mlgov-expires-on", "2026-12-31"),)),
+    Case("vertex-endpoint-unlabelled", "mlgov-labels-required", (d("endpoint", "labels"),)),
+    Case("repository-unlabelled", "mlgov-labels-required", (d("images", "labels"),)),
 )
 
 

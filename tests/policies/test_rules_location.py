@@ -41,6 +41,21 @@ CASES: tuple[Case, ...] = (
         "mlgov-location-in-region",
         (s("budget-fn", "eventTrigger.triggerRegion", "us-east1"),),
     ),
+    Case(
+        "tensorboard-other-region",
+        "mlgov-location-in-region",
+        (s("tensorboard", "region", "europe-west4"),),
+    ),
+    Case(
+        "vertex-persistent-other-region",
+        "mlgov-location-in-region",
+        (s("train-cluster", "location", "us-east1"),),
+    ),
+    Case(
+        "repository-multi-region",
+        "mlgov-location-in-region",
+        (s("images", "location", "us"),),
+    ),
 )
 
 

@@ -298,7 +298,8 @@ def test_source_bucket_is_private_and_deletes_only_superseded_archives(dev):
         {
             "action": {"type": "Delete"},
             "condition": {"withState": "ARCHIVED", "daysSinceNoncurrentTime": 30},
-        }
+        },
+        {"action": {"type": "AbortIncompleteMultipartUpload"}, "condition": {"age": 1}},
     ]
     assert bucket["labels"]["workload"] == "governance"
 

@@ -28,6 +28,8 @@ LABEL_FIELDS: dict[str, tuple[str, ...]] = {
     "gcp:pubsub/topic:Topic": ("labels",),
     "gcp:storage/bucket:Bucket": ("labels",),
     "gcp:cloudfunctionsv2/function:Function": ("labels",),
+    "gcp:artifactregistry/repository:Repository": ("labels",),
+    "gcp:vertex/aiTensorboard:AiTensorboard": ("labels",),
 }
 # Types GCP gives no labels (IAM, networking plumbing, scheduler jobs, budgets, SQL children).
 UNLABELABLE = {
@@ -48,6 +50,9 @@ UNLABELABLE = {
     "gcp:storage/bucketObject:BucketObject",
     "gcp:cloudfunctionsv2/functionIamMember:FunctionIamMember",
     "gcp:cloudrunv2/serviceIamMember:ServiceIamMember",
+    "gcp:serviceusage/consumerQuotaOverride:ConsumerQuotaOverride",
+    "gcp:logging/projectExclusion:ProjectExclusion",
+    "gcp:logging/projectBucketConfig:ProjectBucketConfig",
 }
 
 
@@ -91,6 +96,9 @@ def test_every_labelable_resource_has_valid_required_labels(stack: str) -> None:
 def test_everything_regional_is_in_the_stack_region(stack: str) -> None:
     region = settings_from_config(stack_config(stack)).region
     for r in resources(stack):
+        if r.type == "gcp:logging/projectBucketConfig:ProjectBucketConfig":
+            assert r.inputs["location"] == "global"  # where Cloud Logging keeps _Default
+            continue
         for key in ("region", "location", "zone"):
             where = r.inputs.get(key)
             if isinstance(where, str):

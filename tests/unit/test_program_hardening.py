@@ -68,9 +68,15 @@ def test_notebooks_have_no_root(stack: str) -> None:
 
 @pytest.mark.parametrize("stack", STACKS)
 def test_source_bucket_keeps_live_archives(stack: str) -> None:
-    [bucket] = of_type(stack, "gcp:storage/bucket:Bucket")
+    [source] = {
+        f["buildConfig"]["source"]["storageSource"]["bucket"]
+        for f in of_type(stack, "gcp:cloudfunctionsv2/function:Function")
+    }
+    [bucket] = [b for b in of_type(stack, "gcp:storage/bucket:Bucket") if b["name"] == source]
     assert bucket["versioning"] == {"enabled": True}
-    for rule in bucket["lifecycleRules"]:
+    deletes = [r for r in bucket["lifecycleRules"] if r["action"]["type"] == "Delete"]
+    assert deletes
+    for rule in deletes:
         assert rule["condition"]["withState"] == "ARCHIVED"
 
 

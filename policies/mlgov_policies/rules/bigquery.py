@@ -1,18 +1,20 @@
-"""BigQuery rules: datasets expire data by default, the billing export never does, tables partition.
+"""BigQuery rules: data expires (billing history never), tables partition, prod caps queries.
 
-Covers `gcp:bigquery/dataset:Dataset` and `gcp:bigquery/table:Table`. Who may read a dataset is
-iam.py's concern; where it lives is location.py's.
+Covers `gcp:bigquery/dataset:Dataset`, `gcp:bigquery/table:Table` and the query-usage
+`gcp:serviceusage/consumerQuotaOverride:ConsumerQuotaOverride` (a stack rule). Who may read a
+dataset is iam.py's concern; where it lives is location.py's.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
+from urllib.parse import unquote
 
 from mlgov_policies import vocabulary as v
 from mlgov_policies.config import PolicyConfig
-from mlgov_policies.props import as_bool, as_number, dig, is_unknown
-from mlgov_policies.rule import ResourceRule
+from mlgov_policies.props import as_bool, as_number, as_str, dig, is_unknown
+from mlgov_policies.rule import ResourceRule, StackResource, StackRule
 
 _EXPIRATIONS = ("defaultTableExpirationMs", "defaultPartitionExpirationMs")
 
@@ -103,4 +105,54 @@ TABLE_PARTITIONED = ResourceRule(
     "expiration work.",
     remediation="Set timePartitioning.type (DAY, HOUR, MONTH or YEAR) and, for large tables, "
     "requirePartitionFilter = true.",
+)
+
+
+def _query_caps(resources: Sequence[StackResource]) -> set[str] | None:
+    """Limits (decoded) of the stack's query-usage overrides with a real cap; None if unknown."""
+    limits: set[str] = set()
+    for resource in resources:
+        if resource.type != v.QUOTA_OVERRIDE:
+            continue
+        fields = [dig(resource.props, key) for key in ("metric", "limit", "overrideValue")]
+        if any(is_unknown(value) for value in fields):
+            return None
+        metric, limit = (unquote(as_str(value) or "") for value in fields[:2])
+        value = as_number(fields[2])
+        # -1 means unlimited (serviceusage v1beta1 QuotaOverride.overrideValue).
+        if metric == v.BQ_QUERY_QUOTA_METRIC and value is not None and value >= 0:
+            limits.add(limit)
+    return limits
+
+
+def query_quota(
+    resources: Sequence[StackResource], config: PolicyConfig
+) -> Iterator[tuple[int | None, str]]:
+    """Prod stacks with BigQuery datasets cap the bytes queries may process per day."""
+    if config.environment != "prod":
+        return
+    datasets = sum(1 for r in resources if r.type == v.BQ_DATASET)
+    if not datasets:
+        return
+    caps = _query_caps(resources)
+    if caps is None or v.BQ_QUERY_QUOTA_PROJECT_LIMIT in caps:
+        return
+    what = "only a per-user cap" if v.BQ_QUERY_QUOTA_USER_LIMIT in caps else "no query-bytes quota"
+    yield (
+        None,
+        f"the prod stack has {datasets} BigQuery dataset(s) and {what}: one runaway on-demand "
+        "query (or loop) can scan up to BigQuery's default 200 TiB a day",
+    )
+
+
+QUERY_QUOTA = StackRule(
+    name="mlgov-bigquery-query-quota",
+    check=query_quota,
+    types=frozenset({v.BQ_DATASET, v.QUOTA_OVERRIDE}),
+    enforcement="mandatory",
+    config_keys=("environment",),
+    why="On-demand queries bill per TiB scanned; without a daily quota nothing but the monthly "
+    "budget alert (a day late) stops a runaway query.",
+    remediation="Add a gcp.serviceusage.ConsumerQuotaOverride on bigquery.googleapis.com "
+    "metric quota/query/usage, limit /d/project (settings: bigquery_quotas).",
 )

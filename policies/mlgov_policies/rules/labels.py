@@ -34,6 +34,12 @@ LABEL_FIELDS: Mapping[str, tuple[str, ...]] = {
     v.STORAGE_BUCKET: ("labels",),
     v.FUNCTION_V2: ("labels",),
     v.CLOUD_RUN_SERVICE: ("labels",),
+    v.ARTIFACT_REPOSITORY: ("labels",),
+    v.VERTEX_ENDPOINT: ("labels",),
+    v.VERTEX_INDEX_ENDPOINT: ("labels",),
+    v.VERTEX_PERSISTENT_RESOURCE: ("labels",),
+    v.VERTEX_FEATURE_ONLINE_STORE: ("labels",),
+    v.VERTEX_TENSORBOARD: ("labels",),
 }
 # Label fields whose parent block may legitimately be absent (a boot disk attached from an
 # existing `source` has no initializeParams); absent parent means nothing to check.

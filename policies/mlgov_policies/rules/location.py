@@ -39,6 +39,16 @@ LOCATION_FIELDS: Mapping[str, tuple[str, ...]] = {
     v.FUNCTION_V2: ("location", "eventTrigger.triggerRegion"),
     v.SCHEDULER_JOB: ("region",),
     v.CLOUD_RUN_SERVICE: ("location",),
+    v.ARTIFACT_REPOSITORY: ("location",),
+    v.VERTEX_ENDPOINT: ("location",),
+    v.VERTEX_MODEL_GARDEN_ENDPOINT: ("location",),
+    v.VERTEX_DEPLOYMENT_POOL: ("region",),
+    v.VERTEX_INDEX_ENDPOINT: ("region",),
+    v.VERTEX_DEPLOYED_INDEX: ("region",),
+    v.VERTEX_PERSISTENT_RESOURCE: ("location",),
+    v.VERTEX_FEATURE_ONLINE_STORE: ("region",),
+    v.VERTEX_TENSORBOARD: ("region",),
+    v.VERTEX_METADATA_STORE: ("region",),
 }
 
 

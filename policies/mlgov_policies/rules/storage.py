@@ -1,7 +1,13 @@
-"""Cloud Storage rules: no public access, and function sources are never deleted while live.
+"""Cloud Storage rules: no public access, lifecycle rules that bound what a bucket keeps, and
+function sources never deleted while live.
 
-Covers `gcp:storage/bucket:Bucket` (the function source bucket; the source rule also reads the
-functions that name it). Grants on a bucket are iam.py's concern.
+Covers `gcp:storage/bucket:Bucket` (the function source bucket, the artifact bucket, users' own).
+Lifecycle actions are storage.v1's: `Delete`, `SetStorageClass`, `AbortIncompleteMultipartUpload`.
+A bucket that must keep its live objects (the function source bucket keeps the archive a
+deployed function was built from) passes the lifecycle rule with rules that only delete
+noncurrent versions (`withState: ARCHIVED`, `numNewerVersions`, `daysSinceNoncurrentTime`, ...).
+The source rule also reads the functions that name a bucket. Grants on a bucket are iam.py's
+concern.
 """
 
 from __future__ import annotations
@@ -112,4 +118,69 @@ FUNCTION_SOURCE_KEPT = StackRule(
     remediation="Delete only noncurrent versions: enable versioning and give Delete rules "
     "condition.withState = 'ARCHIVED' (or daysSinceNoncurrentTime); never an age rule on live "
     "objects.",
+)
+
+
+# Actions that remove bytes or move them to a cheaper class.
+_BOUNDING_ACTIONS = frozenset({"Delete", "SetStorageClass"})
+_ABORT = "AbortIncompleteMultipartUpload"
+
+
+def _actions(props: Mapping[str, Any]) -> list[str] | None:
+    """The lifecycle action types, or None when the rules are unknown until apply."""
+    rules = dig(props, "lifecycleRules")
+    if is_unknown(rules):
+        return None
+    actions: list[str] = []
+    for rule in as_list(rules):
+        action = dig(rule, "action", "type")
+        if is_unknown(rule) or is_unknown(action):
+            return None
+        if (kind := as_str(action)) is not None:
+            actions.append(kind)
+    return actions
+
+
+def lifecycle_required(type_: str, props: Mapping[str, Any], config: PolicyConfig) -> Iterator[str]:
+    """Buckets have a lifecycle rule that deletes or down-classes objects (or old versions)."""
+    del type_, config
+    actions = _actions(props)
+    if actions is not None and not _BOUNDING_ACTIONS & set(actions):
+        yield (
+            "lifecycleRules has no Delete or SetStorageClass rule: every object (and every "
+            "old version) is stored at the bucket's price forever"
+        )
+
+
+LIFECYCLE_REQUIRED = ResourceRule(
+    name="mlgov-storage-lifecycle-required",
+    check=lifecycle_required,
+    types=frozenset({v.STORAGE_BUCKET}),
+    enforcement="mandatory",
+    why="Checkpoints, pipeline outputs and dataset copies pile up silently; only lifecycle "
+    "rules delete them or move them to Nearline/Coldline.",
+    remediation="Add a lifecycleRules entry with action Delete (age, or numNewerVersions / "
+    "daysSinceNoncurrentTime for a bucket that must keep live objects) or SetStorageClass.",
+)
+
+
+def abort_incomplete_uploads(
+    type_: str, props: Mapping[str, Any], config: PolicyConfig
+) -> Iterator[str]:
+    """Buckets abort incomplete multipart uploads after a few days."""
+    del type_, config
+    actions = _actions(props)
+    if actions is not None and _ABORT not in actions:
+        yield f"lifecycleRules has no {_ABORT} rule: parts of abandoned uploads are billed forever"
+
+
+ABORT_INCOMPLETE_UPLOADS = ResourceRule(
+    name="mlgov-storage-abort-incomplete-uploads",
+    check=abort_incomplete_uploads,
+    types=frozenset({v.STORAGE_BUCKET}),
+    enforcement="mandatory",
+    why="Large checkpoint uploads use multipart uploads; parts of an interrupted one are billed "
+    "as stored data, invisible in listings, until the upload is aborted.",
+    remediation="Add a lifecycleRules entry with action AbortIncompleteMultipartUpload and "
+    "condition age (days), e.g. 1.",
 )

@@ -24,6 +24,65 @@ def test_per_bucket_size_by_gcp_name():
 
 
 def test_storage_class_without_a_price_is_an_error():
-    nearline = {**BUCKET, "inputs": {**BUCKET["inputs"], "storageClass": "NEARLINE"}}
-    with pytest.raises(CatalogError, match=r"storage\.nearline"):
-        one(nearline)
+    dra = {**BUCKET, "inputs": {**BUCKET["inputs"], "storageClass": "DURABLE_REDUCED_AVAILABILITY"}}
+    with pytest.raises(CatalogError, match=r"storage\.durable_reduced_availability"):
+        one(dra)
+
+
+def _rule(action: str, age: float, cls: str | None = None, **cond: object) -> dict:
+    act = {"type": action, **({"storageClass": cls} if cls else {})}
+    return {"action": act, "condition": {"age": age, **cond}}
+
+
+PROD_ARTIFACTS = {
+    "type": "gcp:storage/bucket:Bucket",
+    "name": "artifacts-bucket",
+    "inputs": {
+        "name": "acme-ml-prod-mlgov-artifacts",
+        "location": "EUROPE-WEST4",
+        "storageClass": "STANDARD",
+        "lifecycleRules": [
+            _rule("SetStorageClass", 30, "NEARLINE", matchesStorageClasses=["STANDARD"]),
+            _rule("SetStorageClass", 90, "COLDLINE", matchesStorageClasses=["STANDARD"]),
+            _rule("Delete", 365, withState="ANY"),
+            {"action": {"type": "Delete"}, "condition": {"numNewerVersions": 4.0}},
+            _rule("AbortIncompleteMultipartUpload", 1),
+        ],
+    },
+}
+
+
+def test_lifecycle_spreads_bytes_over_classes_until_deletion():
+    # 2,000 GiB in steady state, deleted at day 365: 30/365 STANDARD, 60/365 NEARLINE,
+    # 275/365 COLDLINE in europe-west4 ($0.02, $0.01, $0.004 per GiB-month).
+    usage = UsageAssumptions(as_of=AS_OF, storage_gb={"artifacts-bucket": 2000})
+    cost = one(PROD_ARTIFACTS, usage)
+    expected = 2000 * (30 * 0.02 + 60 * 0.01 + 275 * 0.004) / 365
+    assert expected == pytest.approx(12.60, abs=0.01)
+    assert cost.monthly_usd == pytest.approx(expected)
+    assert cost.baseline_monthly_usd == pytest.approx(2000 * 0.02)  # $40, all STANDARD
+    assert "lifecycle: deleted at day 365, NEARLINE from day 30 -> COLDLINE from day 90" in (
+        cost.lines
+    )
+
+
+def test_noncurrent_and_abort_rules_do_not_move_live_bytes():
+    keep_live = {
+        **BUCKET,
+        "inputs": {
+            **BUCKET["inputs"],
+            "lifecycleRules": [
+                {"action": {"type": "Delete"}, "condition": {"numNewerVersions": 2.0}},
+                {"action": {"type": "Delete"}, "condition": {"age": 7.0, "withState": "ARCHIVED"}},
+                _rule("AbortIncompleteMultipartUpload", 1),
+            ],
+        },
+    }
+    cost = one(keep_live)
+    assert cost.monthly_usd == pytest.approx(10 * price("storage.standard"))  # $0.20
+
+
+def test_transition_after_deletion_is_ignored():
+    late = {**BUCKET, "inputs": {**BUCKET["inputs"], "lifecycleRules": [
+        _rule("Delete", 30), _rule("SetStorageClass", 60, "COLDLINE")]}}  # fmt: skip
+    assert one(late).monthly_usd == pytest.approx(10 * 0.02)

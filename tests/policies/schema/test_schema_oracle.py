@@ -26,6 +26,13 @@ WORKBENCH = "gcp:workbench/instance:Instance"
 FUNCTION = "gcp:cloudfunctionsv2/function:Function"
 BUDGET = "gcp:billing/budget:Budget"
 BUDGET_SCHEMA = "GoogleCloudBillingBudgetsV1Budget"
+REPOSITORY = "gcp:artifactregistry/repository:Repository"
+APT_BASE = "remoteRepositoryConfig.aptRepository.publicRepository.repositoryBase"
+
+# Enums the archive gets wrong, so the oracle cannot sample them; each has a test that fails once
+# the provider fixes it. The archive gives apt remote repositories yum's bases (CENTOS, ROCKY...);
+# artifactregistry.v1 says DEBIAN, UBUNTU, DEBIAN_SNAPSHOT.
+PROVIDER_QUIRKS = {(REPOSITORY, APT_BASE)}
 
 # (type token, archive path, discovery document, API schema, API path). `[]` steps into list
 # items. API paths differ where Terraform flattens or renames (RouterNat is a list inside Router
@@ -148,6 +155,28 @@ ENUMS = [
         None,
     ),
     ("gcp:tpu/v2Vm:V2Vm", "dataDisks[].mode", "tpu.v2", "Node", None),
+    # Artifact Registry: cleanupPolicies is a map of CleanupPolicy in the API, a list here.
+    (REPOSITORY, "cleanupPolicies[].action", "artifactregistry.v1", "CleanupPolicy", "action"),
+    (
+        REPOSITORY,
+        "cleanupPolicies[].condition.tagState",
+        "artifactregistry.v1",
+        "CleanupPolicyCondition",
+        "tagState",
+    ),
+    (REPOSITORY, "mavenConfig.versionPolicy", "artifactregistry.v1", "Repository", None),
+    (REPOSITORY, "mode", "artifactregistry.v1", "Repository", None),
+    *(
+        (REPOSITORY, path, "artifactregistry.v1", "Repository", None)
+        for path in (
+            "remoteRepositoryConfig.dockerRepository.publicRepository",
+            "remoteRepositoryConfig.mavenRepository.publicRepository",
+            "remoteRepositoryConfig.npmRepository.publicRepository",
+            "remoteRepositoryConfig.pythonRepository.publicRepository",
+            "remoteRepositoryConfig.yumRepository.publicRepository.repositoryBase",
+            "vulnerabilityScanningConfig.enablementConfig",
+        )
+    ),
 ]
 
 # (type token, archive object type, discovery document, API schema): every property the provider
@@ -261,5 +290,11 @@ def test_the_sample_covers_every_shipped_enum() -> None:
         entry = catalog.resource_entry(token)
         if entry is not None:
             walk(dict(entry), dict(entry), "", 0)
-    assert shipped - sampled == set()
+    assert shipped - sampled - PROVIDER_QUIRKS == set()
     assert len(shipped) > 30
+
+
+def test_the_apt_repository_base_quirk_is_still_there() -> None:
+    node = archive_node(REPOSITORY, APT_BASE)
+    api = api_field("artifactregistry.v1", "Repository", APT_BASE)
+    assert "CENTOS" in node["enum"] and "CENTOS" not in api["enum"]

@@ -1,0 +1,26 @@
+"""Artifact Registry model: stored GB above the 0.5 GB free tier x $0.10 per GB-month."""
+
+from __future__ import annotations
+
+import pytest
+
+from governance.costs.assumptions import UsageAssumptions
+from tests.costs.cost_plans import AS_OF, one, price
+
+REPO = {"type": "gcp:artifactregistry/repository:Repository", "name": "artifacts-images",
+        "inputs": {"repositoryId": "acme-dev-images", "location": "us-central1",
+                   "format": "DOCKER"}}  # fmt: skip
+
+
+def test_default_repository_holds_twenty_gb():
+    cost = one(REPO)
+    assert price("artifactregistry.storage", "global") == 0.10
+    assert cost.monthly_usd == pytest.approx((20 - 0.5) * 0.10)  # $1.95
+    assert cost.baseline_monthly_usd == cost.monthly_usd
+
+
+def test_size_by_repository_id_and_free_tier():
+    usage = UsageAssumptions(as_of=AS_OF, artifact_registry_gb={"acme-dev-images": 300})
+    assert one(REPO, usage).monthly_usd == pytest.approx(29.95)
+    tiny = UsageAssumptions(as_of=AS_OF, artifact_registry_gb={"artifacts-images": 0.4})
+    assert one(REPO, tiny).monthly_usd == 0.0
