@@ -1,5 +1,4 @@
-"""Cloud Storage rules: no public access, lifecycle rules that bound what a bucket keeps, and
-function sources never deleted while live.
+"""Cloud Storage rules: no public access, bounded storage, function sources kept while live.
 
 Covers `gcp:storage/bucket:Bucket` (the function source bucket, the artifact bucket, users' own).
 Lifecycle actions are storage.v1's: `Delete`, `SetStorageClass`, `AbortIncompleteMultipartUpload`.
