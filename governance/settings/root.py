@@ -14,7 +14,15 @@ from pydantic import Field, model_validator
 
 from governance.costs.assumptions import UsageAssumptions
 from governance.labels import label_problem
-from governance.settings import billing_export, budget, datasets, metadata_db, notebooks, training
+from governance.settings import (
+    billing_export,
+    budget,
+    datasets,
+    metadata_db,
+    notebooks,
+    offered,
+    training,
+)
 from governance.settings.automation import AutomationSettings
 from governance.settings.base import REGION_PATTERN, Environment, Model, Problem, Zone
 from governance.settings.billing_export import BillingExportSettings
@@ -139,6 +147,7 @@ CHECKS: tuple[Callable[[Settings], Iterator[Problem]], ...] = (
     stack_problems,
     notebooks.problems,
     training.problems,
+    offered.problems,
     metadata_db.problems,
     datasets.problems,
     billing_export.problems,

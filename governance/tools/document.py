@@ -30,7 +30,7 @@ class PlanResource(TypedDict):
     type: str
     name: str
     inputs: dict[str, Any]
-    monthly_usd: NotRequired[float]
+    monthly_usd: NotRequired[float | None]
 
 
 class PlanDocument(TypedDict, total=False):
