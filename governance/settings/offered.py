@@ -45,7 +45,12 @@ def _machine(catalog: Catalog, machine_type: str, region: str) -> str | None:
     return _missing(catalog, f"gce.type.{shape.name}", f"machine type {machine_type}", region)
 
 
-def _gpu(catalog: Catalog, gpu_type: str, region: str) -> str | None:
+def _gpu(catalog: Catalog, gpu_type: str, machine_type: str, region: str) -> str | None:
+    try:
+        if machine_shape(machine_type).gpu:
+            return None  # built into the type (G2's L4): the type's own check covers it
+    except CatalogError:
+        pass
     model = gpu_model(gpu_type)
     return _missing(catalog, f"gpu.{model}", f"GPU {model}", region)
 
@@ -57,7 +62,7 @@ def problems(s: Settings) -> Iterator[Problem]:
         region = region_of(s.zone_for(nb.zone))
         if found := _machine(catalog, nb.machine_type, region):
             yield f"notebooks.{name}.machine_type", found
-        if nb.gpu is not None and (found := _gpu(catalog, nb.gpu.type, region)):
+        if nb.gpu is not None and (found := _gpu(catalog, nb.gpu.type, nb.machine_type, region)):
             yield f"notebooks.{name}.gpu.type", found
     for name, pool in s.training_pools.items():
         region = region_of(pool.zones[0]) if pool.zones else s.region
@@ -66,7 +71,7 @@ def problems(s: Settings) -> Iterator[Problem]:
         if (
             pool.kind == "gpu"
             and pool.accelerator
-            and (found := _gpu(catalog, pool.accelerator, region))
+            and (found := _gpu(catalog, pool.accelerator, pool.machine_type, region))
         ):
             yield f"training_pools.{name}.accelerator", found
     for name, tpu in s.tpu_vms.items():
@@ -81,5 +86,5 @@ def problems(s: Settings) -> Iterator[Problem]:
         region = region_of(s.zone_for(vm.zone))
         if found := _machine(catalog, vm.machine_type, region):
             yield f"gpu_vms.{name}.machine_type", found
-        if found := _gpu(catalog, vm.gpu.type, region):
+        if found := _gpu(catalog, vm.gpu.type, vm.machine_type, region):
             yield f"gpu_vms.{name}.gpu.type", found
