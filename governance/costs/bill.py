@@ -53,24 +53,23 @@ class Bill:
 
     def charge(self, what: str, price: Price, qty: float, detail: str) -> None:
         """Add `qty` units of `price`; the line names the catalog key, location and usage."""
-        usd = price.usd * qty
-        self.total += usd
-        self.list_total += usd
-        self.lines.append(
-            f"{self.label}{what}: {self._where(price)} ${price.usd:g}/{price.unit} x {detail} "
-            f"= ${usd:.2f}"
-        )
+        self._add(what, price, qty, detail, price.usd * qty, "")
 
     def charge_committed(
         self, what: str, price: Price, qty: float, detail: str, list_usd: float
     ) -> None:
         """Add `qty` units of a committed-use `price`; `list_usd` is the same usage at list."""
+        self._add(what, price, qty, detail, list_usd, f" (list ${list_usd:.2f})")
+
+    def _add(
+        self, what: str, price: Price, qty: float, detail: str, list_usd: float, suffix: str
+    ) -> None:
         usd = price.usd * qty
         self.total += usd
         self.list_total += list_usd
         self.lines.append(
             f"{self.label}{what}: {self._where(price)} ${price.usd:g}/{price.unit} x {detail} "
-            f"= ${usd:.2f} (list ${list_usd:.2f})"
+            f"= ${usd:.2f}{suffix}"
         )
 
     def note(self, text: str) -> None:

@@ -87,6 +87,7 @@ class Catalog:
             str(k): frozenset(str(r) for r in v.get("regions", [])) for k, v in availability.items()
         }
         self._offered_source = {str(k): str(v.get("source", "")) for k, v in availability.items()}
+        self._found: dict[tuple[str, str, str], Price | None] = {}
         self._nearest: dict[tuple[str, str, str], Price | None] = {}
 
     def __len__(self) -> int:
@@ -110,15 +111,20 @@ class Catalog:
 
     def find(self, key: str, region: str, usage: str = "ondemand") -> Price | None:
         """The price for `key` in `region` (or its "global" price), or None: no fallback."""
+        cache_key = (key, region, usage)
+        if cache_key in self._found:  # an estimate asks the same few questions many times
+            return self._found[cache_key]
+        found = None
         s = self._series.get((key, usage))
-        if s is None:
-            return None
-        values: Sequence[float | None] = s["values"]
-        for where in (region, "global"):
-            col = self._column.get(where)
-            if col is not None and values[col] is not None:
-                return self._entry(s, where, cast(float, values[col]))
-        return None
+        if s is not None:
+            values: Sequence[float | None] = s["values"]
+            for where in (region, "global"):
+                col = self._column.get(where)
+                if col is not None and values[col] is not None:
+                    found = self._entry(s, where, cast(float, values[col]))
+                    break
+        self._found[cache_key] = found
+        return found
 
     def nearest(self, key: str, region: str, usage: str = "ondemand") -> Price | None:
         """The price of the nearest location that has one (nearest.py), marked as a fallback."""

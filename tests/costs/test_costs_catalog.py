@@ -26,7 +26,7 @@ def test_catalog_file_is_the_regional_format_usd_with_sources_and_dates():
         url = doc["sources"][source]["url"] if source in doc["sources"] else source
         assert url.startswith("https://"), series["key"]
     # undated snapshots say so: the SkyPilot copy is dated by when it was read, not generated
-    assert "no generation date" in doc["sources"]["skypilot-gcp-catalog"]["note"]
+    assert "carries NO generation date" in doc["sources"]["skypilot-gcp-catalog"]["note"]
 
 
 def test_n1_standard_4_us_central1_on_demand_hourly():
