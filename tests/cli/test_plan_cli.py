@@ -317,6 +317,21 @@ def test_a_tpu_not_offered_in_its_region_is_a_mandatory_finding(
     assert out["resources"][0]["monthly_usd"] is None
 
 
+def test_a_commitment_assumption_shows_committed_and_list_prices_side_by_side(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    vm = {"type": "gcp:compute/instance:Instance", "name": "vm", "inputs": {
+        "zone": "us-central1-a", "machineType": "n1-standard-8", "labels": LABELS,
+        "bootDisk": {"initializeParams": {"size": 0}}}}  # fmt: skip
+    _, out, _ = _check({"resources": [vm], "assumptions": {"commitment": "1y"}}, tmp_path, capsys)
+    row = out["resources"][0]
+    # always on: 1y committed $0.23939/h x 730 h against list $0.379998/h x 511 SUD hours
+    assert (row["monthly_usd"], row["list_monthly_usd"]) == (174.75, 194.18)
+    assert out["cost"]["commitment"] == "1y"
+    assert out["cost"]["list_monthly_usd"] == 194.18
+    assert out["cost"]["baseline_monthly_usd"] == 194.18  # the baseline never commits
+
+
 def test_check_missing_file_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check", "/nonexistent/plan.json"]) == 2
     assert (
