@@ -1,9 +1,9 @@
-"""Benchmark: loading the regional price catalog (governance/costs/prices_regional.json).
+"""Benchmark: loading the price catalog (governance/costs/prices_regional.json, every region).
 
-Times `load_generated_catalog()` in-process (read + parse + index, a fresh load each run), a
-handful of lookups on the loaded catalog, and a cold interpreter that only imports the loader
-and loads the catalog (against a bare `python -c pass`). For scale it also times the old
-prices.json and, where present, parsing the 4 MB Billing Catalog export it was built from.
+Times `load_catalog()` in-process (read + parse + index, a fresh load each run), lookups on the
+loaded catalog (in-region, global and nearest-region fallbacks), and a cold interpreter that only
+imports the catalog module and loads it (against a bare `python -c pass`). For scale it also
+times parsing the 4 MB Billing Catalog export it was built from, where present.
 
     .venv/bin/python bench/catalog_bench.py [--runs 9] [--pricing PATH]
 """
@@ -21,8 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from governance.costs.catalog import load_catalog  # noqa: E402
-from governance.costs.catalog_build.loader import DEFAULT_PATH, load_generated_catalog  # noqa: E402
+from governance.costs.catalog import DEFAULT_PATH, load_catalog  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "realdata" / "google-cloud-pricing" / "pricing.yml"
 
@@ -48,27 +47,29 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=9)
     parser.add_argument("--pricing", default=str(SHARED), help="full export, for scale only")
     args = parser.parse_args()
-    cat = load_generated_catalog()
+    cat = load_catalog()
     size = DEFAULT_PATH.stat().st_size / 1e6
     print(f"catalog: {DEFAULT_PATH.name}, {size:.2f} MB, {len(cat)} prices, "
           f"{len(cat.regions)} locations, dated {cat.generated}")  # fmt: skip
-    load = median_s(load_generated_catalog, args.runs)
-    print(f"load_generated_catalog() in-process: median {load * 1000:.1f} ms ({args.runs} runs)")
-    keys = [("gce.type.n1-standard-8", "europe-west4", "spot"), ("gce.n1.vcpu", "asia-east1",
-            "ondemand"), ("gpu.nvidia-tesla-t4", "us-central1", "spot"), ("gke.cluster",
-            "me-central2", "ondemand")]  # fmt: skip
-    lookups = median_s(lambda: [cat.price(*k) for _ in range(2500) for k in keys], args.runs)
-    print(f"10,000 price() lookups: median {lookups * 1000:.1f} ms")
+    load = median_s(load_catalog, args.runs)
+    print(f"load_catalog() in-process: median {load * 1000:.1f} ms ({args.runs} runs)")
+    keys = [
+        ("gce.type.n1-standard-8", "europe-west4", "spot"),
+        ("gce.n1.vcpu", "asia-east1", "ondemand"),
+        ("gpu.nvidia-tesla-t4", "us-central1", "spot"),
+        ("gke.cluster", "me-central2", "ondemand"),
+        ("sql.enterprise.vcpu", "asia-east1", "ondemand"),
+    ]
+    lookups = median_s(lambda: [cat.price(*k) for _ in range(2000) for k in keys], args.runs)
+    print(f"10,000 price() lookups (1 in 5 a nearest-region fallback): median "
+          f"{lookups * 1000:.1f} ms")  # fmt: skip
     bare = cold("pass", args.runs)
     loaded = cold(
-        "from governance.costs.catalog_build.loader import load_generated_catalog;"
-        "load_generated_catalog()",
+        "from governance.costs.catalog import load_catalog; load_catalog()",
         args.runs,
     )
     print(f"cold interpreter: import + load {loaded * 1000:.0f} ms vs bare python "
           f"{bare * 1000:.0f} ms (+{(loaded - bare) * 1000:.0f} ms)")  # fmt: skip
-    old = median_s(lambda: load_catalog(ROOT / "governance" / "costs" / "prices.json"), args.runs)
-    print(f"for scale: old prices.json (187 entries, 2 regions) load {old * 1000:.1f} ms")
     pricing = Path(args.pricing)
     if pricing.is_file():
         import yaml

@@ -67,13 +67,15 @@ def test_offline_job_needs_no_credentials() -> None:
     assert str(setup["with"]["python-version"]) == "3.11"
     runs = _runs(job)
     assert "make test" in runs
+    # every stack, at the head and at the PR base, into ONE comment (not only dev)
     assert "for stack in dev staging prod" in runs
-    assert '-m governance plan --stack "$stack" --markdown' in runs
-    assert "-m governance diff base.json head.json --markdown" in runs
+    assert '-m governance plan --stack "$stack" --json > "$out/head/$stack.json"' in runs
     assert "git worktree add" in runs
     assert "BASE_SHA" in runs
-    assert "--json) > base.json" in runs
-    assert "--json > head.json" in runs
+    assert '--json) > "$out/base/$stack.json"' in runs
+    assert 'args+=(--stack "$stack" "$base" "$out/head/$stack.json")' in runs
+    assert 'args+=(--failed "$stack" "$out/head/$stack.err")' in runs
+    assert '-m governance comment "${args[@]}" > "$RUNNER_TEMP/comment.md"' in runs
 
 
 def test_plan_failures_fail_the_job_after_commenting() -> None:
@@ -92,9 +94,18 @@ def test_single_sticky_comment() -> None:
     assert step["uses"].startswith("actions/github-script@v")
     script = step["with"]["script"]
     assert "<!-- mlgov-plan-comment -->" in script
+    assert step["env"]["COMMENT"] == "${{ runner.temp }}/comment.md"
     assert "updateComment" in script
     assert "createComment" in script
     assert _pr()["jobs"]["offline"]["permissions"]["pull-requests"] == "write"
+
+
+def test_the_comment_marker_is_the_one_mlgov_comment_writes() -> None:
+    from governance.tools.comment import MARKER
+
+    steps = _pr()["jobs"]["offline"]["steps"]
+    step = next(s for s in steps if s.get("name") == "Post or update the PR comment")
+    assert f'const marker = "{MARKER}";' in step["with"]["script"]
 
 
 def test_preview_job_runs_only_with_credentials() -> None:

@@ -10,6 +10,7 @@ always be recomputed and explained. Each resource type's knobs are defined besid
 from __future__ import annotations
 
 from datetime import date
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -43,6 +44,11 @@ class CommonUsage(BaseModel):
     default_region: str = Field(
         default="us-central1",
         description="Region used to price resources whose inputs name no location.",
+    )
+    commitment: Literal["none", "1y", "3y"] = Field(
+        default="none",
+        description="Price on-demand machines at 1- or 3-year committed-use prices (opt-in; "
+        "billed all month); rows keep the list price beside it.",
     )
 
 

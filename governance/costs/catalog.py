@@ -1,147 +1,201 @@
-"""The price catalog: list prices by (key, region, usage) loaded from the shipped prices.json.
+"""The price catalog: list prices by (key, location, usage) for every location Google prices.
 
-It holds numbers and where they came from, nothing else: which prices a resource needs is its
-cost model's business (resources/), and rebuilding the file from the Cloud Billing Catalog API
-is refresh.py's. The default catalog is parsed once per process (`default_catalog()` is cached).
+One type, `Catalog`, over the generated file governance/costs/prices_regional.json (built by
+catalog_build/ from Google's Billing Catalog export plus documented figures, each with its
+source and date; updated by `prices refresh` from the Cloud Billing Catalog API). Stdlib JSON
+only, parsed once per process (`default_catalog()` is cached): ~15 ms for every region.
+
+Lookups: `find` answers for the location or "global" or not at all; `price` also falls back to
+the nearest priced location (nearest.py) and marks the answer (`Price.requested`), so an
+estimate never stops on a location the catalog lacks but always says where a price came from.
+`offered` says whether a source knows a machine type, GPU or TPU is sold in a region. Which keys
+a resource needs is its cost model's business (resources/).
 """
 
 from __future__ import annotations
 
 import functools
-import json
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
+from governance.costs.catalog_build.jsonfile import read_json_object
 from governance.costs.errors import CatalogError
+from governance.costs.nearest import fallback_order
 
-DEFAULT_PATH = Path(__file__).with_name("prices.json")
-USAGES = ("ondemand", "spot")
+DEFAULT_PATH = Path(__file__).with_name("prices_regional.json")
+SCHEMA = "mlgov-regional-price-catalog"
+USAGES = ("ondemand", "spot", "1y", "3y")
 
 
 @dataclass(frozen=True, slots=True)
 class Price:
-    """One list price: `usd` per `unit` for `key` in `region` ("global" if region-independent)."""
+    """One list price: `usd` per `unit` for `key` in `region` ("global": region-independent)."""
 
     key: str
     region: str
     usage: str
     usd: float
     unit: str
-    source: str
-    date: str
-    note: str = ""
-
-    def as_dict(self) -> dict[str, Any]:
-        """The JSON form used in prices.json."""
-        out: dict[str, Any] = {
-            "key": self.key,
-            "region": self.region,
-            "usage": self.usage,
-            "usd": self.usd,
-            "unit": self.unit,
-            "source": self.source,
-            "date": self.date,
-        }
-        if self.note:
-            out["note"] = self.note
-        return out
+    source: str  # URL (or title) of where the figure comes from
+    date: str  # YYYY-MM-DD the figure is from (or was retrieved, where its source is undated)
+    note: str = ""  # how it was obtained (e.g. "exact least-squares fit over ...")
+    requested: str = ""
+    """The location asked for when this price is another location's (a fallback), else ""."""
 
 
 class Catalog:
-    """Versioned set of prices with strict lookup: a missing price is a `CatalogError`."""
+    """Prices by (key, location, usage) over every location the catalog knows."""
 
-    def __init__(self, version: int, currency: str, generated: str, prices: list[Price]) -> None:
+    def __init__(self, doc: Mapping[str, Any], origin: str = "catalog") -> None:
+        try:
+            fmt, version = doc["format"], int(doc["version"])
+            regions = [str(r) for r in doc["regions"]]
+            series = list(doc["series"])
+            self.currency = str(doc["currency"])
+            self.generated = str(doc["generated"])
+            self.refreshed = str(doc.get("refreshed", ""))
+            self.attribution = str(doc.get("attribution", ""))
+            sources = cast(Mapping[str, Mapping[str, str]], doc.get("sources", {}))
+            self.fits = cast(Mapping[str, Mapping[str, Any]], doc.get("fits", {}))
+            availability = cast(Mapping[str, Mapping[str, Any]], doc.get("availability", {}))
+        except (KeyError, TypeError, ValueError) as err:
+            raise CatalogError(f"{origin}: not a regional price catalog ({err})") from None
+        if fmt != SCHEMA:
+            raise CatalogError(f"{origin}: format {fmt!r} is not {SCHEMA!r}")
+        if self.currency != "USD":
+            raise CatalogError(f"{origin}: currency is {self.currency!r}; mlgov prices in USD")
         self.version = version
-        self.currency = currency
-        self.generated = generated
-        self.prices = prices
-        self._index: dict[tuple[str, str, str], Price] = {
-            (p.key, p.region, p.usage): p for p in prices
+        self.regions = tuple(regions)
+        self.sources = sources
+        self._column = {region: i for i, region in enumerate(regions)}
+        self._series: dict[tuple[str, str], Mapping[str, Any]] = {}
+        for i, s in enumerate(series):
+            try:
+                ok = len(s["values"]) == len(regions) and s["usage"] in USAGES
+                key = (str(s["key"]), str(s["usage"]))
+            except (KeyError, TypeError):
+                ok, key = False, ("", "")
+            if not ok:
+                raise CatalogError(
+                    f"{origin}: series[{i}] needs key, usage in {USAGES} and "
+                    f"one value per region ({len(regions)})"
+                )
+            self._series[key] = s
+        self._offered = {
+            str(k): frozenset(str(r) for r in v.get("regions", [])) for k, v in availability.items()
         }
+        self._offered_source = {str(k): str(v.get("source", "")) for k, v in availability.items()}
+        self._found: dict[tuple[str, str, str], Price | None] = {}
+        self._nearest: dict[tuple[str, str, str], Price | None] = {}
 
     def __len__(self) -> int:
-        return len(self.prices)
+        return sum(1 for s in self._series.values() for v in s["values"] if v is not None)
+
+    def _entry(self, s: Mapping[str, Any], region: str, usd: float) -> Price:
+        source = str(s["source"])
+        spec = self.sources.get(source)
+        if spec is not None:
+            source = spec.get("url") or spec.get("title") or source
+        return Price(
+            key=str(s["key"]),
+            region=region,
+            usage=str(s["usage"]),
+            usd=float(usd),
+            unit=str(s["unit"]),
+            source=source,
+            date=str(s["date"]),
+            note=str(s.get("how", "")),
+        )
 
     def find(self, key: str, region: str, usage: str = "ondemand") -> Price | None:
-        """The price for `key` in `region` (falling back to "global"), or None."""
-        index = self._index
-        return index.get((key, region, usage)) or index.get((key, "global", usage))
+        """The price for `key` in `region` (or its "global" price), or None: no fallback."""
+        cache_key = (key, region, usage)
+        if cache_key in self._found:  # an estimate asks the same few questions many times
+            return self._found[cache_key]
+        found = None
+        s = self._series.get((key, usage))
+        if s is not None:
+            values: Sequence[float | None] = s["values"]
+            for where in (region, "global"):
+                col = self._column.get(where)
+                if col is not None and values[col] is not None:
+                    found = self._entry(s, where, cast(float, values[col]))
+                    break
+        self._found[cache_key] = found
+        return found
+
+    def nearest(self, key: str, region: str, usage: str = "ondemand") -> Price | None:
+        """The price of the nearest location that has one (nearest.py), marked as a fallback."""
+        cache_key = (key, region, usage)
+        if cache_key not in self._nearest:
+            found = None
+            for where in fallback_order(region, self.regions_for(key, usage)):
+                if (price := self.find(key, where, usage)) is not None:
+                    found = replace(price, requested=region)
+                    break
+            self._nearest[cache_key] = found
+        return self._nearest[cache_key]
 
     def price(self, key: str, region: str, usage: str = "ondemand") -> Price:
-        """The price for `key` in `region`; raises `CatalogError` naming what is missing."""
-        found = self.find(key, region, usage)
+        """The price in `region`, else the nearest location's (`requested` set); else an error."""
+        found = self.find(key, region, usage) or self.nearest(key, region, usage)
         if found is None:
-            regions = sorted({p.region for p in self.prices if p.key == key and p.usage == usage})
-            where = f"; it has {usage} prices only for {', '.join(regions)}" if regions else ""
             raise CatalogError(
-                f"price catalog v{self.version} has no {usage} price {key!r} in region "
-                f"{region!r}{where} (run `python -m governance prices refresh` or add it)"
+                f"price catalog of {self.generated} has no {usage} price {key!r} in any location"
             )
         return found
 
-    def keys(self, prefix: str) -> set[str]:
+    def keys(self, prefix: str = "") -> set[str]:
         """Distinct keys that start with `prefix` (e.g. "gpu.")."""
-        return {p.key for p in self.prices if p.key.startswith(prefix)}
+        return {key for key, _ in self._series if key.startswith(prefix)}
 
-    def as_dict(self) -> dict[str, Any]:
-        """The prices.json document."""
-        return {
-            "version": self.version,
-            "currency": self.currency,
-            "generated": self.generated,
-            "entries": [p.as_dict() for p in self.prices],
-        }
+    def has(self, key: str, usage: str = "ondemand") -> bool:
+        """Whether any location has a `usage` price for `key`."""
+        return (key, usage) in self._series
 
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any], origin: str = "catalog") -> Catalog:
-        """Validate and build a catalog from its JSON form."""
-        try:
-            version = int(data["version"])
-            currency = str(data["currency"])
-            generated = str(data["generated"])
-            raw_entries: list[Mapping[str, Any]] = list(data["entries"])
-        except (KeyError, TypeError, ValueError) as err:
-            raise CatalogError(
-                f"{origin}: needs 'version', 'currency', 'generated' and 'entries' ({err})"
-            ) from None
-        if currency != "USD":
-            raise CatalogError(f"{origin}: currency is {currency!r}; mlgov prices in USD")
-        prices: list[Price] = []
-        for i, entry in enumerate(raw_entries):
-            try:
-                usage = str(entry["usage"])
-                prices.append(
-                    Price(
-                        key=str(entry["key"]),
-                        region=str(entry["region"]),
-                        usage=usage,
-                        usd=float(entry["usd"]),
-                        unit=str(entry["unit"]),
-                        source=str(entry["source"]),
-                        date=str(entry["date"]),
-                        note=str(entry.get("note", "")),
-                    )
-                )
-            except (KeyError, TypeError, ValueError) as err:
-                raise CatalogError(f"{origin}: entries[{i}] is invalid ({err})") from None
-            if usage not in USAGES:
-                raise CatalogError(f"{origin}: entries[{i}] usage {usage!r} not in {USAGES}")
-        return cls(version, currency, generated, prices)
+    def regions_for(self, key: str, usage: str = "ondemand") -> tuple[str, ...]:
+        """Locations with a price for `key` under `usage`, in catalog order."""
+        s = self._series.get((key, usage))
+        if s is None:
+            return ()
+        return tuple(r for r, v in zip(self.regions, s["values"], strict=True) if v is not None)
+
+    def offered(self, what: str, region: str) -> bool | None:
+        """Whether a GPU, TPU or machine type is offered in `region`, where a source says.
+
+        `what` is "gpu.nvidia-l4", "tpu.v4" or "gce.type.n1-standard-4". None means no source
+        says either way (an unknown type, or a location the catalog does not know): the
+        estimator then prices with a visible fallback, never an error.
+        """
+        if what in self._offered:  # a documented list of every region that sells it
+            return region in self._offered[what]
+        if region not in self._column:
+            return None
+        if what.startswith(("gce.type.", "gpu.")) and any(self.has(what, u) for u in USAGES):
+            # the export prices a type (or a bundled GPU) exactly where Google sells it
+            return any(region in self.regions_for(what, usage) for usage in USAGES)
+        return None
+
+    def where_offered(self, what: str) -> tuple[str, ...]:
+        """Regions a source says offer `what` (empty when none says)."""
+        if what in self._offered:
+            return tuple(sorted(self._offered[what]))
+        return tuple(sorted({r for u in USAGES for r in self.regions_for(what, u)}))
+
+    def source_of(self, what: str) -> str:
+        """The URL (or title) of the source behind `offered(what, ...)` and `where_offered`."""
+        sid = self._offered_source.get(what, "")
+        if not sid:
+            sid = next((str(s["source"]) for u in USAGES if (s := self._series.get((what, u)))), "")
+        spec = self.sources.get(sid)
+        return (spec.get("url") or spec.get("title") or sid) if spec is not None else sid
 
 
-def load_catalog(path: str | Path) -> Catalog:
+def load_catalog(path: str | Path = DEFAULT_PATH) -> Catalog:
     """Read a catalog file; errors name the file."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as err:
-        raise CatalogError(f"cannot read price catalog {path}: {err.strerror}") from None
-    except ValueError as err:
-        raise CatalogError(f"price catalog {path} is not JSON: {err}") from None
-    if not isinstance(data, dict):
-        raise CatalogError(f"price catalog {path} must be a JSON object")
-    return Catalog.from_dict(data, origin=str(path))  # pyright: ignore[reportUnknownArgumentType]
+    return Catalog(read_json_object(path, CatalogError, "price catalog"), origin=str(path))
 
 
 @functools.cache

@@ -1,4 +1,10 @@
-"""Errors the cost estimator raises; the CLI turns each into a one-line message and exit 2."""
+"""Errors of the cost estimator.
+
+Per resource, the estimate turns each into a row without a price and a finding (estimate.py):
+`NotOffered` is a mandatory finding (the cloud would refuse the resource), any other
+`CostError` an advisory "unpriced" one. Errors about the whole document (a catalog that cannot
+be read, a budget amount that is not a number) reach the CLI: one line and exit 2.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +15,22 @@ class CostError(Exception):
 
 class CatalogError(CostError):
     """The catalog has no price for something a resource uses (never a silent zero)."""
+
+
+class NotOffered(CostError):
+    """A machine type, GPU or TPU is not sold in the resource's region (creating it would fail)."""
+
+    def __init__(self, what: str, region: str, offered_in: tuple[str, ...], source: str) -> None:
+        where = ", ".join(offered_in[:8]) + (", ..." if len(offered_in) > 8 else "")
+        super().__init__(
+            f"{what} is not offered in region {region!r}"
+            + (f" (offered in {where}" if where else " (offered nowhere the catalog knows")
+            + (f"; source: {source})" if source else ")")
+        )
+        self.what = what
+        self.region = region
+        self.offered_in = offered_in
+        self.source = source
 
 
 class UnknownResourceType(CostError):

@@ -5,8 +5,12 @@ inputs) with list prices from catalog.py and usage from assumptions.py. Each res
 numbers: `monthly_usd` (as configured: spot, idle shutdown, office hours, autoscale-from-0,
 maxRunDuration, expiry) and `baseline_monthly_usd` (the same thing on-demand, on 730 h a month,
 with no idle shutdown, schedule, expiry or scale-to-zero). Every number comes with explanation
-lines naming catalog keys and assumption values. This module only drives the estimate: each
-type's pricing is in resources/, the type table in registry.py, budget checks in budget_fit.py.
+lines naming catalog keys and assumption values, and says where a price came from another
+location (the catalog's nearest-region fallback). A resource that cannot be priced (unknown
+type, no price anywhere, unreadable inputs) or cannot exist (a machine, GPU or TPU not offered
+in its region) never stops the estimate: it is kept with `unpriced` set and $0 in the totals,
+and findings.py turns it into a finding. This module only drives the estimate: each type's
+pricing is in resources/, the type table in registry.py, budget checks in budget_fit.py.
 """
 
 from __future__ import annotations
@@ -17,10 +21,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from governance.costs.assumptions import UsageAssumptions
-from governance.costs.bill import Quote
+from governance.costs.bill import Fallback, Quote
 from governance.costs.catalog import Catalog, default_catalog
 from governance.costs.context import PlanContext
-from governance.costs.errors import CostError, UnknownResourceType, add_context
+from governance.costs.errors import CostError, NotOffered, UnknownResourceType
 from governance.costs.model import Resource
 from governance.costs.office_hours import window_hours_per_month
 from governance.costs.registry import PRICED, free_reason
@@ -45,6 +49,19 @@ class ResourceCost:
     lines: tuple[str, ...] = ()
     worst_case_usd: float | None = None
     """Informational monthly ceiling (e.g. a query quota's worst case); not in any total."""
+    fallbacks: tuple[Fallback, ...] = ()
+    """Charges priced from the nearest location with a price (the resource's has none)."""
+    unpriced: str = ""
+    """Why the resource has no price ("" when it has one); its numbers are then 0."""
+    not_offered: bool = False
+    """The reason it is unpriced is a machine, GPU or TPU not sold in its region."""
+    list_monthly_usd: float | None = None
+    """Under a committed-use assumption: the same usage at list price (else None)."""
+
+    @property
+    def priced(self) -> bool:
+        """Whether the resource has a price (else `unpriced` says why)."""
+        return not self.unpriced
 
 
 @dataclass(frozen=True)
@@ -54,6 +71,7 @@ class CostReport:
     resources: list[ResourceCost] = field(default_factory=list[ResourceCost])
     catalog_version: int = 0
     catalog_generated: str = ""
+    commitment: str = "none"
 
     @property
     def monthly_usd(self) -> float:
@@ -65,12 +83,59 @@ class CostReport:
         """Monthly total of the ungoverned baseline (USD)."""
         return math.fsum(r.baseline_monthly_usd for r in self.resources)
 
-    def as_dict(self) -> dict[str, float]:
-        """The plan document's "cost" key, rounded to cents."""
-        return {
+    @property
+    def list_monthly_usd(self) -> float:
+        """Monthly total at list prices (differs from `monthly_usd` under a commitment)."""
+        return math.fsum(
+            r.monthly_usd if r.list_monthly_usd is None else r.list_monthly_usd
+            for r in self.resources
+        )
+
+    @property
+    def unpriced(self) -> list[ResourceCost]:
+        """Resources without a price (their $0 is not a price: the total is incomplete)."""
+        return [r for r in self.resources if r.unpriced]
+
+    def as_dict(self) -> dict[str, Any]:
+        """The plan document's "cost" key, rounded to cents (extra keys only when they apply)."""
+        out: dict[str, Any] = {
             "monthly_usd": round(self.monthly_usd, 2),
             "baseline_monthly_usd": round(self.baseline_monthly_usd, 2),
         }
+        if self.commitment != "none":
+            out["commitment"] = self.commitment
+            out["list_monthly_usd"] = round(self.list_monthly_usd, 2)
+        if unpriced := self.unpriced:
+            out["unpriced"] = [r.name for r in unpriced]
+        fallbacks = [
+            {"resource": r.name, "key": f.key, "usage": f.usage, "from": f.used, "to": f.requested}
+            for r in self.resources
+            for f in r.fallbacks
+        ]
+        if fallbacks:
+            out["price_fallbacks"] = fallbacks
+        if notes := self.notes():
+            out["notes"] = notes
+        return out
+
+    def notes(self) -> list[str]:
+        """One sentence per thing a reader of the total must know (fallbacks, gaps)."""
+        notes: list[str] = []
+        for r in self.resources:
+            by_region: dict[tuple[str, str], list[str]] = {}
+            for f in r.fallbacks:
+                by_region.setdefault((f.used, f.requested), []).append(f.key)
+            for (used, requested), keys in by_region.items():
+                notes.append(
+                    f"{r.name}: no price in {requested} for {', '.join(sorted(set(keys)))}; "
+                    f"priced from {used}, the nearest location with one"
+                )
+        if unpriced := self.unpriced:
+            notes.append(
+                f"the total leaves out {len(unpriced)} resource(s) that could not be priced: "
+                + ", ".join(r.name for r in unpriced)
+            )
+        return notes
 
     def by_name(self) -> dict[str, float]:
         """Monthly USD per resource name (rounded to cents), for the plan's "monthly_usd"."""
@@ -92,10 +157,30 @@ def _quote(res: Resource, ctx: PlanContext) -> Quote:
         if reason is None:
             raise UnknownResourceType(res.type, res.name)
         return Quote.free(reason)
+    return model(res, ctx)
+
+
+def _cost(res: Resource, ctx: PlanContext) -> ResourceCost:
+    """The resource's cost, or an unpriced row that says why (never an exception)."""
     try:
-        return model(res, ctx)
+        quote = _quote(res, ctx)
     except CostError as err:
-        raise add_context(err, f"{res.type} {res.name!r}: ") from None
+        return ResourceCost(
+            res.name, res.type, 0.0, 0.0, (f"unpriced: {err}",), unpriced=str(err),
+            not_offered=isinstance(err, NotOffered),
+        )  # fmt: skip
+    governed = max(quote.governed.total, 0.0)
+    listed = max(quote.governed.list_total, 0.0)
+    return ResourceCost(
+        res.name,
+        res.type,
+        governed,
+        max(quote.baseline.total, 0.0),
+        tuple(quote.lines),
+        worst_case_usd=quote.ceiling_usd,
+        fallbacks=tuple(quote.fallbacks),
+        list_monthly_usd=listed if ctx.usage.commitment != "none" else None,
+    )
 
 
 def estimate_resources(
@@ -105,26 +190,15 @@ def estimate_resources(
 ) -> CostReport:
     """Price every resource (plan-document shape: type, name, inputs).
 
+    A resource that cannot be priced is returned with `unpriced` set (see `ResourceCost`);
+    nothing about one resource raises.
+
     Raises:
-        UnknownResourceType: a type has no cost model and no stated reason to be free.
-        CatalogError: a resource uses something the catalog has no price for.
-        CostError: inputs that cannot be priced (e.g. an unknown Cloud SQL tier).
+        CatalogError: the catalog itself lacks what every plan needs (the free-tier keys).
     """
     usage = assumptions or UsageAssumptions()
     cat = catalog or default_catalog()
     plan = [Resource.from_plan(raw) for raw in resources]
     ctx = PlanContext.build(plan, usage, cat)
-    out: list[ResourceCost] = []
-    for res in plan:
-        quote = _quote(res, ctx)
-        out.append(
-            ResourceCost(
-                res.name,
-                res.type,
-                max(quote.governed.total, 0.0),
-                max(quote.baseline.total, 0.0),
-                tuple(quote.lines),
-                quote.ceiling_usd,
-            )
-        )
-    return CostReport(out, cat.version, cat.generated)
+    out = [_cost(res, ctx) for res in plan]
+    return CostReport(out, cat.version, cat.generated, usage.commitment)

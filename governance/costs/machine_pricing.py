@@ -1,8 +1,23 @@
-"""What machines cost for some hours: vCPU, RAM, built-in and attached GPUs, TPU chips.
+"""What machines cost for some hours: the machine type, attached GPUs, TPU chips.
 
-Shapes (what a machine type is made of) live in machines.py and disks in disk_pricing.py.
-On-demand N1/N2/N2D hours earn sustained-use discounts, priced from the catalog's
-`sud.<family>.q1..q4` keys (the share of list price billed in each quarter of the month).
+A machine is priced from its own catalog entry, `gce.type.<name>`, wherever the catalog has one
+(that price already includes the GPUs and local SSD bundled with A2, A3, G2 and G4 types);
+custom shapes from their family's vCPU and RAM rates (`gce.n1-custom.*` for N1; other families
+at the predefined rates plus Google's custom premium). Attached GPUs are `gpu.<model>`, TPU
+slices `tpu.<generation>.chip`. A type, GPU or TPU a source says is not sold in the region is a
+`NotOffered` error, as creating it would be. Shapes live in machines.py, disks in disk_pricing.py.
+
+Sustained-use discounts (https://cloud.google.com/compute/docs/sustained-use-discounts): on-demand
+hours of the families Google discounts (N1, N1 custom, N2, N2D, C2, M1, M2 and the shared-core
+f1-micro and g1-small; the catalog's `sud.<family>.q1..q4` keys, the share of list price billed
+in each quarter of the month) are discounted, and so are the N1-attached GPUs. Never spot hours,
+never committed ones, never E2, A2, A3, G2 or their A100, H100 and L4 GPUs (no `sud.*.q*` keys).
+
+Committed use (`usage.commitment: 1y|3y`, opt-in): an on-demand machine and its GPUs are billed
+at the catalog's 1y/3y price for the whole month on every whole machine the resource runs
+(a commitment is billed whether or not the machine runs), and the bill keeps the list price of
+the same usage beside it. Where the catalog has no commitment price for a key (attached GPUs,
+TPUs), that part stays at list price and the explanation says so.
 """
 
 from __future__ import annotations
@@ -11,14 +26,23 @@ from collections.abc import Sequence
 
 from governance.costs.bill import Bill
 from governance.costs.catalog import Catalog
+from governance.costs.errors import CatalogError, NotOffered
 from governance.costs.inputs import number, text
 from governance.costs.machines import Shape, gpu_model
 from governance.costs.month import HOURS_PER_MONTH
 from mlgov_policies.props import as_list, as_mapping
 
-# Custom machine shapes list at ~5% over the predefined vCPU/RAM SKUs of their family.
-# Source: https://cloud.google.com/compute/vm-instance-pricing (custom machine type pricing).
+# Custom machine shapes of families without their own custom rates list at ~5% over the
+# predefined vCPU/RAM SKUs. Source: https://cloud.google.com/compute/vm-instance-pricing
+# (custom machine type pricing); N1 uses the catalog's gce.n1-custom.* rates instead.
 CUSTOM_PREMIUM = 1.05
+# GPUs that never earn sustained-use discounts (they come bundled with A2, A3 and G2 types).
+# Source: https://cloud.google.com/compute/docs/sustained-use-discounts
+NO_SUD_GPUS = frozenset(
+    {"nvidia-tesla-a100", "nvidia-a100-80gb", "nvidia-h100-80gb", "nvidia-h100-mega-80gb",
+     "nvidia-l4"}
+)  # fmt: skip
+COMMITMENTS = ("1y", "3y")
 _QUARTER = HOURS_PER_MONTH / 4
 
 
@@ -30,8 +54,13 @@ def attached_gpus(configs: object, count_key: str, where: str) -> list[tuple[str
     ]
 
 
+def sud_family(shape: Shape) -> str:
+    """The family whose sustained-use tiers apply (`n1-custom` for N1 custom shapes)."""
+    return "n1-custom" if shape.custom and shape.family == "n1" else shape.family
+
+
 def sud_hours(catalog: Catalog, family: str, hours: float, usage: str) -> float:
-    """Hours after sustained-use discounts (on-demand families with `sud.*` keys only)."""
+    """Hours after sustained-use discounts (on-demand families with `sud.*.q*` keys only)."""
     if usage != "ondemand" or catalog.find(f"sud.{family}.q1", "global") is None:
         return hours
     effective = 0.0
@@ -39,6 +68,48 @@ def sud_hours(catalog: Catalog, family: str, hours: float, usage: str) -> float:
         segment = min(max(hours - q * _QUARTER, 0.0), _QUARTER)
         effective += segment * catalog.price(f"sud.{family}.q{q + 1}", "global").usd
     return effective
+
+
+def require_offered(catalog: Catalog, what: str, label: str, region: str) -> None:
+    """`NotOffered` when a source says `what` ("tpu.v4", "gpu.X", "gce.type.X") is not sold."""
+    if catalog.offered(what, region) is False:
+        raise NotOffered(label, region, catalog.where_offered(what), catalog.source_of(what))
+
+
+class _Charger:
+    """Charges one machine's parts at list or committed prices, with SUD where it applies."""
+
+    def __init__(
+        self, bill: Bill, catalog: Catalog, region: str, usage: str, hours: float, units: float,
+        commitment: str, family: str,
+    ) -> None:  # fmt: skip
+        self.bill, self.catalog, self.region, self.usage = bill, catalog, region, usage
+        self.hours, self.units = hours, units
+        self.committed = usage == "ondemand" and commitment in COMMITMENTS
+        self.commitment = commitment
+        self.sud = sud_hours(catalog, family, hours, usage)
+        self.many = f"{units:g} x " if units != 1 else ""
+
+    def hours_note(self, sud: bool) -> tuple[float, str]:
+        h = self.sud if sud else self.hours
+        return h, f"{self.hours:g} h" + (f" (SUD-adjusted {h:.1f} h)" if h != self.hours else "")
+
+    def part(self, what: str, key: str, per_unit: float, detail: str, sud: bool = True) -> None:
+        """Charge `per_unit` x units of `key` (e.g. 8 vCPUs) for the hours (SUD if `sud`)."""
+        listed = self.catalog.price(key, self.region, self.usage)
+        h, h_note = self.hours_note(sud)
+        if self.committed:
+            if self.catalog.has(key, self.commitment):
+                price = self.catalog.price(key, self.region, self.commitment)
+                self.bill.charge_committed(
+                    what, price, per_unit * self.units * HOURS_PER_MONTH,
+                    f"{self.many}{detail}730 h committed ({self.commitment}: billed whether or "
+                    f"not it runs; used {h_note})",
+                    listed.usd * per_unit * self.units * h,
+                )  # fmt: skip
+                return
+            self.bill.note(f"no {self.commitment} commitment price for {key}: list price")
+        self.bill.charge(what, listed, per_unit * self.units * h, f"{self.many}{detail}{h_note}")
 
 
 def charge_machine(
@@ -50,35 +121,45 @@ def charge_machine(
     hours: float,
     units: float = 1.0,
     extra_gpus: Sequence[tuple[str, int]] = (),
+    commitment: str = "none",
 ) -> None:
-    """Charge vCPU, RAM, built-in and attached GPUs of `units` machines for `hours` each."""
-    h = sud_hours(catalog, shape.family, hours, usage)
-    h_note = f"{hours:g} h" + (f" (SUD-adjusted {h:.1f} h)" if h != hours else "")
-    many = f"{units:g} x " if units != 1 else ""
+    """Charge the machine type, built-in and attached GPUs of `units` machines, `hours` each."""
     if shape.tpu:
-        price = catalog.price(f"tpu.{shape.tpu}.chip", region, usage)
-        bill.charge("TPU", price, shape.tpu_chips * units * hours,
-                    f"{many}{shape.tpu_chips} chips x {hours:g} h")  # fmt: skip
+        require_offered(catalog, f"tpu.{shape.tpu}", f"TPU {shape.tpu}", region)
+        c = _Charger(bill, catalog, region, usage, hours, units, "none", "tpu")
+        if commitment in COMMITMENTS and usage == "ondemand":
+            bill.note(f"no {commitment} commitment price for TPU chips: list price")
+        c.part("TPU", f"tpu.{shape.tpu}.chip", shape.tpu_chips, f"{shape.tpu_chips} chips x ",
+               sud=False)  # fmt: skip
         return
-    if shape.fixed_key:
-        bill.charge("machine", catalog.price(shape.fixed_key, region, usage), units * h,
-                    f"{many}{h_note}")  # fmt: skip
+    c = _Charger(bill, catalog, region, usage, hours, units, commitment, sud_family(shape))
+    type_key = f"gce.type.{shape.name}"
+    if shape.name and catalog.has(type_key):
+        require_offered(catalog, type_key, f"machine type {shape.name}", region)
+        c.part("machine", type_key, 1.0, "")
+    elif shape.fixed_key:
+        c.part("machine", shape.fixed_key, 1.0, "")
+    elif shape.generic:
+        raise CatalogError(f"unknown machine type {shape.name!r}: the catalog has no price for it")
     else:
-        premium = CUSTOM_PREMIUM if shape.custom else 1.0
-        vcpu = catalog.price(f"gce.{shape.family}.vcpu", region, usage)
-        ram = catalog.price(f"gce.{shape.family}.ram", region, usage)
-        bill.charge("vCPU", vcpu, shape.vcpus * premium * units * h,
-                    f"{many}{shape.vcpus:g} vCPU x {h_note}")  # fmt: skip
-        bill.charge("RAM", ram, shape.memory_gib * premium * units * h,
-                    f"{many}{shape.memory_gib:g} GiB x {h_note}")  # fmt: skip
-        if shape.custom:
-            bill.note(f"custom shape: vCPU/RAM x {CUSTOM_PREMIUM} premium")
-    gpus = [(shape.gpu, shape.gpu_count)] if shape.gpu else list(extra_gpus)
-    if shape.gpu and extra_gpus:
-        bill.note(f"{shape.family} has built-in GPUs; listed accelerators not added again")
-    for model, count in gpus:
+        family, premium = shape.family, 1.0
+        if shape.custom and catalog.has(f"gce.{family}-custom.vcpu"):
+            family = f"{family}-custom"
+        elif shape.custom:
+            premium = CUSTOM_PREMIUM
+        c.part("vCPU", f"gce.{family}.vcpu", shape.vcpus * premium, f"{shape.vcpus:g} vCPU x ")
+        c.part("RAM", f"gce.{family}.ram", shape.memory_gib * premium,
+               f"{shape.memory_gib:g} GiB x ")  # fmt: skip
+        if premium != 1.0:
+            bill.note(f"custom shape: {family} vCPU/RAM x {CUSTOM_PREMIUM} premium")
+    if shape.gpu:
+        if extra_gpus:
+            bill.note(f"{shape.name} has built-in GPUs; listed accelerators not added again")
+        return  # bundled GPUs are in the type's price
+    for model, count in extra_gpus:
         if count <= 0:
             continue
-        gh = h if shape.family == "n1" else hours  # GPUs on N1 share N1's SUD
-        bill.charge("GPU", catalog.price(f"gpu.{model}", region, usage), count * units * gh,
-                    f"{many}{count} x {model} x {gh:g} h")  # fmt: skip
+        require_offered(catalog, f"gpu.{model}", f"GPU {model}", region)
+        # GPUs attached to N1 earn N1's sustained-use discount; A100/H100/L4 never do
+        sud = shape.family == "n1" and model not in NO_SUD_GPUS
+        c.part("GPU", f"gpu.{model}", float(count), f"{count} x {model} x ", sud=sud)

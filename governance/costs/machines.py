@@ -1,7 +1,10 @@
 """Machine, GPU and TPU shapes: how many vCPUs, GiB, GPUs and TPU chips a type name means.
 
-These are facts about Google's machine types, not prices (prices live in prices.json). An
-unknown machine, GPU or TPU name is a `CatalogError` naming it, never a guess.
+These are facts about Google's machine types, not prices (prices live in the catalog, per
+machine type where it has one: `gce.type.<name>`). A type this module has no table for but whose
+name follows Google's `<family>-<kind>-<vCPUs>` pattern gets a `generic` shape (family and vCPUs;
+its price must come from the catalog's per-type entry). Any other name is a `CatalogError`
+naming it, never a guess.
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ class Shape:
     tpu: str = ""  # TPU generation for GKE TPU machine types (chip-priced)
     tpu_chips: int = 0
     custom: bool = False
+    name: str = ""  # the machine type as the API spells it (n1-standard-8), "" for TPU slices
+    generic: bool = False  # shape read from the name only: memory unknown (0)
 
 
 _RATIOS = {
@@ -62,6 +67,9 @@ _PREDEFINED = re.compile(r"(n1|n2|n2d|e2)-(standard|highmem|highcpu)-(\d+)")
 _CUSTOM = re.compile(r"(?:(n1|n2|n2d|e2)-)?custom-(\d+)-(\d+)(?:-ext)?")
 _G2_RE = re.compile(r"g2-standard-(\d+)")
 _GKE_TPU_RE = re.compile(r"(ct\w+-\w+)-(\d+)t")
+# Google's naming pattern for predefined types: <series>-<kind>-<vCPUs>[-lssd|-metal]
+_GENERIC = re.compile(r"([a-z]\d+[a-z]*)-([a-z]+)-(\d+)(?:-[a-z]+)?")
+_VCPU_KINDS = frozenset({"standard", "highmem", "highcpu"})  # whose suffix counts vCPUs
 # TPU generations whose accelerator-type suffix counts TensorCores (2 per chip), not chips
 _CORE_COUNTED = {"v4", "v5p"}
 _TPU_ALIASES = {"v5e": "v5litepod", "v5litepod": "v5litepod", "v4": "v4", "v5p": "v5p",
@@ -79,23 +87,28 @@ def machine_shape(machine_type: str) -> Shape:
     name = _last_segment(machine_type)
     if name in _E2_SHARED:
         vcpus, mem = _E2_SHARED[name]
-        return Shape("e2", vcpus, mem)
+        return Shape("e2", vcpus, mem, name=name)
     if name in _FIXED:
-        return Shape("shared", 1.0, _FIXED[name], fixed_key=f"gce.shared.{name}")
+        return Shape("shared", 1.0, _FIXED[name], fixed_key=f"gce.shared.{name}", name=name)
     if m := _PREDEFINED.fullmatch(name):
         family, kind, n = m.group(1), m.group(2), int(m.group(3))
-        return Shape(family, float(n), n * _RATIOS[family][kind])
+        return Shape(family, float(n), n * _RATIOS[family][kind], name=name)
     if m := _CUSTOM.fullmatch(name):
-        return Shape(m.group(1) or "n1", float(m.group(2)), int(m.group(3)) / 1024, custom=True)
+        return Shape(
+            m.group(1) or "n1", float(m.group(2)), int(m.group(3)) / 1024, custom=True, name=name
+        )
     if (m := _G2_RE.fullmatch(name)) and int(m.group(1)) in _G2:
         n = int(m.group(1))
         mem, gpus = _G2[n]
-        return Shape("g2", float(n), float(mem), gpu="nvidia-l4", gpu_count=gpus)
+        return Shape("g2", float(n), float(mem), gpu="nvidia-l4", gpu_count=gpus, name=name)
     if name in _ACCEL:
         vcpus, mem, gpu, count = _ACCEL[name]
-        return Shape(name[:2], float(vcpus), float(mem), gpu=gpu, gpu_count=count)
+        return Shape(name[:2], float(vcpus), float(mem), gpu=gpu, gpu_count=count, name=name)
     if (m := _GKE_TPU_RE.fullmatch(name)) and m.group(1) in _GKE_TPU:
         return Shape("tpu", tpu=_GKE_TPU[m.group(1)], tpu_chips=int(m.group(2)))
+    if m := _GENERIC.fullmatch(name):
+        vcpus = float(m.group(3)) if m.group(2) in _VCPU_KINDS else 0.0
+        return Shape(m.group(1), vcpus, name=name, generic=True)
     raise CatalogError(f"unknown machine type {machine_type!r}: no shape known for it")
 
 

@@ -3,7 +3,8 @@
 One literal table each, pre-commit style (no discovery at import). To price a new type, write
 resources/<type>.py with `estimate(resource, ctx) -> Quote` (and its `*Usage` model, composed in
 assumptions.py, if it has usage knobs), add one line to `PRICED`, and add its test under
-tests/costs/resources/. A type in neither table is an `UnknownResourceType` error, never $0.
+tests/costs/resources/. A type in neither table is unpriced (`UnknownResourceType`: no price,
+an advisory finding), never a silent $0.
 """
 
 from __future__ import annotations

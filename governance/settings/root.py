@@ -23,6 +23,7 @@ from governance.settings import (
     log_volume,
     metadata_db,
     notebooks,
+    offered,
     query_quotas,
     training,
 )
@@ -162,6 +163,7 @@ CHECKS: tuple[Callable[[Settings], Iterator[Problem]], ...] = (
     notebooks.problems,
     gke.problems,
     training.problems,
+    offered.problems,
     metadata_db.problems,
     datasets.problems,
     billing_export.problems,

@@ -1,4 +1,4 @@
-"""`mlgov diff` and `mlgov prices refresh` (wired into the CLI by `register`).
+"""`mlgov diff`, `mlgov comment` and `mlgov prices refresh` (wired into the CLI by `register`).
 
 Handlers take the parsed argparse namespace and return an exit code (0 done); problems are
 raised as `CliError` (exit 2: missing file, bad JSON, unknown resource type, missing price, API
@@ -14,7 +14,7 @@ from typing import Any
 
 from governance.tools.errors import CliError, Exit
 
-DEFAULT_REGIONS = ("us-central1", "europe-west4")
+NO_BASE = "none"  # `comment`'s BASE when the PR base could not be planned
 
 
 def run_diff(args: argparse.Namespace) -> int:
@@ -32,30 +32,60 @@ def run_diff(args: argparse.Namespace) -> int:
     return Exit.OK
 
 
+def run_comment(args: argparse.Namespace) -> int:
+    """`comment --stack NAME BASE HEAD ...`: the whole pull-request comment (Markdown)."""
+    from governance.tools.comment import StackPlans, render_comment
+    from governance.tools.document import read_document
+    from governance.tools.project import read_source
+
+    triples: list[list[str]] = args.stack or []
+    failed: list[list[str]] = args.failed or []
+    plans = [
+        StackPlans(stack, read_document(head), None if base == NO_BASE else read_document(base))
+        for stack, base, head in triples
+    ]
+    for stack, path in failed:
+        message, _ = read_source(path)
+        plans.append(StackPlans(stack, {"stack": stack, "resources": []}, error=message))
+    if not plans:
+        raise CliError("comment needs at least one --stack NAME BASE HEAD or --failed NAME FILE")
+    print(render_comment(plans), end="")
+    return Exit.OK
+
+
 def run_prices_refresh(args: argparse.Namespace) -> int:
-    """`prices refresh`: rebuild the catalog from the Cloud Billing Catalog API."""
+    """`prices refresh`: fill what the export lacks, in every region, from the Catalog API."""
     from google.api_core.exceptions import GoogleAPICallError
     from google.auth.exceptions import DefaultCredentialsError
 
-    from governance.costs.catalog import DEFAULT_PATH, default_catalog
-    from governance.costs.refresh import catalog_from_skus, fetch_skus
+    from governance.costs.catalog import DEFAULT_PATH, Catalog
+    from governance.costs.catalog_build.build import render_document
+    from governance.costs.catalog_build.jsonfile import read_json_object
+    from governance.costs.errors import CatalogError
+    from governance.costs.refresh import fetch_skus, refresh_document
 
-    regions = [r.strip() for r in str(args.regions).split(",") if r.strip()]
-    if not regions:
-        raise CliError("--regions needs at least one region, e.g. us-central1,europe-west4")
+    source = Path(args.catalog) if args.catalog else DEFAULT_PATH
+    shipped = read_json_object(source, CatalogError, "price catalog")
+    Catalog(shipped, origin=str(source))  # a bad input file is exit 2 before any API call
     try:
-        result = catalog_from_skus(fetch_skus(args.endpoint), regions, default_catalog())
+        result = refresh_document(shipped, fetch_skus(args.endpoint))
     except (GoogleAPICallError, DefaultCredentialsError) as err:
         raise CliError(f"Cloud Billing Catalog API: {str(err).splitlines()[0]}") from None
-    output = Path(args.output) if args.output else DEFAULT_PATH
+    output = Path(args.output) if args.output else source
     try:
-        output.write_text(json.dumps(result.catalog.as_dict(), indent=1) + "\n", encoding="utf-8")
+        output.write_text(render_document(result.document), encoding="utf-8")
     except OSError as err:
         raise CliError(f"cannot write {output}: {err.strerror}") from None
     print(
-        f"wrote {output}: {result.refreshed} prices from {result.skus_seen} SKUs, "
-        f"{result.kept} kept from the shipped catalog (version {result.catalog.version})"
+        f"wrote {output}: {len(result.refreshed)} price series from {result.skus_seen} SKUs "
+        f"(refreshed {result.document['refreshed']}); the export's prices keep their date "
+        f"{result.document['generated']}"
     )
+    if result.kept:
+        print(
+            f"{len(result.kept)} series the API did not answer keep their shipped figure: "
+            + ", ".join(f"{key} ({usage})" for key, usage in result.kept)
+        )
     return Exit.OK
 
 
@@ -74,20 +104,44 @@ def register(subparsers: Any) -> None:
     fmt.add_argument("--json", action="store_true", help="print JSON")
     diff.set_defaults(func=run_diff)
 
+    comment = subparsers.add_parser(
+        "comment",
+        help="the pull-request comment: cost diffs and policy findings of changed stacks",
+        description="Render the Markdown comment the PR job posts (and updates in place): for "
+        "each stack whose cost or findings change, or that has a mandatory finding, the "
+        "findings, the cost diff, the resources (free ones folded) and the catalog date.",
+        epilog="example: mlgov comment --stack dev base-dev.json head-dev.json "
+        "--stack prod none head-prod.json",
+    )
+    comment.add_argument(
+        "--stack",
+        nargs=3,
+        action="append",
+        metavar=("NAME", "BASE", "HEAD"),
+        help=f"a stack and its plan documents at the PR base and head ({NO_BASE!r}: no base)",
+    )
+    comment.add_argument(
+        "--failed",
+        nargs=2,
+        action="append",
+        metavar=("NAME", "FILE"),
+        help="a stack whose plan failed at the head, and the file holding its error output",
+    )
+    comment.set_defaults(func=run_comment)
+
     prices = subparsers.add_parser("prices", help="the price catalog")
     actions = prices.add_subparsers(dest="prices_command", required=True)
     refresh = actions.add_parser(
         "refresh",
-        help="rebuild the catalog from the Cloud Billing Catalog API",
-        epilog="example: mlgov prices refresh --regions us-central1 --output prices.json",
+        help="fill GPU, TPU, Cloud SQL, BigQuery, GKE, Workbench, Functions, Pub/Sub and "
+        "Scheduler prices for every region from the Cloud Billing Catalog API",
+        epilog="example: mlgov prices refresh --output prices_regional.json",
     )
-    refresh.add_argument("--output", help="where to write (default: the shipped prices.json)")
+    refresh.add_argument(
+        "--catalog", help="catalog to start from (default: the shipped prices_regional.json)"
+    )
+    refresh.add_argument("--output", help="where to write (default: the --catalog file)")
     refresh.add_argument(
         "--endpoint", help="API base URL, e.g. http://127.0.0.1:8080 for a local fake"
-    )
-    refresh.add_argument(
-        "--regions",
-        default=",".join(DEFAULT_REGIONS),
-        help="comma-separated regions to price (default: %(default)s)",
     )
     refresh.set_defaults(func=run_prices_refresh)

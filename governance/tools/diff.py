@@ -33,6 +33,8 @@ class CostChange:
     status: str  # added | removed | changed
     before: float
     after: float
+    unpriced_before: bool = False
+    unpriced_after: bool = False
 
     @property
     def delta(self) -> float:
@@ -48,6 +50,8 @@ class PlanCost:
     monthly_usd: float
     baseline_monthly_usd: float
     reestimated: bool = False
+    unpriced: frozenset[tuple[str, str]] = frozenset()
+    """(type, name) of resources without a price (counted as $0 in the totals)."""
 
 
 @dataclass(frozen=True)
@@ -79,6 +83,8 @@ class CostDiff:
                     "before_usd": round(c.before, 2),
                     "after_usd": round(c.after, 2),
                     "delta_usd": round(c.delta, 2),
+                    **({"unpriced_before": True} if c.unpriced_before else {}),
+                    **({"unpriced_after": True} if c.unpriced_after else {}),
                 }
                 for c in self.changes
             ],
@@ -109,8 +115,8 @@ class CostDiff:
         for c in self.changes:
             lines.append(
                 f"  {marks[c.status]} {c.status:8} {short_type(c.type)} {c.name}: "
-                f"{_usd(c.before)} -> "
-                f"{_usd(c.after)} ({_signed(c.delta)})"
+                f"{_cell(c.before, c.unpriced_before)} -> "
+                f"{_cell(c.after, c.unpriced_after)} ({_signed(c.delta)})"
             )
         return "\n".join(lines)
 
@@ -133,8 +139,9 @@ class CostDiff:
         marks = {"added": "added", "removed": "removed", "changed": "changed"}
         for c in self.changes:
             rows.append(
-                f"| {marks[c.status]} | `{c.name}` | {short_type(c.type)} | {_usd(c.before)} | "
-                f"{_usd(c.after)} | {_signed(c.delta)} |"
+                f"| {marks[c.status]} | `{c.name}` | {short_type(c.type)} | "
+                f"{_cell(c.before, c.unpriced_before)} | {_cell(c.after, c.unpriced_after)} | "
+                f"{_signed(c.delta)} |"
             )
         rows.append(
             f"| | **Total** | | **{_usd(self.base.monthly_usd)}** | "
@@ -146,14 +153,18 @@ class CostDiff:
             f"Ungoverned baseline (on-demand, always on): {_usd(self.base.baseline_monthly_usd)}"
             f" → {_usd(self.head.baseline_monthly_usd)}; governance saves **{_usd(saved)}**/month.",
             "",
-            "<sub>List prices from the mlgov price catalog and the plan's usage assumptions; "
-            "no committed-use discounts, egress or taxes.</sub>",
+            "<sub>List prices from the mlgov price catalog and the plan's usage assumptions "
+            "(sustained-use discounts where Google applies them); no egress or taxes.</sub>",
         ]
         return "\n".join(rows)
 
 
 def _usd(value: float) -> str:
     return f"-${-value:,.2f}" if value < -CENT else f"${max(value, 0.0):,.2f}"
+
+
+def _cell(value: float, unpriced: bool) -> str:
+    return "unpriced" if unpriced else _usd(value)
 
 
 def _signed(value: float) -> str:
@@ -173,12 +184,16 @@ def plan_cost(
     totals = cast("dict[str, Any]", cost) if isinstance(cost, dict) else {}
     # component resources (mlgov:index:*) may carry no monthly_usd: their children are priced
     priced = [r for r in resources if not _unpriced(str(r.get("type", "")))]
-    carried = all(_is_number(r.get("monthly_usd")) for r in priced) and all(
+    carried = all(_carried(r) for r in priced) and all(
         _is_number(totals.get(k)) for k in ("monthly_usd", "baseline_monthly_usd")
     )
     if carried:
-        per = {(str(r["type"]), str(r.get("name", ""))): float(r["monthly_usd"]) for r in priced}
-        return PlanCost(per, float(totals["monthly_usd"]), float(totals["baseline_monthly_usd"]))
+        per = {_key(r): float(r.get("monthly_usd") or 0.0) for r in priced}
+        unpriced = frozenset(_key(r) for r in priced if r.get("monthly_usd") is None)
+        return PlanCost(
+            per, float(totals["monthly_usd"]), float(totals["baseline_monthly_usd"]),
+            unpriced=unpriced,
+        )  # fmt: skip
     usage = assumptions_of(doc, origin)
     try:
         report = estimate_resources(resources, usage, catalog)
@@ -188,7 +203,20 @@ def plan_cost(
     for r in report.resources:
         key = (r.type, r.name)
         per[key] = per.get(key, 0.0) + r.monthly_usd
-    return PlanCost(per, report.monthly_usd, report.baseline_monthly_usd, reestimated=True)
+    return PlanCost(
+        per, report.monthly_usd, report.baseline_monthly_usd, reestimated=True,
+        unpriced=frozenset((r.type, r.name) for r in report.unpriced),
+    )  # fmt: skip
+
+
+def _key(r: dict[str, Any]) -> tuple[str, str]:
+    return (str(r["type"]), str(r.get("name", "")))
+
+
+def _carried(r: dict[str, Any]) -> bool:
+    """A row with its own number, or one `plan` marked unpriced (null plus the reason)."""
+    value = r.get("monthly_usd")
+    return _is_number(value) or (value is None and isinstance(r.get("unpriced"), str))
 
 
 def _unpriced(type_: str) -> bool:
@@ -208,16 +236,17 @@ def diff_plans(
     changes: list[CostChange] = []
     for key in sorted(before.per_resource.keys() | after.per_resource.keys()):
         type_, name = key
+        u_old, u_new = key in before.unpriced, key in after.unpriced
         if key not in before.per_resource:
             old, new, status = 0.0, after.per_resource[key], "added"
         elif key not in after.per_resource:
             old, new, status = before.per_resource[key], 0.0, "removed"
         else:
             old, new, status = before.per_resource[key], after.per_resource[key], "changed"
-            if abs(new - old) < CENT:
+            if abs(new - old) < CENT and u_old == u_new:
                 continue
-        if status != "changed" and max(old, new) < CENT:
+        if status != "changed" and max(old, new) < CENT and not (u_old or u_new):
             continue  # free resources coming and going are not cost changes
-        changes.append(CostChange(name, type_, status, old, new))
+        changes.append(CostChange(name, type_, status, old, new, u_old, u_new))
     changes.sort(key=lambda c: -abs(c.delta))
     return CostDiff(before, after, changes)

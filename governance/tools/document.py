@@ -30,7 +30,7 @@ class PlanResource(TypedDict):
     type: str
     name: str
     inputs: dict[str, Any]
-    monthly_usd: NotRequired[float]
+    monthly_usd: NotRequired[float | None]
     worst_case_monthly_usd: NotRequired[float]
     """Informational monthly ceiling the resource enforces (a query quota); not in any total."""
 

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from governance.costs.budget_fit import budget_violations
 from governance.costs.catalog import default_catalog
 from governance.costs.errors import CostError
-from governance.costs.estimate import estimate_resources
+from governance.costs.estimate import ResourceCost, estimate_resources
+from governance.costs.findings import cost_findings
 from governance.tools.document import (
     SCHEMA_VERSION,
     PlanDocument,
@@ -37,16 +38,14 @@ def evaluate_document(doc: PlanDocument) -> PlanDocument:
         report = estimate_resources(resources, assumptions_of(doc), catalog)
     except CostError as err:
         raise CliError(f"cost: {err}") from None
-    per_name = {rc.name: rc for rc in report.resources}
+    costs = {(rc.type, rc.name): rc for rc in report.resources}
     for resource in resources:
-        if (rc := per_name.get(resource["name"])) is not None:
-            resource["monthly_usd"] = round(rc.monthly_usd, 2)
-            if rc.worst_case_usd is not None:
-                # Informational (a query quota's worst case), not part of any total.
-                resource["worst_case_monthly_usd"] = round(rc.worst_case_usd, 2)
+        if (rc := costs.get((resource["type"], resource["name"]))) is not None:
+            _cost_keys(resource, rc)
     stack = doc.get("stack") or ""
     found = evaluate_resources(resources, policy_config_of(doc), stack=stack)
     violations = [v.as_dict() for v in found]
+    violations += cost_findings(report)
     try:
         violations += budget_violations(resources, report, stack=stack or "stack")
     except CostError as err:  # e.g. a budget amount that is not a number
@@ -54,9 +53,40 @@ def evaluate_document(doc: PlanDocument) -> PlanDocument:
     doc.setdefault("schema_version", SCHEMA_VERSION)
     doc["currency"] = catalog.currency
     doc["price_catalog"] = {"version": catalog.version, "date": catalog.generated}
+    if catalog.refreshed:
+        doc["price_catalog"]["refreshed"] = catalog.refreshed
     doc["violations"] = violations
     doc["cost"] = report.as_dict()
     return doc
+
+
+def _cost_keys(resource: PlanResource, rc: ResourceCost) -> None:
+    """Set a row's cost keys from its estimate.
+
+    `monthly_usd` (null when unpriced, with `unpriced` saying why), the list price beside a
+    committed one, and the nearest-location prices it used.
+    """
+    doc = cast(dict[str, Any], resource)
+    for key in ("unpriced", "list_monthly_usd", "price_fallbacks", "worst_case_monthly_usd"):
+        doc.pop(key, None)  # `check` re-evaluates a document that may carry old values
+    if rc.unpriced:
+        doc["monthly_usd"] = None
+        doc["unpriced"] = rc.unpriced
+        return
+    doc["monthly_usd"] = round(rc.monthly_usd, 2)
+    if rc.worst_case_usd is not None:
+        # Informational (a query quota's worst case), not part of any total.
+        doc["worst_case_monthly_usd"] = round(rc.worst_case_usd, 2)
+    if rc.list_monthly_usd is not None:
+        doc["list_monthly_usd"] = round(rc.list_monthly_usd, 2)
+    groups: dict[tuple[str, str], list[str]] = {}
+    for f in rc.fallbacks:
+        groups.setdefault((f.used, f.requested), []).append(f.key)
+    if groups:
+        doc["price_fallbacks"] = [
+            {"from": used, "to": requested, "keys": sorted(set(keys))}
+            for (used, requested), keys in groups.items()
+        ]
 
 
 def plan_config(config: Mapping[str, Any], stack: str, program: Path, source: Path) -> PlanDocument:

@@ -231,12 +231,35 @@ def _usd(value: Any) -> str:
     return f"${value:,.2f}" if isinstance(value, int | float) else "-"
 
 
-def _settings_cell(r: Mapping[str, Any]) -> str:
+def settings_cell(r: Mapping[str, Any]) -> str:
+    """A row's key cost settings, with an informational worst case where the resource has one."""
     cell = key_settings(r["type"], r.get("inputs") or {})
     if isinstance(worst := r.get("worst_case_monthly_usd"), int | float):
         # A quota's ceiling: shown beside the estimate, never added to it.
         cell += f", worst case {_usd(worst)}/month (not in total)"
     return cell
+
+
+def cost_cell(resource: Mapping[str, Any]) -> str:
+    """A row's $/month: `unpriced`, or the amount with `*` when it uses a fallback price."""
+    if resource.get("unpriced"):
+        return "unpriced"
+    return _usd(resource.get("monthly_usd")) + ("*" if resource.get("price_fallbacks") else "")
+
+
+def price_notes(doc: Doc) -> list[str]:
+    """The catalog's date and what a reader of the total must know (fallbacks, gaps)."""
+    catalog = as_mapping(doc.get("price_catalog"))
+    notes: list[str] = []
+    if catalog.get("date"):
+        refreshed = catalog.get("refreshed")
+        notes.append(
+            f"prices: catalog of {catalog['date']}"
+            + (f", refreshed {refreshed}" if refreshed else "")
+            + " (`mlgov prices refresh` updates it)"
+        )
+    notes += [f"* {n}" for n in as_list(as_mapping(doc.get("cost")).get("notes"))]
+    return notes
 
 
 def _rows(doc: Doc) -> list[tuple[str, str, str, str, str]]:
@@ -245,8 +268,8 @@ def _rows(doc: Doc) -> list[tuple[str, str, str, str, str]]:
             r["name"],
             short_type(r["type"]),
             region_of(r.get("inputs") or {}),
-            _settings_cell(r),
-            _usd(r.get("monthly_usd")),
+            settings_cell(r),
+            cost_cell(r),
         )
         for r in doc.get("resources", [])
         if not is_component(str(r["type"]))
@@ -316,7 +339,7 @@ def text(doc: Doc, width: int | None = None) -> str:
     for row in rows:
         cells = [_cut(cell, w).ljust(w) for cell, w in zip(row, widths, strict=True)]
         lines.append((" " * _GAP).join(cells).rstrip())
-    lines += ["", _cost_line(doc)]
+    lines += ["", _cost_line(doc), *price_notes(doc)]
     mandatory, advisory = _counts(doc)
     for v in doc.get("violations", []):
         lines += [
@@ -370,4 +393,5 @@ def markdown(doc: Doc) -> str:
     ]
     out += [f"| `{n}` | {t} | {r} | {_md_cell(k)} | {c} |" for n, t, r, k, c in rows]
     out += ["", "</details>"]
-    return "\n".join(out)
+    out += ["", *(f"<sub>{_md_cell(n)}</sub><br>" for n in price_notes(doc))]
+    return "\n".join(out).rstrip()

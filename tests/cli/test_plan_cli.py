@@ -235,10 +235,6 @@ def test_check_accepts_a_document_with_only_custom_resources(
         ),
         ('{"resources": [], "policy_config": {"environment": "qa"}}', "policy_config:"),
         (
-            '{"resources": [{"type": "gcp:made/up:Thing", "name": "x", "inputs": {}}]}',
-            "cost: no cost estimator for resource type 'gcp:made/up:Thing'",
-        ),
-        (
             '{"resources": [{"type": "gcp:billing/budget:Budget", "name": "b",'
             ' "inputs": {"amount": {"specifiedAmount": {"units": "lots"}}}}]}',
             "cost: budget 'b': amount.specifiedAmount.units is not a number",
@@ -253,6 +249,87 @@ def test_bad_plan_documents_exit_2(
     assert main(["check", str(path)]) == 2
     err = capsys.readouterr().err
     assert expected in err and "Traceback" not in err
+
+
+def _check(doc: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    path = tmp_path / "plan.json"
+    path.write_text(json.dumps(doc))
+    code = main(["check", str(path), "--json"])
+    out, err = capsys.readouterr()
+    return code, json.loads(out), err
+
+
+LABELS = {"team": "t", "cost-center": "c", "env": "dev", "workload": "w", "managed-by": "mlgov"}
+
+
+def test_unknown_type_is_unpriced_with_an_advisory_finding_and_policies_still_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    doc = {"resources": [{"type": "gcp:made/up:Thing", "name": "x", "inputs": {}}]}
+    code, out, err = _check(doc, tmp_path, capsys)
+    # not exit 2: the policies ran and decide the exit code (no budget: mandatory -> 1)
+    assert (code, err) == (1, "")
+    mandatory = [v["policy"] for v in out["violations"] if v["enforcement"] == "mandatory"]
+    assert mandatory == ["mlgov-budget-required"]
+    row = out["resources"][0]
+    assert row["monthly_usd"] is None
+    assert "no cost estimator for resource type 'gcp:made/up:Thing'" in row["unpriced"]
+    finding = next(v for v in out["violations"] if v["policy"] == "mlgov-cost-unpriced")
+    assert (finding["resource"], finding["enforcement"]) == ("x", "advisory")
+    assert out["cost"]["unpriced"] == ["x"]
+    assert out["cost"]["notes"][-1].endswith("could not be priced: x")
+
+
+def test_a_dataset_in_a_region_without_a_price_falls_back_and_check_still_judges_policies(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # issue 11: a BigQuery dataset in asia-east1 made `check` fail before any policy ran
+    doc = {"resources": [{"type": "gcp:bigquery/dataset:Dataset", "name": "ds", "inputs": {
+        "datasetId": "ds", "location": "asia-east1", "labels": LABELS}}]}  # fmt: skip
+    code, out, err = _check(doc, tmp_path, capsys)
+    assert err == ""
+    row = out["resources"][0]
+    assert row["monthly_usd"] > 0
+    assert row["price_fallbacks"] == [{
+        "from": "us-central1", "to": "asia-east1",
+        "keys": ["bigquery.storage.active", "bigquery.storage.longterm"],
+    }]  # fmt: skip
+    assert "ds: no price in asia-east1 for bigquery.storage.active" in out["cost"]["notes"][0]
+    assert any(v["resource"] == "ds" for v in out["violations"])  # the policies did run
+    assert code == (1 if any(v["enforcement"] == "mandatory" for v in out["violations"]) else 0)
+    assert out["price_catalog"]["date"] == "2026-07-30"
+
+
+def test_a_tpu_not_offered_in_its_region_is_a_mandatory_finding(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    doc = {"resources": [{"type": "gcp:tpu/v2Vm:V2Vm", "name": "tpu", "inputs": {
+        "zone": "us-central1-a", "acceleratorType": "v4-8", "labels": LABELS}}]}  # fmt: skip
+    code, out, _ = _check(doc, tmp_path, capsys)
+    assert code == 1
+    finding = next(v for v in out["violations"] if v["policy"] == "mlgov-cost-region-not-offered")
+    assert finding["enforcement"] == "mandatory"
+    assert finding["resource"] == "tpu" and finding["type"] == "gcp:tpu/v2Vm:V2Vm"
+    assert (
+        "TPU v4 is not offered in region 'us-central1' (offered in us-central2"
+        in (finding["message"])
+    )
+    assert out["resources"][0]["monthly_usd"] is None
+
+
+def test_a_commitment_assumption_shows_committed_and_list_prices_side_by_side(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    vm = {"type": "gcp:compute/instance:Instance", "name": "vm", "inputs": {
+        "zone": "us-central1-a", "machineType": "n1-standard-8", "labels": LABELS,
+        "bootDisk": {"initializeParams": {"size": 0}}}}  # fmt: skip
+    _, out, _ = _check({"resources": [vm], "assumptions": {"commitment": "1y"}}, tmp_path, capsys)
+    row = out["resources"][0]
+    # always on: 1y committed $0.23939/h x 730 h against list $0.379998/h x 511 SUD hours
+    assert (row["monthly_usd"], row["list_monthly_usd"]) == (174.75, 194.18)
+    assert out["cost"]["commitment"] == "1y"
+    assert out["cost"]["list_monthly_usd"] == 194.18
+    assert out["cost"]["baseline_monthly_usd"] == 194.18  # the baseline never commits
 
 
 def test_check_missing_file_exits_2(capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,8 +1,8 @@
 """Plan-document resources shaped like the ones the mlgov program emits (RESOURCES.md).
 
-Also the two helpers every cost-model test uses: `price` (a list price from the shipped catalog,
-so expected amounts read as quantity x catalog price) and `one` (estimate a single resource,
-optionally among others that give it context).
+Also the helpers every cost-model test uses: `price` (a list price from the shipped catalog,
+so expected amounts read as quantity x catalog price), `one` (estimate a single resource,
+optionally among others that give it context) and `unpriced` (why one has no price).
 """
 
 from __future__ import annotations
@@ -32,6 +32,18 @@ def one(
     """The cost of `resource`, estimated in a plan that also holds `others`."""
     report = estimate_resources([resource, *others], usage)
     return report.get(resource["name"], resource["type"])
+
+
+def unpriced(
+    resource: dict[str, Any],
+    usage: UsageAssumptions = USAGE,
+    others: Sequence[dict[str, Any]] = (),
+) -> str:
+    """Why `resource` has no price (it must have none: $0, no baseline, a stated reason)."""
+    cost = one(resource, usage, others)
+    assert (cost.monthly_usd, cost.baseline_monthly_usd) == (0, 0), cost
+    assert cost.unpriced and cost.lines == (f"unpriced: {cost.unpriced}",)
+    return cost.unpriced
 
 
 def notebook(name: str = "nb-alice", **gce: Any) -> dict[str, Any]:

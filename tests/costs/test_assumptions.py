@@ -24,7 +24,7 @@ def documented_keys() -> list[str]:
 
 def test_fields_are_documented_in_the_readme_in_the_order_plan_json_prints():
     keys = documented_keys()
-    assert len(keys) == 29
+    assert len(keys) == 30
     assert list(UsageAssumptions.model_fields) == keys
     assert list(UsageAssumptions().model_dump()) == keys
 

@@ -28,3 +28,26 @@ def test_free_quote_states_its_reason():
         0.0,
         ["$0.00: budgets have no charge"],
     )
+
+
+def test_a_fallback_price_says_where_it_came_from_and_is_recorded_once():
+    q = Quote()
+    sql = Price("sql.backup", "us-central1", "ondemand", 0.08, "GiB-month", "u", "d",
+                requested="europe-west4")  # fmt: skip
+    q.governed.charge("backups", sql, 10, "10 GiB")
+    q.baseline.charge("backups", sql, 10, "10 GiB")
+    assert q.lines[0] == (
+        "backups: sql.backup[us-central1/ondemand, nearest priced location to europe-west4] "
+        "$0.08/GiB-month x 10 GiB = $0.80"
+    )
+    assert [(f.key, f.used, f.requested) for f in q.fallbacks] == [
+        ("sql.backup", "us-central1", "europe-west4")
+    ]
+
+
+def test_a_committed_charge_keeps_the_list_price_beside_it():
+    q = Quote()
+    one_year = Price("gce.type.n1-standard-8", "us-central1", "1y", 0.24, "hour", "u", "d")
+    q.governed.charge_committed("machine", one_year, 730, "730 h committed", list_usd=38.0)
+    assert (round(q.governed.total, 2), q.governed.list_total) == (175.2, 38.0)
+    assert q.lines[0].endswith("= $175.20 (list $38.00)")

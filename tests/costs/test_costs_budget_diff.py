@@ -9,7 +9,7 @@ from cost_plans import node_pool, notebook
 
 from governance.costs.assumptions import UsageAssumptions
 from governance.costs.budget_fit import budget_violations
-from governance.costs.errors import CostError, UnknownResourceType
+from governance.costs.errors import CostError
 from governance.costs.estimate import CostReport, ResourceCost, estimate_resources
 from governance.tools.diff import diff_plans, plan_cost
 from governance.tools.document import parse_document
@@ -134,8 +134,9 @@ def test_diff_input_errors_name_the_problem():
     with pytest.raises(CliError, match=r"head: assumptions\.notebook_active_hours_per_month"):
         plan_cost(bad, origin="head")
     unknown = {"resources": [{"type": "gcp:spanner/instance:Instance", "name": "s"}]}
-    with pytest.raises(UnknownResourceType, match=r"head: .*gcp:spanner/instance:Instance"):
-        plan_cost(unknown, origin="head")
+    cost = plan_cost(unknown, origin="head")  # unpriced, not an error
+    assert cost.unpriced == {("gcp:spanner/instance:Instance", "s")}
+    assert cost.monthly_usd == 0
 
 
 def test_carried_costs_may_skip_component_resources():

@@ -1,4 +1,4 @@
-"""`diff` and `prices refresh` handlers (in-process), and refresh against the fake Catalog API."""
+"""`diff`, `comment` and `prices refresh` handlers in-process; refresh against the fake Catalog API."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import json
 import pytest
 from cost_plans import node_pool, notebook
 
-from governance.costs.catalog import default_catalog, load_catalog
-from governance.costs.refresh import catalog_from_skus, fetch_skus, sku_key, sku_price
+from governance.costs.catalog import DEFAULT_PATH, Catalog, load_catalog
+from governance.costs.refresh import fetch_skus, refresh_document, sku_key, sku_price
 from governance.tools import costs_cli as cli
 from governance.tools.cli import main
 from tests.fakegcp.catalog import FakeCatalog
@@ -34,9 +34,12 @@ def test_register_adds_diff_and_prices_refresh():
     args = parser.parse_args(["diff", "a.json", "b.json", "--markdown"])
     assert args.func is cli.run_diff
     assert args.markdown
-    args = parser.parse_args(["prices", "refresh", "--endpoint", "http://x", "--regions", "a,b"])
+    args = parser.parse_args(["prices", "refresh", "--endpoint", "http://x", "--output", "o"])
     assert args.func is cli.run_prices_refresh
-    assert (args.endpoint, args.regions, args.output) == ("http://x", "a,b", None)
+    assert (args.endpoint, args.output, args.catalog) == ("http://x", "o", None)
+    args = parser.parse_args(["comment", "--stack", "dev", "none", "h.json"])
+    assert args.func is cli.run_comment
+    assert args.stack == [["dev", "none", "h.json"]]
 
 
 def test_diff_identical_exit_0(tmp_path, capsys):
@@ -59,13 +62,24 @@ def test_diff_markdown_and_json(tmp_path, capsys):
     assert data["after"]["monthly_usd"] > data["before"]["monthly_usd"]
 
 
+def test_diff_unknown_type_is_unpriced_not_an_error(tmp_path, capsys):
+    a = write(tmp_path, "a.json", {"resources": [notebook()]})
+    b = write(tmp_path, "b.json", {"resources": [notebook(), {"type": "gcp:foo/bar:Baz",
+                                                              "name": "q"}]})  # fmt: skip
+    code, out, err = run(capsys, "diff", a, b, "--json")
+    assert (code, err) == (0, "")
+    change = json.loads(out)["changes"][0]
+    assert (change["name"], change["status"], change["unpriced_after"]) == ("q", "added", True)
+    code, out, _ = run(capsys, "diff", a, b, "--markdown")
+    assert "| added | `q` | foo/Baz | $0.00 | unpriced | +$0.00 |" in out
+
+
 @pytest.mark.parametrize(
     ("doc", "expected"),
     [
         (None, "cannot read: No such file"),
         ("{not json", "not valid JSON"),
         ('{"resources": {}}', "resources: required, must be a list"),
-        ('{"resources": [{"type": "gcp:foo/bar:Baz", "name": "q"}]}', "'gcp:foo/bar:Baz'"),
         ('{"resources": [], "assumptions": {"typo": 1}}', "assumptions.typo"),
     ],
 )
@@ -81,7 +95,7 @@ def test_diff_bad_input_exit_2_one_line(tmp_path, capsys, doc, expected):
     assert "Traceback" not in err
 
 
-# -- refresh ---------------------------------------------------------------------------------
+# -- refresh ----------------------------------------------------------------------------------
 @pytest.fixture
 def fake_catalog():
     fake = FakeCatalog()
@@ -90,66 +104,133 @@ def fake_catalog():
         yield server, fake
 
 
-def test_sku_mapping_and_tiers(fake_catalog):
+@pytest.fixture(scope="module")
+def shipped():
+    return json.loads(DEFAULT_PATH.read_text())
+
+
+@pytest.mark.parametrize(
+    ("service", "description", "group", "key"),
+    [
+        ("Compute Engine", "Nvidia Tesla T4 GPU running in Americas", "GPU", "gpu.nvidia-tesla-t4"),
+        ("Compute Engine", "Nvidia Tesla T4 GPU attached to Spot Preemptible VMs running in Iowa",
+         "GPU", "gpu.nvidia-tesla-t4"),
+        ("Compute Engine", "Commitment v1: Nvidia Tesla V100 GPU in Americas for 3 Year", "GPU",
+         "gpu.nvidia-tesla-v100"),
+        ("Compute Engine", "TpuV5e running in Netherlands", "TPU", "tpu.v5litepod.chip"),
+        ("Compute Engine", "Preemptible Tpu-v6e running in Iowa", "TPU", "tpu.v6e.chip"),
+        ("Cloud TPU", "Tpu-v4 Pod running in Americas", "TPU", None),  # per pod, not per chip
+        ("Compute Engine", "TpuV5e running in Netherlands", "CPU", None),  # TPU group only
+        ("Compute Engine", "Nvidia Tesla A100 GPU running in Americas", "GPU", None),  # bundled
+        ("Compute Engine", "N1 Custom Instance Core running in Americas", "N1Standard", None),
+        ("Cloud SQL", "Cloud SQL for MySQL: Zonal - RAM in Santiago", "", "sql.enterprise.ram"),
+        ("Cloud SQL", "Cloud SQL for PostgreSQL: Regional - RAM in Santiago", "", None),
+        ("BigQuery", "Active Logical Storage", "", "bigquery.storage.active"),
+        ("Cloud Scheduler", "Jobs", "", "scheduler.job"),
+        ("Cloud Vision API", "Jobs", "", None),  # the service decides, not only the words
+    ],
+)  # fmt: skip
+def test_sku_descriptions_map_onto_catalog_keys(service, description, group, key):
+    found = sku_key(description, service, group)
+    assert (found[0] if found else None) == key
+
+
+def test_sku_price_takes_the_first_paid_tier(fake_catalog):
     _, fake = fake_catalog
     skus = {s["skuId"]: s for group in fake.data["skus"].values() for s in group}
-    assert sku_key(skus["1DE5-A8F4-0B2C"]["description"]) == "gce.n1.vcpu"
-    assert sku_key(skus["4E32-F036-B1D1"]["description"]) == "gce.e2.vcpu"  # 2020 "Preemptible"
-    assert sku_key(skus["AB12-0000-1111"]["description"]) is None  # custom cores not used
     assert sku_price(skus["F8D0-8A2E-34E7"]) == (pytest.approx(2.933908), "h")
     # BigQuery's first 10 GiB are free: the catalog keeps the paid rate
     assert sku_price(skus["7B5E-3D5B-8C2A"]) == (pytest.approx(0.02), "GiBy.mo")
 
 
-def test_refresh_from_fake_api_matches_recorded_prices(fake_catalog):
+def values(doc, key, usage="ondemand"):
+    series = next(s for s in doc["series"] if (s["key"], s["usage"]) == (key, usage))
+    return series, {r: v for r, v in zip(doc["regions"], series["values"], strict=True) if v}
+
+
+def test_refresh_fills_what_the_export_lacks_from_the_fake_api(fake_catalog, shipped):
     server, fake = fake_catalog
     skus = list(fetch_skus(server.url))
-    # paged (3 per page) through every service mlgov uses, not the unrelated one
+    # paged (3 per page) through every service mlgov reads, not the unrelated one
     assert len(skus) == sum(len(v) for v in fake.data["skus"].values())
     assert not server.calls("GET", "0000-AAAA-0000")
     assert any("pageToken" in r.query for r in server.calls("GET", "/skus"))
-    result = catalog_from_skus(skus, ["us-central1", "europe-west4", "us-east4"],
-                               default_catalog(), today="2026-11-21")  # fmt: skip
-    cat = result.catalog
-    expected = {
-        ("gce.n1.vcpu", "us-central1", "ondemand"): (0.031611, "2E27-4F75-95CD"),
-        ("gce.n1.ram", "us-central1", "ondemand"): (0.004237, "6C71-D8DC-FC32"),
-        ("gce.n1.vcpu", "us-central1", "spot"): (0.006655, "1DE5-A8F4-0B2C"),
-        ("gce.n1.vcpu", "europe-west4", "ondemand"): (0.034773, "9C4E-37BB-0A95"),
-        ("gpu.nvidia-tesla-t4", "us-central1", "ondemand"): (0.35, "039F-D0DA-4055"),
-        ("gpu.nvidia-tesla-t4", "us-central1", "spot"): (0.11, "0ACF-C2AC-2F58"),
-        ("gpu.nvidia-tesla-a100", "us-central1", "ondemand"): (2.933908, "F8D0-8A2E-34E7"),
-        ("disk.pd-balanced", "us-central1", "ondemand"): (0.10, "D973-5D65-BAB2"),
-        ("gce.e2.vcpu", "us-east4", "spot"): (0.007370235, "4E32-F036-B1D1"),
-        ("gce.e2.ram", "us-east4", "spot"): (0.000987597, "BB7E-A48A-0879"),
-        ("disk.pd-standard", "us-east4", "ondemand"): (0.044, "8AF1-1146-E7DA"),
-        ("disk.pd-ssd", "us-east4", "ondemand"): (0.187, "75B0-B95E-76A8"),
-        ("gke.cluster", "global", "ondemand"): (0.10, "B561-BFBD-1264"),
-        ("sql.enterprise.vcpu", "us-central1", "ondemand"): (0.0413, "4B1A-8B6E-2D11"),
-        ("bigquery.storage.active", "us-central1", "ondemand"): (0.02, "7B5E-3D5B-8C2A"),
-    }
-    for (key, region, usage), (usd, sku_id) in expected.items():
-        price = cat.price(key, region, usage)
-        assert price.usd == pytest.approx(usd, abs=1e-9), key
-        assert price.source == f"Cloud Billing Catalog API SKU {sku_id}"
-        assert price.date == "2026-11-21"
-    assert result.refreshed == len(expected)
-    assert result.kept == len(default_catalog()) - (len(expected) - 4)  # 4 new us-east4 prices
-    # keys the API did not answer keep their shipped price and source
-    kept = cat.price("tpu.v5litepod.chip", "us-central1")
-    assert kept == default_catalog().price("tpu.v5litepod.chip", "us-central1")
-    assert cat.version == default_catalog().version + 1
+    result = refresh_document(shipped, skus, today="2026-11-23")
+    doc = result.document
+    t4, got = values(doc, "gpu.nvidia-tesla-t4")
+    assert got == {"us-central1": 0.35, "us-east1": 0.35, "europe-west4": 0.37}
+    assert (t4["source"], t4["date"]) == ("cloud-billing-catalog-api", "2026-11-23")
+    assert values(doc, "gpu.nvidia-tesla-t4", "spot")[1]["europe-west4"] == 0.16
+    assert values(doc, "gpu.nvidia-tesla-t4", "1y")[1] == {"us-central1": 0.22, "us-east1": 0.22}
+    assert values(doc, "tpu.v5litepod.chip")[1] == {"europe-west4": 1.55, "asia-east1": 1.39}
+    assert values(doc, "tpu.v5litepod.chip", "spot")[1] == {"europe-west4": 0.45}
+    assert values(doc, "sql.enterprise.vcpu")[1] == {"us-central1": 0.0413, "europe-west4": 0.0454}
+    assert values(doc, "sql.shared.db-g1-small")[1] == {"us-central1": 0.035}
+    assert values(doc, "bigquery.query.ondemand")[1] == {"us": 6.25}
+    assert values(doc, "gke.cluster")[1] == {"global": 0.1}
+    assert values(doc, "functions.invocation")[1] == {"global": 4e-7}
+    assert values(doc, "pubsub.throughput")[1] == {"global": 40.0}
+    assert values(doc, "workbench.mgmt.ram")[1] == {"us-central1": 0.0007}  # a new key
+    # what the API does not answer keeps its shipped figure: TPU v4 (priced per pod), V100
+    assert ("tpu.v4.chip", "ondemand") in result.kept
+    assert ("gpu.nvidia-tesla-v100", "ondemand") in result.kept
+    assert values(doc, "tpu.v4.chip")[0] == values(shipped, "tpu.v4.chip")[0]
+    # the export's prices, date and the document's own date are untouched
+    assert values(doc, "gce.type.n1-standard-8") == values(shipped, "gce.type.n1-standard-8")
+    assert (doc["generated"], doc["refreshed"]) == ("2026-07-30", "2026-11-23")
+    # where the API prices a GPU or TPU on demand is where it is offered
+    assert doc["availability"]["tpu.v5litepod"]["regions"] == ["asia-east1", "europe-west4"]
+    assert doc["availability"]["tpu.v4"] == shipped["availability"]["tpu.v4"]
+    cat = Catalog(doc)
+    assert cat.price("gpu.nvidia-tesla-t4", "europe-west4").source.startswith(
+        "https://cloud.google.com/billing/docs/reference/rest/v1/services.skus"
+    )
+    assert cat.offered("tpu.v5litepod", "us-central1") is False
+    assert len(cat) > 70_000
+
+
+def sku(description, regions, usd, unit="h", usage="OnDemand", service="Compute Engine"):
+    nanos = round(usd * 1e9)
+    return {
+        "skuId": description,
+        "description": description,
+        "category": {"serviceDisplayName": service, "resourceGroup": "GPU", "usageType": usage},
+        "serviceRegions": regions,
+        "pricingInfo": [{"pricingExpression": {"usageUnit": unit, "tieredRates": [
+            {"startUsageAmount": 0, "unitPrice": {"units": str(nanos // 10**9),
+                                                  "nanos": nanos % 10**9}}]}}],
+    }  # fmt: skip
+
+
+def test_refresh_adds_new_regions_and_skips_wrong_units_and_free_prices(shipped):
+    skus = [
+        sku("Nvidia Tesla P4 GPU running in Mars", ["mars-west1"], 0.7),
+        sku("Nvidia Tesla P4 GPU attached to Spot in Mars", ["mars-west1"], 0.2, unit="GiBy.h",
+            usage="Preemptible"),
+        sku("Nvidia Tesla P100 GPU running in Americas", ["us-central1"], 0.0),
+    ]  # fmt: skip
+    doc = refresh_document(shipped, skus, today="2026-11-23").document
+    assert doc["regions"][-1] == "mars-west1"
+    assert all(len(s["values"]) == len(doc["regions"]) for s in doc["series"])
+    assert values(doc, "gpu.nvidia-tesla-p4")[1] == {"mars-west1": 0.7}
+    # a unit that is not the key's, or a $0 price, is no price: the shipped series stays
+    p4_spot = values(doc, "gpu.nvidia-tesla-p4", "spot")
+    assert p4_spot[1] == values(shipped, "gpu.nvidia-tesla-p4", "spot")[1]
+    assert p4_spot[0]["source"] == "skypilot-gcp-catalog"
+    assert values(doc, "gpu.nvidia-tesla-p100")[1] == values(shipped, "gpu.nvidia-tesla-p100")[1]
 
 
 def test_prices_refresh_command_writes_a_loadable_catalog(fake_catalog, tmp_path, capsys):
     server, _ = fake_catalog
     out = tmp_path / "prices.json"
     code, stdout, err = run(capsys, "prices", "refresh", "--endpoint", server.url,
-                            "--output", str(out), "--regions", "us-central1")  # fmt: skip
+                            "--output", str(out))  # fmt: skip
     assert (code, err) == (0, "")
-    assert "wrote" in stdout
+    assert f"wrote {out}:" in stdout and "keep their shipped figure: " in stdout
     refreshed = load_catalog(out)
-    assert refreshed.price("gpu.nvidia-tesla-t4", "us-central1", "spot").usd == pytest.approx(0.11)
+    assert refreshed.price("gpu.nvidia-tesla-t4", "europe-west4", "spot").usd == 0.16
+    assert refreshed.refreshed  # today's date
+    assert refreshed.generated == "2026-07-30"
 
 
 def test_prices_refresh_api_error_exit_2(fake_catalog, tmp_path, capsys):
@@ -162,3 +243,11 @@ def test_prices_refresh_api_error_exit_2(fake_catalog, tmp_path, capsys):
     assert err.startswith("mlgov: error: Cloud Billing Catalog API")
     assert err.count("\n") == 1
     assert not out.exists()
+
+
+def test_prices_refresh_bad_starting_catalog_exit_2(tmp_path, capsys):
+    bad = tmp_path / "cat.json"
+    bad.write_text('{"format": "x"}')
+    code, _, err = run(capsys, "prices", "refresh", "--catalog", str(bad))
+    assert code == 2
+    assert "cat.json: not a regional price catalog" in err

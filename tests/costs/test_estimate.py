@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from cost_plans import USAGE, notebook
+from cost_plans import USAGE, notebook, one, unpriced
 
 from governance.costs.catalog import default_catalog
-from governance.costs.errors import CatalogError, CostError, UnknownResourceType
 from governance.costs.estimate import estimate_resources
 
 
@@ -32,23 +31,45 @@ def test_free_resources_are_explicit_zeros_with_reasons(plan, usage):
         assert cost.lines[0].startswith("$0.00: ") and reason in cost.lines[0]
 
 
-def test_unknown_type_is_a_clear_error():
-    with pytest.raises(
-        UnknownResourceType, match=r"'gcp:alloydb/cluster:Cluster'.*'db1'.*registry"
-    ):
-        estimate_resources([{"type": "gcp:alloydb/cluster:Cluster", "name": "db1"}], USAGE)
+def test_unknown_type_is_unpriced_with_a_clear_reason_and_left_out_of_the_total(plan):
+    alloy = {"type": "gcp:alloydb/cluster:Cluster", "name": "db1"}
+    report = estimate_resources([*plan, alloy], USAGE)
+    cost = report.get("db1")
+    assert not cost.priced
+    assert "'gcp:alloydb/cluster:Cluster' (resource 'db1')" in cost.unpriced
+    assert "registry" in cost.unpriced
+    assert report.monthly_usd == pytest.approx(estimate_resources(plan, USAGE).monthly_usd)
+    assert report.as_dict()["unpriced"] == ["db1"]
+    assert report.notes()[-1].endswith("could not be priced: db1")
 
 
-def test_model_errors_name_the_type_and_resource():
+def test_a_region_without_prices_falls_back_to_the_nearest_and_says_so():
     nb = notebook()
-    nb["inputs"]["location"] = "asia-south2-a"
-    with pytest.raises(
-        CatalogError, match=r"^gcp:workbench/instance:Instance 'nb-alice': .*asia-south2"
-    ):
-        estimate_resources([nb], USAGE)
+    nb["inputs"]["location"] = "asia-south1-a"
+    cost = one(nb)
+    # the machine is sold there; the Workbench fee has prices only for two regions
+    assert any("gce.type.n1-standard-4[asia-south1/ondemand]" in line for line in cost.lines)
+    fee = next(line for line in cost.lines if line.startswith("Workbench fee"))
+    assert "[us-central1/ondemand, nearest priced location to asia-south1]" in fee
+    assert {(f.key, f.used, f.requested) for f in cost.fallbacks} == {
+        ("workbench.mgmt.vcpu", "us-central1", "asia-south1"),
+        ("workbench.mgmt.gpu.nvidia-tesla-t4", "us-central1", "asia-south1"),
+    }
+
+
+def test_a_gpu_not_offered_in_the_region_is_unpriced_and_marked_not_offered():
+    nb = notebook()
+    nb["inputs"]["location"] = "asia-south2-a"  # Delhi sells N1, not T4s
+    cost = one(nb)
+    assert cost.not_offered and not cost.priced
+    assert cost.unpriced.startswith("GPU nvidia-tesla-t4 is not offered in region 'asia-south2'")
+    assert "asia-south1" in cost.unpriced and "skypilot" in cost.unpriced
+
+
+def test_input_errors_are_unpriced_naming_the_input():
+    nb = notebook()
     nb["inputs"]["location"] = 7
-    with pytest.raises(CostError, match=r"'nb-alice': location is 7, not a string"):
-        estimate_resources([nb], USAGE)
+    assert unpriced(nb) == "location is 7, not a string"
 
 
 def test_no_usage_or_catalog_means_defaults():

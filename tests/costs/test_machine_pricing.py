@@ -1,4 +1,4 @@
-"""Machine pricing: sustained-use discounts, custom shapes, built-in vs attached GPUs."""
+"""Machine pricing: per-type prices, SUD and committed use, custom shapes, GPUs, what is offered."""
 
 from __future__ import annotations
 
@@ -7,45 +7,141 @@ from cost_plans import price
 
 from governance.costs.bill import Bill
 from governance.costs.catalog import default_catalog
-from governance.costs.errors import CostError
+from governance.costs.errors import CatalogError, CostError, NotOffered
 from governance.costs.machine_pricing import attached_gpus, charge_machine, sud_hours
 from governance.costs.machines import machine_shape
 
 CAT = default_catalog()
+SUD_730 = 182.5 * sum(price(f"sud.n1.q{q}", "global") for q in (1, 2, 3, 4))  # 511 h
 
 
 def bill() -> Bill:
     return Bill("", [])
 
 
+def charged(machine: str, usage: str, hours: float, region: str = "us-central1", **kw) -> Bill:
+    b = bill()
+    charge_machine(b, CAT, machine_shape(machine), region, usage, hours, **kw)
+    return b
+
+
 def test_sud_applies_to_on_demand_n1_per_quarter_of_the_month():
     quarters = [price(f"sud.n1.q{q}", "global") for q in (1, 2, 3, 4)]
+    assert quarters == [1.0, 0.8, 0.6, 0.4]  # Google's N1 tiers
     assert sud_hours(CAT, "n1", 730, "ondemand") == pytest.approx(182.5 * sum(quarters))  # 511 h
     assert sud_hours(CAT, "n1", 100, "ondemand") == 100
     assert sud_hours(CAT, "n1", 730, "spot") == 730
     assert sud_hours(CAT, "e2", 730, "ondemand") == 730  # no SUD for E2
 
 
-def test_custom_shape_pays_the_premium():
-    b = bill()
-    charge_machine(b, CAT, machine_shape("e2-custom-4-8192"), "us-central1", "ondemand", 100)
-    assert b.total == pytest.approx(
+@pytest.mark.parametrize(
+    ("machine", "discounted"),
+    [
+        ("n1-standard-8", True), ("n2-standard-8", True), ("f1-micro", True), ("g1-small", True),
+        ("n1-custom-2-7680", True), ("e2-standard-4", False), ("g2-standard-8", False),
+        ("a2-highgpu-1g", False), ("a3-highgpu-1g", False),
+    ],
+)  # fmt: skip
+def test_full_month_on_demand_sud_matches_googles_monthly_price(machine, discounted):
+    full = charged(machine, "ondemand", 730)
+    hourly = CAT.price(f"gce.type.{machine}", "us-central1").usd if CAT.has(
+        f"gce.type.{machine}") else None  # fmt: skip
+    if hourly is not None:
+        assert (full.total < 730 * hourly - 0.01) is discounted
+    assert any("SUD-adjusted" in line for line in full.lines) is discounted
+    # never on spot
+    assert not any("SUD-adjusted" in line for line in charged(machine, "spot", 730).lines)
+
+
+def test_gpus_on_n1_share_its_sud_but_never_on_spot():
+    t4 = [("nvidia-tesla-t4", 1)]
+    on_demand = charged("n1-standard-8", "ondemand", 730, extra_gpus=t4)
+    gpu = next(line for line in on_demand.lines if line.startswith("GPU:"))
+    assert "(SUD-adjusted 511.0 h)" in gpu
+    spot = charged("n1-standard-8", "spot", 730, extra_gpus=t4)
+    assert "SUD" not in next(line for line in spot.lines if line.startswith("GPU:"))
+
+
+def test_the_226_dollar_example_spot_n1_standard_8_with_a_t4():
+    b = charged("n1-standard-8", "spot", 730, extra_gpus=[("nvidia-tesla-t4", 1)])
+    # issue 11: "A spot n1-standard-8 + T4 runs about $226/month at published prices"
+    assert b.total == pytest.approx(226, abs=0.5)
+    assert b.total == pytest.approx(730 * (0.13402 + 0.175))
+
+
+def test_custom_shapes_use_n1_custom_rates_or_the_premium():
+    n1 = charged("custom-2-7680", "ondemand", 100)
+    assert n1.total == pytest.approx(
+        100 * (2 * price("gce.n1-custom.vcpu") + 7.5 * price("gce.n1-custom.ram"))
+    )
+    assert "gce.n1-custom.vcpu[us-central1/ondemand]" in n1.lines[0]
+    e2 = charged("e2-custom-4-8192", "ondemand", 100)
+    assert e2.total == pytest.approx(
         100 * 1.05 * (4 * price("gce.e2.vcpu") + 8 * price("gce.e2.ram"))
     )
-    assert "custom shape: vCPU/RAM x 1.05 premium" in b.lines
+    assert "custom shape: e2 vCPU/RAM x 1.05 premium" in e2.lines
+
+
+def test_machine_types_use_their_own_catalog_price_with_bundled_gpus():
+    a2 = charged("a2-highgpu-1g", "spot", 10)
+    assert a2.total == pytest.approx(10 * price("gce.type.a2-highgpu-1g", usage="spot"))
+    # a type the shape tables do not know is still priced from the catalog
+    c3 = charged("c3-standard-8", "ondemand", 10)
+    assert c3.total == pytest.approx(10 * price("gce.type.c3-standard-8"))
+    with pytest.raises(CatalogError, match="unknown machine type 'c3-galactic-8'"):
+        charged("c3-galactic-8", "ondemand", 10)
 
 
 def test_attached_gpus_add_but_built_in_gpus_are_not_doubled():
     t4 = [("nvidia-tesla-t4", 2)]
-    b = bill()
-    charge_machine(b, CAT, machine_shape("n2-standard-4"), "us-central1", "spot", 10, extra_gpus=t4)
-    hourly = 4 * price("gce.n2.vcpu", usage="spot") + 16 * price("gce.n2.ram", usage="spot")
+    b = charged("n2-standard-4", "spot", 10, extra_gpus=t4)
+    hourly = price("gce.type.n2-standard-4", usage="spot")
     assert b.total == pytest.approx(10 * (hourly + 2 * price("gpu.nvidia-tesla-t4", usage="spot")))
-    g2 = bill()
-    charge_machine(
-        g2, CAT, machine_shape("g2-standard-4"), "us-central1", "spot", 10, extra_gpus=t4
-    )
+    g2 = charged("g2-standard-4", "spot", 10, extra_gpus=t4)
     assert not any(line.startswith("GPU: gpu.nvidia-tesla-t4") for line in g2.lines)
+    assert "g2-standard-4 has built-in GPUs; listed accelerators not added again" in g2.lines
+
+
+@pytest.mark.parametrize(
+    ("machine", "gpus", "region", "message"),
+    [
+        ("ct4p-hightpu-4t", [], "us-central1", "TPU v4 is not offered in region 'us-central1' "
+         "(offered in us-central2; source: https://cloud.google.com/tpu/pricing)"),
+        ("n1-standard-4", [("nvidia-tesla-v100", 1)], "asia-south1", "GPU nvidia-tesla-v100 is "
+         "not offered in region 'asia-south1'"),
+        ("g2-standard-8", [], "europe-north2", "machine type g2-standard-8 is not offered "
+         "in region 'europe-north2'"),
+    ],
+)  # fmt: skip
+def test_not_offered_in_the_region_is_an_error_like_the_create_call(machine, gpus, region, message):
+    with pytest.raises(NotOffered) as err:
+        charged(machine, "spot", 10, region=region, extra_gpus=gpus)
+    assert str(err.value).startswith(message)
+    assert err.value.region == region
+
+
+def test_unknown_location_is_never_not_offered_it_falls_back():
+    b = charged("n1-standard-4", "ondemand", 10, region="mars-west1")
+    assert "nearest priced location to mars-west1" in b.lines[0]
+
+
+def test_commitment_bills_the_whole_month_at_the_committed_price_beside_list():
+    b = charged("n1-standard-8", "ondemand", 100, commitment="1y")
+    one_year = CAT.price("gce.type.n1-standard-8", "us-central1", "1y").usd
+    assert b.total == pytest.approx(730 * one_year)  # billed whether or not it runs
+    assert b.list_total == pytest.approx(100 * price("gce.type.n1-standard-8"))
+    assert "730 h committed (1y: billed whether or not it runs; used 100 h)" in b.lines[0]
+    # an always-on machine: the commitment beats list (with SUD) as Google's monthly prices say
+    always = charged("n1-standard-8", "ondemand", 730, commitment="3y")
+    assert always.total < always.list_total
+    assert always.list_total == pytest.approx(SUD_730 * price("gce.type.n1-standard-8"))
+    # no commitment on spot; parts without a commitment price stay at list, saying so
+    assert charged("n1-standard-8", "spot", 730, commitment="1y").total == pytest.approx(
+        charged("n1-standard-8", "spot", 730).total
+    )
+    t4 = charged("n1-standard-8", "ondemand", 730, commitment="1y",
+                 extra_gpus=[("nvidia-tesla-t4", 1)])  # fmt: skip
+    assert "no 1y commitment price for gpu.nvidia-tesla-t4: list price" in t4.lines
 
 
 def test_attached_gpus_reads_api_spellings_and_names_bad_paths():

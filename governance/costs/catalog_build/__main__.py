@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from governance.costs.catalog import DEFAULT_PATH
 from governance.costs.catalog_build.build import build_document, count_prices, render_document
 from governance.costs.catalog_build.documented import (
     DEFAULT_PATH as DOCUMENTED_PATH,
@@ -22,7 +23,6 @@ from governance.costs.catalog_build.documented import (
     read_documented,
 )
 from governance.costs.catalog_build.export import ExportError, read_export
-from governance.costs.catalog_build.loader import DEFAULT_PATH
 
 
 def summary(doc: dict[str, Any]) -> str:

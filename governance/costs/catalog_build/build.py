@@ -4,7 +4,8 @@ Pure: `build_document(export, documented)` returns the JSON-ready document; `ren
 turns it into text with one price series per line, so a refresh reviews as a readable diff.
 Every series carries key, usage, unit, source id, date and how it was obtained; its values are
 aligned with the document's region list (null where the region has no price). What the keys
-mean for a resource is the estimator's business; loader.py reads the document back.
+mean for a resource is the estimator's business; governance/costs/catalog.py reads the
+document back.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Read a JSON object from a file with errors that name the file (shared by loader and inputs)."""
+"""Read a JSON object from a file with errors that name the file (catalog.py and the inputs)."""
 
 from __future__ import annotations
 

@@ -71,8 +71,8 @@ def estimate(res: Resource, ctx: PlanContext) -> Quote:
     boot = as_mapping(dig(inputs, "bootDisk", "initializeParams"))
     disk_type = text(boot.get("type"), DEFAULT_BOOT_TYPE, "bootDisk.initializeParams.type")
     disk_gb = number(boot.get("size"), DEFAULT_BOOT_GB)
-    for b, h, usage in ((bill, hours, "spot" if spot else "ondemand"),
-                        (base, HOURS_PER_MONTH, "ondemand")):  # fmt: skip
-        charge_machine(b, ctx.catalog, shape, region, usage, h, extra_gpus=gpus)
+    for b, h, usage, commit in ((bill, hours, "spot" if spot else "ondemand", u.commitment),
+                                (base, HOURS_PER_MONTH, "ondemand", "none")):  # fmt: skip
+        charge_machine(b, ctx.catalog, shape, region, usage, h, extra_gpus=gpus, commitment=commit)
         charge_disk(b, ctx.catalog, disk_type, disk_gb, region)
     return q

@@ -35,17 +35,18 @@ def estimate(res: Resource, ctx: PlanContext) -> Quote:
     q = Quote()
     u = ctx.usage
     cat = ctx.catalog
+    region = ctx.region(res.inputs, "region")  # the catalog's "global" answers where none
     for b in (q.governed, q.baseline):
         if u.nat_vm_count > MAX_BILLED_VMS:
-            b.charge("gateway", cat.price("nat.gateway_max", "global"), HOURS_PER_MONTH,
+            b.charge("gateway", cat.price("nat.gateway_max", region), HOURS_PER_MONTH,
                      f"730 h ({u.nat_vm_count} VMs > 32)")  # fmt: skip
         else:
             b.charge(
                 "gateway",
-                cat.price("nat.gateway_vm", "global"),
+                cat.price("nat.gateway_vm", region),
                 u.nat_vm_count * HOURS_PER_MONTH,
                 f"{u.nat_vm_count} VMs x 730 h",
             )
-        b.charge("data", cat.price("nat.data", "global"), u.nat_gb_per_month,
+        b.charge("data", cat.price("nat.data", region), u.nat_gb_per_month,
                  f"{u.nat_gb_per_month:g} GiB")  # fmt: skip
     return q

@@ -88,14 +88,15 @@ def estimate(res: Resource, ctx: PlanContext) -> Quote:
             text(node.get("diskType"), DEFAULT_DISK, "nodeConfig.diskType"),
             number(node.get("diskSizeGb"), DEFAULT_DISK_GB),
         )
-    for b, n, usage in ((bill, nodes, "spot" if spot else "ondemand"),
-                        (base, base_nodes, "ondemand")):  # fmt: skip
+    commitment = ctx.usage.commitment
+    for b, n, usage, commit in ((bill, nodes, "spot" if spot else "ondemand", commitment),
+                                (base, base_nodes, "ondemand", "none")):  # fmt: skip
         if n <= 0:
             b.note("no nodes running: $0")
             continue
         slots = float(math.ceil(n))  # node-hours spread over whole nodes for SUD
         charge_machine(b, ctx.catalog, shape, region, usage, n * HOURS_PER_MONTH / slots, slots,
-                       gpus)  # fmt: skip
+                       gpus, commitment=commit)  # fmt: skip
         if disk is not None:
             charge_disk(b, ctx.catalog, *disk, region, n)
     return q

@@ -54,6 +54,7 @@ def estimate(res: Resource, ctx: PlanContext) -> Quote:
     hours *= expiry_factor(bill, res.labels, ctx.as_of)
     base.note("on-demand, 730 h, no expiry")
     shape = Shape("tpu", tpu=gen, tpu_chips=chips)
-    charge_machine(bill, ctx.catalog, shape, region, "spot" if spot else "ondemand", hours)
+    charge_machine(bill, ctx.catalog, shape, region, "spot" if spot else "ondemand", hours,
+                   commitment=ctx.usage.commitment)  # fmt: skip
     charge_machine(base, ctx.catalog, shape, region, "ondemand", HOURS_PER_MONTH)
     return q

@@ -2,14 +2,16 @@
 
 Running hours come from idle shutdown (`gceSetup.metadata["idle-timeout-seconds"]`): active
 hours plus one idle timeout per session, capped by an office-hours schedule (context) and
-prorated by `mlgov-expires-on`. Disks are billed all month. The baseline runs 730 h.
+prorated by `mlgov-expires-on`. Disks are billed all month. The management fee is charged per
+vCPU, GiB of memory and GPU hour where the catalog prices it (the memory fee has no documented
+figure in the shipped catalog: the explanation says it is not charged). The baseline runs 730 h.
 """
 
 from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from governance.costs.bill import Quote
+from governance.costs.bill import Bill, Quote
 from governance.costs.context import PlanContext
 from governance.costs.disk_pricing import charge_disk
 from governance.costs.expiry import expiry_factor
@@ -26,6 +28,9 @@ DEFAULT_MACHINE = "n1-standard-4"
 DEFAULT_DISK = "pd-balanced"
 DEFAULT_BOOT_GB = 150.0
 DEFAULT_DATA_GB = 100.0
+# Workbench's management fee keys (source and date of each figure: the catalog entry).
+MGMT_VCPU = "workbench.mgmt.vcpu"
+MGMT_RAM = "workbench.mgmt.ram"
 
 
 class WorkbenchUsage(BaseModel):
@@ -85,13 +90,28 @@ def estimate(res: Resource, ctx: PlanContext) -> Quote:
            number(d.get("diskSizeGb"), DEFAULT_DATA_GB))
           for i, d in enumerate(map(as_mapping, as_list(gce.get("dataDisks"))))),
     ]  # fmt: skip
-    for b, h in ((bill, hours), (base, HOURS_PER_MONTH)):
-        charge_machine(b, cat, shape, region, "ondemand", h, extra_gpus=gpus)
-        fee = cat.price("workbench.mgmt.vcpu", region)
-        b.charge("Workbench fee", fee, shape.vcpus * h, f"{shape.vcpus:g} vCPU x {h:g} h")
-        for model, count in gpus:
-            gfee = cat.price(f"workbench.mgmt.gpu.{model}", region)
-            b.charge("Workbench GPU fee", gfee, count * h, f"{count} x {h:g} h")
+    # the management fee is per GPU, built into the machine type (G2's L4) or attached
+    fee_gpus = [(shape.gpu, shape.gpu_count)] if shape.gpu else gpus
+    for b, h, commit in ((bill, hours, u.commitment), (base, HOURS_PER_MONTH, "none")):
+        charge_machine(b, cat, shape, region, "ondemand", h, extra_gpus=gpus, commitment=commit)
+        _management_fee(b, ctx, shape.vcpus, shape.memory_gib, fee_gpus, region, h)
         for disk_type, size_gb in disks:
             charge_disk(b, cat, disk_type, size_gb, region)
     return q
+
+
+def _management_fee(
+    b: Bill, ctx: PlanContext, vcpus: float, gib: float, gpus: list[tuple[str, int]],
+    region: str, h: float,
+) -> None:  # fmt: skip
+    """Workbench's management fee per vCPU, GiB of memory and GPU hour (never committed)."""
+    cat = ctx.catalog
+    b.charge("Workbench fee", cat.price(MGMT_VCPU, region), vcpus * h, f"{vcpus:g} vCPU x {h:g} h")
+    if cat.has(MGMT_RAM):
+        b.charge("Workbench memory fee", cat.price(MGMT_RAM, region), gib * h,
+                 f"{gib:g} GiB x {h:g} h")  # fmt: skip
+    else:
+        b.note(f"Workbench memory fee: no documented price ({MGMT_RAM}); not charged")
+    for model, count in gpus:
+        gfee = cat.price(f"workbench.mgmt.gpu.{model}", region)
+        b.charge("Workbench GPU fee", gfee, count * h, f"{count} x {model} x {h:g} h")

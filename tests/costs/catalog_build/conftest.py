@@ -8,8 +8,8 @@ import pytest
 import yaml
 from catalog_reference import REFERENCE
 
+from governance.costs.catalog import Catalog, load_catalog
 from governance.costs.catalog_build.export import Export, read_export
-from governance.costs.catalog_build.loader import RegionalCatalog, load_generated_catalog
 
 
 @pytest.fixture(scope="session")
@@ -23,5 +23,5 @@ def reference_doc() -> dict[str, Any]:
 
 
 @pytest.fixture(scope="session")
-def catalog() -> RegionalCatalog:
-    return load_generated_catalog()
+def catalog() -> Catalog:
+    return load_catalog()

@@ -12,8 +12,8 @@ import json
 import pytest
 from catalog_reference import REFERENCE, full_export_path
 
+from governance.costs.catalog import DEFAULT_PATH
 from governance.costs.catalog_build.__main__ import main
-from governance.costs.catalog_build.loader import DEFAULT_PATH
 
 
 def by_key(doc):

@@ -16,7 +16,7 @@ from catalog_reference import used_machine_types
 
 TOLERANCE = 0.01
 COLUMNS = {"ondemand": "hour", "spot": "hour_spot"}
-# the estimator's premium for custom shapes (governance/costs/estimate.py _CUSTOM_PREMIUM)
+# the premium for custom shapes of families without custom rates (machine_pricing.py)
 CUSTOM_PREMIUM = 1.05
 GCE_TYPES = sorted(t for t in used_machine_types() if not t.startswith("ct"))
 TPU_HOSTS = sorted(t for t in used_machine_types() if t.startswith("ct"))
@@ -97,7 +97,7 @@ def test_custom_shapes_rebuild_from_rates(catalog, reference, machine, usage):
         assert off_by(custom, usd) <= TOLERANCE, (machine, region, usage, custom, usd)
         vcpu, ram = (catalog.find(f"gce.n1.{part}", region, usage) for part in ("vcpu", "ram"))
         if vcpu and ram:
-            # what the estimator does today: predefined N1 rates x the custom premium
+            # the premium rule (used for families without custom rates) holds for N1 too
             premium = (vcpus * vcpu.usd + gib * ram.usd) * CUSTOM_PREMIUM
             assert off_by(premium, usd) <= TOLERANCE, (machine, region, usage, premium, usd)
             premium_checked += 1

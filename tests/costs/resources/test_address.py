@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from governance.costs.errors import CostError
-from tests.costs.cost_plans import one
+from tests.costs.cost_plans import one, unpriced
 
 
 def address(address_type: str | None) -> dict[str, object]:
@@ -22,6 +21,6 @@ def test_internal_range_costs_nothing():
 
 
 @pytest.mark.parametrize("address_type", ["EXTERNAL", None])
-def test_external_address_is_an_error(address_type):
-    with pytest.raises(CostError, match="global address 'psa': external static IPs are not priced"):
-        one(address(address_type))
+def test_external_address_is_unpriced_with_the_reason(address_type):
+    reason = unpriced(address(address_type))
+    assert reason == "global address 'psa': external static IPs are not priced"

@@ -6,20 +6,15 @@ import copy
 
 import pytest
 
-from governance.costs.errors import CostError
-from tests.costs.cost_plans import full_plan, one, price
+from tests.costs.cost_plans import full_plan, one, price, unpriced
 
 VM = next(r for r in full_plan() if r["name"] == "gpu-vm")  # g2-standard-8 (1 L4), spot, 8 h runs
 DISK = 200 * price("disk.pd-balanced")
 
 
 def hourly(usage: str) -> float:
-    """g2-standard-8: 8 vCPU, 32 GiB and its built-in L4."""
-    return (
-        8 * price("gce.g2.vcpu", usage=usage)
-        + 32 * price("gce.g2.ram", usage=usage)
-        + price("gpu.nvidia-l4", usage=usage)
-    )
+    """g2-standard-8: its own catalog price (8 vCPU, 32 GiB and the built-in L4)."""
+    return price("gce.type.g2-standard-8", usage=usage)
 
 
 def test_spot_vm_with_max_run_duration():
@@ -30,7 +25,7 @@ def test_spot_vm_with_max_run_duration():
         730 * hourly("ondemand") + DISK
     )  # no SUD on G2
     assert "maxRunDuration 8 h x 22 runs/month, capped at 730 h -> 176 h" in cost.lines
-    assert "g2 has built-in GPUs; listed accelerators not added again" in cost.lines
+    assert "g2-standard-8 has built-in GPUs; listed accelerators not added again" in cost.lines
 
 
 def test_without_max_run_duration_it_runs_all_month():
@@ -48,8 +43,7 @@ def test_on_demand_scheduling_uses_on_demand_prices():
     assert one(vm).monthly_usd == pytest.approx(176 * hourly("ondemand") + DISK)
 
 
-def test_local_ssd_scratch_disks_are_an_error():
+def test_local_ssd_scratch_disks_are_unpriced():
     vm = copy.deepcopy(VM)
     vm["inputs"]["scratchDisks"] = [{"interface": "NVME"}]
-    with pytest.raises(CostError, match="local SSD scratch disks are not priced"):
-        one(vm)
+    assert "local SSD scratch disks are not priced" in unpriced(vm)

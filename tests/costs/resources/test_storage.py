@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from governance.costs.assumptions import UsageAssumptions
-from governance.costs.errors import CatalogError
-from tests.costs.cost_plans import AS_OF, one, price
+from tests.costs.cost_plans import AS_OF, one, price, unpriced
 
 BUCKET = {"type": "gcp:storage/bucket:Bucket", "name": "src",
           "inputs": {"name": "acme-dev-src", "location": "US-CENTRAL1"}}  # fmt: skip
@@ -23,10 +22,12 @@ def test_per_bucket_size_by_gcp_name():
     assert one(BUCKET, usage).monthly_usd == pytest.approx(100 * price("storage.standard"))
 
 
-def test_storage_class_without_a_price_is_an_error():
-    dra = {**BUCKET, "inputs": {**BUCKET["inputs"], "storageClass": "DURABLE_REDUCED_AVAILABILITY"}}
-    with pytest.raises(CatalogError, match=r"storage\.durable_reduced_availability"):
-        one(dra)
+def test_storage_class_is_priced_from_the_catalog_and_unknown_ones_are_unpriced():
+    nearline = {**BUCKET, "inputs": {**BUCKET["inputs"], "storageClass": "NEARLINE"}}
+    assert one(nearline).monthly_usd == pytest.approx(10 * price("storage.nearline"))
+    assert price("storage.nearline") < price("storage.standard")
+    bogus = {**BUCKET, "inputs": {**BUCKET["inputs"], "storageClass": "GLACIAL"}}
+    assert "no ondemand price 'storage.glacial' in any location" in unpriced(bogus)
 
 
 def _rule(action: str, age: float, cls: str | None = None, **cond: object) -> dict:
