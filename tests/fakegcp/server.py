@@ -123,7 +123,7 @@ class FakeGcp:
         self.slow_hold_s = 2.0
         self._closing = threading.Event()
         self.chaos: Chaos | None = None
-        self._random = random.Random(0)
+        self._random = random.Random(0)  # noqa: S311 - reproducible faults, not secrecy
         self._routes: list[tuple[str, re.Pattern[str], Handler]] = []
         self._lock = threading.Lock()
         self._httpd: ThreadingHTTPServer | None = None
@@ -156,7 +156,7 @@ class FakeGcp:
         """From now on fail a random fraction of requests transiently (benchmarks)."""
         with self._lock:
             self.chaos = chaos
-            self._random = random.Random(chaos.seed)
+            self._random = random.Random(chaos.seed)  # noqa: S311 - reproducible faults
 
     def calls(self, method: str | None = None, path_contains: str = "") -> list[Request]:
         """Recorded requests, optionally filtered by method and a path substring."""
