@@ -153,18 +153,25 @@ def test_a_slow_claim_that_took_effect_is_recognised_as_this_runs_own(cloud, mon
     assert report["counts"] == {"done": 2}
 
 
-def test_a_mark_failed_reset_is_retried(cloud):
+@pytest.mark.parametrize("fault", [RESET, SLOW])
+def test_a_mark_failed_that_resets_or_is_slow_is_retried(cloud, monkeypatch, fault):
+    set_policy(monkeypatch, **SLOW_POLICY)
     cloud.compute.add(DEV, A, "idle-1")
     rec = cloud.recommender.add(DEV, A, "idle-1")
     cloud.server.inject(r"/instances/idle-1/stop$", 403, times=1)  # permanent: mark FAILED
-    cloud.server.inject(r":markFailed$", RESET, times=1)
+    cloud.server.inject(r":markFailed$", fault, times=1, seconds=10)
     report = post_report("reap_idle_vms", status=503)
     assert cloud.recommender.state(rec["name"]) == "FAILED"
     meta = cloud.recommender.recs[rec["name"]]["stateInfo"]["stateMetadata"]
     assert meta["mlgov"] == "failed"
     assert meta["reason"].startswith("stop_failed_compute_stop")  # the API's allowed characters
-    assert report["actions"][0]["reason"].endswith("recommendation marked failed")
+    reason = report["actions"][0]["reason"]
+    if fault == RESET:
+        assert reason.endswith("recommendation marked failed")
+    else:  # the first attempt took effect; its retry met the new etag
+        assert "recommendation marked failed, unconfirmed" in reason
     assert len(cloud.server.calls("POST", ":markFailed")) == 2
+    assert _writes(cloud) == 4  # claim, stop (403), markFailed twice
 
 
 # -- 429 with Retry-After, 503 bursts, Compute's 403 rate limit --------------------------------
