@@ -201,7 +201,12 @@ def _http(
     identity = {"entry_point": entry_point, "run_id": run_id}
     with logs.context(**identity, **logs.trace_fields(_trace_project(policy), trace)):
         if policy is None:
-            logs.log("ERROR", f"{entry_point}: invalid configuration, nothing done: {problem}")
+            logs.log(
+                "ERROR",
+                f"{entry_point}: invalid configuration, nothing done: {problem}",
+                summary=True,
+                answer="HTTP 500",
+            )
             body = {**identity, "error": f"invalid configuration: {problem}"}
             return json.dumps(body), 500, headers
         runner = execute.Runner(policy, time, run_id)
@@ -211,6 +216,8 @@ def _http(
             logs.log(
                 "CRITICAL",
                 f"{entry_point}: unexpected {type(err).__name__}: {err}",
+                summary=True,
+                answer="HTTP 500",
                 traceback=traceback.format_exc(),
             )
             body = {**identity, "error": f"unexpected {type(err).__name__}: {err}"}
@@ -256,7 +263,12 @@ def on_budget_alert(event: Any) -> None:
     identity = {"entry_point": "on_budget_alert", "run_id": run_id, "event_id": event_id}
     with logs.context(**identity, **logs.trace_fields(_trace_project(policy), trace)):
         if policy is None:
-            logs.log("ERROR", f"on_budget_alert: invalid configuration, nothing done: {problem}")
+            logs.log(
+                "ERROR",
+                f"on_budget_alert: invalid configuration, nothing done: {problem}",
+                summary=True,
+                answer="raised for redelivery",
+            )
             raise Misconfigured(problem)
         runner = execute.Runner(policy, time, run_id)
         try:
@@ -264,12 +276,14 @@ def on_budget_alert(event: Any) -> None:
             outcome = flows.budget_alert(alert, _ports(), runner)
         except (parse.ParseError, DecisionError) as err:
             # Acknowledge: redelivering a message we cannot read would only repeat this line.
-            logs.log("ERROR", f"budget alert ignored: {err}")
+            logs.log("ERROR", f"budget alert ignored: {err}", summary=True, answer="acknowledged")
             return
         except Exception as err:
             logs.log(
                 "CRITICAL",
                 f"on_budget_alert: unexpected {type(err).__name__}: {err}",
+                summary=True,
+                answer="raised for redelivery",
                 traceback=traceback.format_exc(),
             )
             raise
