@@ -7,6 +7,13 @@ until a flow touches a port (each adapter is built once per process, on first us
 
 Entry points: on_budget_alert (CloudEvent, Pub/Sub messagePublished), and the HTTP POST
 functions reap_idle_vms, reap_expired, reap_idle_gpus (Cloud Scheduler with OIDC).
+
+Failure answers: an HTTP run answers 200 with its JSON report when nothing was left undone,
+503 with the same complete report when anything failed or was left (Cloud Scheduler retries
+any answer outside 200-299: cloudscheduler v1 discovery doc, HttpTarget), and 500 when the
+function is misconfigured or broken. on_budget_alert raises in the last two cases, so Pub/Sub
+redelivers the alert (event retries are on for it). Every log line carries the run id and the
+trace; each run ends with one summary line, ERROR when work was left undone.
 """
 
 from __future__ import annotations
@@ -17,11 +24,12 @@ import os
 import sys
 import threading
 import traceback
+import uuid
 from collections.abc import Callable, Mapping
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, TypeVar
 
-from govern import execute, flows, gcp, parse, ports
+from govern import clock, execute, flows, gcp, logs, parse, ports
 from govern.decide import DecisionError
 from govern.models import ActionPolicy, PolicyError, Report
 
@@ -122,23 +130,61 @@ def _ports() -> ports.Ports:
 # -- reporting ----------------------------------------------------------------------------------
 
 
-def _log_report(report: Report, runner: execute.Runner) -> None:
-    severity = "ERROR" if report.errors or report.counts().get("failed") else "INFO"
-    execute.log(
+class RunFailed(RuntimeError):
+    """Raised by on_budget_alert when work was left undone, so Pub/Sub redelivers the alert."""
+
+
+class Misconfigured(RuntimeError):
+    """Raised by on_budget_alert while MLGOV_POLICY or MLGOV_API_ENDPOINTS is invalid."""
+
+
+def _configuration() -> tuple[ActionPolicy | None, str]:
+    """The policy (endpoints checked too), or None and what is wrong with the configuration."""
+    try:
+        policy = _policy()
+        _endpoints()
+    except PolicyError as err:
+        return None, str(err)
+    return policy, ""
+
+
+def _trace_project(policy: ActionPolicy | None) -> str | None:
+    # Traces belong to the project the function runs in: GOOGLE_CLOUD_PROJECT when set, else
+    # the one project a stack's policy governs (the functions are deployed into it).
+    project = os.environ.get("GOOGLE_CLOUD_PROJECT")
+    if not project and policy is not None and len(policy.projects) == 1:
+        project = next(iter(policy.projects))
+    return project or None
+
+
+def _log_summary(report: Report, runner: execute.Runner, answer: str) -> None:
+    """The run's one summary line: ERROR if anything was left undone, with the counts."""
+    severity = "ERROR" if report.failed else "WARNING" if report.unreadable else "INFO"
+    logs.log(
         severity,
-        f"{report.entry_point} finished",
-        entry_point=report.entry_point,
+        f"{report.entry_point} finished: {report.summary()}",
+        summary=True,
+        answer=answer,
         dry_run=report.dry_run,
+        failed=report.failed,
         counts=report.counts(),
         unfinished=len(report.unfinished),
         errors=list(report.errors),
+        unreadable=list(report.unreadable),
         seconds=round(runner.elapsed(), 3),
     )
 
 
 def _http(
-    entry_point: str, request: Any, flow: Callable[[ports.Ports, execute.Runner], Report]
+    entry_point: str,
+    request: Any,
+    flow: Callable[[ports.Ports, execute.Runner, datetime], Report],
 ) -> tuple[str, int, dict[str, str]]:
+    """Run an HTTP flow and answer its report.
+
+    200 when nothing was left undone; 503 with the same report when anything was (Cloud
+    Scheduler retries any non-2xx answer); 500 when misconfigured or broken.
+    """
     headers = {"Content-Type": "application/json"}
     if getattr(request, "method", "POST") != "POST":
         return (
@@ -146,18 +192,39 @@ def _http(
             405,
             {**headers, "Allow": "POST"},
         )
-    try:
-        policy = _policy()
-        _endpoints()
-    except PolicyError as err:
-        execute.log(
-            "ERROR", f"{entry_point}: invalid configuration: {err}", entry_point=entry_point
-        )
-        return json.dumps({"error": f"invalid configuration: {err}"}), 500, headers
-    runner = execute.Runner(policy)
-    report = flow(_ports(), runner)
-    _log_report(report, runner)
-    return json.dumps(report.as_dict()), 200, headers
+    time, run_id = clock.default(), uuid.uuid4().hex
+    request_headers = getattr(request, "headers", {})
+    trace = logs.trace_id(
+        request_headers.get("X-Cloud-Trace-Context"), request_headers.get("traceparent")
+    )
+    policy, problem = _configuration()
+    identity = {"entry_point": entry_point, "run_id": run_id}
+    with logs.context(**identity, **logs.trace_fields(_trace_project(policy), trace)):
+        if policy is None:
+            logs.log(
+                "ERROR",
+                f"{entry_point}: invalid configuration, nothing done: {problem}",
+                summary=True,
+                answer="HTTP 500",
+            )
+            body = {**identity, "error": f"invalid configuration: {problem}"}
+            return json.dumps(body), 500, headers
+        runner = execute.Runner(policy, time, run_id)
+        try:
+            report = flow(_ports(), runner, time.wall())
+        except Exception as err:
+            logs.log(
+                "CRITICAL",
+                f"{entry_point}: unexpected {type(err).__name__}: {err}",
+                summary=True,
+                answer="HTTP 500",
+                traceback=traceback.format_exc(),
+            )
+            body = {**identity, "error": f"unexpected {type(err).__name__}: {err}"}
+            return json.dumps(body), 500, headers
+        status = 503 if report.failed else 200
+        _log_summary(report, runner, f"HTTP {status}")
+        return json.dumps(report.as_dict()), status, headers
 
 
 # -- entry points -------------------------------------------------------------------------------
@@ -170,62 +237,73 @@ def _event_data(event: Any) -> Any:
     return data
 
 
-def _handle_budget_alert(event: Any, policy: ActionPolicy) -> None:
-    event_id = str(event.get("id", "")) if hasattr(event, "get") else ""
-    runner = execute.Runner(policy)
+def _event_attribute(event: Any, name: str) -> str:
     try:
-        alert = parse.budget_alert(_event_data(event))
-        outcome = flows.budget_alert(alert, _ports(), runner)
-    except (parse.ParseError, DecisionError) as err:
-        # Acknowledge: redelivering a message we cannot read would only repeat this line.
-        execute.log(
-            "ERROR",
-            f"budget alert ignored: {err}",
-            entry_point="on_budget_alert",
-            event_id=event_id,
-        )
-        return
-    if isinstance(outcome, flows.Quiet):
-        execute.log(
-            "INFO",
-            f"budget alert: no action ({outcome.reason})",
-            entry_point="on_budget_alert",
-            budget_id=alert.budget_id,
-            event_id=event_id,
-        )
-        return
-    _log_report(outcome, runner)
+        value = event.get(name) if hasattr(event, "get") else None
+    except (KeyError, TypeError):
+        value = None
+    return str(value) if value else ""
 
 
 @_register("cloud_event")
 def on_budget_alert(event: Any) -> None:
     """Budget notification (CloudEvent): stop workloads, then unlink billing where allowed.
 
-    Never raises: a message that cannot be handled is logged as one ERROR line and
-    acknowledged, so Pub/Sub does not redeliver it in a loop.
+    Raises (so Pub/Sub redelivers the alert, within the trigger's retry window) when work was
+    left undone or the function is misconfigured; redelivery is idempotent (stopped workloads
+    and unlinked billing are skipped). A message that can never be handled (not a budget
+    notification, an unknown budget) is logged as one ERROR line and acknowledged.
     """
-    try:
-        policy = _policy()
-        _endpoints()
-    except PolicyError as err:
-        execute.log(
-            "ERROR", f"on_budget_alert: invalid configuration: {err}", entry_point="on_budget_alert"
-        )
-        return
-    try:
-        _handle_budget_alert(event, policy)
-    except Exception as err:
-        execute.log(
-            "CRITICAL",
-            f"on_budget_alert: unexpected {type(err).__name__}: {err}",
-            entry_point="on_budget_alert",
-            traceback=traceback.format_exc(),
-        )
+    time, run_id = clock.default(), uuid.uuid4().hex
+    event_id = _event_attribute(event, "id")
+    # Eventarc passes the W3C trace context as the `traceparent` extension when it has one;
+    # otherwise the event id ties together every line of this delivery.
+    trace = logs.trace_id(None, _event_attribute(event, "traceparent")) or event_id
+    policy, problem = _configuration()
+    identity = {"entry_point": "on_budget_alert", "run_id": run_id, "event_id": event_id}
+    with logs.context(**identity, **logs.trace_fields(_trace_project(policy), trace)):
+        if policy is None:
+            logs.log(
+                "ERROR",
+                f"on_budget_alert: invalid configuration, nothing done: {problem}",
+                summary=True,
+                answer="raised for redelivery",
+            )
+            raise Misconfigured(problem)
+        runner = execute.Runner(policy, time, run_id)
+        try:
+            alert = parse.budget_alert(_event_data(event))
+            outcome = flows.budget_alert(alert, _ports(), runner)
+        except (parse.ParseError, DecisionError) as err:
+            # Acknowledge: redelivering a message we cannot read would only repeat this line.
+            logs.log("ERROR", f"budget alert ignored: {err}", summary=True, answer="acknowledged")
+            return
+        except Exception as err:
+            logs.log(
+                "CRITICAL",
+                f"on_budget_alert: unexpected {type(err).__name__}: {err}",
+                summary=True,
+                answer="raised for redelivery",
+                traceback=traceback.format_exc(),
+            )
+            raise
+        if isinstance(outcome, flows.Quiet):
+            logs.log(
+                "WARNING" if outcome.inconsistent else "INFO",
+                f"budget alert: no action ({outcome.reason})",
+                summary=True,
+                budget_id=alert.budget_id,
+            )
+            return
+        answer = "raised for redelivery" if outcome.failed else "acknowledged"
+        _log_summary(outcome, runner, answer)
+        if outcome.failed:
+            raise RunFailed(f"on_budget_alert: {outcome.summary()}; Pub/Sub redelivers it")
 
 
 @_register("http")
 def reap_idle_vms(request: Any) -> tuple[str, int, dict[str, str]]:
-    """HTTP POST: act on ACTIVE idle-VM recommendations (claim, stop, mark succeeded/failed)."""
+    """HTTP POST: act on idle-VM recommendations (claim, stop, mark succeeded/failed)."""
     return _http("reap_idle_vms", request, flows.reap_idle_vms)
 
 
@@ -233,13 +311,11 @@ def reap_idle_vms(request: Any) -> tuple[str, int, dict[str, str]]:
 def reap_expired(request: Any) -> tuple[str, int, dict[str, str]]:
     """HTTP POST: stop workloads whose mlgov-expires-on date has passed."""
     return _http(
-        "reap_expired",
-        request,
-        lambda p, runner: flows.reap_expired(p, runner, datetime.now(UTC).date()),
+        "reap_expired", request, lambda p, runner, now: flows.reap_expired(p, runner, now.date())
     )
 
 
 @_register("http")
 def reap_idle_gpus(request: Any) -> tuple[str, int, dict[str, str]]:
     """HTTP POST: stop GPU VMs (workload=training|notebook) whose GPUs stayed idle."""
-    return _http("reap_idle_gpus", request, flows.reap_idle_gpus)
+    return _http("reap_idle_gpus", request, lambda p, runner, _now: flows.reap_idle_gpus(p, runner))

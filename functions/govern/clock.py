@@ -1,9 +1,11 @@
-"""Time as a port: the monotonic clock and the sleeps of one invocation, injectable in tests.
+"""Time as a port: the clocks and the sleeps of one invocation, injectable in tests.
 
-Everything that waits (rate limiter, retry backoff) or measures a time budget asks a `Clock`
-rather than `time`, so tests pass a fake one and never sleep. `execute.Runner` owns the clock
-and deadline of an invocation and publishes them here (`within`) for the adapters, which run
-deep inside client-library callbacks and cannot take them as arguments. Standard library only.
+Everything that waits (rate limiter, retry backoff), measures a time budget or stamps a claim
+asks a `Clock` rather than `time`/`datetime`, so tests pass a fake one and never sleep.
+`execute.Runner` owns the clock and deadline of an invocation and publishes them here
+(`within`) for the adapters, which run deep inside client-library callbacks and cannot take them
+as arguments. main.py takes its clock from `default()`, which tests replace with `using`
+(the way pulumi.runtime.set_mocks replaces the engine). Standard library only.
 """
 
 from __future__ import annotations
@@ -13,14 +15,27 @@ from collections.abc import Generator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Final, Protocol
+
+# Never wait less than this for one API reply, however little of the budget is left: a shorter
+# socket timeout would fail calls that were about to succeed.
+MIN_CALL_TIMEOUT_SECONDS: Final = 1.0
+
+
+class OutOfTime(Exception):
+    """The invocation's time budget ran out before a call could start."""
 
 
 class Clock(Protocol):
-    """Monotonic seconds and a way to wait."""
+    """Monotonic seconds, the wall-clock time, and a way to wait."""
 
     def now(self) -> float:
         """Seconds on a monotonic scale (only differences mean anything)."""
+        ...
+
+    def wall(self) -> datetime:
+        """The current UTC time (claims and expiry dates are stamped with it)."""
         ...
 
     def sleep(self, seconds: float) -> None:
@@ -29,11 +44,15 @@ class Clock(Protocol):
 
 
 class SystemClock:
-    """The real clock: time.monotonic and time.sleep."""
+    """The real clock: time.monotonic, datetime.now(UTC) and time.sleep."""
 
     def now(self) -> float:
         """time.monotonic()."""
         return time.monotonic()
+
+    def wall(self) -> datetime:
+        """datetime.now(UTC)."""
+        return datetime.now(UTC)
 
     def sleep(self, seconds: float) -> None:
         """time.sleep(seconds)."""
@@ -41,14 +60,31 @@ class SystemClock:
 
 
 SYSTEM: Final = SystemClock()
+_DEFAULT: ContextVar[Clock] = ContextVar("mlgov_default_clock", default=SYSTEM)
+
+
+def default() -> Clock:
+    """The clock a new invocation runs on: the system clock unless a test installed another."""
+    return _DEFAULT.get()
+
+
+@contextmanager
+def using(clock: Clock) -> Generator[None, None, None]:
+    """Run the invocations started in the block on `clock` (tests: a FakeClock)."""
+    token = _DEFAULT.set(clock)
+    try:
+        yield
+    finally:
+        _DEFAULT.reset(token)
 
 
 @dataclass(frozen=True)
 class Deadline:
-    """When the invocation must be done, on its clock."""
+    """When the call being made must be done, on its clock, and how long one reply may take."""
 
     clock: Clock
     at: float
+    call_timeout: float = 30.0
 
     def left(self) -> float:
         """Seconds until the deadline (negative once passed)."""
@@ -74,9 +110,21 @@ def current() -> Clock:
     return SYSTEM if deadline is None else deadline.clock
 
 
-def seconds_left(cap: float) -> float:
-    """Seconds until the invocation's deadline, at most `cap` (and at least 1)."""
+def time_left() -> float | None:
+    """Seconds until the current call's deadline (None outside an invocation)."""
     deadline = _CURRENT.get()
-    if deadline is None:
+    return None if deadline is None else deadline.left()
+
+
+def seconds_left(cap: float) -> float:
+    """Seconds until the invocation's deadline, at most `cap` (and at least min(cap, 1))."""
+    left = time_left()
+    if left is None:
         return cap
-    return max(1.0, min(cap, deadline.left()))
+    return max(min(cap, MIN_CALL_TIMEOUT_SECONDS), min(cap, left))
+
+
+def call_timeout() -> float:
+    """How long to wait for one API reply: the invocation's call timeout, within its deadline."""
+    deadline = _CURRENT.get()
+    return seconds_left(30.0 if deadline is None else deadline.call_timeout)

@@ -11,10 +11,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 
+from govern import claims
 from govern.actions import (
     Action,
     DisableBilling,
     ReapRecommendation,
+    ReleaseClaim,
     Skip,
     StopInstance,
     StopNotebook,
@@ -24,6 +26,8 @@ from govern.labels import EXPIRES_LABEL, WORKLOAD_LABEL
 from govern.models import ActionPolicy, BudgetAlert, Recommendation, Workload
 
 IDLE_SUBTYPE = "STOP_VM"
+# alertThresholdExceeded may exceed costAmount / budgetAmount by float rounding, no more.
+RATIO_TOLERANCE = 1e-6
 
 
 class DecisionError(ValueError):
@@ -32,16 +36,25 @@ class DecisionError(ValueError):
 
 @dataclass(frozen=True)
 class BudgetScope:
-    """What one budget alert asks for: projects to stop, projects whose billing to unlink."""
+    """What one budget alert asks for: projects to stop, projects whose billing to unlink.
+
+    `inconsistent`: the notification contradicts itself and is not acted on.
+    """
 
     fraction: float
     stop_projects: tuple[str, ...]
     billing_projects: tuple[str, ...]
     reason: str
+    inconsistent: bool = False
 
 
 def budget_scope(alert: BudgetAlert, policy: ActionPolicy) -> BudgetScope:
-    """Decide how far a budget alert goes; forecasts alone never trigger anything.
+    """Decide how far a budget alert goes, on the spend ratio costAmount / budgetAmount.
+
+    `alertThresholdExceeded` only confirms the ratio, never raises it: Google sends the highest
+    threshold crossed, which cannot exceed the highest configured threshold (so a stop level
+    above it would be unreachable), and a message whose threshold exceeds its own ratio is
+    inconsistent and not acted on. Forecasts never trigger anything.
 
     Raises:
         DecisionError: the budget id is not in the policy.
@@ -49,9 +62,20 @@ def budget_scope(alert: BudgetAlert, policy: ActionPolicy) -> BudgetScope:
     budget = policy.budgets.get(alert.budget_id)
     if budget is None:
         raise DecisionError(f"budget {alert.budget_id!r} is not in MLGOV_POLICY.budgets; ignored")
-    fraction = alert.actual_fraction
+    fraction = alert.spend_ratio
     if fraction is None:
-        return BudgetScope(0.0, (), (), "no actual spend reported")
+        return BudgetScope(0.0, (), (), "budgetAmount is 0: no spend ratio to act on")
+    threshold = alert.alert_threshold
+    if threshold is not None and threshold > fraction + RATIO_TOLERANCE:
+        return BudgetScope(
+            fraction,
+            (),
+            (),
+            f"inconsistent notification: alertThresholdExceeded {threshold:g} but costAmount "
+            f"{alert.cost_amount:g} / budgetAmount {alert.budget_amount:g} = {fraction:.4g}; "
+            "not acted on",
+            inconsistent=True,
+        )
     spent = f"actual spend at {fraction:.0%} of budget {alert.budget_id}"
     if fraction < budget.stop_at:
         return BudgetScope(fraction, (), (), f"{spent}, below stop_at {budget.stop_at:.0%}")
@@ -136,15 +160,30 @@ def reap_idle(
     recommendations: Sequence[Recommendation],
     instances: Iterable[Workload],
     policy: ActionPolicy,
+    run: claims.Run,
 ) -> list[Action]:
-    """Act on ACTIVE STOP_VM idle-VM recommendations whose instance is running and governed."""
+    """Act on STOP_VM idle-VM recommendations whose instance is running and governed.
+
+    ACTIVE ones are claimed; a CLAIMED one carrying mlgov's stale claim (its run is over) is
+    resumed, or released when its VM needs no stop any more; other CLAIMED ones are left alone.
+    """
     by_key = {w.key: w for w in instances if w.kind == "compute"}
     actions: list[Action] = []
     for rec in sorted(recommendations, key=lambda r: r.name):
         if rec.problem or rec.instance is None:
             actions.append(Skip(rec.name, rec.problem or "no target instance"))
             continue
-        if rec.state != "ACTIVE":
+        claim = claims.claim_of(rec)
+        if rec.state == "CLAIMED":
+            if claim is None:
+                actions.append(Skip(rec.name, "CLAIMED by someone else (no mlgov claim)"))
+                continue
+            if not claims.stale(claim, run.started, policy.time_budget_seconds):
+                actions.append(
+                    Skip(rec.name, f"claimed by mlgov run {claim.run_id}, which may still run")
+                )
+                continue
+        elif rec.state != "ACTIVE":
             actions.append(
                 Skip(rec.name, f"recommendation is {rec.state or 'in no state'}, not ACTIVE")
             )
@@ -154,25 +193,42 @@ def reap_idle(
                 Skip(rec.name, f"subtype {rec.subtype or 'unknown'} is not {IDLE_SUBTYPE}")
             )
             continue
-        w = by_key.get((rec.project, rec.zone, rec.instance))
-        if w is None:
-            path = f"projects/{rec.project}/zones/{rec.zone}/instances/{rec.instance}"
-            target = f"//compute.googleapis.com/{path}"
-            actions.append(Skip(target, "instance not found (already deleted?)"))
-            continue
-        if not _governed(w, policy):
-            actions.append(Skip(w.target, "zone not governed by MLGOV_POLICY"))
-            continue
-        why_not = _leave_alone(w, policy)
-        if why_not:
-            actions.append(Skip(w.target, why_not))
-        else:
-            actions.append(
-                ReapRecommendation(
-                    w.target, f"idle VM ({rec.name})", recommendation=rec, workload=w
-                )
-            )
+        actions.append(_reap_one(rec, claim, by_key, policy, run))
     return actions
+
+
+def _reap_one(
+    rec: Recommendation,
+    claim: claims.Claim | None,
+    by_key: Mapping[tuple[str, str, str], Workload],
+    policy: ActionPolicy,
+    run: claims.Run,
+) -> Action:
+    """The action for one actionable recommendation (ACTIVE, or mlgov's stale claim)."""
+    w = by_key.get((rec.project, rec.zone, str(rec.instance)))
+    why_not: str | None
+    if w is None:
+        path = f"projects/{rec.project}/zones/{rec.zone}/instances/{rec.instance}"
+        target, why_not = f"//compute.googleapis.com/{path}", "instance not found (deleted?)"
+    elif not _governed(w, policy):
+        target, why_not = w.target, "zone not governed by MLGOV_POLICY"
+    else:
+        target, why_not = w.target, _leave_alone(w, policy)
+    if why_not is None and w is not None:
+        reason = f"idle VM ({rec.name})"
+        if claim is not None:
+            reason += f", resuming the stale claim of mlgov run {claim.run_id or '?'}"
+        return ReapRecommendation(target, reason, recommendation=rec, workload=w, by=run)
+    if claim is None:
+        return Skip(target, why_not or "not stoppable")
+    # mlgov's own stale claim on a VM that needs no stop now: close it, never strand it.
+    return ReleaseClaim(
+        target,
+        f"stale claim of mlgov run {claim.run_id or '?'}: {why_not}",
+        recommendation=rec,
+        succeeded=w is not None and not w.running,
+        by=run,
+    )
 
 
 def reap_expired(workloads: Iterable[Workload], policy: ActionPolicy, today: date) -> list[Action]:

@@ -1,38 +1,58 @@
-"""The action framework: concurrency, rate limits, time budget, dry-run, outcomes, logging.
+"""The action framework: concurrency, rate limits, time budget, dry-run, outcomes, failure rules.
 
-`Runner` makes the API calls of one invocation (reads and actions) through a thread pool, on an
-injected `Clock`. `apply` runs each action from the `actions.ACTIONS` table: a `Skip` is
-reported as such, dry-run simulates every kind alike, and the port errors an action lets through
-become outcomes ("already gone", "changed concurrently", failed) rather than exceptions.
-`report` assembles an invocation's Report. Standard library only.
+`Runner` makes the API calls of one invocation through a thread pool, on an injected `Clock`.
+Every call a flow makes goes through one of its two doors, and the failure rules live there, so
+a new flow, read or action kind inherits them by using the doors:
+
+- reads: `Runner.gather(label, project, fn, *args)`, or many at once with
+  `Runner.gather_all([ReadCall(label, project, fn, args), ...])`. A failed listing (after the
+  adapter's retries) or one the time budget left unstarted becomes a run error and yields
+  nothing; a `ports.Listing`'s unreadable resources are reported and skipped; an unexpected
+  exception is reported, never raised through the run.
+- actions: `apply(actions, ...)` runs each action from the `actions.ACTIONS` table. A `Skip` is
+  reported as such, dry-run simulates every kind alike, and errors become outcomes ("already
+  gone", "changed concurrently", left for the next run, failed) rather than exceptions. Only an
+  action's first call is bound by the time budget; its later calls get `CONTINUATION_GRACE`,
+  so an action is never abandoned half way (a claim without its stop).
+
+`report` assembles the invocation's Report, whose `failed` tells main.py to answer so that the
+caller retries (HTTP 503, or a raise for Pub/Sub). Standard library only.
 """
 
 from __future__ import annotations
 
 import contextvars
-import json
-import sys
 import threading
+import traceback
+import uuid
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, Final, Generic, TypeVar
 
 from govern import clock, ports
-from govern.actions import ACTIONS, Action, Done, Skip
+from govern.actions import ACTIONS, Action, Call, Done, Skip
+from govern.logs import log
 from govern.models import ActionPolicy, Report, Result
 
 T = TypeVar("T")
 R = TypeVar("R")
 _EPSILON = 1e-9
 LEFT_REASON = "time budget exhausted before this was attempted; left for the next run"
+CONTINUATION_GRACE_SECONDS: Final = 30.0
+"""How far past the time budget an action that has begun may still call (claims.py and the
+function timeout, budget + 60 s, leave room for it)."""
 
-
-def log(severity: str, message: str, /, **fields: Any) -> None:
-    """Write one structured log line to stdout (Cloud Logging reads severity and message)."""
-    line = json.dumps({"severity": severity, "message": message, **fields}, default=str)
-    sys.stdout.write(line + "\n")
-    sys.stdout.flush()
+__all__ = [
+    "CONTINUATION_GRACE_SECONDS",
+    "LEFT_REASON",
+    "RateLimiter",
+    "ReadCall",
+    "Runner",
+    "apply",
+    "log",
+    "report",
+]
 
 
 class RateLimiter:
@@ -63,14 +83,30 @@ class RateLimiter:
             self._clock.sleep(wait)
 
 
+@dataclass(frozen=True)
+class ReadCall(Generic[T]):
+    """One listing call for Runner.gather_all: `fn(*args)` on behalf of `project`."""
+
+    label: str
+    project: str
+    fn: Callable[..., list[T]]
+    args: tuple[Any, ...] = ()
+
+
+def _new_run_id() -> str:
+    return uuid.uuid4().hex
+
+
 @dataclass
 class Runner:
     """Runs port calls for one invocation under the policy's concurrency, rate and time limits."""
 
     policy: ActionPolicy
     time: clock.Clock = clock.SYSTEM
+    run_id: str = field(default_factory=_new_run_id)
     started: float = field(init=False)
     errors: list[str] = field(default_factory=list[str])
+    unreadable: list[ports.Unreadable] = field(default_factory=list[ports.Unreadable])
     _limiter: RateLimiter = field(init=False)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -95,18 +131,45 @@ class Runner:
         """One API call in `project`: waits for the rate limiter, honours the deadline.
 
         Raises:
-            TimeoutError: the time budget ran out before the call could start.
+            clock.OutOfTime: the time budget ran out before the call could start.
         """
-        if not self._limiter.acquire(project, self.deadline):
-            raise TimeoutError(LEFT_REASON)
-        with clock.within(clock.Deadline(self.time, self.deadline)):
+        return self._call(project, fn, args, self.deadline)
+
+    def _call(
+        self,
+        project: str,
+        fn: Callable[..., R],
+        args: Sequence[Any],
+        deadline: float,
+        begin: Callable[[], None] | None = None,
+    ) -> R:
+        if self.time.now() >= deadline or not self._limiter.acquire(project, deadline):
+            raise clock.OutOfTime(LEFT_REASON)
+        if begin is not None:
+            begin()
+        timeout = self.policy.call_timeout_seconds
+        with clock.within(clock.Deadline(self.time, deadline, timeout)):
             return fn(*args)
 
-    def error(self, text: str) -> None:
-        """Record a problem that is not tied to one action (e.g. a listing failed)."""
+    def action_calls(self) -> Call:
+        """The `call` one action runs with: the first within the budget, later ones with grace.
+
+        Later calls may run CONTINUATION_GRACE_SECONDS past the budget: an action that began
+        is finished (no claim without its stop).
+        """
+        begun: list[bool] = []
+
+        def call(project: str, fn: Callable[..., R], /, *args: Any) -> R:
+            grace = CONTINUATION_GRACE_SECONDS if begun else 0.0
+            return self._call(project, fn, args, self.deadline + grace, lambda: begun.append(True))
+
+        return call
+
+    def error(self, text: str, **fields: Any) -> None:
+        """Record a failure that is not tied to one action (e.g. a listing failed)."""
         with self._lock:
             self.errors.append(text)
-        log("ERROR", text)
+        log("ERROR", text, **fields)
 
     def map(
         self, fn: Callable[[T], R], items: Sequence[T], project: Callable[[T], str] | None = None
@@ -134,12 +197,50 @@ class Runner:
         return results
 
     def gather(self, label: str, project: str, fn: Callable[..., list[T]], *args: Any) -> list[T]:
-        """A listing call; a failure is recorded and yields nothing (never an action)."""
+        """A read: a failure is recorded as a run error and yields nothing (never an action).
+
+        Resources the listing could not parse (`ports.Listing.unreadable`) are reported and
+        skipped; the others are returned.
+        """
+        where = "/".join([project, *map(str, args[1:])])
         try:
-            return self.call(project, fn, *args)
-        except (ports.PortError, TimeoutError) as err:
-            self.error(f"{label} {'/'.join([project, *map(str, args[1:])])}: {err}")
+            result = self.call(project, fn, *args)
+        except (ports.PortError, clock.OutOfTime) as err:
+            self.error(f"{label} {where}: {err}")
             return []
+        except Exception as err:
+            # A bug or an error no adapter translated: report it and keep the run going; the
+            # run then counts as failed, so it is retried and nobody mistakes it for success.
+            self.error(
+                f"{label} {where}: unexpected {type(err).__name__}: {err}",
+                traceback=traceback.format_exc(),
+            )
+            return []
+        for bad in getattr(result, "unreadable", ()):
+            self.note_unreadable(bad)
+        return result
+
+    def gather_all(self, reads: Sequence[ReadCall[T]]) -> list[list[T]]:
+        """`gather` each read concurrently (round-robin across projects); results in order.
+
+        A read the time budget left unstarted is a run error too: nothing goes missing quietly.
+        """
+        results = self.map(
+            lambda r: self.gather(r.label, r.project, r.fn, *r.args), reads, lambda r: r.project
+        )
+        out: list[list[T]] = []
+        for read, result in zip(reads, results, strict=True):
+            if result is None:
+                where = "/".join([read.project, *map(str, read.args[1:])])
+                self.error(f"{read.label} {where}: {LEFT_REASON}")
+            out.append(result or [])
+        return out
+
+    def note_unreadable(self, bad: ports.Unreadable) -> None:
+        """Report a listed resource that could not be parsed; it is skipped, not acted on."""
+        with self._lock:
+            self.unreadable.append(bad)
+        log("ERROR", f"unreadable resource skipped: {bad.reason}", target=bad.target)
 
 
 def _round_robin(indices: list[int], key: Callable[[int], str]) -> list[int]:
@@ -156,7 +257,7 @@ def _round_robin(indices: list[int], key: Callable[[int], str]) -> list[int]:
 def _perform(action: Action, p: ports.Ports, runner: Runner) -> Done:
     if type(action) not in ACTIONS:
         return "failed", f"no executor for {type(action).__name__}"
-    return action.run(p, runner.call)
+    return action.run(p, runner.action_calls())
 
 
 def _one(runner: Runner, p: ports.Ports, action: Action, dry_run: bool) -> Result:
@@ -164,17 +265,22 @@ def _one(runner: Runner, p: ports.Ports, action: Action, dry_run: bool) -> Resul
     if isinstance(action, Skip):
         return Result(action.target, verb, "skipped", action.reason)
     if dry_run:
-        return Result(action.target, verb, "simulated", f"dry run: would {verb}: {action.reason}")
+        would = f"dry run: would {verb}: {action.reason}{action.side_effects()}"
+        return Result(action.target, verb, "simulated", would)
     try:
         outcome, reason = _perform(action, p, runner)
     except ports.Gone:
         outcome, reason = "skipped", "already gone"
     except ports.Conflict as err:
         outcome, reason = "skipped", f"changed concurrently: {err}"
-    except TimeoutError:
+    except clock.OutOfTime:
         outcome, reason = "skipped", LEFT_REASON
     except ports.PortError as err:
         outcome, reason = "failed", str(err)
+    except Exception as err:
+        # Same rule as Runner.gather: a bug fails this action, visibly, not the whole run.
+        outcome, reason = "failed", f"unexpected {type(err).__name__}: {err}"
+        log("ERROR", reason, target=action.target, traceback=traceback.format_exc())
     return Result(action.target, verb, outcome, reason)
 
 
@@ -201,8 +307,18 @@ def apply(
 
 
 def report(entry_point: str, results: Sequence[Result], runner: Runner) -> Report:
-    """The invocation's Report: results, what the time budget left undone, listing errors."""
+    """The invocation's Report: results (and unreadable resources), leftovers, run errors."""
+    unreadable = [
+        Result(u.target, "read", "skipped", f"unreadable, not acted on: {u.reason}")
+        for u in runner.unreadable
+    ]
     unfinished = tuple(r.target for r in results if r.reason == LEFT_REASON)
     return Report(
-        entry_point, runner.policy.dry_run, tuple(results), unfinished, tuple(runner.errors)
+        entry_point,
+        runner.policy.dry_run,
+        (*results, *unreadable),
+        unfinished,
+        tuple(runner.errors),
+        tuple(u.target for u in runner.unreadable),
+        runner.run_id,
     )

@@ -58,6 +58,8 @@ class ActionPolicy:
     time_budget_seconds: float = 45.0
     max_concurrency: int = 16
     max_requests_per_second_per_project: float = 10.0
+    # How long to wait for one API reply before retrying it (a socket timeout).
+    call_timeout_seconds: float = 30.0
 
     @classmethod
     def from_json(cls, text: str | bytes | None) -> ActionPolicy:
@@ -96,7 +98,8 @@ class Workload:
     """A stoppable resource: a Compute VM, a Workbench instance or a TPU VM.
 
     `managed_by` names the service that owns a Compute VM underneath (gke, workbench, mig);
-    such VMs are stopped through their owner or not at all.
+    such VMs are stopped through their owner or not at all. `local_ssds` counts a Compute VM's
+    Local SSD (SCRATCH) disks, whose data a plain stop discards.
     """
 
     kind: Kind
@@ -108,6 +111,7 @@ class Workload:
     gpus: int = 0
     instance_id: str = ""
     managed_by: str | None = None
+    local_ssds: int = 0
 
     @property
     def target(self) -> str:
@@ -127,7 +131,10 @@ class Workload:
 
 @dataclass(frozen=True)
 class Recommendation:
-    """An idle-VM recommendation; `instance` is the zone/name target, None if unresolvable."""
+    """An idle-VM recommendation; `instance` is the zone/name target, None if unresolvable.
+
+    `state_metadata` is stateInfo.stateMetadata: who claimed it and when (claims.py reads it).
+    """
 
     name: str
     etag: str
@@ -137,6 +144,7 @@ class Recommendation:
     zone: str
     instance: str | None
     problem: str = ""
+    state_metadata: Mapping[str, str] = field(default_factory=dict[str, str])
 
 
 @dataclass(frozen=True)
@@ -155,14 +163,13 @@ class BudgetAlert:
     message_id: str = ""
 
     @property
-    def actual_fraction(self) -> float | None:
-        """The actual-spend threshold this alert reports; forecasts never count.
+    def spend_ratio(self) -> float | None:
+        """Actual spend as a fraction of the budget: costAmount / budgetAmount (None if 0).
 
-        `alertThresholdExceeded` when present, else costAmount / budgetAmount (the field is
-        absent until a threshold is crossed); None when neither says anything.
+        This is what the cap decides on. `alertThresholdExceeded` only names the highest
+        threshold crossed, so it never exceeds the highest configured threshold and would hide
+        any stop level above it; forecasts never count (decide.budget_scope).
         """
-        if self.alert_threshold is not None:
-            return self.alert_threshold
         if self.budget_amount > 0:
             return self.cost_amount / self.budget_amount
         return None
@@ -189,13 +196,41 @@ class Result:
 
 @dataclass(frozen=True)
 class Report:
-    """The answer of one invocation."""
+    """The answer of one invocation.
+
+    `unfinished`: targets the time budget left for the next run; `errors`: failures not tied to
+    one action (a listing that failed after retries); `unreadable`: resources listed but not
+    parsed (reported and skipped, not a failure: trying again cannot help).
+    """
 
     entry_point: str
     dry_run: bool
     results: tuple[Result, ...]
     unfinished: tuple[str, ...] = ()
     errors: tuple[str, ...] = ()
+    unreadable: tuple[str, ...] = ()
+    run_id: str = ""
+
+    @property
+    def failed(self) -> bool:
+        """True if anything was not done that a later attempt could do: the caller retries."""
+        return bool(
+            self.errors or self.unfinished or any(r.outcome == "failed" for r in self.results)
+        )
+
+    def summary(self) -> str:
+        """One line: counts per outcome, then what failed or was left."""
+        counts = self.counts()
+        parts = [
+            f"{counts[k]} {k}" for k in ("done", "simulated", "skipped", "failed") if k in counts
+        ]
+        if self.unfinished:
+            parts.append(f"{len(self.unfinished)} left for the next run")
+        if self.errors:
+            parts.append(f"{len(self.errors)} error(s)")
+        if self.unreadable:
+            parts.append(f"{len(self.unreadable)} unreadable")
+        return ", ".join(parts) or "nothing to do"
 
     def counts(self) -> dict[str, int]:
         """Number of results per outcome."""
@@ -208,9 +243,12 @@ class Report:
         """JSON-ready report: `actions` has one entry per resource considered."""
         return {
             "entry_point": self.entry_point,
+            "run_id": self.run_id,
             "dry_run": self.dry_run,
+            "failed": self.failed,
             "counts": self.counts(),
             "actions": [r.as_dict() for r in self.results],
             "unfinished": list(self.unfinished),
             "errors": list(self.errors),
+            "unreadable": list(self.unreadable),
         }

@@ -2,22 +2,26 @@
 
 gcp/ implements the Protocols over the real clients, tests over memory. Each `Read` names an
 API read a flow performs and the IAM permissions it needs.
-Adapters translate the client libraries' exceptions into the three below, so the core can
-react (already gone, concurrent change, failed) without importing google.*. Adding a service:
-a Protocol and a `Ports` property here, an adapter module in gcp/, a property in main.py.
+Adapters translate the client libraries' exceptions into the errors below, so the core can
+react (already gone, concurrent change, unavailable, failed) without importing google.*, and
+return listings as a `Listing`, which carries the resources they could not parse beside the
+ones they could. Adding a service: a Protocol and a `Ports` property here, an adapter module in
+gcp/ (built on gcp/clients.py, which gives it the retry and error rules), a property in main.py.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final, Protocol
+from typing import Final, Protocol, TypeVar
 
 from govern.models import Recommendation, Workload
 
+T = TypeVar("T")
+
 
 class PortError(Exception):
-    """An API call failed after retries; the message is safe to put in a report."""
+    """An API call failed (after retries); the message is safe to put in a report."""
 
 
 class Gone(PortError):
@@ -28,6 +32,34 @@ class Conflict(PortError):
     """The target changed under us (stale etag: HTTP 400/409/412)."""
 
 
+class Unavailable(PortError):
+    """Still failing transiently (5xx, 429, rate limit, reset, timeout) when retries ran out.
+
+    Trying again later may succeed: a run with such a failure is answered so that its caller
+    retries it (HTTP 503, or a raise for Pub/Sub), and claims are left for the next run.
+    """
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """A listed resource whose JSON could not be parsed: reported and skipped, never acted on."""
+
+    target: str
+    reason: str
+
+
+class Listing(list[T]):
+    """A list call's parsed items, plus the resources it could not parse (`unreadable`).
+
+    A plain list to its callers; execute.Runner.gather reports what is unreadable, so one bad
+    resource never hides the others.
+    """
+
+    def __init__(self, items: Iterable[T] = (), unreadable: Iterable[Unreadable] = ()) -> None:
+        super().__init__(items)
+        self.unreadable: tuple[Unreadable, ...] = tuple(unreadable)
+
+
 class Compute(Protocol):
     """Compute Engine instances."""
 
@@ -35,8 +67,12 @@ class Compute(Protocol):
         """All instances in the project (one aggregatedList)."""
         ...
 
-    def stop(self, project: str, zone: str, name: str) -> str:
-        """Request a stop; returns the (usually PENDING) operation status."""
+    def stop(self, project: str, zone: str, name: str, *, keep_local_ssd: bool = False) -> str:
+        """Request a stop; returns the (usually PENDING) operation status.
+
+        `keep_local_ssd` (the VM has Local SSDs) asks Compute to preserve their data
+        (`discardLocalSsd=false`); the API requires the choice for such VMs.
+        """
         ...
 
 
@@ -79,20 +115,24 @@ class Billing(Protocol):
 class Recommender(Protocol):
     """Idle-VM recommendations (google.compute.instance.IdleResourceRecommender)."""
 
-    def list_active(self, project: str, zone: str) -> list[Recommendation]:
-        """ACTIVE recommendations for one zone."""
+    def list_recommendations(self, project: str, zone: str) -> list[Recommendation]:
+        """ACTIVE and CLAIMED recommendations for one zone (CLAIMED ones may be mlgov's)."""
         ...
 
-    def mark_claimed(self, name: str, etag: str) -> str:
-        """Claim; returns the new etag. Raises Conflict on a stale etag."""
+    def mark_claimed(self, name: str, etag: str, metadata: Mapping[str, str]) -> str:
+        """Claim, with `metadata` as stateMetadata; returns the new etag.
+
+        Raises:
+            Conflict: the etag is stale.
+        """
         ...
 
-    def mark_succeeded(self, name: str, etag: str) -> str:
+    def mark_succeeded(self, name: str, etag: str, metadata: Mapping[str, str]) -> str:
         """Mark succeeded; returns the new etag."""
         ...
 
-    def mark_failed(self, name: str, etag: str, reason: str) -> str:
-        """Mark failed with a reason in stateMetadata; returns the new etag."""
+    def mark_failed(self, name: str, etag: str, metadata: Mapping[str, str]) -> str:
+        """Mark failed (the reason goes in `metadata`); returns the new etag."""
         ...
 
 

@@ -1,10 +1,14 @@
 """Retrying transient API errors: truncated exponential backoff with full jitter, on a Clock.
 
 Same schedule as google.api_core.retry.Retry (sleep uniform in [0, ceiling], ceiling doubling
-from `initial` up to `maximum`; give up when the next sleep would pass the timeout), but it waits
-on the invocation's clock, so tests inject time instead of sleeping. A `Retrying` is what the
-client libraries accept as `retry=`: a decorator over the call (pagers reuse it per page).
-Which errors count as transient is the adapters' business (gcp/clients.py). Standard library only.
+from `initial` up to `maximum`; give up when the next sleep would pass the timeout), with two
+differences that are why it exists: it waits on the invocation's clock (tests inject time
+instead of sleeping), and it honours a server's `Retry-After` (api_core's Retry never looks at
+the response). A wait the server asked for may run past the per-call `timeout`, up to the
+invocation's deadline; one that would pass the deadline gives up at once, without waiting.
+A `Retrying` is what the client libraries accept as `retry=`: a decorator over the call (pagers
+reuse it per page). Which errors are transient, and what a server asked for, is the adapters'
+business (gcp/clients.py). Standard library only.
 """
 
 from __future__ import annotations
@@ -13,6 +17,8 @@ import functools
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
 from typing import Any, TypeVar
 
 from govern import clock
@@ -23,17 +29,46 @@ R = TypeVar("R")
 class GaveUp(Exception):
     """Still failing when the retry timeout ran out; `cause` is the last error."""
 
-    def __init__(self, cause: BaseException) -> None:
-        super().__init__(f"gave up retrying ({cause})")
+    def __init__(self, cause: BaseException, note: str = "") -> None:
+        super().__init__(f"gave up retrying ({cause}){note}")
         self.cause = cause
+
+
+def retry_after_seconds(value: str | None, date: str | None = None) -> float | None:
+    """A `Retry-After` header value in seconds: delay-seconds or an HTTP-date (RFC 9110 10.2.3).
+
+    An HTTP-date counts from the response's own `Date` header when it has one (so the two
+    clocks that matter are the server's), else from now; past dates mean 0; junk means None.
+    """
+    if value is None or not value.strip():
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = parsedate_to_datetime(value)
+        sent = parsedate_to_datetime(date) if date else datetime.now(UTC)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None or sent.tzinfo is None:
+        return None
+    return max(0.0, (when - sent).total_seconds())
+
+
+def _never(_: BaseException) -> float | None:
+    return None
 
 
 @dataclass(frozen=True)
 class Retrying:
-    """Retry `transient` errors for up to `timeout` seconds of the current invocation's clock."""
+    """Retry errors `transient` accepts for up to `timeout` seconds of the invocation's clock.
 
-    transient: tuple[type[Exception], ...]
+    `retry_after(err)` is the wait the server asked for (seconds), or None.
+    """
+
+    transient: Callable[[BaseException], bool]
     timeout: float
+    retry_after: Callable[[BaseException], float | None] = _never
     initial: float = 0.2
     maximum: float = 4.0
     multiplier: float = 2.0
@@ -44,15 +79,28 @@ class Retrying:
         @functools.wraps(func)
         def retried(*args: Any, **kwargs: Any) -> R:
             time = clock.current()
-            deadline = time.now() + self.timeout
+            start = time.now()
+            deadline = start + self.timeout
+            left = clock.time_left()
+            hard_deadline = max(deadline, start + left) if left is not None else deadline
             ceiling = min(self.initial, self.maximum)
             while True:
                 try:
                     return func(*args, **kwargs)
-                except self.transient as err:
+                except Exception as err:
+                    if not self.transient(err):
+                        raise
                     pause = random.uniform(0.0, ceiling)  # noqa: S311 - jitter, not secrecy
-                    if time.now() + pause > deadline:
-                        raise GaveUp(err) from err
+                    limit = deadline
+                    asked = self.retry_after(err)
+                    if asked is not None:
+                        pause, limit = max(pause, asked), hard_deadline
+                    now = time.now()
+                    if now + pause > limit:
+                        note = ""
+                        if asked is not None:
+                            note = f"; asked to retry after {asked:g} s, {limit - now:.0f} s left"
+                        raise GaveUp(err, note) from err
                     time.sleep(pause)
                     ceiling = min(ceiling * self.multiplier, self.maximum)
 

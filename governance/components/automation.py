@@ -49,10 +49,14 @@ _SKIP_PARTS = frozenset({"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_c
 _SKIP_SUFFIXES = (".pyc", ".pyo")
 
 # --------------------------------------------------------------------------- permissions
-# What each action needs, as the functions state it in govern/models.py (authoritative there;
-# tests/contract/test_permissions.py fails when the two drift apart).
+# What each function's code calls, as the functions derive it in govern/permissions.py from
+# each flow's reads and action kinds (authoritative there; tests/contract/test_permissions.py
+# fails when the two drift apart). Nothing beyond what the code calls.
 STOP_INSTANCES = ("compute.instances.list", "compute.instances.stop")
 STOP_NOTEBOOKS = ("notebooks.instances.list", "notebooks.instances.stop")
+# reap_idle_gpus finds Workbench GPU VMs through Compute and stops them through Notebooks: it
+# never lists Workbench instances.
+STOP_NOTEBOOKS_FOUND_ELSEWHERE = ("notebooks.instances.stop",)
 STOP_TPUS = ("tpu.nodes.list", "tpu.nodes.stop")
 REAP_RECOMMENDATIONS = (
     "compute.instances.list",
@@ -76,7 +80,7 @@ PERMISSIONS: dict[str, tuple[str, ...]] = {
     "on_budget_alert": _union(STOP_INSTANCES, STOP_NOTEBOOKS, STOP_TPUS, UNLINK_BILLING),
     "reap_idle_vms": _union(REAP_RECOMMENDATIONS),
     "reap_expired": _union(STOP_INSTANCES, STOP_NOTEBOOKS, STOP_TPUS),
-    "reap_idle_gpus": _union(STOP_INSTANCES, STOP_NOTEBOOKS, READ_GPU_METRICS),
+    "reap_idle_gpus": _union(STOP_INSTANCES, STOP_NOTEBOOKS_FOUND_ELSEWHERE, READ_GPU_METRICS),
 }
 
 
@@ -298,7 +302,7 @@ class GovernanceFunctions(pulumi.ComponentResource):
             role_id=role_id(args.prefix, f"fn_{entry_point}"),
             project=args.project,
             title=f"mlgov function {entry_point}",
-            description="Only what this function's actions need (see functions/govern/models.py).",
+            description="Only what this function's code calls (functions/govern/permissions.py).",
             permissions=list(
                 function_permissions(entry_point, allow_billing_disable=args.allow_billing_disable)
             ),

@@ -1,11 +1,13 @@
 """`budget`: the stack's monthly budget (component: governance/components/budgets.py).
 
 `problems` guards billing unlink (confirmed, never in prod, only after stopping) and keeps the
-thresholds ascending.
+thresholds ascending; `threshold_warnings` points out stop levels the budget's own alerts do not
+mark.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -50,3 +52,28 @@ def problems(s: Settings) -> Iterator[Problem]:
         yield "automation.allow_billing_disable", "billing unlink is never enabled for prod"
     if list(b.thresholds) != sorted(set(b.thresholds)):
         yield "budget.thresholds", "thresholds must be distinct and ascending, e.g. [0.5, 0.9, 1.0]"
+
+
+def threshold_warnings(b: BudgetSettings) -> list[Problem]:
+    """Warnings (key path, message) for a stop level that is not one of `thresholds`.
+
+    The cap still fires there: it acts on costAmount / budgetAmount, and budget notifications
+    arrive several times a day whether or not a threshold was crossed. But no console or email
+    alert marks the moment, so the people watching the budget see it only in the logs.
+    """
+    warnings: list[Problem] = []
+    levels = (
+        ("stop_at", b.stop_at, "stops workloads"),
+        ("disable_billing_at", b.disable_billing_at, "unlinks billing"),
+    )
+    for key, level, does in levels:
+        if level is not None and not any(math.isclose(level, t) for t in b.thresholds):
+            warnings.append(
+                (
+                    f"budget.{key}",
+                    f"{level:g} is not among budget.thresholds {list(b.thresholds)}: the cap "
+                    f"still {does} at {level:.0%} of the budget, but no budget alert (console, "
+                    f"email) marks that moment; add {level:g} to budget.thresholds",
+                )
+            )
+    return warnings

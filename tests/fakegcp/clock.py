@@ -1,25 +1,35 @@
 """A fake govern.clock.Clock: sleeping returns at once and moves time forward.
 
-Tests hand it to execute.Runner (rate limiter, time budget, retry backoff) and to FakeGcp (its
-injected latency), so nothing in a functions test waits for real time to pass.
+Tests hand it to execute.Runner (rate limiter, time budget, retry backoff), install it for
+main.py's invocations (govern.clock.using) and give it to FakeGcp (injected latency, slow
+replies), so nothing in a functions test waits for real time to pass.
 """
 
 from __future__ import annotations
 
 import threading
+from datetime import UTC, datetime, timedelta
 
 
 class FakeClock:
-    """Monotonic time that only moves when someone sleeps or calls `advance` (thread-safe)."""
+    """Monotonic time that only moves when someone sleeps or calls `advance` (thread-safe).
+
+    Its wall clock starts at the real UTC time of its creation and moves with it.
+    """
 
     def __init__(self, start: float = 1000.0) -> None:
-        self._now = start
+        self._start = self._now = start
+        self._epoch = datetime.now(UTC)
         self._lock = threading.Lock()
         self.slept: list[float] = []
 
     def now(self) -> float:
         with self._lock:
             return self._now
+
+    def wall(self) -> datetime:
+        with self._lock:
+            return self._epoch + timedelta(seconds=self._now - self._start)
 
     def sleep(self, seconds: float) -> None:
         with self._lock:

@@ -2,7 +2,9 @@
 
 Instance JSON is built from the recorded aggregatedList instance (cloud-custodian flight data,
 tests/functions/data/get-compute-v1-...-aggregated-instances_1.json) and stop answers the
-recorded PENDING zonal operation shape.
+recorded PENDING zonal operation shape. Local SSDs are SCRATCH disks (AttachedDisk.type), and
+stopping a VM that has any requires the `discardLocalSsd` query parameter, as the compute v1
+discovery doc says of instances.stop; `local_ssd_data` records what became of their data.
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ class FakeCompute:
     def __init__(self) -> None:
         self.instances: dict[tuple[str, str, str], dict[str, Any]] = {}
         self.operations: dict[str, dict[str, Any]] = {}
+        # (project, zone, name) -> "preserved" or "discarded", for VMs with Local SSDs.
+        self.local_ssd_data: dict[tuple[str, str, str], str] = {}
         self._ids = itertools.count(1000)
         self._lock = threading.Lock()
 
@@ -51,6 +55,7 @@ class FakeCompute:
         gpus: int = 0,
         machine_type: str = "n1-standard-1",
         metadata: dict[str, str] | None = None,
+        local_ssds: int = 0,
     ) -> dict[str, Any]:
         inst = copy.deepcopy(TEMPLATE)
         inst_id = str(next(self._ids))
@@ -74,6 +79,19 @@ class FakeCompute:
             ]
         if metadata:
             inst["metadata"]["items"] = [{"key": k, "value": v} for k, v in metadata.items()]
+        for i in range(local_ssds):
+            inst["disks"].append(
+                {
+                    "index": i + 1,
+                    "kind": "compute#attachedDisk",
+                    "autoDelete": True,
+                    "deviceName": f"local-ssd-{i}",
+                    "interface": "NVME",
+                    "mode": "READ_WRITE",
+                    "diskSizeGb": "375",
+                    "type": "SCRATCH",
+                }
+            )
         self.instances[(project, zone, name)] = inst
         return inst
 
@@ -135,6 +153,19 @@ class FakeCompute:
                         404,
                         f"The resource 'projects/{project}/zones/{zone}/instances/{name}' was not found",
                     ),
+                )
+            if any(d.get("type") == "SCRATCH" for d in inst["disks"]):
+                discard = request.query.get("discardLocalSsd", [None])[0]
+                if discard not in ("true", "false"):
+                    return Reply(
+                        400,
+                        error_body(
+                            400,
+                            "discardLocalSsd is required for an instance with Local SSD disks",
+                        ),
+                    )
+                self.local_ssd_data[(project, zone, name)] = (
+                    "discarded" if discard == "true" else "preserved"
                 )
             inst["status"] = "TERMINATED"
             op = copy.deepcopy(_STOP)

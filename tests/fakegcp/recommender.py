@@ -3,12 +3,15 @@
 Recommendation JSON follows the recorded disk-recommender list (cloud-custodian flight data)
 with subtype STOP_VM and the compute instance operations the instance recommender uses
 (test RUNNING / replace TERMINATED on /status). Names carry the project NUMBER, as real ones do.
-markClaimed/Succeeded/Failed check the etag (stale => 412) and move the state; each change
-issues a new etag.
+markClaimed/Succeeded/Failed check the etag (stale => 412), the state transitions and the
+stateMetadata rules of the recommender v1 discovery doc (values ^[a-zA-Z0-9_./-]{0,255}$ =>
+400), and move the state; each change issues a new etag. List filters follow the documented
+grammar for the one field we use: `stateInfo.state = X [OR stateInfo.state = Y ...]`.
 """
 
 from __future__ import annotations
 
+import copy
 import itertools
 import re
 import threading
@@ -19,7 +22,15 @@ from tests.fakegcp.server import FakeGcp, Reply, Request, error_body
 
 RECOMMENDER = "google.compute.instance.IdleResourceRecommender"
 _MARK = {"markClaimed": "CLAIMED", "markSucceeded": "SUCCEEDED", "markFailed": "FAILED"}
-_MARKABLE = {"ACTIVE", "CLAIMED", "SUCCEEDED", "FAILED"}
+# From which states each mark may be applied (enumDescriptions of RecommendationStateInfo.state
+# and the mark* method descriptions, recommender v1 discovery doc).
+_MARKABLE = {
+    "markClaimed": {"ACTIVE", "CLAIMED", "SUCCEEDED", "FAILED"},
+    "markSucceeded": {"ACTIVE", "CLAIMED", "SUCCEEDED", "FAILED"},
+    "markFailed": {"ACTIVE", "CLAIMED", "SUCCEEDED", "FAILED"},
+}
+_METADATA_VALUE = re.compile(r"[a-zA-Z0-9_./-]{0,255}")
+_FILTER_TERM = re.compile(r"\s*stateInfo\.state\s*=\s*\"?(\w+)\"?\s*")
 
 
 def instance_recommendation(
@@ -131,18 +142,18 @@ class FakeRecommender:
     def _list(self, request: Request, m: re.Match[str]) -> Reply:
         project, zone = m[1], m[2]
         number = self.numbers.get(project, project)
-        wanted = None
+        wanted: set[str] | None = None
         for flt in request.query.get("filter", []):
-            if fm := re.fullmatch(r"\s*stateInfo\.state\s*=\s*\"?(\w+)\"?\s*", flt):
-                wanted = fm[1]
-            else:
+            terms = [_FILTER_TERM.fullmatch(t) for t in flt.split(" OR ")]
+            if not all(terms):
                 return Reply(400, error_body(400, f"unsupported filter {flt!r}"))
+            wanted = {t[1] for t in terms if t}
         with self._lock:
             names = self._by_parent.get((number, zone), [])
             recs = [
-                dict(self.recs[n])
+                copy.deepcopy(self.recs[n])
                 for n in names
-                if wanted is None or self.recs[n]["stateInfo"]["state"] == wanted
+                if wanted is None or self.recs[n]["stateInfo"]["state"] in wanted
             ]
             if self.change_after_list is not None:
                 for rec in recs:
@@ -165,14 +176,15 @@ class FakeRecommender:
                 return Reply(
                     412, error_body(412, "etag does not match the current recommendation etag")
                 )
-            if rec["stateInfo"]["state"] not in _MARKABLE:
+            metadata = body.get("stateMetadata", {})
+            bad = [k for k, v in metadata.items() if not _METADATA_VALUE.fullmatch(str(v))]
+            if bad:
+                return Reply(400, error_body(400, f"invalid stateMetadata value for {bad}"))
+            if rec["stateInfo"]["state"] not in _MARKABLE[verb]:
                 return Reply(
                     400,
                     error_body(400, f"cannot {verb} a {rec['stateInfo']['state']} recommendation"),
                 )
-            rec["stateInfo"] = {
-                "state": _MARK[verb],
-                "stateMetadata": body.get("stateMetadata", {}),
-            }
+            rec["stateInfo"] = {"state": _MARK[verb], "stateMetadata": metadata}
             rec["etag"] = f'"{next(self._etags):016x}"'
-            return Reply(200, dict(rec))
+            return Reply(200, copy.deepcopy(rec))

@@ -1,7 +1,9 @@
 """Fixtures for the functions: a fake cloud (all services on one FakeGcp) and app clients.
 
 The real google-cloud-* clients talk REST to the fake through MLGOV_API_ENDPOINTS; entry points
-run through functions_framework.create_app(...).test_client(), as they do deployed.
+run through functions_framework.create_app(...).test_client(), as they do deployed, on the
+cloud's FakeClock (govern.clock.using): retries, Retry-After waits and time budgets take no
+real time.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from cloudevents.conversion import to_structured
 from cloudevents.http import CloudEvent
 from functions_framework import create_app
 
-from govern import execute, gcp
+from govern import clock, execute, gcp
 from govern.models import ActionPolicy
 from tests.fakegcp.billing import FakeBilling
 from tests.fakegcp.clock import FakeClock
@@ -75,8 +77,8 @@ class Cloud:
 
 @pytest.fixture
 def cloud(monkeypatch: pytest.MonkeyPatch) -> Iterator[Cloud]:
-    clock = FakeClock()
-    with FakeGcp(clock=clock) as server:
+    clock_ = FakeClock()
+    with FakeGcp(clock=clock_) as server:
         c = Cloud(
             server,
             FakeCompute().install(server),
@@ -85,7 +87,7 @@ def cloud(monkeypatch: pytest.MonkeyPatch) -> Iterator[Cloud]:
             FakeNotebooks().install(server),
             FakeTpu().install(server),
             FakeMonitoring().install(server),
-            clock,
+            clock_,
         )
         monkeypatch.setenv(
             "MLGOV_API_ENDPOINTS",
@@ -104,7 +106,8 @@ def cloud(monkeypatch: pytest.MonkeyPatch) -> Iterator[Cloud]:
             ),
         )
         set_policy(monkeypatch)
-        yield c
+        with clock.using(clock_):
+            yield c
 
 
 @dataclass(frozen=True)
@@ -174,9 +177,10 @@ def http(target: str) -> Any:
     return app_client(target, "http")
 
 
-def post_report(target: str) -> dict[str, Any]:
-    response = http(target).post("/")
-    assert response.status_code == 200, response.get_data(as_text=True)
+def post_report(target: str, status: int = 200, headers: dict[str, str] | None = None) -> Any:
+    """POST to an HTTP entry point; the JSON report, after checking the answer's status."""
+    response = http(target).post("/", headers=headers or {})
+    assert response.status_code == status, response.get_data(as_text=True)
     return response.get_json()
 
 
@@ -212,11 +216,12 @@ def pubsub_event(
     )
 
 
-def send_event(event: CloudEvent, client: Any = None) -> Any:
+def send_event(event: CloudEvent, client: Any = None, status: int = 200) -> Any:
+    """Deliver a CloudEvent; 200 = acknowledged, 500 = raised (Pub/Sub redelivers it)."""
     client = client or app_client("on_budget_alert", "cloudevent")
     headers, body = to_structured(event)
     response = client.post("/", headers=headers, data=body)
-    assert response.status_code == 200, response.get_data(as_text=True)
+    assert response.status_code == status, response.get_data(as_text=True)
     return response
 
 

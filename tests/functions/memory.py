@@ -73,8 +73,9 @@ class _MemoryWorkloads:
     def __init__(self, cloud: MemoryCloud, port: str, kind: str) -> None:
         self.cloud, self.port, self.kind = cloud, port, kind
 
-    def stop(self, project: str, zone: str, name: str) -> str:
-        self.cloud.record(f"{self.port}.stop", name, project, zone, name)
+    def stop(self, project: str, zone: str, name: str, **options: object) -> str:
+        flags = (f"{k}={v}" for k, v in options.items() if v)
+        self.cloud.record(f"{self.port}.stop", name, project, zone, name, *flags)
         return self.cloud._stop(self.kind, project, zone, name)
 
 
@@ -109,27 +110,27 @@ class MemoryRecommender:
     def __init__(self, cloud: MemoryCloud) -> None:
         self.cloud = cloud
 
-    def list_active(self, project: str, zone: str) -> list[Recommendation]:
-        self.cloud.record("recommender.list_active", project, project, zone)
+    def list_recommendations(self, project: str, zone: str) -> list[Recommendation]:
+        self.cloud.record("recommender.list_recommendations", project, project, zone)
         return [
             r
             for r in self.cloud.recommendations
-            if r.project == project and r.zone == zone and r.state == "ACTIVE"
+            if r.project == project and r.zone == zone and r.state in ("ACTIVE", "CLAIMED")
         ]
 
-    def _mark(self, method: str, state: str, name: str, etag: str, *args: object) -> str:
-        self.cloud.record(f"recommender.{method}", name, name, etag, *args)
+    def _mark(self, method: str, state: str, name: str, etag: str, meta: object) -> str:
+        self.cloud.record(f"recommender.{method}", name, name, etag, meta)
         self.cloud.rec_states[name] = state
         return f"etag-{next(self.cloud._etags)}"
 
-    def mark_claimed(self, name: str, etag: str) -> str:
-        return self._mark("mark_claimed", "CLAIMED", name, etag)
+    def mark_claimed(self, name: str, etag: str, metadata: Mapping[str, str]) -> str:
+        return self._mark("mark_claimed", "CLAIMED", name, etag, dict(metadata))
 
-    def mark_succeeded(self, name: str, etag: str) -> str:
-        return self._mark("mark_succeeded", "SUCCEEDED", name, etag)
+    def mark_succeeded(self, name: str, etag: str, metadata: Mapping[str, str]) -> str:
+        return self._mark("mark_succeeded", "SUCCEEDED", name, etag, dict(metadata))
 
-    def mark_failed(self, name: str, etag: str, reason: str) -> str:
-        return self._mark("mark_failed", "FAILED", name, etag, reason)
+    def mark_failed(self, name: str, etag: str, metadata: Mapping[str, str]) -> str:
+        return self._mark("mark_failed", "FAILED", name, etag, dict(metadata))
 
 
 class MemoryMonitoring:

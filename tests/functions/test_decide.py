@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import json
-from datetime import date
+from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
-from govern import decide
+from govern import claims, decide
 from govern.actions import (
     DisableBilling,
     ReapRecommendation,
+    ReleaseClaim,
     Skip,
     StopInstance,
     StopNotebook,
@@ -34,18 +35,52 @@ def alert(threshold=None, cost=0.0, budget=100.0, forecast=None, budget_id=BUDGE
 @pytest.mark.parametrize(
     ("a", "stop", "billing"),
     [
-        (alert(0.5), (), ()),
-        (alert(None, forecast=2.0), (), ()),  # forecasts alone never act
+        (alert(0.5, cost=50), (), ()),
+        (alert(None, cost=10, forecast=2.0), (), ()),  # forecasts alone never act
         (alert(None, cost=0, budget=0), (), ()),
-        (alert(1.0), (DEV, PROD), ()),
+        (alert(1.0, cost=100), (DEV, PROD), ()),
         (alert(None, cost=110), (DEV, PROD), ()),
-        (alert(1.2), (DEV, PROD), (DEV,)),  # PROD has allow_billing_disable false
+        (alert(1.2, cost=125), (DEV, PROD), (DEV,)),  # PROD has allow_billing_disable false
         (alert(None, cost=500), (DEV, PROD), (DEV,)),
+        # The threshold never raises the ratio: 0.9 crossed, but 130% spent => unlink too.
+        (alert(0.9, cost=130), (DEV, PROD), (DEV,)),
     ],
 )
 def test_budget_scope(a, stop, billing):
     scope = decide.budget_scope(a, POLICY)
     assert (scope.stop_projects, scope.billing_projects) == (stop, billing)
+    assert not scope.inconsistent
+
+
+def test_stop_level_above_every_threshold_is_reached_by_the_spend_ratio():
+    # prod before this fix: thresholds up to 1.0, stop_at 1.1. Google never reports a threshold
+    # above 1.0, so only costAmount / budgetAmount can reach 1.1.
+    policy = ActionPolicy.from_json(
+        json.dumps(
+            policy_dict(
+                budgets={BUDGET: {"projects": [PROD], "stop_at": 1.1, "disable_billing_at": None}}
+            )
+        )
+    )
+    assert decide.budget_scope(alert(1.0, cost=105), policy).stop_projects == ()
+    scope = decide.budget_scope(alert(1.0, cost=300), policy)
+    assert scope.stop_projects == (PROD,)
+    assert "300%" in scope.reason
+
+
+@pytest.mark.parametrize(
+    "a", [alert(5.0, cost=0), alert(1.0, cost=99.9), alert(1.2, cost=0, budget=1000)]
+)
+def test_a_threshold_above_the_spend_ratio_is_inconsistent_and_not_acted_on(a):
+    scope = decide.budget_scope(a, POLICY)
+    assert scope.inconsistent
+    assert (scope.stop_projects, scope.billing_projects) == ((), ())
+    assert "inconsistent notification: alertThresholdExceeded" in scope.reason
+
+
+def test_a_threshold_equal_to_the_ratio_is_consistent():
+    # 0.9 of 152.557 is 137.3013; float rounding must not make this inconsistent.
+    assert not decide.budget_scope(alert(0.9, cost=137.3013, budget=152.557), POLICY).inconsistent
 
 
 def test_unknown_budget_is_an_error():
@@ -85,14 +120,14 @@ def test_stop_workloads_ignores_ungoverned_zones_and_projects():
 
 
 def test_disable_billing_is_idempotent():
-    scope = decide.budget_scope(alert(1.5), POLICY)
+    scope = decide.budget_scope(alert(1.5, cost=150), POLICY)
     target = f"//cloudbilling.googleapis.com/projects/{DEV}/billingInfo"
     assert decide.disable_billing({DEV: True}, scope) == [DisableBilling(target, scope.reason)]
     assert decide.disable_billing({DEV: False}, scope) == [Skip(target, "billing already unlinked")]
     assert decide.disable_billing({}, scope) == []
 
 
-def rec(instance="vm-1", state="ACTIVE", subtype="STOP_VM", problem="", zone=A):
+def rec(instance="vm-1", state="ACTIVE", subtype="STOP_VM", problem="", zone=A, meta=None):
     return Recommendation(
         f"projects/1/locations/{zone}/recommenders/r/recommendations/{instance}",
         '"e"',
@@ -102,7 +137,20 @@ def rec(instance="vm-1", state="ACTIVE", subtype="STOP_VM", problem="", zone=A):
         zone,
         instance if not problem else None,
         problem,
+        meta or {},
     )
+
+
+NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
+RUN = claims.Run("this-run", NOW)
+
+
+def mlgov_claim(age: timedelta, run_id: str = "old-run") -> dict[str, str]:
+    return claims.metadata(claims.CLAIMED, claims.Run(run_id, NOW - age))
+
+
+STALE = mlgov_claim(timedelta(hours=1))  # older than the 45 s budget + margin
+FRESH = mlgov_claim(timedelta(seconds=30))
 
 
 @pytest.mark.parametrize(
@@ -112,7 +160,23 @@ def rec(instance="vm-1", state="ACTIVE", subtype="STOP_VM", problem="", zone=A):
         (rec(), [], Skip, "instance not found"),
         (rec(), [vm("vm-1", state="TERMINATED")], Skip, "not running"),
         (rec(), [vm("vm-1", labels={"mlgov-exempt": "true"})], Skip, "exempt"),
-        (rec(state="CLAIMED"), [vm("vm-1")], Skip, "not ACTIVE"),
+        (rec(state="CLAIMED"), [vm("vm-1")], Skip, "CLAIMED by someone else"),
+        (rec(state="SUCCEEDED"), [vm("vm-1")], Skip, "not ACTIVE"),
+        (rec(state="CLAIMED", meta=FRESH), [vm("vm-1")], Skip, "may still run"),
+        (rec(state="CLAIMED", meta=STALE), [vm("vm-1")], ReapRecommendation, "resuming"),
+        (
+            rec(state="CLAIMED", meta={"mlgov": "reap_idle_vms"}),  # an older mlgov's claim
+            [vm("vm-1")],
+            ReapRecommendation,
+            "resuming the stale claim",
+        ),
+        (rec(state="CLAIMED", meta=STALE), [], ReleaseClaim, "instance not found"),
+        (
+            rec(state="CLAIMED", meta=STALE),
+            [vm("vm-1", state="TERMINATED")],
+            ReleaseClaim,
+            "not running",
+        ),
         (rec(subtype="CHANGE_MACHINE_TYPE"), [vm("vm-1")], Skip, "not STOP_VM"),
         (
             rec(problem="recommendation has no operationGroups"),
@@ -124,10 +188,25 @@ def rec(instance="vm-1", state="ACTIVE", subtype="STOP_VM", problem="", zone=A):
     ],
 )
 def test_reap_idle(r, instances, expected, reason):
-    actions = decide.reap_idle([r], instances, POLICY)
+    actions = decide.reap_idle([r], instances, POLICY, RUN)
     assert len(actions) == 1
-    assert isinstance(actions[0], expected)
+    assert type(actions[0]) is expected
     assert reason in actions[0].reason
+
+
+def test_a_stale_claim_on_a_stopped_vm_is_released_as_succeeded_a_vanished_one_as_failed():
+    stopped = decide.reap_idle(
+        [rec(state="CLAIMED", meta=STALE)], [vm("vm-1", state="TERMINATED")], POLICY, RUN
+    )
+    gone = decide.reap_idle([rec(state="CLAIMED", meta=STALE)], [], POLICY, RUN)
+    released = [a for a in stopped + gone if isinstance(a, ReleaseClaim)]
+    assert [a.succeeded for a in released] == [True, False]
+
+
+def test_claims_carry_the_run_and_resumed_ones_are_claimed_again_by_this_run():
+    [action] = decide.reap_idle([rec(state="CLAIMED", meta=STALE)], [vm("vm-1")], POLICY, RUN)
+    assert isinstance(action, ReapRecommendation)
+    assert action.by == RUN
 
 
 TODAY = date(2026, 11, 21)

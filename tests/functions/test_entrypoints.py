@@ -254,7 +254,10 @@ def test_reap_idle_vms_claims_stops_and_marks(cloud):
     }
     assert len(report["actions"]) == 5  # DISMISSED never listed (filter stateInfo.state = ACTIVE)
     lists = cloud.server.calls("GET", "/recommendations")
-    assert all(r.query["filter"] == ["stateInfo.state = ACTIVE"] for r in lists)
+    assert all(
+        r.query["filter"] == ["stateInfo.state = ACTIVE OR stateInfo.state = CLAIMED"]
+        for r in lists
+    )
     marks = [
         (r.path.rsplit(":", 1)[-1], r.body["etag"]) for r in cloud.server.calls("POST", ":mark")
     ]
@@ -290,7 +293,7 @@ def test_reap_idle_vms_marks_failed_when_stop_fails(cloud, monkeypatch):
     cloud.compute.add(DEV, A, "idle-1")
     rec = cloud.recommender.add(DEV, A, "idle-1")
     cloud.server.inject(r"/instances/idle-1/stop$", 403, times=5)
-    report = post_report("reap_idle_vms")
+    report = post_report("reap_idle_vms", status=503)
     assert report["actions"][0]["outcome"] == "failed"
     assert cloud.recommender.state(rec["name"]) == "FAILED"
     assert "reason" in cloud.recommender.recs[rec["name"]]["stateInfo"]["stateMetadata"]
@@ -403,7 +406,7 @@ def test_reap_idle_gpus_monitoring_failure_never_stops(cloud, monkeypatch):
     vm = cloud.compute.add(DEV, A, "gpu-idle", gpus=1, labels={"workload": "training"})
     cloud.monitoring.set(DEV, vm["id"], 0.0)
     cloud.server.inject(r"/timeSeries$", 403, times=10)
-    report = post_report("reap_idle_gpus")
+    report = post_report("reap_idle_gpus", status=503)  # a failed read: Scheduler retries
     assert report["counts"] == {"skipped": 1}
     assert report["errors"]
     assert cloud.compute.status(DEV, A, "gpu-idle") == "RUNNING"

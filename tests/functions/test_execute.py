@@ -8,6 +8,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+import pytest
+
+from govern import clock as clock_module
 from govern import execute, ports
 from govern.actions import ACTIONS, Action, Skip, StopInstance
 from govern.models import ActionPolicy, Workload
@@ -139,10 +142,62 @@ def test_dry_run_simulates_any_kind_without_running_it():
 
 
 def test_calls_carry_the_runner_clock_and_deadline_to_the_adapters():
-    from govern import clock as clock_module
 
     fake = FakeClock()
     runner = execute.Runner(_policy(time_budget_seconds=20), fake)
     seen = runner.call(DEV, lambda: (clock_module.current(), clock_module.seconds_left(30.0)))
     assert seen == (fake, 20.0)
     assert clock_module.current() is clock_module.SYSTEM  # only inside the call
+
+
+def test_an_action_that_began_may_finish_past_the_budget_but_nothing_new_starts():
+    fake = FakeClock()
+    runner = execute.Runner(_policy(time_budget_seconds=10), fake)
+    call = runner.action_calls()
+    assert call(DEV, lambda: "first") == "first"
+    fake.advance(15)  # the budget is gone, the action has begun
+    assert call(DEV, lambda: "second") == "second"
+    with pytest.raises(clock_module.OutOfTime):
+        runner.action_calls()(DEV, lambda: "a new action")
+    fake.advance(execute.CONTINUATION_GRACE_SECONDS)
+    with pytest.raises(clock_module.OutOfTime):
+        call(DEV, lambda: "even a begun action stops after the grace")
+
+
+def test_reads_the_budget_left_unstarted_are_run_errors_not_silence():
+    fake = FakeClock()
+    runner = execute.Runner(_policy(time_budget_seconds=1), fake)
+    fake.advance(2)
+    reads = [execute.ReadCall("compute list", DEV, lambda p: [p], (DEV,))]
+    assert runner.gather_all(reads) == [[]]
+    assert runner.errors == [f"compute list {DEV}: {execute.LEFT_REASON}"]
+
+
+def test_a_read_that_raises_something_unexpected_is_reported_and_the_rest_go_on():
+    runner = execute.Runner(_policy(), FakeClock())
+
+    def broken(project):
+        raise KeyError(project)
+
+    reads = [
+        execute.ReadCall("broken list", DEV, broken, (DEV,)),
+        execute.ReadCall("good list", DEV, lambda p: [p], (DEV,)),
+    ]
+    assert runner.gather_all(reads) == [[], [DEV]]
+    assert runner.errors == [f"broken list {DEV}: unexpected KeyError: '{DEV}'"]
+    assert execute.report("t", [], runner).failed
+
+
+def test_a_listing_reports_what_it_could_not_parse():
+    runner = execute.Runner(_policy(), FakeClock())
+    listing = ports.Listing(["good"], [ports.Unreadable("//x/bad", "unexpected name")])
+    assert runner.gather("list", DEV, lambda: listing) == ["good"]
+    report = execute.report("t", [], runner)
+    assert report.unreadable == ("//x/bad",)
+    assert not report.failed  # reported, but trying again cannot make it readable
+    assert report.results[0].as_dict() == {
+        "target": "//x/bad",
+        "action": "read",
+        "outcome": "skipped",
+        "reason": "unreadable, not acted on: unexpected name",
+    }

@@ -7,7 +7,7 @@ each flow calls only ports it declares (the REST-level check is test_permissions
 from __future__ import annotations
 
 import json
-from datetime import date
+from datetime import UTC, date, datetime
 
 import pytest
 
@@ -19,13 +19,16 @@ from tests.functions.memory import MemoryCloud, MemoryPorts
 
 A, B = "us-central1-a", "us-central1-b"
 TODAY = date(2026, 11, 21)
+NOW = datetime(2026, 11, 21, 5, 0, tzinfo=UTC)
 # Which memory-port methods each declared read or action kind stands for.
 READ_METHODS = {
     "compute.instances.aggregatedList": "compute.list_instances",
     "notebooks.projects.locations.instances.list": "notebooks.list_instances",
     "tpu.projects.locations.nodes.list": "tpus.list_nodes",
     "cloudbilling.projects.getBillingInfo": "billing.billing_enabled",
-    "recommender.projects.locations.recommenders.recommendations.list": ("recommender.list_active"),
+    "recommender.projects.locations.recommenders.recommendations.list": (
+        "recommender.list_recommendations"
+    ),
     "monitoring.projects.timeSeries.list": "monitoring.gpu_utilization",
 }
 ACTION_METHODS = {
@@ -38,7 +41,9 @@ ACTION_METHODS = {
         "compute.stop",
         "recommender.mark_succeeded",
         "recommender.mark_failed",
+        "recommender.list_recommendations",  # to recognise its own claim after a lost reply
     },
+    "ReleaseClaim": {"recommender.mark_succeeded", "recommender.mark_failed"},
 }
 
 
@@ -118,10 +123,10 @@ def test_reap_idle_vms_lists_instances_only_where_there_are_recommendations():
     cloud = MemoryCloud(
         workloads=[vm("idle-1"), vm("prod-vm", project=PROD)], recommendations=[rec]
     )
-    report = flows.reap_idle_vms(MemoryPorts(cloud), _runner())
+    report = flows.reap_idle_vms(MemoryPorts(cloud), _runner(), NOW)
     assert report.counts() == {"done": 1}
     assert cloud.called("compute.list_instances") == [(DEV,)]
-    zones = sorted(args for args in cloud.called("recommender.list_active"))
+    zones = sorted(args for args in cloud.called("recommender.list_recommendations"))
     assert zones == [(DEV, A), (DEV, B), (PROD, A)]  # every governed zone
     assert cloud.rec_states == {"recs/1": "SUCCEEDED"}
     assert cloud.methods() <= _declared(flows.REAP_IDLE_VMS)

@@ -57,7 +57,9 @@ def test_reap_idle_vms_retries_list_on_500(cloud):
     cloud.compute.add(DEV, A, "idle-1")
     cloud.recommender.add(DEV, A, "idle-1")
     cloud.server.inject(r"/recommendations$", 500, times=2)
-    report = flows.reap_idle_vms(adapter_ports(cloud), runner(cloud.clock)).as_dict()
+    report = flows.reap_idle_vms(
+        adapter_ports(cloud), runner(cloud.clock), cloud.clock.wall()
+    ).as_dict()
     assert report["counts"] == {"done": 1}
 
 

@@ -33,14 +33,14 @@ def test_documented_notification_format():
         cost_interval_start="2021-02-01T08:00:00Z",
         message_id="m1",
     )
-    assert alert.actual_fraction == 0.9
+    assert alert.spend_ratio == pytest.approx(140.321 / 152.557)  # 0.92, over the 0.9 crossed
 
 
 def test_partial_payload_falls_back_to_cost_over_budget():
     msg = json.loads((DATA / "cap-billing-walkthrough-test-message.json").read_text())
     alert = parse.budget_alert(_envelope(msg, {"budgetId": "b"}))
     assert alert.alert_threshold is None
-    assert alert.actual_fraction == pytest.approx(1.0001)
+    assert alert.spend_ratio == pytest.approx(1.0001)
 
 
 @pytest.mark.parametrize(

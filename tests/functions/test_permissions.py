@@ -2,9 +2,9 @@
 
 Every entry point runs end to end (functions_framework, real clients) against the fake cloud in
 a scenario that takes every branch that calls an API; tests/fakegcp/iam.py maps each REST call
-the fake saw to its documented permission. The union must equal the declared PERMISSIONS (less
-the grants kept only for the deployer, EXTRA_GRANTS), and a dry run must need exactly the
-flow's declared reads. A flow that starts calling something undeclared, or stops calling
+the fake saw to its documented permission. The union must equal the declared PERMISSIONS (a
+function's role holds exactly what its code calls, nothing kept for history), and a dry run must
+need exactly the flow's declared reads. A flow that starts calling something undeclared, or stops calling
 something it is granted, fails here.
 """
 
@@ -16,7 +16,7 @@ import main
 import pytest
 
 from govern.flows import FLOWS
-from govern.permissions import EXTRA_GRANTS, PERMISSIONS
+from govern.permissions import PERMISSIONS
 from tests.fakegcp import iam
 from tests.functions.conftest import (
     DEV,
@@ -62,7 +62,6 @@ EXPECTED = {
         "compute.instances.list",
         "compute.instances.stop",
         "monitoring.timeSeries.list",
-        "notebooks.instances.list",
         "notebooks.instances.stop",
     ),
 }
@@ -114,10 +113,6 @@ def test_permissions_are_pinned():
     assert PERMISSIONS == EXPECTED
 
 
-def test_extra_grants_are_pinned():
-    assert EXTRA_GRANTS == {"reap_idle_gpus": ("notebooks.instances.list",)}
-
-
 @pytest.mark.parametrize("entry_point", sorted(SCENARIOS))
 def test_declared_permissions_equal_the_documented_permissions_of_the_calls_made(
     cloud, entry_point
@@ -125,8 +120,7 @@ def test_declared_permissions_equal_the_documented_permissions_of_the_calls_made
     SCENARIOS[entry_point](cloud)
     assert cloud.mutations(), "the scenario must act, or the actions' permissions go unchecked"
     needed = iam.permissions(cloud.server.calls())
-    granted = set(PERMISSIONS[entry_point]) - set(EXTRA_GRANTS.get(entry_point, ()))
-    assert needed == granted
+    assert needed == set(PERMISSIONS[entry_point])
 
 
 @pytest.mark.parametrize("entry_point", sorted(SCENARIOS))

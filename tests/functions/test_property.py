@@ -73,7 +73,8 @@ def test_malformed_events_never_raise_nor_act(cloud, data):
     before = len(cloud.mutations())
     send_event(pubsub_event(raw, {"budgetId": BUDGET, "schemaVersion": "1.0"}))
     send_event(pubsub_event(raw, {"budgetId": "unknown"}))
-    # A random payload can never carry a real actual threshold >= 1.0 *and* a budget amount.
+    # Only a payload whose costAmount / budgetAmount reaches stop_at (1.0), and whose threshold
+    # (if any) does not exceed that ratio, may act.
     assert len(cloud.mutations()) == before or _is_real_alert(raw)
 
 
@@ -84,4 +85,5 @@ def _is_real_alert(raw) -> bool:
         )
     except parse.ParseError:
         return False
-    return (alert.actual_fraction or 0) >= 1.0
+    ratio = alert.spend_ratio or 0
+    return ratio >= 1.0 and (alert.alert_threshold or 0) <= ratio + 1e-6

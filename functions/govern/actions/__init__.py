@@ -11,7 +11,7 @@ from typing import Final
 
 from govern.actions.base import Action, Call, Done, Skip
 from govern.actions.disable_billing import DisableBilling
-from govern.actions.reap_recommendation import ReapRecommendation
+from govern.actions.reap_recommendation import ReapRecommendation, ReleaseClaim
 from govern.actions.stop import StopInstance, StopNotebook, StopTpuNode, StopWorkload
 
 ACTIONS: Final[tuple[type[Action], ...]] = (
@@ -19,6 +19,7 @@ ACTIONS: Final[tuple[type[Action], ...]] = (
     StopNotebook,
     StopTpuNode,
     ReapRecommendation,
+    ReleaseClaim,
     DisableBilling,
 )
 """Every kind execute.apply may run; anything else is reported as failed ("no executor")."""
@@ -30,6 +31,7 @@ __all__ = [
     "DisableBilling",
     "Done",
     "ReapRecommendation",
+    "ReleaseClaim",
     "Skip",
     "StopInstance",
     "StopNotebook",

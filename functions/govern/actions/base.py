@@ -45,12 +45,22 @@ class Action:
         parts = self.target.split("/")
         return parts[parts.index("projects") + 1] if "projects" in parts else ""
 
+    def side_effects(self) -> str:
+        """What else the action does that its owner must hear of (e.g. data it discards).
+
+        Appended to the report line, in dry runs too; "" when there is nothing to say.
+        """
+        return ""
+
     def run(self, ports: Ports, call: Call) -> Done:
         """Carry the action out; "done" with what was requested, or an outcome it decides.
 
+        Only the first `call` is bound by the time budget: once an action has begun, its later
+        calls may run into a short grace period, so a claim is never left half done.
+
         Raises:
-            govern.ports.PortError: (Gone, Conflict or another failure) for the framework to
-                report; TimeoutError once the time budget is gone.
+            govern.ports.PortError: (Gone, Conflict, Unavailable or another failure) for the
+                framework to report; clock.OutOfTime once the time budget is gone.
         """
         raise NotImplementedError(f"{type(self).__name__} does not say how it runs")
 

@@ -2,10 +2,19 @@
 
 Stop, not delete: the disks (and Workbench state) survive and the owner can start it again.
 Each kind reaches one port; everything else is the same, so it lives in `StopWorkload`.
+
+Local SSDs: a plain Compute stop discards their data, and instances.stop requires callers to
+choose for a VM that has them: its `discardLocalSsd` query parameter "is required if the
+instance has any attached Local SSD disks. If false, Local SSD data will be preserved"
+(compute v1 discovery doc, instances.stop; `gcloud compute instances stop --discard-local-ssd`:
+"Preserving the Local SSD disk data incurs costs and is subject to limitations"). mlgov
+preserves it: a cost cap must not destroy data, and the VM's compute charges stop either way.
+The report line says so, and that the Local SSDs keep billing while the VM is stopped.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
@@ -13,6 +22,21 @@ from typing import ClassVar
 from govern.actions.base import Action, Call, Done
 from govern.models import Workload
 from govern.ports import Ports
+
+
+def local_ssd_note(w: Workload) -> str:
+    """What a stop does to the VM's Local SSDs, for its report line ("" if it has none)."""
+    if w.local_ssds <= 0:
+        return ""
+    return (
+        f"; its {w.local_ssds} Local SSD disk(s) are preserved (discardLocalSsd=false): their "
+        "data survives the stop, and they are still billed while the VM is stopped"
+    )
+
+
+def compute_stopper(ports: Ports, w: Workload) -> Callable[[str, str, str], str]:
+    """ports.compute.stop for `w`, preserving Local SSD data if it has any."""
+    return functools.partial(ports.compute.stop, keep_local_ssd=w.local_ssds > 0)
 
 
 @dataclass(frozen=True)
@@ -29,19 +53,23 @@ class StopWorkload(Action):
         """One stop request; the report carries the operation it started."""
         w = self.workload
         status = call(w.project, self.stopper(ports), w.project, w.zone, w.name)
-        return "done", f"{self.reason}: stop requested ({status})"
+        return "done", f"{self.reason}: stop requested ({status}){self.side_effects()}"
 
 
 @dataclass(frozen=True)
 class StopInstance(StopWorkload):
-    """Stop a Compute Engine VM (discards local SSD data; persistent disks are kept)."""
+    """Stop a Compute Engine VM (persistent disks are kept; Local SSD data is preserved)."""
 
     # instances.stop: https://cloud.google.com/compute/docs/reference/rest/v1/instances/stop
     permissions: ClassVar[tuple[str, ...]] = ("compute.instances.stop",)
 
     def stopper(self, ports: Ports) -> Callable[[str, str, str], str]:
-        """ports.compute.stop."""
-        return ports.compute.stop
+        """ports.compute.stop (keeping Local SSD data)."""
+        return compute_stopper(ports, self.workload)
+
+    def side_effects(self) -> str:
+        """What becomes of the VM's Local SSDs."""
+        return local_ssd_note(self.workload)
 
 
 @dataclass(frozen=True)

@@ -9,13 +9,12 @@ declaration against the REST calls the flow really makes.
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
 from govern.actions import Action
-from govern.execute import Runner
+from govern.execute import ReadCall, Runner
 from govern.models import Kind, Workload
 from govern.ports import LIST_INSTANCES, LIST_NOTEBOOKS, LIST_TPU_NODES, Ports, Read
 
@@ -46,7 +45,7 @@ INVENTORY_READS: Final[dict[Kind, Read]] = {
 
 
 def flatten(chunks: Iterable[list[Workload] | None]) -> list[Workload]:
-    """The workloads of every chunk a Runner.map returned (None: not started in time)."""
+    """The workloads of every chunk (None or empty: a read that failed or never started)."""
     return [w for chunk in chunks if chunk for w in chunk]
 
 
@@ -54,22 +53,19 @@ def inventory(
     runner: Runner, ports: Ports, projects: Sequence[str], kinds: Sequence[Kind] = ALL_KINDS
 ) -> list[Workload]:
     """The workloads of `kinds` in `projects` (TPUs per governed zone), read concurrently."""
-    tasks: list[Callable[[], list[Workload]]] = []
+    reads: list[ReadCall[Workload]] = []
     for project in projects:
         if "compute" in kinds:
-            list_compute = ports.compute.list_instances
-            tasks.append(
-                functools.partial(runner.gather, "compute list", project, list_compute, project)
+            reads.append(
+                ReadCall("compute list", project, ports.compute.list_instances, (project,))
             )
         if "notebook" in kinds:
-            list_notebooks = ports.notebooks.list_instances
-            tasks.append(
-                functools.partial(runner.gather, "notebooks list", project, list_notebooks, project)
+            reads.append(
+                ReadCall("notebooks list", project, ports.notebooks.list_instances, (project,))
             )
         if "tpu" in kinds:
-            list_tpus = ports.tpus.list_nodes
-            tasks += [
-                functools.partial(runner.gather, "tpu list", project, list_tpus, project, zone)
+            reads += [
+                ReadCall("tpu list", project, ports.tpus.list_nodes, (project, zone))
                 for zone in runner.policy.projects[project].zones
             ]
-    return flatten(runner.map(lambda task: task(), tasks))
+    return flatten(runner.gather_all(reads))

@@ -11,7 +11,7 @@ from typing import Final
 
 from govern import decide, execute
 from govern.actions import DisableBilling, StopInstance, StopNotebook, StopTpuNode
-from govern.execute import Runner
+from govern.execute import ReadCall, Runner
 from govern.flows.base import Flow, inventory
 from govern.models import BudgetAlert, Report
 from govern.ports import GET_BILLING_INFO, LIST_INSTANCES, LIST_NOTEBOOKS, LIST_TPU_NODES, Ports
@@ -25,9 +25,13 @@ BUDGET_ALERT: Final = Flow(
 
 @dataclass(frozen=True)
 class Quiet:
-    """The alert asks for nothing (below stop_at, forecast only...); `reason` says why."""
+    """The alert asks for nothing (below stop_at, forecast only...); `reason` says why.
+
+    `inconsistent`: the notification contradicts itself (logged as a warning, not acted on).
+    """
 
     reason: str
+    inconsistent: bool = False
 
 
 def budget_alert(alert: BudgetAlert, ports: Ports, runner: Runner) -> Report | Quiet:
@@ -39,7 +43,7 @@ def budget_alert(alert: BudgetAlert, ports: Ports, runner: Runner) -> Report | Q
     policy, entry_point = runner.policy, BUDGET_ALERT.entry_point
     scope = decide.budget_scope(alert, policy)
     if not scope.stop_projects:
-        return Quiet(scope.reason)
+        return Quiet(scope.reason, scope.inconsistent)
     workloads = inventory(runner, ports, scope.stop_projects)
     billing_state: dict[str, bool] = {}
     if scope.billing_projects:
@@ -48,12 +52,10 @@ def budget_alert(alert: BudgetAlert, ports: Ports, runner: Runner) -> Report | Q
         def enabled(project: str) -> list[bool]:
             return [billing.billing_enabled(project)]
 
-        def read(project: str) -> tuple[str, list[bool]]:
-            return project, runner.gather("billing get", project, enabled, project)
-
-        for item in runner.map(read, list(scope.billing_projects)):
-            if item is not None and item[1]:
-                billing_state[item[0]] = item[1][0]
+        reads = [ReadCall("billing get", p, enabled, (p,)) for p in scope.billing_projects]
+        for read, state in zip(reads, runner.gather_all(reads), strict=True):
+            if state:
+                billing_state[read.project] = state[0]
     actions = decide.on_budget(scope, workloads, billing_state, policy)
     stops = [a for a in actions if not isinstance(a, DisableBilling)]
     unlinks = [a for a in actions if isinstance(a, DisableBilling)]

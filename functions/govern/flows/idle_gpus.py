@@ -11,7 +11,7 @@ from typing import Final
 
 from govern import decide, execute
 from govern.actions import StopInstance, StopNotebook
-from govern.execute import Runner
+from govern.execute import ReadCall, Runner
 from govern.flows.base import Flow, inventory
 from govern.models import Report
 from govern.ports import LIST_INSTANCES, LIST_TIME_SERIES, Ports
@@ -36,16 +36,12 @@ def reap_idle_gpus(ports: Ports, runner: Runner) -> Report:
         monitoring = ports.monitoring
         window = policy.idle_gpu.window_minutes
 
-        def read(item: tuple[str, list[str]]) -> list[Mapping[str, float]]:
-            project, ids = item
+        def utilization_of(project: str) -> list[Mapping[str, float]]:
+            return [monitoring.gpu_utilization(project, window, by_project[project])]
 
-            def utilization_of(p: str) -> list[Mapping[str, float]]:
-                return [monitoring.gpu_utilization(p, window, ids)]
-
-            return runner.gather("monitoring read", project, utilization_of, project)
-
-        for chunk in runner.map(read, sorted(by_project.items())):
-            for found in chunk or []:
+        reads = [ReadCall("monitoring read", p, utilization_of, (p,)) for p in sorted(by_project)]
+        for chunk in runner.gather_all(reads):
+            for found in chunk:
                 utilization.update(found)
     actions = decide.reap_idle_gpus(candidates, utilization, policy)
     results = execute.apply(

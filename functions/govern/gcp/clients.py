@@ -6,25 +6,31 @@
 Each client is imported and built on first use (importing `google.cloud.compute_v1` whole
 costs seconds; we load just the one service module we call). An endpoint (MLGOV_API_ENDPOINTS)
 points a service at another base URL with anonymous credentials, for local runs and tests.
-Retries on 429/5xx use govern.retry on the invocation's clock, capped by its remaining time.
+Adapters get the failure rules by using `call_options()` (retry of transient errors, with
+Retry-After, and the call timeout) and `translated()` (errors to ports errors), and `parsed()`
+for listings (one unparseable resource is reported, not fatal); a new adapter built on these
+three behaves like the others with nothing else to do.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.util
 import sys
 import threading
-from collections.abc import Generator
+from collections.abc import Callable, Generator, Iterable, Mapping
 from contextlib import contextmanager
 from types import ModuleType
-from typing import Any
+from typing import Any, TypeVar
 
 from govern import clock, ports
-from govern.retry import GaveUp, Retrying
+from govern.parse import ParseError
+from govern.retry import GaveUp, Retrying, retry_after_seconds
+
+T = TypeVar("T")
 
 RETRY_CAP_SECONDS = 30.0
-CALL_TIMEOUT_SECONDS = 30.0
 _import_lock = threading.Lock()
 
 
@@ -63,30 +69,111 @@ def build_client(package: str, service: str, cls: str, endpoint: str | None) -> 
     )
 
 
-def retrying() -> Retrying:
-    """Retry transient errors (429, 500, 502, 503, 504) within the invocation's time left."""
+def is_transient(err: BaseException) -> bool:
+    """Worth retrying: HTTP 429/500/502/503/504, a rate-limit 403, or a transport failure.
+
+    Transport failures (connection reset or refused, DNS, a reply slower than the call
+    timeout) reach us as requests/urllib3/google-auth exceptions that are no API error at all;
+    they are retried like a 503. Compute answers a rate quota with 403 `rateLimitExceeded`,
+    not 429 ("wait a minute then try your request again":
+    https://cloud.google.com/compute/api-quota).
+    """
     from google.api_core import exceptions as ex
 
+    if isinstance(err, _transient_api_errors()):
+        return True
+    if isinstance(err, ex.Forbidden):
+        return _rate_limited(err)
+    return isinstance(err, _transport_errors())
+
+
+@functools.cache
+def _transient_api_errors() -> tuple[type[BaseException], ...]:
+    from google.api_core import exceptions as ex
+
+    return (
+        ex.TooManyRequests,
+        ex.InternalServerError,
+        ex.BadGateway,
+        ex.ServiceUnavailable,
+        ex.GatewayTimeout,
+        ex.DeadlineExceeded,
+        ex.RetryError,  # raised by a client library's own retry when it gave up
+    )
+
+
+@functools.cache
+def _transport_errors() -> tuple[type[BaseException], ...]:
+    import google.auth.exceptions
+    import requests
+    import urllib3
+
+    return (
+        requests.exceptions.ConnectionError,  # reset, refused, DNS; ConnectTimeout
+        requests.exceptions.Timeout,  # ReadTimeout: no reply within the call timeout
+        requests.exceptions.ChunkedEncodingError,  # connection dropped mid-body
+        urllib3.exceptions.HTTPError,  # what requests did not wrap
+        google.auth.exceptions.TransportError,  # token refresh could not reach the server
+        ConnectionError,  # the builtin ones (ConnectionResetError, BrokenPipeError)
+        TimeoutError,  # socket.timeout
+    )
+
+
+_RATE_LIMIT_REASONS = frozenset(
+    {"rateLimitExceeded", "userRateLimitExceeded", "RATE_LIMIT_EXCEEDED"}
+)
+
+
+def _rate_limited(err: Any) -> bool:
+    reasons = {str(e.get("reason", "")) for e in err.errors if isinstance(e, dict)}
+    reasons.add(str(err.reason or ""))
+    return bool(reasons & _RATE_LIMIT_REASONS)
+
+
+def retry_after(err: BaseException) -> float | None:
+    """The wait a server asked for (Retry-After), or until Compute's next quota minute."""
+    response = getattr(err, "response", None)
+    headers = getattr(response, "headers", None)
+    if headers:
+        asked = retry_after_seconds(headers.get("Retry-After"), headers.get("Date"))
+        if asked is not None:
+            return asked
+    from google.api_core import exceptions as ex
+
+    if isinstance(err, ex.Forbidden) and _rate_limited(err):
+        # Compute's rate quotas refill "at the start of the next synchronized interval"
+        # (per minute): https://cloud.google.com/compute/api-quota
+        now = clock.current().wall()
+        return 60.0 - (now.second + now.microsecond / 1e6)
+    return None
+
+
+def retrying() -> Retrying:
+    """Retry transient errors within the invocation's time left, honouring Retry-After."""
     return Retrying(
-        transient=(
-            ex.TooManyRequests,
-            ex.InternalServerError,
-            ex.BadGateway,
-            ex.ServiceUnavailable,
-            ex.GatewayTimeout,
-        ),
+        transient=is_transient,
         timeout=clock.seconds_left(RETRY_CAP_SECONDS),
+        retry_after=retry_after,
     )
 
 
 def call_options() -> dict[str, Any]:
-    """`retry=` and `timeout=` for one client call (pagers reuse them for each page)."""
-    return {"retry": retrying(), "timeout": clock.seconds_left(CALL_TIMEOUT_SECONDS)}
+    """`retry=` and `timeout=` for one client call (pagers reuse them for each page).
+
+    The client library's own retry hook runs govern.retry.Retrying (api_core's Retry
+    schedule, on the invocation's clock, with Retry-After); `timeout` is the socket timeout
+    of one attempt (MLGOV_POLICY.call_timeout_seconds, within the deadline).
+    """
+    return {"retry": retrying(), "timeout": clock.call_timeout()}
 
 
 @contextmanager
 def translated(what: str, conflict_on_bad_request: bool = False) -> Generator[None, None, None]:
-    """Client-library exceptions to port errors (narrowly: API errors only)."""
+    """Client-library and transport exceptions to port errors; nothing else is caught.
+
+    Transient failures that outlived their retries become `ports.Unavailable` (trying later
+    may work); the rest `PortError` and its kinds.
+    """
     from google.api_core import exceptions as ex
 
     try:
@@ -99,10 +186,39 @@ def translated(what: str, conflict_on_bad_request: bool = False) -> Generator[No
         if conflict_on_bad_request:
             raise ports.Conflict(f"{what}: {err.message}") from err
         raise ports.PortError(f"{what}: HTTP 400 {err.message}") from err
+    except GaveUp as err:
+        raise ports.Unavailable(f"{what}: {_describe(err.cause)}: {err}") from err
     except ex.GoogleAPICallError as err:
-        raise ports.PortError(f"{what}: HTTP {err.code} {err.message}") from err
-    except (GaveUp, ex.RetryError) as err:
-        raise ports.PortError(f"{what}: gave up retrying ({err.cause})") from err
+        kind = ports.Unavailable if is_transient(err) else ports.PortError
+        raise kind(f"{what}: HTTP {err.code} {err.message}") from err
+    except _transport_errors() as err:
+        raise ports.Unavailable(f"{what}: {_describe(err)}") from err
+
+
+def _describe(err: BaseException) -> str:
+    code = getattr(err, "code", None)
+    if code is not None:
+        return f"HTTP {code}"
+    return f"{type(err).__name__} (no reply)"
+
+
+def parsed(
+    raws: Iterable[Mapping[str, Any]],
+    parse_one: Callable[[Mapping[str, Any]], T],
+    target_of: Callable[[Mapping[str, Any]], str],
+) -> ports.Listing[T]:
+    """Parse each listed resource; one that does not parse is reported, not fatal.
+
+    `target_of(raw)` names a resource for the report even when it cannot be parsed.
+    """
+    good: list[T] = []
+    bad: list[ports.Unreadable] = []
+    for raw in raws:
+        try:
+            good.append(parse_one(raw))
+        except ParseError as err:
+            bad.append(ports.Unreadable(target_of(raw), str(err)))
+    return ports.Listing(good, bad)
 
 
 def to_dict(message: Any) -> dict[str, Any]:

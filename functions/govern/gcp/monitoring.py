@@ -7,11 +7,11 @@ A thin adapter: it translates the port's calls and the client's errors, nothing 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from govern import clock, parse
-from govern.gcp.clients import CALL_TIMEOUT_SECONDS, retrying, translated
+from govern.gcp.clients import retrying, translated
 
 GPU_METRIC = "agent.googleapis.com/gpu/utilization"
 
@@ -28,15 +28,13 @@ class MonitoringAdapter:
     ) -> None:
         self._session = session
         self._base = base_url.rstrip("/")
-        self._now = now or (lambda: datetime.now(UTC))
+        self._now = now or (lambda: clock.current().wall())
 
     def _page(self, url: str, params: dict[str, str]) -> dict[str, Any]:
         from google.api_core import exceptions as ex
 
         def fetch() -> dict[str, Any]:
-            response = self._session.get(
-                url, params=params, timeout=clock.seconds_left(CALL_TIMEOUT_SECONDS)
-            )
+            response = self._session.get(url, params=params, timeout=clock.call_timeout())
             if response.status_code >= 400:
                 raise ex.from_http_response(response)
             body: dict[str, Any] = response.json()

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from govern import parse
-from govern.gcp.clients import build_client, call_options, to_dict, translated
+from govern import parse, ports
+from govern.gcp.clients import build_client, call_options, parsed, to_dict, translated
 from govern.models import Workload
 
 
@@ -19,13 +19,17 @@ class NotebooksAdapter:
     def __init__(self, client: Any) -> None:
         self._client = client
 
-    def list_instances(self, project: str) -> list[Workload]:
+    def list_instances(self, project: str) -> ports.Listing[Workload]:
         """Workbench instances in all locations of the project."""
         with translated(f"notebooks list {project}"):
             pager = self._client.list_instances(
                 parent=f"projects/{project}/locations/-", **call_options()
             )
-            return [parse.notebook_instance(project, to_dict(i)) for i in pager]
+            return parsed(
+                (to_dict(i) for i in pager),
+                lambda raw: parse.notebook_instance(project, raw),
+                lambda raw: f"//notebooks.googleapis.com/{raw.get('name', '')}",
+            )
 
     def stop(self, project: str, zone: str, name: str) -> str:
         """instances.stop; returns the long-running operation name without waiting."""

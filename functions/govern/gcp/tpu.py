@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from govern import parse
-from govern.gcp.clients import build_client, call_options, to_dict, translated
+from govern import parse, ports
+from govern.gcp.clients import build_client, call_options, parsed, to_dict, translated
 from govern.models import Workload
 
 
@@ -19,13 +19,17 @@ class TpuAdapter:
     def __init__(self, client: Any) -> None:
         self._client = client
 
-    def list_nodes(self, project: str, zone: str) -> list[Workload]:
+    def list_nodes(self, project: str, zone: str) -> ports.Listing[Workload]:
         """TPU VMs in one zone."""
         with translated(f"tpu list {project}/{zone}"):
             pager = self._client.list_nodes(
                 parent=f"projects/{project}/locations/{zone}", **call_options()
             )
-            return [parse.tpu_node(project, to_dict(n)) for n in pager]
+            return parsed(
+                (to_dict(n) for n in pager),
+                lambda raw: parse.tpu_node(project, raw),
+                lambda raw: f"//tpu.googleapis.com/{raw.get('name', '')}",
+            )
 
     def stop(self, project: str, zone: str, name: str) -> str:
         """nodes.stop; returns the long-running operation name without waiting."""

@@ -43,6 +43,7 @@ _TOP_OPTIONAL = (
     "time_budget_seconds",
     "max_concurrency",
     "max_requests_per_second_per_project",
+    "call_timeout_seconds",
 )
 
 
@@ -177,5 +178,8 @@ def _policy(raw: Any) -> ActionPolicy:
             root,
             "max_requests_per_second_per_project",
             defaults.max_requests_per_second_per_project,
+        ),
+        call_timeout_seconds=_opt_num(
+            top, root, "call_timeout_seconds", defaults.call_timeout_seconds
         ),
     )

@@ -42,6 +42,8 @@ def compute_instance(project: str, raw: Mapping[str, Any]) -> Workload:
     }
     machine_type = last_segment(raw.get("machineType"))
     gpus = sum(integer(acc.get("acceleratorCount")) for acc in items(raw, "guestAccelerators"))
+    # Local SSDs are the SCRATCH disks (AttachedDisk.type, compute v1 discovery doc).
+    local_ssds = sum(1 for disk in items(raw, "disks") if disk.get("type") == "SCRATCH")
     if gpus == 0 and machine_type.startswith(_GPU_FAMILIES):
         gpus = 1
     managed_by: str | None = None
@@ -69,6 +71,7 @@ def compute_instance(project: str, raw: Mapping[str, Any]) -> Workload:
         gpus=gpus,
         instance_id=str(raw.get("id", "")),
         managed_by=managed_by,
+        local_ssds=local_ssds,
     )
 
 
@@ -116,7 +119,8 @@ def recommendation(project: str, raw: Mapping[str, Any]) -> Recommendation:
     name = str(raw.get("name", ""))
     zone_match = re.search(r"/locations/([^/]+)/", name)
     zone = zone_match[1] if zone_match else ""
-    state = str(sub(raw, "stateInfo").get("state", ""))
+    state_info = sub(raw, "stateInfo")
+    state = str(state_info.get("state", ""))
     subtype = str(raw.get("recommenderSubtype", ""))
     etag = str(raw.get("etag", ""))
     instance: str | None = None
@@ -151,6 +155,7 @@ def recommendation(project: str, raw: Mapping[str, Any]) -> Recommendation:
         zone=zone,
         instance=instance,
         problem=problem,
+        state_metadata=label_map(state_info.get("stateMetadata")),
     )
 
 
