@@ -113,6 +113,14 @@ class _CloudPorts:
     def monitoring(self) -> ports.Monitoring:
         return _adapter("monitoring")
 
+    @property
+    def container(self) -> ports.Container:
+        return _adapter("container")
+
+    @property
+    def vertex(self) -> ports.Vertex:
+        return _adapter("aiplatform")
+
 
 @functools.cache
 def _ports() -> ports.Ports:

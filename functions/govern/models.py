@@ -47,6 +47,15 @@ class IdleGpuPolicy:
 
 
 @dataclass(frozen=True)
+class IdleTpuPolicy:
+    """When a TPU VM counts as idle: mean duty cycle below the limit over the window."""
+
+    max_duty_cycle_percent: float = 5.0
+    window_minutes: int = 60
+    workloads: tuple[str, ...] = ("training", "notebook")
+
+
+@dataclass(frozen=True)
 class ActionPolicy:
     """Everything the functions are allowed to do, read once from `MLGOV_POLICY`."""
 
@@ -58,6 +67,10 @@ class ActionPolicy:
     time_budget_seconds: float = 45.0
     max_concurrency: int = 16
     max_requests_per_second_per_project: float = 10.0
+    idle_tpu: IdleTpuPolicy = field(default_factory=IdleTpuPolicy)
+    # Undeploying breaks serving: off unless the stack opts in (and then only endpoints that
+    # carry the opt-in label, govern/labels.py UNDEPLOY_LABEL).
+    undeploy_endpoints: bool = False
 
     @classmethod
     def from_json(cls, text: str | bytes | None) -> ActionPolicy:
@@ -196,6 +209,7 @@ class Report:
     results: tuple[Result, ...]
     unfinished: tuple[str, ...] = ()
     errors: tuple[str, ...] = ()
+    no_data: tuple[str, ...] = ()  # governed accelerators without utilization data
 
     def counts(self) -> dict[str, int]:
         """Number of results per outcome."""
@@ -213,4 +227,5 @@ class Report:
             "actions": [r.as_dict() for r in self.results],
             "unfinished": list(self.unfinished),
             "errors": list(self.errors),
+            "no_data": list(self.no_data),
         }

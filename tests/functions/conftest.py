@@ -23,11 +23,13 @@ from govern.models import ActionPolicy
 from tests.fakegcp.billing import FakeBilling
 from tests.fakegcp.clock import FakeClock
 from tests.fakegcp.compute import FakeCompute
+from tests.fakegcp.container import FakeContainer
 from tests.fakegcp.monitoring import FakeMonitoring
 from tests.fakegcp.notebooks import FakeNotebooks
 from tests.fakegcp.recommender import FakeRecommender
 from tests.fakegcp.server import FakeGcp
 from tests.fakegcp.tpu import FakeTpu
+from tests.fakegcp.vertex import FakeVertex
 
 REPO = Path(__file__).resolve().parents[2]
 MAIN = str(REPO / "functions" / "main.py")
@@ -67,6 +69,8 @@ class Cloud:
     tpu: FakeTpu
     monitoring: FakeMonitoring
     clock: FakeClock
+    container: FakeContainer
+    vertex: FakeVertex
 
     def mutations(self) -> list[Any]:
         """Requests that change state (anything but GET)."""
@@ -86,6 +90,8 @@ def cloud(monkeypatch: pytest.MonkeyPatch) -> Iterator[Cloud]:
             FakeTpu().install(server),
             FakeMonitoring().install(server),
             clock,
+            FakeContainer().install(server),
+            FakeVertex().install(server),
         )
         monkeypatch.setenv(
             "MLGOV_API_ENDPOINTS",
@@ -99,6 +105,8 @@ def cloud(monkeypatch: pytest.MonkeyPatch) -> Iterator[Cloud]:
                         "notebooks",
                         "tpu",
                         "monitoring",
+                        "container",
+                        "aiplatform",
                     )
                 }
             ),
@@ -117,6 +125,8 @@ class AdapterPorts:
     billing: Any
     recommender: Any
     monitoring: Any
+    container: Any
+    vertex: Any
 
 
 def adapter_ports(cloud: Cloud) -> AdapterPorts:
@@ -128,6 +138,8 @@ def adapter_ports(cloud: Cloud) -> AdapterPorts:
         billing=gcp.ADAPTERS["cloudbilling"](url),
         recommender=gcp.ADAPTERS["recommender"](url),
         monitoring=gcp.ADAPTERS["monitoring"](url),
+        container=gcp.ADAPTERS["container"](url),
+        vertex=gcp.ADAPTERS["aiplatform"](url),
     )
 
 

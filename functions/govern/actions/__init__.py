@@ -11,8 +11,10 @@ from typing import Final
 
 from govern.actions.base import Action, Call, Done, Skip
 from govern.actions.disable_billing import DisableBilling
+from govern.actions.gke import CapAutoprovisioning, CapNodePool
 from govern.actions.reap_recommendation import ReapRecommendation
 from govern.actions.stop import StopInstance, StopNotebook, StopTpuNode, StopWorkload
+from govern.actions.vertex import CancelCustomJob, CancelTuningJob, CancelVertexJob, UndeployEndpoint
 
 ACTIONS: Final[tuple[type[Action], ...]] = (
     StopInstance,
@@ -20,6 +22,11 @@ ACTIONS: Final[tuple[type[Action], ...]] = (
     StopTpuNode,
     ReapRecommendation,
     DisableBilling,
+    CapNodePool,
+    CapAutoprovisioning,
+    CancelCustomJob,
+    CancelTuningJob,
+    UndeployEndpoint,
 )
 """Every kind execute.apply may run; anything else is reported as failed ("no executor")."""
 
@@ -27,6 +34,11 @@ __all__ = [
     "ACTIONS",
     "Action",
     "Call",
+    "CancelCustomJob",
+    "CancelTuningJob",
+    "CancelVertexJob",
+    "CapAutoprovisioning",
+    "CapNodePool",
     "DisableBilling",
     "Done",
     "ReapRecommendation",
@@ -35,4 +47,5 @@ __all__ = [
     "StopNotebook",
     "StopTpuNode",
     "StopWorkload",
+    "UndeployEndpoint",
 ]
