@@ -56,6 +56,16 @@ REAP_RECOMMENDATIONS = (
     "recommender.computeInstanceIdleResourceRecommendations.update",
 )
 READ_GPU_METRICS = ("monitoring.timeSeries.list",)
+# The budget cap on GKE: list clusters, write node pools and NAP limits, wait for the operations.
+CAP_GKE = ("container.clusters.list", "container.clusters.update", "container.operations.get")
+CANCEL_VERTEX_JOBS = (
+    "aiplatform.customJobs.cancel",
+    "aiplatform.customJobs.list",
+    "aiplatform.hyperparameterTuningJobs.cancel",
+    "aiplatform.hyperparameterTuningJobs.list",
+)
+# Only in the budget function's role, and only where the stack opts in to undeploying endpoints.
+UNDEPLOY_ENDPOINTS = ("aiplatform.endpoints.list", "aiplatform.endpoints.undeploy")
 # Only in the budget function's role, and only where the stack allows unlinking billing.
 UNLINK_BILLING = (
     "resourcemanager.projects.deleteBillingAssignment",
@@ -68,19 +78,29 @@ def _union(*groups: tuple[str, ...]) -> tuple[str, ...]:
 
 
 PERMISSIONS: dict[str, tuple[str, ...]] = {
-    "on_budget_alert": _union(STOP_INSTANCES, STOP_NOTEBOOKS, STOP_TPUS, UNLINK_BILLING),
+    "on_budget_alert": _union(
+        STOP_INSTANCES,
+        STOP_NOTEBOOKS,
+        STOP_TPUS,
+        UNLINK_BILLING,
+        CAP_GKE,
+        CANCEL_VERTEX_JOBS,
+        UNDEPLOY_ENDPOINTS,
+    ),
     "reap_idle_vms": _union(REAP_RECOMMENDATIONS),
     "reap_expired": _union(STOP_INSTANCES, STOP_NOTEBOOKS, STOP_TPUS),
-    "reap_idle_gpus": _union(STOP_INSTANCES, STOP_NOTEBOOKS, READ_GPU_METRICS),
+    "reap_idle_gpus": _union(STOP_INSTANCES, STOP_NOTEBOOKS, STOP_TPUS, READ_GPU_METRICS),
 }
 
 
-def function_permissions(entry_point: str, *, allow_billing_disable: bool) -> tuple[str, ...]:
-    """The permissions of one function's custom role (sorted)."""
-    permissions = PERMISSIONS[entry_point]
-    if allow_billing_disable:
-        return permissions
-    return tuple(p for p in permissions if p not in UNLINK_BILLING)
+def function_permissions(
+    entry_point: str, *, allow_billing_disable: bool, undeploy_endpoints: bool = False
+) -> tuple[str, ...]:
+    """The permissions of one function's custom role (sorted), less what the stack opts out of."""
+    dropped = set() if allow_billing_disable else set(UNLINK_BILLING)
+    if not undeploy_endpoints:
+        dropped |= set(UNDEPLOY_ENDPOINTS)
+    return tuple(p for p in PERMISSIONS[entry_point] if p not in dropped)
 
 
 # --------------------------------------------------------------------------- source archive
@@ -120,7 +140,8 @@ class GovernanceFunctionsArgs:
     """What GovernanceFunctions needs.
 
     `policy` is the rendered policy (it depends on the budget's server-assigned id);
-    `allow_billing_disable` must be the same decision the policy carries (never true in prod).
+    `allow_billing_disable` must be the same decision the policy carries (never true in prod),
+    and so must `undeploy_endpoints`.
     """
 
     prefix: str
@@ -136,6 +157,7 @@ class GovernanceFunctionsArgs:
     # Timeout of the HTTP (scheduled) functions and their Scheduler attempt deadline.
     http_timeout_seconds: int = 900
     max_instances: int = 1
+    undeploy_endpoints: bool = False
     source_dir: Path = field(default_factory=functions_dir)
 
 
@@ -278,7 +300,11 @@ class GovernanceFunctions(pulumi.ComponentResource):
             title=f"mlgov function {entry_point}",
             description="Only what this function's actions need (see functions/govern/models.py).",
             permissions=list(
-                function_permissions(entry_point, allow_billing_disable=args.allow_billing_disable)
+                function_permissions(
+                    entry_point,
+                    allow_billing_disable=args.allow_billing_disable,
+                    undeploy_endpoints=args.undeploy_endpoints,
+                )
             ),
             stage="GA",
             opts=child,
