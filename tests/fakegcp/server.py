@@ -84,6 +84,7 @@ class FakeGcp:
         self.latency_s = latency_s
         self.clock = clock
         self.requests: list[Request] = []
+        self.exchanges: list[tuple[Request, Reply]] = []  # each request with the reply it got
         self.faults: list[Fault] = []
         self._routes: list[tuple[str, re.Pattern[str], Handler]] = []
         self._lock = threading.Lock()
@@ -189,6 +190,8 @@ class FakeGcp:
         elif self.latency_s:
             time.sleep(self.latency_s)
         reply = self._reply(request)
+        with self._lock:
+            self.exchanges.append((request, reply))
         payload = json.dumps(reply.body).encode()
         http.send_response(reply.status)
         http.send_header("Content-Type", "application/json; charset=UTF-8")

@@ -256,3 +256,102 @@ def log_lines(out: str) -> list[dict[str, Any]]:
         except ValueError:
             continue
     return lines
+
+
+# -- the prod-like accelerator scenario (issue 12): GKE pools and NAP, a TPU VM, Vertex AI ------
+REGION = "us-central1"
+CLUSTER = "acme-prod-ml"
+NAP = {
+    "cpu": (0, 512),
+    "memory": (0, 2048),
+    "nvidia-l4": (0, 32),
+    "nvidia-tesla-t4": (0, 16),
+    "tpu-v5-lite-podslice": (0, 64),
+}
+
+
+def seed_accelerators(cloud: Cloud, project: str = PROD) -> None:
+    """GPU and TPU pools (one exempt), a system pool, NAP, a TPU VM, jobs and endpoints."""
+    gke = cloud.container
+    gke.add_cluster(project, REGION, CLUSTER, nap=NAP, labels={"team": "ml-platform"})
+    gke.add_pool(
+        project,
+        REGION,
+        CLUSTER,
+        "system",
+        nodes=3,
+        initial=1,
+        autoscaling={
+            "enabled": True,
+            "totalMinNodeCount": 1,
+            "totalMaxNodeCount": 5,
+            "locationPolicy": "BALANCED",
+        },
+    )
+    gke.add_pool(
+        project,
+        REGION,
+        CLUSTER,
+        "l4-spot",
+        machine_type="g2-standard-16",
+        gpus=1,
+        autoscaling={
+            "enabled": True,
+            "totalMinNodeCount": 0,
+            "totalMaxNodeCount": 16,
+            "locationPolicy": "ANY",
+        },
+        nodes=6,
+        labels={"team": "ml-platform", "workload": "training"},
+    )
+    gke.add_pool(
+        project,
+        REGION,
+        CLUSTER,
+        "tpu-v5e",
+        machine_type="ct5lp-hightpu-4t",
+        autoscaling={
+            "enabled": True,
+            "totalMinNodeCount": 0,
+            "totalMaxNodeCount": 8,
+            "locationPolicy": "ANY",
+        },
+        nodes=4,
+    )
+    gke.add_pool(
+        project,
+        REGION,
+        CLUSTER,
+        "t4-fixed",
+        machine_type="n1-standard-8",
+        gpus=2,
+        gpu_type="nvidia-tesla-t4",
+        nodes=2,
+        initial=2,
+    )
+    gke.add_pool(
+        project,
+        REGION,
+        CLUSTER,
+        "a100-exempt",
+        machine_type="a2-highgpu-1g",
+        autoscaling={"enabled": True, "minNodeCount": 1, "maxNodeCount": 2},
+        nodes=2,
+        labels={"mlgov-exempt": "true"},
+    )
+    cloud.tpu.add(project, "us-central1-a", "research-v5e", labels={"workload": "training"})
+    vertex = cloud.vertex
+    vertex.add_job(project, REGION, "train-1")
+    vertex.add_job(project, REGION, "train-queued", state="JOB_STATE_QUEUED")
+    vertex.add_job(project, REGION, "train-exempt", labels={"mlgov-exempt": "true"})
+    vertex.add_job(project, REGION, "train-done", state="JOB_STATE_SUCCEEDED")
+    vertex.add_job(project, REGION, "hpt-1", kind="hyperparameterTuningJobs")
+    vertex.add_endpoint(
+        project,
+        REGION,
+        "e-opted",
+        models={"11": 70, "12": 30},
+        labels={"mlgov-undeploy-at-cap": "true"},
+    )
+    vertex.add_endpoint(project, REGION, "e-serving", models={"21": 100})
+    cloud.billing.add(project)

@@ -196,11 +196,15 @@ class MemoryContainer:
     def set_cluster_labels(self, cluster: Cluster, labels: Mapping[str, str]) -> str:
         self.cloud.record("container.set_cluster_labels", cluster.name, cluster.name, dict(labels))
         current = self.cloud.clusters[cluster.path]
-        self.cloud.clusters[cluster.path] = dataclasses.replace(current, resource_labels=dict(labels))
+        self.cloud.clusters[cluster.path] = dataclasses.replace(
+            current, resource_labels=dict(labels)
+        )
         return f"operation-{cluster.name}"
 
     def set_resource_limits(self, cluster: Cluster, limits: Sequence[ResourceLimit]) -> str:
-        self.cloud.record("container.set_resource_limits", cluster.name, cluster.name, tuple(limits))
+        self.cloud.record(
+            "container.set_resource_limits", cluster.name, cluster.name, tuple(limits)
+        )
         current = self.cloud.clusters[cluster.path]
         self.cloud.clusters[cluster.path] = dataclasses.replace(current, limits=tuple(limits))
         return f"operation-{cluster.name}"
