@@ -79,7 +79,10 @@ def cap_clusters(clusters: Iterable[Cluster], policy: ActionPolicy, reason: str)
                 plan.later.append(Skip(pool.target, _exempt(policy)))
             elif pool.capped:
                 plan.later.append(
-                    Skip(pool.target, f"already capped ({CAP_LABEL}={pool.resource_labels[CAP_LABEL]})")
+                    Skip(
+                        pool.target,
+                        f"already capped ({CAP_LABEL}={pool.resource_labels[CAP_LABEL]})",
+                    )
                 )
             else:
                 plan.later.append(CapNodePool(pool.target, reason, pool=pool))

@@ -1,4 +1,4 @@
-"""GKE as the budget cap sees it: clusters, their node pools, and the labels that keep what it changed.
+"""GKE as the budget cap sees it: clusters, node pools, and the labels keeping what it changed.
 
 At the cap, accelerator (GPU/TPU) node pools are scaled to zero with their autoscaling turned off,
 and node auto-provisioning's accelerator limits are set to zero. What they were before is written
@@ -70,7 +70,8 @@ class NodePool:
     @property
     def path(self) -> str:
         """The REST name `projects/P/locations/L/clusters/C/nodePools/N`."""
-        return f"projects/{self.project}/locations/{self.location}/clusters/{self.cluster}/nodePools/{self.name}"
+        cluster = f"projects/{self.project}/locations/{self.location}/clusters/{self.cluster}"
+        return f"{cluster}/nodePools/{self.name}"
 
     @property
     def target(self) -> str:
@@ -79,7 +80,7 @@ class NodePool:
 
     @property
     def accelerator_kind(self) -> str | None:
-        """"gpu", "tpu" or None for a pool without accelerators (system pools)."""
+        """`gpu`, `tpu`, or None for a pool without accelerators (system pools)."""
         if self.machine_type.startswith(TPU_MACHINE_PREFIX):
             return "tpu"
         if self.accelerators > 0 or self.machine_type.startswith(GPU_FAMILIES):

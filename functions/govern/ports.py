@@ -110,7 +110,7 @@ class Monitoring(Protocol):
     def tpu_duty_cycle(
         self, project: str, window_minutes: int, node_names: Sequence[str]
     ) -> Mapping[str, float]:
-        """{TPU node name: busiest worker's mean duty cycle %} over the window; no data => absent."""
+        """{TPU node name: busiest worker's mean duty cycle %} over the window; no data: absent."""
         ...
 
 

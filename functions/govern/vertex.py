@@ -16,7 +16,7 @@ from typing import Final, Literal
 JobKind = Literal["customJobs", "hyperparameterTuningJobs"]
 JOB_KINDS: Final[tuple[JobKind, ...]] = ("customJobs", "hyperparameterTuningJobs")
 # The JobState values in which a job holds (or waits for) paid resources; CANCELLING and the
-# final states need nothing. Enum: aiplatform.v1 discovery document, GoogleCloudAiplatformV1JobState.
+# final states need nothing. Enum: aiplatform v1 discovery document, CustomJob.state.
 ACTIVE_STATES: Final = ("JOB_STATE_QUEUED", "JOB_STATE_PENDING", "JOB_STATE_RUNNING")
 
 

@@ -97,7 +97,7 @@ def function_permissions(
     entry_point: str, *, allow_billing_disable: bool, undeploy_endpoints: bool = False
 ) -> tuple[str, ...]:
     """The permissions of one function's custom role (sorted), less what the stack opts out of."""
-    dropped = set() if allow_billing_disable else set(UNLINK_BILLING)
+    dropped: set[str] = set() if allow_billing_disable else set(UNLINK_BILLING)
     if not undeploy_endpoints:
         dropped |= set(UNDEPLOY_ENDPOINTS)
     return tuple(p for p in PERMISSIONS[entry_point] if p not in dropped)

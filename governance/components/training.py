@@ -3,7 +3,8 @@
 It owns the GKE node pools for GPUs and TPUs (spot, autoscaling from zero, tainted so only
 training pods land there), standalone Cloud TPU VMs (spot scheduling) and standalone GPU VMs
 (SPOT provisioning plus a maximum run duration, after which GCP stops them; the Ops Agent, so the
-idle-GPU reaper has utilization data), and the service account those VMs run as. The cluster itself is MlCluster in gke.py.
+idle-GPU reaper has utilization data), and the service account those VMs run as. The cluster
+itself is MlCluster in gke.py.
 """
 
 from __future__ import annotations

@@ -83,7 +83,7 @@ def handler(args: argparse.Namespace) -> int:
     """Run `jobs`; returns the exit code (problems are raised as CliError)."""
     target = _target(args)
     job = _check_job(target, args.action, args.job)
-    client = _client(_endpoint(args.endpoint))
+    client = _client(endpoint(args.endpoint, "cloudscheduler"))
     if job is None:
         return _list(client, target, show_all=args.all, as_json=args.json)
     return _act(client, target, args.action, job, as_json=args.json)
@@ -123,7 +123,12 @@ def _resolve(target: Target, given: str) -> str:
     raise CliError(f"unknown job {given!r}; this stack's jobs: {', '.join(_choices(target))}")
 
 
-def _endpoint(flag: str | None) -> str | None:
+def endpoint(flag: str | None, service: str) -> str | None:
+    """The base URL to use: `--endpoint`, else MLGOV_API_ENDPOINTS[service], else None (Google).
+
+    Raises:
+        CliError: the map is not JSON, not an object, or the URL is not http(s).
+    """
     url = flag
     if url is None:
         raw = os.environ.get(ENDPOINTS_ENV, "").strip()
@@ -133,10 +138,10 @@ def _endpoint(flag: str | None) -> str | None:
             except ValueError:
                 raise CliError(f"{ENDPOINTS_ENV}: not valid JSON") from None
             if not isinstance(endpoints, dict):
-                raise CliError(f'{ENDPOINTS_ENV}: must be an object like {{"cloudscheduler": URL}}')
-            found: object = cast("dict[str, object]", endpoints).get("cloudscheduler")
+                raise CliError(f'{ENDPOINTS_ENV}: must be an object like {{"{service}": URL}}')
+            found: object = cast("dict[str, object]", endpoints).get(service)
             if found is not None and not isinstance(found, str):
-                raise CliError(f"{ENDPOINTS_ENV}.cloudscheduler: must be a URL string")
+                raise CliError(f"{ENDPOINTS_ENV}.{service}: must be a URL string")
             url = found
     if url is not None and not url.startswith(("http://", "https://")):
         raise CliError(f"endpoint {url!r}: must start with http:// or https://")

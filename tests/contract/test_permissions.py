@@ -42,9 +42,7 @@ def test_role_without_opt_ins_lacks_exactly_the_opt_in_permissions(entry_point):
     expected = sorted(set(FUNCTIONS_PERMISSIONS[entry_point]) - BILLING_ONLY - UNDEPLOY_ONLY)
     assert function_permissions(entry_point, allow_billing_disable=False) == tuple(expected)
     without_undeploy = sorted(set(FUNCTIONS_PERMISSIONS[entry_point]) - UNDEPLOY_ONLY)
-    assert function_permissions(entry_point, allow_billing_disable=True) == tuple(
-        without_undeploy
-    )
+    assert function_permissions(entry_point, allow_billing_disable=True) == tuple(without_undeploy)
 
 
 def test_undeploy_permissions_are_the_undeploy_action_and_its_read():

@@ -52,9 +52,7 @@ def test_every_stack_policy_parses_with_the_same_meaning(stack):
     assert policy.idle_gpu.max_utilization_percent == s.automation.idle_gpu_max_utilization_percent
     assert policy.idle_gpu.window_minutes == s.automation.idle_gpu_window_minutes
     assert policy.idle_gpu.workloads == s.automation.idle_gpu_workloads
-    assert policy.idle_tpu.max_duty_cycle_percent == (
-        s.automation.idle_tpu_max_duty_cycle_percent
-    )
+    assert policy.idle_tpu.max_duty_cycle_percent == (s.automation.idle_tpu_max_duty_cycle_percent)
     assert policy.idle_tpu.window_minutes == s.automation.idle_tpu_window_minutes
     assert policy.idle_tpu.workloads == s.automation.idle_gpu_workloads
     assert policy.undeploy_endpoints is s.automation.undeploy_endpoints_at_cap is False

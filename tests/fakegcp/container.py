@@ -158,6 +158,7 @@ class FakeContainer:
         clusters = rf"/v1/projects/{_ID}/locations/{_ID}/clusters"
         pool = rf"{clusters}/{_ID}/nodePools/{_ID}"
         fake.route("GET", clusters, self._list)
+        fake.route("GET", rf"{clusters}/{_ID}", self._get)
         fake.route("PUT", rf"{clusters}/{_ID}", self._update_cluster)
         fake.route("POST", rf"{clusters}/{_ID}:setResourceLabels", self._set_labels)
         fake.route("PUT", pool, self._update_pool)
@@ -175,6 +176,13 @@ class FakeContainer:
                 if p == project and location in ("-", loc)
             ]
         return Reply(200, {"clusters": found} if found else {})
+
+    def _get(self, request: Request, m: re.Match[str]) -> Reply:
+        with self._lock:
+            cluster = self.clusters.get((m[1], m[2], m[3]))
+            if cluster is None:
+                return Reply(404, error_body(404, f"cluster {m[3]} not found"))
+            return Reply(200, copy.deepcopy(cluster))
 
     def _begin(
         self, key: tuple[str, str, str], op_type: str, target: str
@@ -267,7 +275,9 @@ class FakeContainer:
             if refused is not None or op is None:
                 return refused or Reply(500, {})
             if "desiredClusterAutoscaling" in update:
-                self.clusters[key]["autoscaling"] = copy.deepcopy(update["desiredClusterAutoscaling"])
+                self.clusters[key]["autoscaling"] = copy.deepcopy(
+                    update["desiredClusterAutoscaling"]
+                )
             return Reply(200, copy.deepcopy(op))
 
     def _operation(self, request: Request, m: re.Match[str]) -> Reply:

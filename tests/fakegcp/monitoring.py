@@ -61,7 +61,11 @@ class FakeMonitoring:
                         "metric": {"type": metric, "labels": metric_labels(i)},
                         "resource": {
                             "type": resource_type,
-                            "labels": {"project_id": project, id_label: rid, "zone": "us-central1-a"},
+                            "labels": {
+                                "project_id": project,
+                                id_label: rid,
+                                "zone": "us-central1-a",
+                            },
                         },
                         "metricKind": "GAUGE",
                         "valueType": "DOUBLE",

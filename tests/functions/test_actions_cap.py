@@ -61,7 +61,8 @@ def test_a_fixed_pool_is_emptied_then_labelled():
     cloud, _ = _with(p)
     _run(CapNodePool(p.target, "r", pool=p), cloud)
     assert _writes(cloud) == ["set_pool_size", "set_pool_labels"]
-    assert cloud.called("container.set_pool_labels")[0][1]["mlgov-cap-prev"] == "fixed-2"
+    [(_name, labels)] = cloud.called("container.set_pool_labels")
+    assert labels == {"mlgov-cap-prev": "fixed-2"}
 
 
 def test_a_nap_pool_keeps_its_autoscaling():

@@ -10,7 +10,7 @@ from govern import cap
 from govern.actions import CapAutoprovisioning, CapNodePool, Skip, UndeployEndpoint
 from govern.gke import Autoscaling, Cluster, NodePool, ResourceLimit
 from govern.models import ActionPolicy
-from govern.vertex import Endpoint, VertexJob, region_of
+from govern.vertex import Endpoint, JobKind, VertexJob, region_of
 from tests.functions.conftest import DEV, PROD, policy_dict
 
 R = "us-central1"
@@ -132,7 +132,7 @@ def test_nap_labels_keep_a_value_already_recorded():
     assert c.capped_limits() == (ResourceLimit("nvidia-l4", 0, 0), ResourceLimit("memory", 0, 256))
 
 
-def job(job_id, state="JOB_STATE_RUNNING", kind="customJobs", **kw) -> VertexJob:
+def job(job_id, state="JOB_STATE_RUNNING", kind: JobKind = "customJobs", **kw) -> VertexJob:
     return VertexJob(kind, kw.pop("project", PROD), kw.pop("region", R), job_id, state, **kw)
 
 

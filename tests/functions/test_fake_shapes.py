@@ -13,8 +13,14 @@ from typing import Any
 
 import pytest
 
-from tests.functions.conftest import budget_data, post_report, pubsub_event, seed_accelerators
-from tests.functions.conftest import send_event, set_policy
+from tests.functions.conftest import (
+    budget_data,
+    post_report,
+    pubsub_event,
+    seed_accelerators,
+    send_event,
+    set_policy,
+)
 from tests.policies.compat.discovery_documents import document
 
 APIS = {"container": "container.v1", "aiplatform": "aiplatform.v1"}

@@ -7,6 +7,7 @@ FAILED_PRECONDITION), as GKE does, and finishes an operation only after `op_poll
 from __future__ import annotations
 
 from govern import flows, parse
+from govern.models import Report
 from tests.functions.conftest import (
     CLUSTER,
     PROD,
@@ -21,9 +22,11 @@ from tests.functions.conftest import (
 ACCELERATOR_POOLS = ("l4-spot", "tpu-v5e", "t4-fixed")
 
 
-def _cap(cloud, **policy):
+def _cap(cloud, **policy) -> Report:
     alert = parse.budget_alert(pubsub_event(budget_data(1.5, 1500)).data)
-    return flows.budget_alert(alert, adapter_ports(cloud), runner(cloud.clock, **policy))
+    report = flows.budget_alert(alert, adapter_ports(cloud), runner(cloud.clock, **policy))
+    assert isinstance(report, Report)
+    return report
 
 
 def _size(cloud, name):

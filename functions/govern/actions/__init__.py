@@ -14,7 +14,12 @@ from govern.actions.disable_billing import DisableBilling
 from govern.actions.gke import CapAutoprovisioning, CapNodePool
 from govern.actions.reap_recommendation import ReapRecommendation
 from govern.actions.stop import StopInstance, StopNotebook, StopTpuNode, StopWorkload
-from govern.actions.vertex import CancelCustomJob, CancelTuningJob, CancelVertexJob, UndeployEndpoint
+from govern.actions.vertex import (
+    CancelCustomJob,
+    CancelTuningJob,
+    CancelVertexJob,
+    UndeployEndpoint,
+)
 
 ACTIONS: Final[tuple[type[Action], ...]] = (
     StopInstance,

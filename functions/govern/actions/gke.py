@@ -17,7 +17,7 @@ with autoscaling off and 0 nodes stays empty whatever is pending.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Generator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import ClassVar
@@ -36,7 +36,7 @@ _locks_guard = threading.Lock()
 
 
 @contextmanager
-def _cluster(path: str) -> Iterator[None]:
+def _cluster(path: str) -> Generator[None, None, None]:
     """Hold the cluster's lock: this process starts one GKE operation per cluster at a time."""
     with _locks_guard:
         lock = _locks.setdefault(path, threading.Lock())
@@ -72,7 +72,10 @@ class CapNodePool(Action):
         how = "autoscaling off" if pool.label_first else "autoscaling left to NAP's limits"
         if not pool.autoscaled:
             how = "fixed size"
-        return "done", f"{self.reason}: scaled to 0 nodes, {how} (was {previous}, kept in label {CAP_LABEL})"
+        return (
+            "done",
+            f"{self.reason}: scaled to 0 nodes, {how} (was {previous}, kept in label {CAP_LABEL})",
+        )
 
 
 @dataclass(frozen=True)
@@ -84,10 +87,10 @@ class CapAutoprovisioning(Action):
     permissions: ClassVar[tuple[str, ...]] = _GKE_WRITE
 
     def run(self, ports: Ports, call: Call) -> Done:
-        """setResourceLabels with the limits as they are, then clusters.update with zeros."""
+        """SetResourceLabels with the limits as they are, then clusters.update with zeros."""
         cluster, container = self.cluster, ports.container
         labels = {**cluster.resource_labels, **cluster.nap_labels()}
-        was = ", ".join(f"{l.resource_type} {l.minimum}-{l.maximum}" for l in cluster.nap_open())
+        was = ", ".join(f"{n.resource_type} {n.minimum}-{n.maximum}" for n in cluster.nap_open())
         with _cluster(cluster.path):
             if labels != dict(cluster.resource_labels):
                 call(cluster.project, container.set_cluster_labels, cluster, labels)

@@ -55,7 +55,7 @@ class UndeployEndpoint(Action):
     permissions: ClassVar[tuple[str, ...]] = ("aiplatform.endpoints.undeploy",)
 
     def run(self, ports: Ports, call: Call) -> Done:
-        """undeployModel per deployed model; the last one keeps the traffic until it goes.
+        """UndeployModel per deployed model; the last one keeps the traffic until it goes.
 
         "A DeployedModel will be successfully undeployed only if it doesn't have any traffic
         assigned to it ... or if this field unassigns any traffic to it" (UndeployModelRequest

@@ -59,9 +59,7 @@ def plan(runner: Runner, ports: Ports, projects: Sequence[str], reason: str) -> 
     for project in projects:
         container = ports.container
         tasks.append(
-            functools.partial(
-                runner.gather, "gke list", project, container.list_clusters, project
-            )
+            functools.partial(runner.gather, "gke list", project, container.list_clusters, project)
         )
         for region in cap.regions(policy, project):
             vertex = ports.vertex

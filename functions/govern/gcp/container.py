@@ -51,7 +51,9 @@ class ContainerAdapter:
         """clusters.list over every location; a partial answer (missingZones) is an error."""
         what = f"gke clusters.list {project}"
         with translated(what):
-            body = self._rest.request("GET", f"{self._base}/v1/projects/{project}/locations/-/clusters")
+            body = self._rest.request(
+                "GET", f"{self._base}/v1/projects/{project}/locations/-/clusters"
+            )
         missing = body.get("missingZones") or []
         if missing:
             raise ports.PortError(f"{what}: incomplete answer, missing zones {missing}")
@@ -98,9 +100,15 @@ class ContainerAdapter:
 
     def _pool(self, pool: NodePool, verb: str, body: dict[str, Any]) -> str:
         # nodePools.update is PUT v1/{name}; the set* methods are POST v1/{name}:verb.
-        method, url = ("POST", f"{self._base}/v1/{pool.path}:{verb}") if verb else ("PUT", f"{self._base}/v1/{pool.path}")
+        method, url = (
+            ("POST", f"{self._base}/v1/{pool.path}:{verb}")
+            if verb
+            else ("PUT", f"{self._base}/v1/{pool.path}")
+        )
         what = f"gke nodePools.{verb or 'update'} {pool.path}"
-        return self._write(what, (pool.project, pool.location), method, url, {"name": pool.path, **body})
+        return self._write(
+            what, (pool.project, pool.location), method, url, {"name": pool.path, **body}
+        )
 
     def set_pool_labels(self, pool: NodePool, labels: Mapping[str, str]) -> str:
         """nodePools.update with resourceLabels (GKE applies them without recreating nodes)."""
@@ -130,8 +138,12 @@ class ContainerAdapter:
         autoscaling = {
             **cluster.autoscaling,
             "resourceLimits": [
-                {"resourceType": l.resource_type, "minimum": str(l.minimum), "maximum": str(l.maximum)}
-                for l in limits
+                {
+                    "resourceType": lim.resource_type,
+                    "minimum": str(lim.minimum),
+                    "maximum": str(lim.maximum),
+                }
+                for lim in limits
             ],
         }
         body = {"name": cluster.path, "update": {"desiredClusterAutoscaling": autoscaling}}

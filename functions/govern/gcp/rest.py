@@ -1,5 +1,5 @@
 # pyright: reportUnknownMemberType=false, reportUnknownVariableType=false, reportUnknownArgumentType=false
-"""JSON over REST with google-auth's AuthorizedSession, for the APIs called without a client library.
+"""JSON over REST with google-auth's AuthorizedSession, for APIs called without a client library.
 
 GKE (container v1) and Vertex AI (aiplatform v1) are called this way: importing and building
 google-cloud-container's REST client takes 0.44-0.65 s (bench/RESULTS.md), which would push the

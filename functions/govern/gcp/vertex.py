@@ -34,7 +34,9 @@ class VertexAdapter:
         base = self._base or f"https://{region}-aiplatform.googleapis.com"
         return f"{base}/v1/{path}"
 
-    def _list(self, what: str, url: str, params: Mapping[str, str], key: str) -> list[dict[str, Any]]:
+    def _list(
+        self, what: str, url: str, params: Mapping[str, str], key: str
+    ) -> list[dict[str, Any]]:
         with translated(what):
             return list(self._rest.pages(url, params, key))
 
