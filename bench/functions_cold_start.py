@@ -3,7 +3,8 @@
 
 Each measurement spawns a new interpreter (no warm imports). The budget alert runs through
 functions_framework's test client against the fake cloud (in the parent process), stopping one
-VM, one Workbench instance and one TPU VM and unlinking billing: every client is imported and
+VM, one Workbench instance and one TPU VM, scaling one GKE GPU pool to zero and closing NAP,
+cancelling one Vertex AI job and unlinking billing: every client and session is imported and
 built. Usage: .venv/bin/python bench/functions_cold_start.py [--runs N]
 """
 
@@ -55,11 +56,26 @@ sys.stderr.write(json.dumps({"framework_import_s": t1 - t0, "alert_s": t3 - t2, 
 def _fake():
     from tests.fakegcp.billing import FakeBilling
     from tests.fakegcp.compute import FakeCompute
+    from tests.fakegcp.container import FakeContainer
     from tests.fakegcp.notebooks import FakeNotebooks
     from tests.fakegcp.server import FakeGcp
     from tests.fakegcp.tpu import FakeTpu
+    from tests.fakegcp.vertex import FakeVertex
 
     server = FakeGcp().start()
+    gke, vertex = FakeContainer().install(server), FakeVertex().install(server)
+    gke.add_cluster("acme-ml-dev", "us-central1", "ml", nap={"cpu": (0, 64), "nvidia-l4": (0, 8)})
+    gke.add_pool(
+        "acme-ml-dev",
+        "us-central1",
+        "ml",
+        "l4",
+        machine_type="g2-standard-8",
+        gpus=1,
+        autoscaling={"enabled": True, "totalMinNodeCount": 0, "totalMaxNodeCount": 4},
+        nodes=2,
+    )
+    vertex.add_job("acme-ml-dev", "us-central1", "train")
     return (
         server,
         FakeCompute().install(server),
@@ -94,7 +110,17 @@ def main() -> None:
         env = dict(
             os.environ,
             MLGOV_API_ENDPOINTS=json.dumps(
-                {s: server.url for s in ("compute", "notebooks", "tpu", "cloudbilling")}
+                {
+                    s: server.url
+                    for s in (
+                        "compute",
+                        "notebooks",
+                        "tpu",
+                        "cloudbilling",
+                        "container",
+                        "aiplatform",
+                    )
+                }
             ),
             MLGOV_POLICY=json.dumps(
                 {
