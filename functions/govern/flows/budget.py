@@ -14,7 +14,7 @@ from govern import decide, execute
 from govern.actions import DisableBilling, StopInstance, StopNotebook, StopTpuNode
 from govern.execute import Runner
 from govern.flows import cap
-from govern.flows.base import Flow, inventory
+from govern.flows.base import Flow, inventory, together
 from govern.models import BudgetAlert, Report
 from govern.ports import GET_BILLING_INFO, LIST_INSTANCES, LIST_NOTEBOOKS, LIST_TPU_NODES, Ports
 
@@ -42,9 +42,11 @@ def budget_alert(alert: BudgetAlert, ports: Ports, runner: Runner) -> Report | Q
     scope = decide.budget_scope(alert, policy)
     if not scope.stop_projects:
         return Quiet(scope.reason)
-    workloads = inventory(runner, ports, scope.stop_projects)
-    # GKE accelerator pools and NAP, Vertex AI jobs (endpoints where opted in): flows/cap.py.
-    reach = cap.plan(runner, ports, scope.stop_projects, scope.reason)
+    # VMs, Workbench and TPU VMs; GKE pools and NAP, Vertex AI (flows/cap.py): read side by side.
+    workloads, reach = together(
+        lambda: inventory(runner, ports, scope.stop_projects),
+        lambda: cap.plan(runner, ports, scope.stop_projects, scope.reason),
+    )
     billing_state: dict[str, bool] = {}
     if scope.billing_projects:
         billing = ports.billing
