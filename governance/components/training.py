@@ -62,6 +62,7 @@ class TrainingPool:
     zones: tuple[str, ...] = ()
     spot: bool = True
     disk_gb: int = 100
+    exempt: bool = False  # mlgov-exempt: the budget cap leaves the pool alone
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -235,7 +236,7 @@ class SpotTrainingPools(pulumi.ComponentResource):
                 disk_type="pd-balanced",
                 service_account=args.node_service_account,
                 oauth_scopes=SCOPES,
-                resource_labels=labels.as_dict(),
+                resource_labels=labels.for_workload("training", exempt=pool.exempt).as_dict(),
                 labels={WORKLOAD_TAINT_KEY: "training", "mlgov.io/pool": key},
                 taints=pool_taints(pool),
                 workload_metadata_config=gcp.container.NodePoolNodeConfigWorkloadMetadataConfigArgs(

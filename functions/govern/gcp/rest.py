@@ -11,6 +11,7 @@ client libraries' calls; errors are google.api_core exceptions, which `translate
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -66,17 +67,24 @@ class Rest:
             query = {**query, "pageToken": str(token)}
 
 
+@functools.cache
+def _credentials() -> Any:
+    """Application default credentials, looked up once per process (GKE and Vertex AI share)."""
+    import google.auth
+
+    credentials, _project = google.auth.default(scopes=[CLOUD_PLATFORM])
+    return credentials
+
+
 def session(endpoint: str | None) -> Any:
     """An authorized session (default credentials), or a plain one for an endpoint override."""
     import requests
 
     if endpoint is not None:
         return requests.Session()
-    import google.auth
     from google.auth.transport.requests import AuthorizedSession
 
-    credentials, _project = google.auth.default(scopes=[CLOUD_PLATFORM])
-    return AuthorizedSession(credentials)
+    return AuthorizedSession(_credentials())
 
 
 def error_status(err: Exception) -> str:
