@@ -36,6 +36,8 @@ from govern.models import ActionPolicy, PolicyError, Report
 F = TypeVar("F", bound=Callable[..., Any])
 SERVICES = tuple(gcp.ADAPTERS)
 """The MLGOV_API_ENDPOINTS keys the functions use (DESIGN.md contract 2)."""
+KNOWN_SERVICES = (*SERVICES, "cloudscheduler", "bigquery")
+"""Every key DESIGN.md fixes: one map may serve the operator tools (jobs, spend) too."""
 
 
 def _register(kind: str) -> Callable[[F], F]:
@@ -73,11 +75,11 @@ def _endpoints() -> Mapping[str, str]:
         isinstance(v, str) and v.startswith(("http://", "https://")) for v in value.values()
     ):
         raise PolicyError("MLGOV_API_ENDPOINTS: must map service names to http(s):// base URLs")
-    unknown = sorted(set(value) - set(SERVICES))
+    unknown = sorted(set(value) - set(KNOWN_SERVICES))
     if unknown:
         raise PolicyError(
             f"MLGOV_API_ENDPOINTS: unknown service(s) {', '.join(unknown)}; "
-            f"known: {', '.join(SERVICES)}"
+            f"known: {', '.join(KNOWN_SERVICES)}"
         )
     return dict(value)
 
@@ -120,6 +122,14 @@ class _CloudPorts:
     @property
     def monitoring(self) -> ports.Monitoring:
         return _adapter("monitoring")
+
+    @property
+    def container(self) -> ports.Container:
+        return _adapter("container")
+
+    @property
+    def vertex(self) -> ports.Vertex:
+        return _adapter("aiplatform")
 
 
 @functools.cache

@@ -50,3 +50,8 @@ def dataset_id(name: str) -> str:
 def role_id(prefix: str, role: str) -> str:
     """A custom IAM role id: `[a-zA-Z0-9_.]`, 3-64 characters."""
     return _fit(re.sub(r"[^a-zA-Z0-9_]+", "_", f"{prefix}_{role}").strip("_"), 64, "_")
+
+
+def cluster_name(prefix: str) -> str:
+    """The GKE cluster MlCluster creates (also what `mlgov cap` looks for)."""
+    return resource_name(prefix, "ml")

@@ -35,6 +35,11 @@ class DecisionError(ValueError):
 
 
 @dataclass(frozen=True)
+class NoData(Skip):
+    """Left alone because its accelerator reported no utilization data (listed once per run)."""
+
+
+@dataclass(frozen=True)
 class BudgetScope:
     """What one budget alert asks for: projects to stop, projects whose billing to unlink.
 
@@ -302,17 +307,49 @@ def reap_idle_gpus(
         if policy.is_exempt(w.labels) or target.managed_by is not None or not w.running:
             actions.append(Skip(target.target, _leave_alone(target, policy) or "not stoppable"))
             continue
-        used = utilization.get(w.instance_id)
-        if used is None:
-            actions.append(
-                Skip(
-                    target.target, f"no GPU utilization data in the last {window} min; not stopped"
-                )
-            )
-        elif used >= limit:
-            actions.append(
-                Skip(target.target, f"GPU busy: {used:.1f}% >= {limit:g}% over {window} min")
-            )
-        else:
-            actions.append(_stop(target, f"GPU idle: {used:.1f}% < {limit:g}% over {window} min"))
+        actions.append(
+            _by_use(target, utilization.get(w.instance_id), limit, window, "GPU utilization")
+        )
+    return actions
+
+
+def _by_use(w: Workload, used: float | None, limit: float, window: int, metric: str) -> Action:
+    """Stop `w` if its accelerator's mean use stayed under `limit`; no data means no action."""
+    chip = metric.split()[0]
+    if used is None:
+        return NoData(w.target, f"no {metric} data in the last {window} min; not stopped")
+    if used >= limit:
+        return Skip(w.target, f"{chip} busy: {used:.1f}% >= {limit:g}% over {window} min")
+    return _stop(w, f"{chip} idle: {used:.1f}% < {limit:g}% over {window} min")
+
+
+def tpu_candidates(workloads: Iterable[Workload], policy: ActionPolicy) -> list[Workload]:
+    """TPU VMs the idle reaper looks at: governed, workload label in idle_tpu.workloads."""
+    wanted = set(policy.idle_tpu.workloads)
+    return sorted(
+        (
+            w
+            for w in workloads
+            if w.kind == "tpu" and w.labels.get(WORKLOAD_LABEL) in wanted and _governed(w, policy)
+        ),
+        key=lambda w: w.target,
+    )
+
+
+def reap_idle_tpus(
+    workloads: Iterable[Workload], duty_cycle: Mapping[str, float], policy: ActionPolicy
+) -> list[Action]:
+    """Stop TPU VMs whose TPUs stayed under the duty-cycle limit; no data means no action.
+
+    `duty_cycle` maps the node's name (or its numeric id) to the busiest worker's mean %.
+    """
+    limit, window = policy.idle_tpu.max_duty_cycle_percent, policy.idle_tpu.window_minutes
+    actions: list[Action] = []
+    for w in tpu_candidates(workloads, policy):
+        why_not = _leave_alone(w, policy)
+        if why_not:
+            actions.append(Skip(w.target, why_not))
+            continue
+        used = duty_cycle.get(w.name, duty_cycle.get(w.instance_id))
+        actions.append(_by_use(w, used, limit, window, "TPU duty-cycle"))
     return actions

@@ -205,6 +205,10 @@ class Runner:
         where = "/".join([project, *map(str, args[1:])])
         try:
             result = self.call(project, fn, *args)
+        except ports.ServiceDisabled as err:
+            # Nothing of a disabled API runs (or bills) in the project: an empty answer.
+            log("INFO", f"{label} {where}: {err}; nothing to act on")
+            return []
         except (ports.PortError, clock.OutOfTime) as err:
             self.error(f"{label} {where}: {err}")
             return []

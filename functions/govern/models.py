@@ -47,6 +47,15 @@ class IdleGpuPolicy:
 
 
 @dataclass(frozen=True)
+class IdleTpuPolicy:
+    """When a TPU VM counts as idle: mean duty cycle below the limit over the window."""
+
+    max_duty_cycle_percent: float = 5.0
+    window_minutes: int = 60
+    workloads: tuple[str, ...] = ("training", "notebook")
+
+
+@dataclass(frozen=True)
 class ActionPolicy:
     """Everything the functions are allowed to do, read once from `MLGOV_POLICY`."""
 
@@ -60,6 +69,10 @@ class ActionPolicy:
     max_requests_per_second_per_project: float = 10.0
     # How long to wait for one API reply before retrying it (a socket timeout).
     call_timeout_seconds: float = 30.0
+    idle_tpu: IdleTpuPolicy = field(default_factory=IdleTpuPolicy)
+    # Undeploying breaks serving: off unless the stack opts in (and then only endpoints that
+    # carry the opt-in label, govern/labels.py UNDEPLOY_LABEL).
+    undeploy_endpoints: bool = False
 
     @classmethod
     def from_json(cls, text: str | bytes | None) -> ActionPolicy:
@@ -210,6 +223,7 @@ class Report:
     errors: tuple[str, ...] = ()
     unreadable: tuple[str, ...] = ()
     run_id: str = ""
+    no_data: tuple[str, ...] = ()  # governed accelerators without utilization data
 
     @property
     def failed(self) -> bool:
@@ -251,4 +265,5 @@ class Report:
             "unfinished": list(self.unfinished),
             "errors": list(self.errors),
             "unreadable": list(self.unreadable),
+            "no_data": list(self.no_data),
         }

@@ -15,7 +15,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final, Protocol, TypeVar
 
+from govern.gke import Autoscaling, Cluster, NodePool, ResourceLimit
 from govern.models import Recommendation, Workload
+from govern.vertex import Endpoint, JobKind, VertexJob
 
 T = TypeVar("T")
 
@@ -30,6 +32,14 @@ class Gone(PortError):
 
 class Conflict(PortError):
     """The target changed under us (stale etag: HTTP 400/409/412)."""
+
+
+class ServiceDisabled(PortError):
+    """The API is not enabled in the project (HTTP 403 SERVICE_DISABLED): nothing of it can run.
+
+    A project without the GKE or Vertex AI API has no clusters or jobs to stop, so a listing that
+    meets this is an empty answer (logged once per run), not a failure to retry.
+    """
 
 
 class Unavailable(PortError):
@@ -145,6 +155,67 @@ class Monitoring(Protocol):
         """{instance_id: busiest GPU's mean utilization %} over the window; no data => absent."""
         ...
 
+    def tpu_duty_cycle(
+        self, project: str, window_minutes: int, node_names: Sequence[str]
+    ) -> Mapping[str, float]:
+        """{TPU node name: busiest worker's mean duty cycle %} over the window; no data: absent."""
+        ...
+
+
+class Container(Protocol):
+    """GKE clusters and node pools (container v1).
+
+    GKE runs one operation per cluster at a time, so every write returns only once its
+    operation is DONE (the next write on the cluster could not start earlier); each returns
+    the operation's name.
+    """
+
+    def list_clusters(self, project: str) -> list[Cluster]:
+        """Every cluster of the project, with its node pools (locations/-)."""
+        ...
+
+    def set_pool_labels(self, pool: NodePool, labels: Mapping[str, str]) -> str:
+        """nodePools.update with these resource labels (the whole map)."""
+        ...
+
+    def set_pool_autoscaling(self, pool: NodePool, autoscaling: Autoscaling) -> str:
+        """nodePools.setAutoscaling."""
+        ...
+
+    def set_pool_size(self, pool: NodePool, nodes: int) -> str:
+        """nodePools.setSize."""
+        ...
+
+    def set_cluster_labels(self, cluster: Cluster, labels: Mapping[str, str]) -> str:
+        """clusters.setResourceLabels (the whole map, with the listed fingerprint)."""
+        ...
+
+    def set_resource_limits(self, cluster: Cluster, limits: Sequence[ResourceLimit]) -> str:
+        """clusters.update: the cluster's autoscaling as read, with these NAP limits."""
+        ...
+
+
+class Vertex(Protocol):
+    """Vertex AI training jobs and endpoints (aiplatform v1, regional hosts)."""
+
+    def list_jobs(self, project: str, region: str, kind: JobKind) -> list[VertexJob]:
+        """The jobs of `kind` in a queued, pending or running state."""
+        ...
+
+    def cancel_job(self, job: VertexJob) -> None:
+        """<kind>.cancel (Vertex AI cancels asynchronously; the job goes CANCELLING)."""
+        ...
+
+    def list_endpoints(self, project: str, region: str) -> list[Endpoint]:
+        """Every endpoint in the region, with its deployed models."""
+        ...
+
+    def undeploy_model(
+        self, endpoint: Endpoint, deployed_model_id: str, traffic_split: Mapping[str, int]
+    ) -> str:
+        """endpoints.undeployModel (traffic_split empty: leave it to the API); the operation."""
+        ...
+
 
 class Ports(Protocol):
     """The adapters an invocation may use.
@@ -183,6 +254,16 @@ class Ports(Protocol):
         """Time series."""
         ...
 
+    @property
+    def container(self) -> Container:
+        """GKE clusters and node pools."""
+        ...
+
+    @property
+    def vertex(self) -> Vertex:
+        """Vertex AI jobs and endpoints."""
+        ...
+
 
 # -- the reads flows perform, with the IAM permission each needs ------------------------------
 # Flows list the reads they do beside their code (flows/*.py); permissions.py adds them to the
@@ -219,4 +300,21 @@ LIST_IDLE_VM_RECOMMENDATIONS: Final = Read(
 # https://cloud.google.com/monitoring/api/ref_v3/rest/v3/projects.timeSeries/list
 LIST_TIME_SERIES: Final = Read(
     "monitoring.projects.timeSeries.list", ("monitoring.timeSeries.list",)
+)
+# https://cloud.google.com/kubernetes-engine/docs/reference/api-permissions
+# ("projects.locations.clusters.list: container.clusters.list on the requested Cloud project")
+LIST_CLUSTERS: Final = Read(
+    "container.projects.locations.clusters.list", ("container.clusters.list",)
+)
+# https://cloud.google.com/vertex-ai/docs/general/iam-permissions ("List a customJob",
+# "List a hyperparameterTuningJob", "List an endpoint")
+LIST_CUSTOM_JOBS: Final = Read(
+    "aiplatform.projects.locations.customJobs.list", ("aiplatform.customJobs.list",)
+)
+LIST_TUNING_JOBS: Final = Read(
+    "aiplatform.projects.locations.hyperparameterTuningJobs.list",
+    ("aiplatform.hyperparameterTuningJobs.list",),
+)
+LIST_ENDPOINTS: Final = Read(
+    "aiplatform.projects.locations.endpoints.list", ("aiplatform.endpoints.list",)
 )

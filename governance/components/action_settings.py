@@ -80,6 +80,14 @@ class IdleGpuPolicy(_Wire):
     workloads: tuple[str, ...] = Field(default=("training", "notebook"), min_length=1)
 
 
+class IdleTpuPolicy(_Wire):
+    """When a TPU VM counts as idle: mean duty cycle below the limit over the window."""
+
+    max_duty_cycle_percent: Annotated[float, Field(gt=0, le=100)] = 5.0
+    window_minutes: Annotated[int, Field(ge=1)] = 60
+    workloads: tuple[str, ...] = Field(default=("training", "notebook"), min_length=1)
+
+
 class ActionSettings(_Wire):
     """`MLGOV_POLICY`: everything the functions may do. Dump with `model_dump_json()`."""
 
@@ -90,6 +98,8 @@ class ActionSettings(_Wire):
     # Optional on the wire (the functions default them); always rendered here.
     idle_gpu: IdleGpuPolicy = IdleGpuPolicy()
     time_budget_seconds: Annotated[float, Field(gt=0)] = 45.0
+    idle_tpu: IdleTpuPolicy = IdleTpuPolicy()
+    undeploy_endpoints: bool = False
 
     @model_validator(mode="after")
     def _consistent(self) -> ActionSettings:
@@ -140,4 +150,10 @@ def action_settings(
             workloads=a.idle_gpu_workloads,
         ),
         time_budget_seconds=time_budget_seconds,
+        idle_tpu=IdleTpuPolicy(
+            max_duty_cycle_percent=a.idle_tpu_max_duty_cycle_percent,
+            window_minutes=a.idle_tpu_window_minutes,
+            workloads=a.idle_gpu_workloads,
+        ),
+        undeploy_endpoints=a.undeploy_endpoints_at_cap,
     )

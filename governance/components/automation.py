@@ -65,6 +65,16 @@ REAP_RECOMMENDATIONS = (
     "recommender.computeInstanceIdleResourceRecommendations.update",
 )
 READ_GPU_METRICS = ("monitoring.timeSeries.list",)
+# The budget cap on GKE: list clusters, write node pools and NAP limits, wait for the operations.
+CAP_GKE = ("container.clusters.list", "container.clusters.update", "container.operations.get")
+CANCEL_VERTEX_JOBS = (
+    "aiplatform.customJobs.cancel",
+    "aiplatform.customJobs.list",
+    "aiplatform.hyperparameterTuningJobs.cancel",
+    "aiplatform.hyperparameterTuningJobs.list",
+)
+# Only in the budget function's role, and only where the stack opts in to undeploying endpoints.
+UNDEPLOY_ENDPOINTS = ("aiplatform.endpoints.list", "aiplatform.endpoints.undeploy")
 # Only in the budget function's role, and only where the stack allows unlinking billing.
 UNLINK_BILLING = (
     "resourcemanager.projects.deleteBillingAssignment",
@@ -77,19 +87,31 @@ def _union(*groups: tuple[str, ...]) -> tuple[str, ...]:
 
 
 PERMISSIONS: dict[str, tuple[str, ...]] = {
-    "on_budget_alert": _union(STOP_INSTANCES, STOP_NOTEBOOKS, STOP_TPUS, UNLINK_BILLING),
+    "on_budget_alert": _union(
+        STOP_INSTANCES,
+        STOP_NOTEBOOKS,
+        STOP_TPUS,
+        UNLINK_BILLING,
+        CAP_GKE,
+        CANCEL_VERTEX_JOBS,
+        UNDEPLOY_ENDPOINTS,
+    ),
     "reap_idle_vms": _union(REAP_RECOMMENDATIONS),
     "reap_expired": _union(STOP_INSTANCES, STOP_NOTEBOOKS, STOP_TPUS),
-    "reap_idle_gpus": _union(STOP_INSTANCES, STOP_NOTEBOOKS_FOUND_ELSEWHERE, READ_GPU_METRICS),
+    "reap_idle_gpus": _union(
+        STOP_INSTANCES, STOP_NOTEBOOKS_FOUND_ELSEWHERE, STOP_TPUS, READ_GPU_METRICS
+    ),
 }
 
 
-def function_permissions(entry_point: str, *, allow_billing_disable: bool) -> tuple[str, ...]:
-    """The permissions of one function's custom role (sorted)."""
-    permissions = PERMISSIONS[entry_point]
-    if allow_billing_disable:
-        return permissions
-    return tuple(p for p in permissions if p not in UNLINK_BILLING)
+def function_permissions(
+    entry_point: str, *, allow_billing_disable: bool, undeploy_endpoints: bool = False
+) -> tuple[str, ...]:
+    """The permissions of one function's custom role (sorted), less what the stack opts out of."""
+    dropped: set[str] = set() if allow_billing_disable else set(UNLINK_BILLING)
+    if not undeploy_endpoints:
+        dropped |= set(UNDEPLOY_ENDPOINTS)
+    return tuple(p for p in PERMISSIONS[entry_point] if p not in dropped)
 
 
 # --------------------------------------------------------------------------- source archive
@@ -129,7 +151,8 @@ class GovernanceFunctionsArgs:
     """What GovernanceFunctions needs.
 
     `policy` is the rendered policy (it depends on the budget's server-assigned id);
-    `allow_billing_disable` must be the same decision the policy carries (never true in prod).
+    `allow_billing_disable` must be the same decision the policy carries (never true in prod),
+    and so must `undeploy_endpoints`.
     """
 
     prefix: str
@@ -147,6 +170,7 @@ class GovernanceFunctionsArgs:
     max_instances: int = 1
     # Ingress of the Scheduler-called (HTTP) functions; see README "Deployment and operations".
     scheduled_ingress: str = "ALLOW_ALL"
+    undeploy_endpoints: bool = False
     source_dir: Path = field(default_factory=functions_dir)
 
 
@@ -304,7 +328,11 @@ class GovernanceFunctions(pulumi.ComponentResource):
             title=f"mlgov function {entry_point}",
             description="Only what this function's code calls (functions/govern/permissions.py).",
             permissions=list(
-                function_permissions(entry_point, allow_billing_disable=args.allow_billing_disable)
+                function_permissions(
+                    entry_point,
+                    allow_billing_disable=args.allow_billing_disable,
+                    undeploy_endpoints=args.undeploy_endpoints,
+                )
             ),
             stage="GA",
             opts=child,

@@ -15,7 +15,7 @@ import pulumi
 import pulumi_gcp as gcp
 
 from governance.labels import Labels
-from governance.naming import account_id, resource_name
+from governance.naming import account_id, cluster_name
 from mlgov_policies.vocabulary import component_type
 
 NODE_SCOPES = ["https://www.googleapis.com/auth/cloud-platform"]
@@ -173,7 +173,7 @@ class MlCluster(pulumi.ComponentResource):
         )
         cluster = gcp.container.Cluster(
             f"{name}-cluster",
-            name=resource_name(args.prefix, "ml"),
+            name=cluster_name(args.prefix),
             project=args.project,
             location=args.region,
             node_locations=list(args.zones),

@@ -283,6 +283,7 @@ def build_platform(s: Settings) -> Platform:
                 budget_topic_id=budget.topic_id,
                 policy=budget.budget_id.apply(lambda budget_id: action_settings(s, budget_id)),
                 allow_billing_disable=billing_disable_allowed(s),
+                undeploy_endpoints=s.automation.undeploy_endpoints_at_cap,
                 schedules=auto.schedules(),
                 time_zone=auto.time_zone,
                 http_timeout_seconds=auto.http_timeout_seconds,

@@ -2,8 +2,9 @@
 
 It owns the GKE node pools for GPUs and TPUs (spot, autoscaling from zero, tainted so only
 training pods land there), standalone Cloud TPU VMs (spot scheduling) and standalone GPU VMs
-(SPOT provisioning plus a maximum run duration, after which GCP stops them), and the service
-account those VMs run as. The cluster itself is MlCluster in gke.py.
+(SPOT provisioning plus a maximum run duration, after which GCP stops them; the Ops Agent, so the
+idle-GPU reaper has utilization data), and the service account those VMs run as. The cluster
+itself is MlCluster in gke.py.
 """
 
 from __future__ import annotations
@@ -24,6 +25,21 @@ from mlgov_policies.vocabulary import component_type
 SCOPES = ["https://www.googleapis.com/auth/cloud-platform"]
 WORKLOAD_TAINT_KEY = "mlgov.io/workload"
 
+
+# The idle-GPU reaper reads agent.googleapis.com/gpu/utilization, which only the Ops Agent
+# reports (its NVML GPU metrics, collected by default where an NVIDIA driver is installed:
+# https://cloud.google.com/monitoring/api/metrics_opsagent#agent-gpu). Installed at boot with
+# Google's documented repository script, once per VM:
+# https://cloud.google.com/stackdriver/docs/solutions/agents/ops-agent/installation
+OPS_AGENT_STARTUP_SCRIPT = """#!/bin/bash
+# mlgov: install the Ops Agent once; it reports GPU utilization for the idle-GPU reaper.
+if ! systemctl is-enabled --quiet google-cloud-ops-agent 2>/dev/null; then
+  curl -sSO https://dl.google.com/cloudagents/add-google-cloud-ops-agent-repo.sh
+  bash add-google-cloud-ops-agent-repo.sh --also-install
+fi
+"""
+
+OPS_AGENT_ROLES = ("roles/monitoring.metricWriter", "roles/logging.logWriter")
 
 DEFAULT_GPU_IMAGE = (
     "projects/deeplearning-platform-release/global/images/family/common-cu123-debian-11"
@@ -46,6 +62,7 @@ class TrainingPool:
     zones: tuple[str, ...] = ()
     spot: bool = True
     disk_gb: int = 100
+    exempt: bool = False  # mlgov-exempt: the budget cap leaves the pool alone
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -149,6 +166,16 @@ class SpotTrainingPools(pulumi.ComponentResource):
                 display_name="mlgov training VMs",
                 opts=child,
             )
+            # What the Ops Agent needs to ship metrics and logs (installation doc,
+            # "Authorization"): no more.
+            for role in OPS_AGENT_ROLES:
+                gcp.projects.IAMMember(
+                    f"{name}-gpu-vm-{role.split('.')[-1].lower()}",
+                    project=args.project,
+                    role=role,
+                    member=sa.email.apply(lambda e: f"serviceAccount:{e}"),
+                    opts=child,
+                )
             vms += [
                 self._gpu_vm(name, key, vm, args, sa.email, child).name
                 for key, vm in args.gpu_vms.items()
@@ -209,7 +236,7 @@ class SpotTrainingPools(pulumi.ComponentResource):
                 disk_type="pd-balanced",
                 service_account=args.node_service_account,
                 oauth_scopes=SCOPES,
-                resource_labels=labels.as_dict(),
+                resource_labels=labels.for_workload("training", exempt=pool.exempt).as_dict(),
                 labels={WORKLOAD_TAINT_KEY: "training", "mlgov.io/pool": key},
                 taints=pool_taints(pool),
                 workload_metadata_config=gcp.container.NodePoolNodeConfigWorkloadMetadataConfigArgs(
@@ -281,7 +308,11 @@ class SpotTrainingPools(pulumi.ComponentResource):
             shielded_instance_config=gcp.compute.InstanceShieldedInstanceConfigArgs(
                 enable_secure_boot=True, enable_vtpm=True, enable_integrity_monitoring=True
             ),
-            metadata={"install-nvidia-driver": "True", "enable-guest-attributes": "TRUE"},
+            metadata={
+                "install-nvidia-driver": "True",
+                "enable-guest-attributes": "TRUE",
+                "startup-script": OPS_AGENT_STARTUP_SCRIPT,
+            },
             labels=labels,
             opts=child,
         )

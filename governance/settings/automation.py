@@ -30,6 +30,12 @@ class AutomationSettings(Model):
     idle_gpu_workloads: tuple[Annotated[str, Field(min_length=1)], ...] = Field(
         default=("training", "notebook"), min_length=1
     )
+    # TPU VMs (reap_idle_gpus, same workloads as GPUs): idle below this mean duty cycle.
+    idle_tpu_max_duty_cycle_percent: Annotated[float, Field(gt=0, le=100)] = 5.0
+    idle_tpu_window_minutes: Annotated[int, Field(ge=10, le=1440)] = 60
+    # At the budget cap, undeploy the models of Vertex AI endpoints labelled
+    # mlgov-undeploy-at-cap=true. Off by default: undeploying breaks serving.
+    undeploy_endpoints_at_cap: bool = False
     http_timeout_seconds: Annotated[int, Field(ge=60, le=1800)] = 900  # reapers; <= Scheduler max
     max_instances: Annotated[int, Field(ge=1, le=10)] = 1  # per function: one run at a time
     # Ingress of the three Scheduler-called functions (the budget function is always internal).

@@ -31,6 +31,8 @@ class TrainingPoolSettings(Model):
     zones: tuple[Zone, ...] = ()
     spot: bool = True
     disk_gb: Annotated[int, Field(ge=10, le=65536)] = 100
+    # Labels the pool mlgov-exempt: the budget cap never scales it down.
+    exempt: bool = False
 
 
 class TpuVmSettings(Model):

@@ -27,6 +27,7 @@ examples:
   mlgov check plan.json                       re-check a saved plan (- = stdin)
   mlgov diff base.json head.json --markdown   cost change between two plans
   mlgov jobs --stack dev list                 the stack's cleanup schedules
+  mlgov cap status --stack prod               what the budget cap changed in GKE
 
 exit codes: 0 fine, 1 mandatory policy violation, 2 invalid input
 """
@@ -121,11 +122,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _registrars() -> list[Callable[[Any], None]]:
     from governance.spend.cli import register as spend
+    from governance.tools.cap import register as cap
     from governance.tools.costs_cli import register as costs
     from governance.tools.jobs import register as jobs
     from governance.tools.policy_config import register as policy_config
 
-    return [policy_config, costs, jobs, spend]
+    return [policy_config, costs, jobs, spend, cap]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -82,7 +82,7 @@ def handler(args: argparse.Namespace) -> int:
     """Run `jobs`; returns the exit code (problems are raised as CliError)."""
     target = _target(args)
     job = _check_job(target, args.action, args.job)
-    client = _client(_endpoint(args.endpoint))
+    client = _client(endpoint(args.endpoint, "cloudscheduler"))
     if job is None:
         return _list(client, target, show_all=args.all, as_json=args.json)
     return _act(client, target, args.action, job, as_json=args.json)
@@ -122,9 +122,14 @@ def _resolve(target: Target, given: str) -> str:
     raise CliError(f"unknown job {given!r}; this stack's jobs: {', '.join(_choices(target))}")
 
 
-def _endpoint(flag: str | None) -> str | None:
+def endpoint(flag: str | None, service: str) -> str | None:
+    """The base URL to use: `--endpoint`, else MLGOV_API_ENDPOINTS[service], else None (Google).
+
+    Raises:
+        CliError: the map is not JSON, not an object, or the URL is not http(s).
+    """
     try:
-        return check_url(flag, "--endpoint") if flag is not None else api_endpoint("cloudscheduler")
+        return check_url(flag, "--endpoint") if flag is not None else api_endpoint(service)
     except EndpointError as err:
         raise CliError(str(err)) from None
 

@@ -123,6 +123,10 @@ EXEMPT_LABEL: Final = "mlgov-exempt"
 EXEMPT_VALUE: Final = "true"
 EXPIRES_LABEL: Final = "mlgov-expires-on"
 """`mlgov-expires-on: "YYYY-MM-DD"`: `reap_expired` stops the resource after that date."""
+UNDEPLOY_LABEL: Final = "mlgov-undeploy-at-cap"
+"""`mlgov-undeploy-at-cap: "true"` on a Vertex AI endpoint: the budget cap may undeploy its models
+(only where the stack opts in too, `automation.undeploy_endpoints_at_cap`)."""
+UNDEPLOY_VALUE: Final = "true"
 MANAGED_BY: Final = "mlgov"
 """The value of the `managed-by` label on everything mlgov creates."""
 

@@ -22,3 +22,10 @@ def test_exemption_label_is_the_vocabulary_one():
 
 def test_workload_label_is_a_required_cost_label():
     assert labels.WORKLOAD_LABEL in vocabulary.REQUIRED_LABELS
+
+
+def test_undeploy_label_is_the_vocabulary_one():
+    assert (labels.UNDEPLOY_LABEL, labels.UNDEPLOY_VALUE) == (
+        vocabulary.UNDEPLOY_LABEL,
+        vocabulary.UNDEPLOY_VALUE,
+    )

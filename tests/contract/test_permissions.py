@@ -9,15 +9,21 @@ from __future__ import annotations
 
 import pytest
 
-from govern.actions import DisableBilling
+from govern.actions import DisableBilling, UndeployEndpoint
 from govern.permissions import PERMISSIONS as FUNCTIONS_PERMISSIONS
-from govern.ports import GET_BILLING_INFO
+from govern.ports import GET_BILLING_INFO, LIST_ENDPOINTS
 from governance.components.action_settings import ENTRY_POINTS
-from governance.components.automation import PERMISSIONS, UNLINK_BILLING, function_permissions
+from governance.components.automation import (
+    PERMISSIONS,
+    UNDEPLOY_ENDPOINTS,
+    UNLINK_BILLING,
+    function_permissions,
+)
 
 # Unlinking billing is the action plus the read that decides it (is billing still linked?);
-# without the opt-in the budget flow does neither.
+# without the opt-in the budget flow does neither. Likewise undeploying endpoints.
 BILLING_ONLY = {*DisableBilling.permissions, *GET_BILLING_INFO.permissions}
+UNDEPLOY_ONLY = {*UndeployEndpoint.permissions, *LIST_ENDPOINTS.permissions}
 
 
 def test_same_entry_points():
@@ -25,16 +31,22 @@ def test_same_entry_points():
 
 
 @pytest.mark.parametrize("entry_point", sorted(FUNCTIONS_PERMISSIONS))
-def test_role_with_billing_opt_in_equals_the_functions_mapping(entry_point):
-    assert function_permissions(entry_point, allow_billing_disable=True) == tuple(
-        sorted(FUNCTIONS_PERMISSIONS[entry_point])
-    )
+def test_role_with_every_opt_in_equals_the_functions_mapping(entry_point):
+    assert function_permissions(
+        entry_point, allow_billing_disable=True, undeploy_endpoints=True
+    ) == tuple(sorted(FUNCTIONS_PERMISSIONS[entry_point]))
 
 
 @pytest.mark.parametrize("entry_point", sorted(FUNCTIONS_PERMISSIONS))
-def test_role_without_opt_in_lacks_exactly_the_unlink_permissions(entry_point):
-    expected = sorted(set(FUNCTIONS_PERMISSIONS[entry_point]) - BILLING_ONLY)
+def test_role_without_opt_ins_lacks_exactly_the_opt_in_permissions(entry_point):
+    expected = sorted(set(FUNCTIONS_PERMISSIONS[entry_point]) - BILLING_ONLY - UNDEPLOY_ONLY)
     assert function_permissions(entry_point, allow_billing_disable=False) == tuple(expected)
+    without_undeploy = sorted(set(FUNCTIONS_PERMISSIONS[entry_point]) - UNDEPLOY_ONLY)
+    assert function_permissions(entry_point, allow_billing_disable=True) == tuple(without_undeploy)
+
+
+def test_undeploy_permissions_are_the_undeploy_action_and_its_read():
+    assert sorted(UNDEPLOY_ENDPOINTS) == sorted(UNDEPLOY_ONLY)
 
 
 def test_unlink_permissions_are_the_disable_billing_action_and_its_read():

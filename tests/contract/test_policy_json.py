@@ -52,6 +52,10 @@ def test_every_stack_policy_parses_with_the_same_meaning(stack):
     assert policy.idle_gpu.max_utilization_percent == s.automation.idle_gpu_max_utilization_percent
     assert policy.idle_gpu.window_minutes == s.automation.idle_gpu_window_minutes
     assert policy.idle_gpu.workloads == s.automation.idle_gpu_workloads
+    assert policy.idle_tpu.max_duty_cycle_percent == (s.automation.idle_tpu_max_duty_cycle_percent)
+    assert policy.idle_tpu.window_minutes == s.automation.idle_tpu_window_minutes
+    assert policy.idle_tpu.workloads == s.automation.idle_gpu_workloads
+    assert policy.undeploy_endpoints is s.automation.undeploy_endpoints_at_cap is False
     assert policy.time_budget_seconds == 480
 
 
@@ -59,6 +63,11 @@ def test_the_required_keys_alone_parse():
     rendered = json.loads(action_settings(stack_settings("staging"), BUDGET_ID).model_dump_json())
     required = {k: rendered[k] for k in ("dry_run", "exempt_label", "projects", "budgets")}
     assert ActionPolicy.from_json(json.dumps(required)).budgets[BUDGET_ID].stop_at == 1.0
+
+
+def test_endpoint_undeploy_opt_in_reaches_the_functions():
+    s = stack_settings("staging", automation={"undeploy_endpoints_at_cap": True})
+    assert parse(action_settings(s, BUDGET_ID)).undeploy_endpoints is True
 
 
 def test_budget_without_thresholds_is_left_out_and_still_parses():

@@ -49,6 +49,8 @@ _RECS = (
     "https://cloud.google.com/recommender/docs/reference/rest/v1/"
     "projects.locations.recommenders.recommendations"
 )
+_GKE = "https://cloud.google.com/kubernetes-engine/docs/reference/api-permissions"
+_VERTEX = "https://cloud.google.com/vertex-ai/docs/general/iam-permissions"
 RULES: tuple[Rule, ...] = (
     Rule(
         "GET",
@@ -127,6 +129,83 @@ RULES: tuple[Rule, ...] = (
         # "Requires the recommender.*.update IAM permission for the specified recommender"
         "recommender.computeInstanceIdleResourceRecommendations.update",
         f"{_RECS}/markClaimed",
+    ),
+    # GKE: node pool and cluster writes need container.clusters.update on the cluster (the
+    # page lists nodePools.create/delete/update under it; setSize and setAutoscaling are
+    # node pool updates), reads container.clusters.list, operations container.operations.get.
+    Rule(
+        "GET",
+        rf"/v1/projects/{_ID}/locations/{_ID}/clusters",
+        "container.clusters.list",
+        f"{_GKE} (projects.locations.clusters.list)",
+    ),
+    Rule(
+        "PUT",
+        rf"/v1/projects/{_ID}/locations/{_ID}/clusters/{_ID}",
+        "container.clusters.update",
+        f"{_GKE} (projects.locations.clusters.update)",
+    ),
+    Rule(
+        "POST",
+        rf"/v1/projects/{_ID}/locations/{_ID}/clusters/{_ID}:setResourceLabels",
+        "container.clusters.update",
+        f"{_GKE} (projects.locations.clusters.setResourceLabels)",
+    ),
+    Rule(
+        "PUT",
+        rf"/v1/projects/{_ID}/locations/{_ID}/clusters/{_ID}/nodePools/{_ID}",
+        "container.clusters.update",
+        f"{_GKE} (projects.locations.clusters.nodePools.update)",
+    ),
+    Rule(
+        "POST",
+        rf"/v1/projects/{_ID}/locations/{_ID}/clusters/{_ID}/nodePools/{_ID}"
+        r":(setSize|setAutoscaling)",
+        "container.clusters.update",
+        f"{_GKE} (projects.locations.clusters.nodePools.setSize, .setAutoscaling)",
+    ),
+    Rule(
+        "GET",
+        rf"/v1/projects/{_ID}/locations/{_ID}/operations/{_ID}",
+        "container.operations.get",
+        f"{_GKE} (projects.locations.operations.get)",
+    ),
+    # Vertex AI: "List a customJob", "Cancel a customJob", ... in the permissions table.
+    Rule(
+        "GET",
+        rf"/v1/projects/{_ID}/locations/{_ID}/customJobs",
+        "aiplatform.customJobs.list",
+        _VERTEX,
+    ),
+    Rule(
+        "POST",
+        rf"/v1/projects/{_ID}/locations/{_ID}/customJobs/{_ID}:cancel",
+        "aiplatform.customJobs.cancel",
+        _VERTEX,
+    ),
+    Rule(
+        "GET",
+        rf"/v1/projects/{_ID}/locations/{_ID}/hyperparameterTuningJobs",
+        "aiplatform.hyperparameterTuningJobs.list",
+        _VERTEX,
+    ),
+    Rule(
+        "POST",
+        rf"/v1/projects/{_ID}/locations/{_ID}/hyperparameterTuningJobs/{_ID}:cancel",
+        "aiplatform.hyperparameterTuningJobs.cancel",
+        _VERTEX,
+    ),
+    Rule(
+        "GET",
+        rf"/v1/projects/{_ID}/locations/{_ID}/endpoints",
+        "aiplatform.endpoints.list",
+        _VERTEX,
+    ),
+    Rule(
+        "POST",
+        rf"/v1/projects/{_ID}/locations/{_ID}/endpoints/{_ID}:undeployModel",
+        "aiplatform.endpoints.undeploy",
+        _VERTEX,
     ),
     Rule(
         "GET",

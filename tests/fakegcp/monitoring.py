@@ -1,7 +1,10 @@
-"""Fake Cloud Monitoring timeSeries.list for the Ops Agent GPU utilization metric.
+"""Fake Cloud Monitoring timeSeries.list for the accelerator metrics the idle reaper reads.
 
-Answers one aligned (ALIGN_MEAN) point per GPU series, in the v3 TimeSeries JSON shape, for
-the instance ids named in the filter's one_of(...) (or all, without one).
+GPU: the Ops Agent's `agent.googleapis.com/gpu/utilization` (gce_instance, one series per GPU).
+TPU: `tpu.googleapis.com/accelerator/duty_cycle` (tpu_worker, one series per worker; the metric
+and resource are listed in https://cloud.google.com/tpu/docs/troubleshooting/tpu-vm-monitoring).
+Answers one aligned (ALIGN_MEAN) point per series, in the v3 TimeSeries JSON shape, for the ids
+named in the filter's one_of(...) (or all, without one).
 """
 
 from __future__ import annotations
@@ -12,16 +15,25 @@ from typing import Any
 from tests.fakegcp.server import FakeGcp, Reply, Request, error_body
 
 METRIC = "agent.googleapis.com/gpu/utilization"
+TPU_METRIC = "tpu.googleapis.com/accelerator/duty_cycle"
+# metric -> (monitored resource type, id label, per-series metric labels)
+_SERIES = {
+    METRIC: ("gce_instance", "instance_id", lambda i: {"gpu_number": str(i), "model": "Tesla T4"}),
+    TPU_METRIC: ("tpu_worker", "node_id", lambda i: {"accelerator_id": f"{i}"}),
+}
 
 
 class FakeMonitoring:
-    """GPU utilization means per (project, instance_id): a list of per-GPU percentages."""
+    """Means per (metric, project, resource id): a list of per-GPU (per-worker) percentages."""
 
     def __init__(self) -> None:
-        self.gpu: dict[tuple[str, str], list[float]] = {}
+        self.values: dict[tuple[str, str, str], list[float]] = {}
 
     def set(self, project: str, instance_id: str, *per_gpu: float) -> None:
-        self.gpu[(project, instance_id)] = list(per_gpu)
+        self.values[(METRIC, project, instance_id)] = list(per_gpu)
+
+    def set_tpu(self, project: str, node: str, *per_worker: float) -> None:
+        self.values[(TPU_METRIC, project, node)] = list(per_worker)
 
     def install(self, fake: FakeGcp) -> FakeMonitoring:
         fake.route("GET", r"/v3/projects/([^/]+)/timeSeries", self._list)
@@ -30,29 +42,28 @@ class FakeMonitoring:
     def _list(self, request: Request, m: re.Match[str]) -> Reply:
         q = {k: v[0] for k, v in request.query.items()}
         flt = q.get("filter", "")
-        if f'metric.type = "{METRIC}"' not in flt or "interval.endTime" not in q:
+        metric = next((name for name in _SERIES if f'metric.type = "{name}"' in flt), None)
+        if metric is None or "interval.endTime" not in q:
             return Reply(
                 400, error_body(400, "filter must name the metric type; interval.endTime required")
             )
+        resource_type, id_label, metric_labels = _SERIES[metric]
         ids = None
-        if om := re.search(r"resource\.labels\.instance_id = one_of\(([^)]*)\)", flt):
+        if om := re.search(rf"resource\.labels\.{id_label} = one_of\(([^)]*)\)", flt):
             ids = {s.strip().strip('"') for s in om[1].split(",")}
         series: list[dict[str, Any]] = []
-        for (project, instance_id), values in sorted(self.gpu.items()):
-            if project != m[1] or (ids is not None and instance_id not in ids):
+        for (name, project, rid), values in sorted(self.values.items()):
+            if name != metric or project != m[1] or (ids is not None and rid not in ids):
                 continue
-            for gpu, value in enumerate(values):
+            for i, value in enumerate(values):
                 series.append(
                     {
-                        "metric": {
-                            "type": METRIC,
-                            "labels": {"gpu_number": str(gpu), "model": "Tesla T4"},
-                        },
+                        "metric": {"type": metric, "labels": metric_labels(i)},
                         "resource": {
-                            "type": "gce_instance",
+                            "type": resource_type,
                             "labels": {
                                 "project_id": project,
-                                "instance_id": instance_id,
+                                id_label: rid,
                                 "zone": "us-central1-a",
                             },
                         },

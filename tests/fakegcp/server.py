@@ -117,6 +117,7 @@ class FakeGcp:
         self.latency_s = latency_s
         self.clock = clock
         self.requests: list[Request] = []
+        self.exchanges: list[tuple[Request, Reply]] = []  # each request with the reply it got
         self.faults: list[Fault] = []
         # How long (real seconds) a SLOW reply holds its connection: longer than the client's
         # call timeout in the tests (MLGOV_POLICY.call_timeout_seconds), so it gives up first.
@@ -274,6 +275,8 @@ class FakeGcp:
             if self.clock is not None:
                 self.clock.advance(fault.seconds)
             self._closing.wait(self.slow_hold_s)
+        with self._lock:
+            self.exchanges.append((request, reply))
         payload = json.dumps(reply.body).encode()
         try:
             http.send_response(reply.status)

@@ -25,11 +25,13 @@ from govern.models import ActionPolicy
 from tests.fakegcp.billing import FakeBilling
 from tests.fakegcp.clock import FakeClock
 from tests.fakegcp.compute import FakeCompute
+from tests.fakegcp.container import FakeContainer
 from tests.fakegcp.monitoring import FakeMonitoring
 from tests.fakegcp.notebooks import FakeNotebooks
 from tests.fakegcp.recommender import FakeRecommender
 from tests.fakegcp.server import FakeGcp
 from tests.fakegcp.tpu import FakeTpu
+from tests.fakegcp.vertex import FakeVertex
 
 REPO = Path(__file__).resolve().parents[2]
 MAIN = str(REPO / "functions" / "main.py")
@@ -69,6 +71,8 @@ class Cloud:
     tpu: FakeTpu
     monitoring: FakeMonitoring
     clock: FakeClock
+    container: FakeContainer
+    vertex: FakeVertex
 
     def mutations(self) -> list[Any]:
         """Requests that change state (anything but GET)."""
@@ -88,6 +92,8 @@ def cloud(monkeypatch: pytest.MonkeyPatch) -> Iterator[Cloud]:
             FakeTpu().install(server),
             FakeMonitoring().install(server),
             clock_,
+            FakeContainer().install(server),
+            FakeVertex().install(server),
         )
         monkeypatch.setenv(
             "MLGOV_API_ENDPOINTS",
@@ -101,6 +107,8 @@ def cloud(monkeypatch: pytest.MonkeyPatch) -> Iterator[Cloud]:
                         "notebooks",
                         "tpu",
                         "monitoring",
+                        "container",
+                        "aiplatform",
                     )
                 }
             ),
@@ -120,6 +128,8 @@ class AdapterPorts:
     billing: Any
     recommender: Any
     monitoring: Any
+    container: Any
+    vertex: Any
 
 
 def adapter_ports(cloud: Cloud) -> AdapterPorts:
@@ -131,6 +141,8 @@ def adapter_ports(cloud: Cloud) -> AdapterPorts:
         billing=gcp.ADAPTERS["cloudbilling"](url),
         recommender=gcp.ADAPTERS["recommender"](url),
         monitoring=gcp.ADAPTERS["monitoring"](url),
+        container=gcp.ADAPTERS["container"](url),
+        vertex=gcp.ADAPTERS["aiplatform"](url),
     )
 
 
@@ -249,3 +261,105 @@ def log_lines(out: str) -> list[dict[str, Any]]:
         except ValueError:
             continue
     return lines
+
+
+# -- the prod-like accelerator scenario (issue 12): GKE pools and NAP, a TPU VM, Vertex AI ------
+REGION = "us-central1"
+CLUSTER = "acme-prod-ml"
+NAP = {
+    "cpu": (0, 512),
+    "memory": (0, 2048),
+    "nvidia-l4": (0, 32),
+    "nvidia-tesla-t4": (0, 16),
+    "tpu-v5-lite-podslice": (0, 64),
+}
+
+
+def seed_accelerators(cloud: Cloud, project: str = PROD) -> None:
+    """GPU and TPU pools (one exempt), a system pool, NAP, a TPU VM, jobs and endpoints."""
+    # Every governed project has billing info (Cloud Billing answers for any existing project).
+    for governed in (DEV, PROD):
+        cloud.billing.add(governed)
+    gke = cloud.container
+    gke.add_cluster(project, REGION, CLUSTER, nap=NAP, labels={"team": "ml-platform"})
+    gke.add_pool(
+        project,
+        REGION,
+        CLUSTER,
+        "system",
+        nodes=3,
+        initial=1,
+        autoscaling={
+            "enabled": True,
+            "totalMinNodeCount": 1,
+            "totalMaxNodeCount": 5,
+            "locationPolicy": "BALANCED",
+        },
+    )
+    gke.add_pool(
+        project,
+        REGION,
+        CLUSTER,
+        "l4-spot",
+        machine_type="g2-standard-16",
+        gpus=1,
+        autoscaling={
+            "enabled": True,
+            "totalMinNodeCount": 0,
+            "totalMaxNodeCount": 16,
+            "locationPolicy": "ANY",
+        },
+        nodes=6,
+        labels={"team": "ml-platform", "workload": "training"},
+    )
+    gke.add_pool(
+        project,
+        REGION,
+        CLUSTER,
+        "tpu-v5e",
+        machine_type="ct5lp-hightpu-4t",
+        autoscaling={
+            "enabled": True,
+            "totalMinNodeCount": 0,
+            "totalMaxNodeCount": 8,
+            "locationPolicy": "ANY",
+        },
+        nodes=4,
+    )
+    gke.add_pool(
+        project,
+        REGION,
+        CLUSTER,
+        "t4-fixed",
+        machine_type="n1-standard-8",
+        gpus=2,
+        gpu_type="nvidia-tesla-t4",
+        nodes=2,
+        initial=2,
+    )
+    gke.add_pool(
+        project,
+        REGION,
+        CLUSTER,
+        "a100-exempt",
+        machine_type="a2-highgpu-1g",
+        autoscaling={"enabled": True, "minNodeCount": 1, "maxNodeCount": 2},
+        nodes=2,
+        labels={"mlgov-exempt": "true"},
+    )
+    cloud.tpu.add(project, "us-central1-a", "research-v5e", labels={"workload": "training"})
+    vertex = cloud.vertex
+    vertex.add_job(project, REGION, "train-1")
+    vertex.add_job(project, REGION, "train-queued", state="JOB_STATE_QUEUED")
+    vertex.add_job(project, REGION, "train-exempt", labels={"mlgov-exempt": "true"})
+    vertex.add_job(project, REGION, "train-done", state="JOB_STATE_SUCCEEDED")
+    vertex.add_job(project, REGION, "hpt-1", kind="hyperparameterTuningJobs")
+    vertex.add_endpoint(
+        project,
+        REGION,
+        "e-opted",
+        models={"11": 70, "12": 30},
+        labels={"mlgov-undeploy-at-cap": "true"},
+    )
+    vertex.add_endpoint(project, REGION, "e-serving", models={"21": 100})
+    cloud.billing.add(project)

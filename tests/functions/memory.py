@@ -15,7 +15,9 @@ import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from govern.gke import Autoscaling, Cluster, NodePool, ResourceLimit
 from govern.models import Recommendation, Workload
+from govern.vertex import Endpoint, JobKind, VertexJob
 
 STOPPED = {"compute": "TERMINATED", "notebook": "STOPPED", "tpu": "STOPPED"}
 
@@ -28,6 +30,11 @@ class MemoryCloud:
     recommendations: list[Recommendation] = field(default_factory=list)
     billing: dict[str, bool] = field(default_factory=dict)
     utilization: dict[str, float] = field(default_factory=dict)
+    duty_cycle: dict[str, float] = field(default_factory=dict)
+    clusters: dict[str, Cluster] = field(default_factory=dict)
+    pool_sizes: dict[str, int] = field(default_factory=dict)
+    jobs: list[VertexJob] = field(default_factory=list)
+    endpoints: list[Endpoint] = field(default_factory=list)
     rec_states: dict[str, str] = field(default_factory=dict)
     errors: dict[tuple[str, str], Exception] = field(default_factory=dict)
     calls: list[tuple[str, tuple[object, ...]]] = field(default_factory=list)
@@ -145,6 +152,102 @@ class MemoryMonitoring:
         )
         return {i: u for i, u in self.cloud.utilization.items() if i in instance_ids}
 
+    def tpu_duty_cycle(
+        self, project: str, window_minutes: int, node_names: Sequence[str]
+    ) -> Mapping[str, float]:
+        self.cloud.record(
+            "monitoring.tpu_duty_cycle", project, project, window_minutes, tuple(node_names)
+        )
+        return {n: u for n, u in self.cloud.duty_cycle.items() if n in node_names}
+
+
+class MemoryContainer:
+    """ports.Container: clusters keyed by path; writes replace the frozen models."""
+
+    def __init__(self, cloud: MemoryCloud) -> None:
+        self.cloud = cloud
+
+    def list_clusters(self, project: str) -> list[Cluster]:
+        self.cloud.record("container.list_clusters", project, project)
+        return [c for c in self.cloud.clusters.values() if c.project == project]
+
+    def _pool(self, pool: NodePool, **changes: object) -> str:
+        path = pool.path.rsplit("/nodePools/", 1)[0]
+        cluster = self.cloud.clusters[path]
+        pools = tuple(
+            dataclasses.replace(p, **changes) if p.name == pool.name else p
+            for p in cluster.node_pools
+        )
+        self.cloud.clusters[path] = dataclasses.replace(cluster, node_pools=pools)
+        return f"operation-{pool.name}"
+
+    def set_pool_labels(self, pool: NodePool, labels: Mapping[str, str]) -> str:
+        self.cloud.record("container.set_pool_labels", pool.name, pool.name, dict(labels))
+        return self._pool(pool, resource_labels=dict(labels))
+
+    def set_pool_autoscaling(self, pool: NodePool, autoscaling: Autoscaling) -> str:
+        self.cloud.record("container.set_pool_autoscaling", pool.name, pool.name, autoscaling)
+        return self._pool(pool, autoscaling=autoscaling)
+
+    def set_pool_size(self, pool: NodePool, nodes: int) -> str:
+        self.cloud.record("container.set_pool_size", pool.name, pool.name, nodes)
+        self.cloud.pool_sizes[pool.path] = nodes
+        return f"operation-{pool.name}"
+
+    def set_cluster_labels(self, cluster: Cluster, labels: Mapping[str, str]) -> str:
+        self.cloud.record("container.set_cluster_labels", cluster.name, cluster.name, dict(labels))
+        current = self.cloud.clusters[cluster.path]
+        self.cloud.clusters[cluster.path] = dataclasses.replace(
+            current, resource_labels=dict(labels)
+        )
+        return f"operation-{cluster.name}"
+
+    def set_resource_limits(self, cluster: Cluster, limits: Sequence[ResourceLimit]) -> str:
+        self.cloud.record(
+            "container.set_resource_limits", cluster.name, cluster.name, tuple(limits)
+        )
+        current = self.cloud.clusters[cluster.path]
+        self.cloud.clusters[cluster.path] = dataclasses.replace(current, limits=tuple(limits))
+        return f"operation-{cluster.name}"
+
+
+class MemoryVertex:
+    """ports.Vertex: jobs and endpoints in lists; cancel moves a job to CANCELLING."""
+
+    def __init__(self, cloud: MemoryCloud) -> None:
+        self.cloud = cloud
+
+    def list_jobs(self, project: str, region: str, kind: JobKind) -> list[VertexJob]:
+        self.cloud.record("vertex.list_jobs", project, project, region, kind)
+        return [
+            j
+            for j in self.cloud.jobs
+            if (j.project, j.region, j.kind) == (project, region, kind) and j.active
+        ]
+
+    def cancel_job(self, job: VertexJob) -> None:
+        self.cloud.record("vertex.cancel_job", job.job_id, job.job_id)
+        self.cloud.jobs = [
+            dataclasses.replace(j, state="JOB_STATE_CANCELLING") if j == job else j
+            for j in self.cloud.jobs
+        ]
+
+    def list_endpoints(self, project: str, region: str) -> list[Endpoint]:
+        self.cloud.record("vertex.list_endpoints", project, project, region)
+        return [e for e in self.cloud.endpoints if (e.project, e.region) == (project, region)]
+
+    def undeploy_model(
+        self, endpoint: Endpoint, deployed_model_id: str, traffic_split: Mapping[str, int]
+    ) -> str:
+        self.cloud.record(
+            "vertex.undeploy_model",
+            endpoint.endpoint_id,
+            endpoint.endpoint_id,
+            deployed_model_id,
+            dict(traffic_split),
+        )
+        return f"operation-{deployed_model_id}"
+
 
 class MemoryPorts:
     """govern.ports.Ports over one MemoryCloud."""
@@ -156,3 +259,5 @@ class MemoryPorts:
         self.billing = MemoryBilling(cloud)
         self.recommender = MemoryRecommender(cloud)
         self.monitoring = MemoryMonitoring(cloud)
+        self.container = MemoryContainer(cloud)
+        self.vertex = MemoryVertex(cloud)

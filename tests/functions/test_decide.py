@@ -249,7 +249,7 @@ def gpu(name, util_id="1", workload="training", **kw):
     [
         (gpu("g"), {"1": 1.0}, StopInstance, "GPU idle"),
         (gpu("g"), {"1": 5.0}, Skip, "busy"),
-        (gpu("g"), {}, Skip, "no GPU utilization data"),
+        (gpu("g"), {}, decide.NoData, "no GPU utilization data"),
         (gpu("g", labels={"mlgov-exempt": "true"}), {"1": 0.0}, Skip, "exempt"),
         (gpu("g", state="TERMINATED"), {"1": 0.0}, Skip, "not running"),
         (gpu("g", managed_by="gke"), {"1": 0.0}, Skip, "gke"),

@@ -409,7 +409,7 @@ def test_a_misconfigured_budget_function_raises_so_the_alert_is_redelivered(
     [error] = [x for x in log_lines(capsys.readouterr().out) if x["severity"] == "ERROR"]
     assert needle in error["message"]
     # Fixed and redeployed: the redelivered alert is handled.
-    services = ("compute", "notebooks", "tpu", "cloudbilling")
+    services = ("compute", "notebooks", "tpu", "cloudbilling", "container", "aiplatform")
     monkeypatch.setenv("MLGOV_API_ENDPOINTS", json.dumps(dict.fromkeys(services, cloud.server.url)))
     set_policy(monkeypatch)
     send_event(pubsub_event(budget_data(1.3, 1300)))
@@ -437,3 +437,39 @@ def test_a_vm_without_local_ssds_is_stopped_without_the_parameter(cloud):
     _idle_gpus(cloud)
     [stop] = cloud.server.calls("POST", "/stop")
     assert "discardLocalSsd" not in stop.query
+
+
+# -- an API the project never enabled ----------------------------------------------------------
+
+
+def test_a_project_without_the_gke_or_vertex_api_is_capped_without_errors(cloud, capsys):
+    # Google answers 403 SERVICE_DISABLED (google.rpc.ErrorInfo) for an API the project has not
+    # enabled: nothing of it runs, so the cap goes on and the alert is not redelivered.
+    seed_budget(cloud)
+    disabled = {
+        "error": {
+            "code": 403,
+            "message": "Kubernetes Engine API has not been used in project before or it is disabled.",
+            "status": "PERMISSION_DENIED",
+            "details": [
+                {
+                    "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+                    "reason": "SERVICE_DISABLED",
+                    "domain": "googleapis.com",
+                    "metadata": {"service": "container.googleapis.com"},
+                }
+            ],
+        }
+    }
+    cloud.server.inject(r"/v1/projects/[^/]+/locations/-/clusters", 403, times=10, body=disabled)
+    send_event(pubsub_event(budget_data(1.3, 1300)))
+    _budget_done(cloud)
+    lines = log_lines(capsys.readouterr().out)
+    assert not [x for x in lines if x["severity"] in ("ERROR", "CRITICAL")]
+    assert any("the API is not enabled in the project" in x["message"] for x in lines)
+
+
+def test_a_permission_error_on_the_gke_list_is_not_mistaken_for_a_disabled_api(cloud):
+    seed_budget(cloud)
+    cloud.server.inject(r"/v1/projects/[^/]+/locations/-/clusters", 403, times=10)
+    send_event(pubsub_event(budget_data(1.3, 1300)), status=500)  # raised: Pub/Sub redelivers

@@ -29,7 +29,14 @@ READ_METHODS = {
     "recommender.projects.locations.recommenders.recommendations.list": (
         "recommender.list_recommendations"
     ),
-    "monitoring.projects.timeSeries.list": "monitoring.gpu_utilization",
+    "monitoring.projects.timeSeries.list": {
+        "monitoring.gpu_utilization",
+        "monitoring.tpu_duty_cycle",
+    },
+    "container.projects.locations.clusters.list": "container.list_clusters",
+    "aiplatform.projects.locations.customJobs.list": "vertex.list_jobs",
+    "aiplatform.projects.locations.hyperparameterTuningJobs.list": "vertex.list_jobs",
+    "aiplatform.projects.locations.endpoints.list": "vertex.list_endpoints",
 }
 ACTION_METHODS = {
     "StopInstance": {"compute.stop"},
@@ -44,6 +51,15 @@ ACTION_METHODS = {
         "recommender.list_recommendations",  # to recognise its own claim after a lost reply
     },
     "ReleaseClaim": {"recommender.mark_succeeded", "recommender.mark_failed"},
+    "CapNodePool": {
+        "container.set_pool_labels",
+        "container.set_pool_size",
+        "container.set_pool_autoscaling",
+    },
+    "CapAutoprovisioning": {"container.set_cluster_labels", "container.set_resource_limits"},
+    "CancelCustomJob": {"vertex.cancel_job"},
+    "CancelTuningJob": {"vertex.cancel_job"},
+    "UndeployEndpoint": {"vertex.undeploy_model"},
 }
 
 
@@ -52,7 +68,10 @@ def _runner(**extra) -> execute.Runner:
 
 
 def _declared(flow: flows.Flow) -> set[str]:
-    methods = {READ_METHODS[r.method] for r in flow.reads}
+    methods: set[str] = set()
+    for read in flow.reads:
+        found = READ_METHODS[read.method]
+        methods |= {found} if isinstance(found, str) else found
     return methods.union(*(ACTION_METHODS[k.__name__] for k in flow.actions))
 
 
@@ -115,6 +134,8 @@ def test_budget_alert_dry_run_reads_but_changes_nothing():
         "notebooks.list_instances",
         "tpus.list_nodes",
         "billing.billing_enabled",
+        "container.list_clusters",
+        "vertex.list_jobs",  # endpoints only where the policy opts in to undeploying
     }
 
 
@@ -155,7 +176,7 @@ def test_reap_idle_gpus_reads_utilization_only_for_candidates():
     cloud = MemoryCloud(workloads=[vm("cpu", labels={"workload": "training"})])
     report = flows.reap_idle_gpus(MemoryPorts(cloud), _runner())
     assert report.results == ()
-    assert cloud.methods() == {"compute.list_instances"}
+    assert cloud.methods() == {"compute.list_instances", "tpus.list_nodes"}
 
 
 def test_reap_idle_gpus_stops_idle_ones_per_owner():

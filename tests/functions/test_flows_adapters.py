@@ -31,7 +31,9 @@ def test_stop_retries_on_429_and_500_then_succeeds(cloud):
     seed_budget(cloud)
     cloud.server.inject(r"/instances/vm-run/stop$", 429, times=1)
     cloud.server.inject(r"/instances/vm-run/stop$", 500, times=1)
-    flows.budget_alert(_alert(1.0, 1000), adapter_ports(cloud), runner(cloud.clock))
+    # A rate limit high enough that the limiter never waits: only the backoffs sleep.
+    fast = runner(cloud.clock, max_requests_per_second_per_project=100)
+    flows.budget_alert(_alert(1.0, 1000), adapter_ports(cloud), fast)
     assert cloud.compute.status(DEV, A, "vm-run") == "TERMINATED"
     assert len(cloud.server.calls("POST", "/instances/vm-run/stop")) == 3
     assert len(cloud.clock.slept) == 2  # one backoff per transient error, on the fake clock

@@ -35,8 +35,17 @@ FLOW = {flow.entry_point: flow for flow in FLOWS}
 # its action kind (govern/actions/).
 EXPECTED = {
     "on_budget_alert": (
+        "aiplatform.customJobs.cancel",
+        "aiplatform.customJobs.list",
+        "aiplatform.endpoints.list",
+        "aiplatform.endpoints.undeploy",
+        "aiplatform.hyperparameterTuningJobs.cancel",
+        "aiplatform.hyperparameterTuningJobs.list",
         "compute.instances.list",
         "compute.instances.stop",
+        "container.clusters.list",
+        "container.clusters.update",
+        "container.operations.get",
         "notebooks.instances.list",
         "notebooks.instances.stop",
         "resourcemanager.projects.deleteBillingAssignment",
@@ -63,8 +72,12 @@ EXPECTED = {
         "compute.instances.stop",
         "monitoring.timeSeries.list",
         "notebooks.instances.stop",
+        "tpu.nodes.list",
+        "tpu.nodes.stop",
     ),
 }
+# Policy keys a scenario needs to take every branch (undeploying endpoints is opt-in).
+SCENARIO_POLICY = {"on_budget_alert": {"undeploy_endpoints": True}}
 
 
 def _budget_alert(cloud) -> None:
@@ -73,6 +86,23 @@ def _budget_alert(cloud) -> None:
     cloud.tpu.add(DEV, B, "tpu")
     cloud.billing.add(DEV)  # allow_billing_disable: true
     cloud.billing.add(PROD)
+    cloud.container.add_cluster(DEV, "us-central1", "ml", nap={"cpu": (0, 64), "nvidia-l4": (0, 8)})
+    cloud.container.add_pool(DEV, "us-central1", "ml", "system", nodes=1)
+    cloud.container.add_pool(
+        DEV,
+        "us-central1",
+        "ml",
+        "l4",
+        machine_type="g2-standard-8",
+        gpus=1,
+        autoscaling={"enabled": True, "totalMinNodeCount": 0, "totalMaxNodeCount": 4},
+        nodes=2,
+    )
+    cloud.vertex.add_job(DEV, "us-central1", "train-1")
+    cloud.vertex.add_job(DEV, "us-central1", "hpt-1", kind="hyperparameterTuningJobs")
+    cloud.vertex.add_endpoint(
+        DEV, "us-central1", "e1", models={"1": 100}, labels={"mlgov-undeploy-at-cap": "true"}
+    )
     send_event(pubsub_event(budget_data(1.2, 1200)))
 
 
@@ -98,6 +128,8 @@ def _reap_idle_gpus(cloud) -> None:
     cloud.notebooks.add(DEV, B, "nb-gpu", gpus=1, labels={"workload": "notebook"})
     cloud.monitoring.set(DEV, vm["id"], 0.0)
     cloud.monitoring.set(DEV, nb["id"], 0.0)
+    cloud.tpu.add(DEV, B, "tpu", labels={"workload": "training"})
+    cloud.monitoring.set_tpu(DEV, "tpu", 0.0)
     post_report("reap_idle_gpus")
 
 
@@ -115,8 +147,9 @@ def test_permissions_are_pinned():
 
 @pytest.mark.parametrize("entry_point", sorted(SCENARIOS))
 def test_declared_permissions_equal_the_documented_permissions_of_the_calls_made(
-    cloud, entry_point
+    cloud, monkeypatch, entry_point
 ):
+    set_policy(monkeypatch, **SCENARIO_POLICY.get(entry_point, {}))
     SCENARIOS[entry_point](cloud)
     assert cloud.mutations(), "the scenario must act, or the actions' permissions go unchecked"
     needed = iam.permissions(cloud.server.calls())
@@ -125,7 +158,7 @@ def test_declared_permissions_equal_the_documented_permissions_of_the_calls_made
 
 @pytest.mark.parametrize("entry_point", sorted(SCENARIOS))
 def test_a_dry_run_needs_exactly_the_declared_reads(cloud, monkeypatch, entry_point):
-    set_policy(monkeypatch, dry_run=True)
+    set_policy(monkeypatch, dry_run=True, **SCENARIO_POLICY.get(entry_point, {}))
     SCENARIOS[entry_point](cloud)
     assert cloud.mutations() == []
     reads = {p for read in FLOW[entry_point].reads for p in read.permissions}

@@ -36,7 +36,7 @@ ACCOUNT = "gcp:serviceaccount/account:Account"
 TOPIC = "projects/acme-ml-dev/topics/acme-dev-budget-alerts"
 PRIMITIVE = {"roles/owner", "roles/editor", "roles/viewer"}
 
-BUDGET_PERMS = [
+STOP_PERMS = [
     "compute.instances.list",
     "compute.instances.stop",
     "notebooks.instances.list",
@@ -44,6 +44,18 @@ BUDGET_PERMS = [
     "tpu.nodes.list",
     "tpu.nodes.stop",
 ]
+# The budget cap also reaches GKE (pools, NAP) and Vertex AI jobs (issue 12).
+CAP_PERMS = [
+    "aiplatform.customJobs.cancel",
+    "aiplatform.customJobs.list",
+    "aiplatform.hyperparameterTuningJobs.cancel",
+    "aiplatform.hyperparameterTuningJobs.list",
+    "container.clusters.list",
+    "container.clusters.update",
+    "container.operations.get",
+]
+BUDGET_PERMS = sorted(STOP_PERMS + CAP_PERMS)
+UNDEPLOY_PERMS = ["aiplatform.endpoints.list", "aiplatform.endpoints.undeploy"]
 BILLING_PERMS = ["resourcemanager.projects.deleteBillingAssignment", "resourcemanager.projects.get"]
 
 
@@ -72,6 +84,7 @@ def build(s: Settings, source_dir: Path = FUNCTIONS_DIR) -> None:
             http_timeout_seconds=s.automation.http_timeout_seconds,
             max_instances=s.automation.max_instances,
             scheduled_ingress=s.automation.scheduled_ingress,
+            undeploy_endpoints=s.automation.undeploy_endpoints_at_cap,
             source_dir=source_dir,
         ),
     )
@@ -162,14 +175,25 @@ def test_roles_hold_exactly_the_permissions_of_their_actions(dev):
         "recommender.computeInstanceIdleResourceRecommendations.list",
         "recommender.computeInstanceIdleResourceRecommendations.update",
     ]
-    assert perms("reap-expired") == BUDGET_PERMS
+    assert perms("reap-expired") == STOP_PERMS
     # It finds Workbench GPU VMs through Compute and stops them through Notebooks: no list.
     assert perms("reap-idle-gpus") == [
         "compute.instances.list",
         "compute.instances.stop",
         "monitoring.timeSeries.list",
         "notebooks.instances.stop",
+        "tpu.nodes.list",
+        "tpu.nodes.stop",
     ]
+
+
+def test_endpoint_undeploy_permissions_only_with_the_opt_in(under_mocks):
+    s = settings("dev", undeploy_endpoints_at_cap=True)
+    recorded = by_name(under_mocks(lambda: build(s), {"gcp:project": s.project}))
+    budget = recorded["gov-on-budget-alert-role"].inputs["permissions"]
+    assert budget == sorted(BUDGET_PERMS + BILLING_PERMS + UNDEPLOY_PERMS)
+    for slug in ("reap-idle-vms", "reap-expired", "reap-idle-gpus"):
+        assert not set(UNDEPLOY_PERMS) & set(recorded[f"gov-{slug}-role"].inputs["permissions"])
 
 
 @pytest.mark.parametrize("stack", ["staging", "prod"])
@@ -280,6 +304,12 @@ def test_policy_env_var_is_the_rendered_stack_policy(dev):
                 "workloads": ["training", "notebook"],
             },
             "time_budget_seconds": budget,
+            "idle_tpu": {
+                "max_duty_cycle_percent": 5.0,
+                "window_minutes": 60,
+                "workloads": ["training", "notebook"],
+            },
+            "undeploy_endpoints": False,
         }
         assert raw == action_settings(s, "budget-123", time_budget_seconds=budget).model_dump_json()
 

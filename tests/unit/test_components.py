@@ -169,3 +169,41 @@ def test_budget_without_forecast_thresholds(under_mocks: Run) -> None:
         {"thresholdPercent": 1.0, "spendBasis": "CURRENT_SPEND"},
     ]
     assert b.inputs["billingAccount"] == "01D4EE-079462-DFD6EC"
+
+
+def test_an_exempt_training_pool_carries_the_exemption_label(under_mocks):
+    # The budget cap leaves node pools labelled mlgov-exempt alone (functions/govern/cap.py).
+    import pulumi
+
+    from governance.components.training import (
+        SpotTrainingPools,
+        SpotTrainingPoolsArgs,
+        TrainingPool,
+    )
+    from governance.labels import base_labels
+
+    def build() -> None:
+        SpotTrainingPools(
+            "t",
+            SpotTrainingPoolsArgs(
+                prefix="p",
+                project="proj",
+                region="us-central1",
+                zones=("us-central1-a",),
+                labels=base_labels("dev", {"team": "t", "cost-center": "c"}),
+                pools={
+                    "keep": TrainingPool(accelerator="nvidia-l4", exempt=True),
+                    "cap": TrainingPool(accelerator="nvidia-l4"),
+                },
+                tpu_vms={},
+                gpu_vms={},
+                network_id="n",
+                subnet_id="s",
+                cluster_name=pulumi.Output.from_input("c"),
+                node_service_account="sa@x",
+            ),
+        )
+
+    pools = {r.name: r.inputs for r in under_mocks(build, {"gcp:project": "proj"})}
+    assert pools["t-keep"]["nodeConfig"]["resourceLabels"]["mlgov-exempt"] == "true"
+    assert "mlgov-exempt" not in pools["t-cap"]["nodeConfig"]["resourceLabels"]

@@ -11,8 +11,15 @@ from typing import Final
 
 from govern.actions.base import Action, Call, Done, Skip
 from govern.actions.disable_billing import DisableBilling
+from govern.actions.gke import CapAutoprovisioning, CapNodePool
 from govern.actions.reap_recommendation import ReapRecommendation, ReleaseClaim
 from govern.actions.stop import StopInstance, StopNotebook, StopTpuNode, StopWorkload
+from govern.actions.vertex import (
+    CancelCustomJob,
+    CancelTuningJob,
+    CancelVertexJob,
+    UndeployEndpoint,
+)
 
 ACTIONS: Final[tuple[type[Action], ...]] = (
     StopInstance,
@@ -21,6 +28,11 @@ ACTIONS: Final[tuple[type[Action], ...]] = (
     ReapRecommendation,
     ReleaseClaim,
     DisableBilling,
+    CapNodePool,
+    CapAutoprovisioning,
+    CancelCustomJob,
+    CancelTuningJob,
+    UndeployEndpoint,
 )
 """Every kind execute.apply may run; anything else is reported as failed ("no executor")."""
 
@@ -28,6 +40,11 @@ __all__ = [
     "ACTIONS",
     "Action",
     "Call",
+    "CancelCustomJob",
+    "CancelTuningJob",
+    "CancelVertexJob",
+    "CapAutoprovisioning",
+    "CapNodePool",
     "DisableBilling",
     "Done",
     "ReapRecommendation",
@@ -37,4 +54,5 @@ __all__ = [
     "StopNotebook",
     "StopTpuNode",
     "StopWorkload",
+    "UndeployEndpoint",
 ]

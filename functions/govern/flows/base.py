@@ -9,14 +9,19 @@ declaration against the REST calls the flow really makes.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import contextvars
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, TypeVar
 
 from govern.actions import Action
 from govern.execute import ReadCall, Runner
 from govern.models import Kind, Workload
 from govern.ports import LIST_INSTANCES, LIST_NOTEBOOKS, LIST_TPU_NODES, Ports, Read
+
+A = TypeVar("A")
+B = TypeVar("B")
 
 
 @dataclass(frozen=True)
@@ -69,3 +74,15 @@ def inventory(
                 for zone in runner.policy.projects[project].zones
             ]
     return flatten(runner.gather_all(reads))
+
+
+def together(first: Callable[[], A], second: Callable[[], B]) -> tuple[A, B]:
+    """Run two independent read phases side by side (each keeps its own Runner.map pool).
+
+    Every call inside still goes through the Runner (rate limit per project, deadline); only the
+    phases overlap, so neither waits for the other's slowest listing.
+    """
+    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="mlgov-phase") as pool:
+        a = pool.submit(contextvars.copy_context().run, first)
+        b = pool.submit(contextvars.copy_context().run, second)
+        return a.result(), b.result()

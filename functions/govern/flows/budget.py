@@ -1,7 +1,8 @@
 """on_budget_alert's flow: how far the alert goes, read what it covers, stop, then unlink billing.
 
-Stops come first; unlinking billing (the last resort, opted into per project) runs in a second
-pass after them. Decisions are decide.py's; this module only sequences reads and actions.
+Stops come first (with Vertex AI cancels and GKE NAP limits), then GKE accelerator pools are
+scaled to zero (flows/cap.py); unlinking billing (the last resort, opted into per project) runs
+last. Decisions are decide.py's and cap.py's; this module only sequences reads and actions.
 """
 
 from __future__ import annotations
@@ -12,14 +13,15 @@ from typing import Final
 from govern import decide, execute
 from govern.actions import DisableBilling, StopInstance, StopNotebook, StopTpuNode
 from govern.execute import ReadCall, Runner
-from govern.flows.base import Flow, inventory
+from govern.flows import cap
+from govern.flows.base import Flow, inventory, together
 from govern.models import BudgetAlert, Report
 from govern.ports import GET_BILLING_INFO, LIST_INSTANCES, LIST_NOTEBOOKS, LIST_TPU_NODES, Ports
 
 BUDGET_ALERT: Final = Flow(
     "on_budget_alert",
-    reads=(LIST_INSTANCES, LIST_NOTEBOOKS, LIST_TPU_NODES, GET_BILLING_INFO),
-    actions=(StopInstance, StopNotebook, StopTpuNode, DisableBilling),
+    reads=(LIST_INSTANCES, LIST_NOTEBOOKS, LIST_TPU_NODES, GET_BILLING_INFO, *cap.CAP_READS),
+    actions=(StopInstance, StopNotebook, StopTpuNode, DisableBilling, *cap.CAP_ACTIONS),
 )
 
 
@@ -44,7 +46,11 @@ def budget_alert(alert: BudgetAlert, ports: Ports, runner: Runner) -> Report | Q
     scope = decide.budget_scope(alert, policy)
     if not scope.stop_projects:
         return Quiet(scope.reason, scope.inconsistent)
-    workloads = inventory(runner, ports, scope.stop_projects)
+    # VMs, Workbench and TPU VMs; GKE pools and NAP, Vertex AI (flows/cap.py): read side by side.
+    workloads, reach = together(
+        lambda: inventory(runner, ports, scope.stop_projects),
+        lambda: cap.plan(runner, ports, scope.stop_projects, scope.reason),
+    )
     billing_state: dict[str, bool] = {}
     if scope.billing_projects:
         billing = ports.billing
@@ -59,6 +65,7 @@ def budget_alert(alert: BudgetAlert, ports: Ports, runner: Runner) -> Report | Q
     actions = decide.on_budget(scope, workloads, billing_state, policy)
     stops = [a for a in actions if not isinstance(a, DisableBilling)]
     unlinks = [a for a in actions if isinstance(a, DisableBilling)]
-    results = execute.apply(stops, ports, runner, entry_point, dry_run=policy.dry_run)
+    results = execute.apply(stops + reach.first, ports, runner, entry_point, dry_run=policy.dry_run)
+    results += execute.apply(reach.later, ports, runner, entry_point, dry_run=policy.dry_run)
     results += execute.apply(unlinks, ports, runner, entry_point, dry_run=policy.dry_run)
     return execute.report(entry_point, results, runner)

@@ -1,50 +1,81 @@
-"""reap_idle_gpus's flow: list GPU VMs, read their GPU utilization, stop the idle ones.
+"""reap_idle_gpus's flow: stop idle accelerators, GPU VMs and TPU VMs, from Cloud Monitoring.
 
-Workbench-backed GPU VMs are stopped through the Notebooks API (decide.py says so); utilization
-is read only for candidates, one Monitoring query per project.
+GPU VMs: `agent.googleapis.com/gpu/utilization` (the Ops Agent's NVML metrics; SpotTrainingPools
+installs the agent on the GPU VMs it creates). TPU VMs: the built-in
+`tpu.googleapis.com/accelerator/duty_cycle` (no agent needed). Workbench-backed GPU VMs are
+stopped through the Notebooks API (decide.py says so). Metrics are read only for candidates, one
+Monitoring query per project and metric. A governed accelerator without data is never stopped,
+and the run says so once: one WARNING line and the report's `no_data` list.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
 from typing import Final
 
 from govern import decide, execute
-from govern.actions import StopInstance, StopNotebook
+from govern.actions import StopInstance, StopNotebook, StopTpuNode
 from govern.execute import ReadCall, Runner
 from govern.flows.base import Flow, inventory
-from govern.models import Report
-from govern.ports import LIST_INSTANCES, LIST_TIME_SERIES, Ports
+from govern.models import Report, Workload
+from govern.ports import LIST_INSTANCES, LIST_TIME_SERIES, LIST_TPU_NODES, Ports
 
 REAP_IDLE_GPUS: Final = Flow(
     "reap_idle_gpus",
-    reads=(LIST_INSTANCES, LIST_TIME_SERIES),
-    actions=(StopInstance, StopNotebook),
+    reads=(LIST_INSTANCES, LIST_TPU_NODES, LIST_TIME_SERIES),
+    actions=(StopInstance, StopNotebook, StopTpuNode),
 )
+
+Reader = Callable[[str, int, Sequence[str]], Mapping[str, float]]
+
+
+def _measure(
+    runner: Runner, candidates: Sequence[Workload], reader: Reader, window: int, key: str
+) -> dict[str, float]:
+    """One Monitoring read per project for `candidates` (by their `key` attribute)."""
+    by_project: dict[str, list[str]] = {}
+    for w in candidates:
+        by_project.setdefault(w.project, []).append(getattr(w, key))
+
+    def values_of(project: str) -> list[Mapping[str, float]]:
+        return [reader(project, window, by_project[project])]
+
+    reads = [ReadCall("monitoring read", p, values_of, (p,)) for p in sorted(by_project)]
+    found: dict[str, float] = {}
+    for chunk in runner.gather_all(reads):
+        for values in chunk:
+            found.update(values)
+    return found
 
 
 def reap_idle_gpus(ports: Ports, runner: Runner) -> Report:
-    """Stop GPU VMs (workload label in idle_gpu.workloads) whose GPUs stayed idle."""
-    policy = runner.policy
-    instances = inventory(runner, ports, sorted(policy.projects), kinds=("compute",))
-    candidates = decide.gpu_candidates(instances, policy)
+    """Stop GPU VMs and TPU VMs (workload label in idle_gpu/idle_tpu.workloads) left idle."""
+    policy, entry_point = runner.policy, REAP_IDLE_GPUS.entry_point
+    workloads = inventory(runner, ports, sorted(policy.projects), kinds=("compute", "tpu"))
+    gpus = decide.gpu_candidates(workloads, policy)
+    tpus = decide.tpu_candidates(workloads, policy)
     utilization: dict[str, float] = {}
-    by_project: dict[str, list[str]] = {}
-    for w in candidates:
-        by_project.setdefault(w.project, []).append(w.instance_id)
-    if candidates:
+    duty_cycle: dict[str, float] = {}
+    if gpus:
         monitoring = ports.monitoring
         window = policy.idle_gpu.window_minutes
-
-        def utilization_of(project: str) -> list[Mapping[str, float]]:
-            return [monitoring.gpu_utilization(project, window, by_project[project])]
-
-        reads = [ReadCall("monitoring read", p, utilization_of, (p,)) for p in sorted(by_project)]
-        for chunk in runner.gather_all(reads):
-            for found in chunk:
-                utilization.update(found)
-    actions = decide.reap_idle_gpus(candidates, utilization, policy)
-    results = execute.apply(
-        actions, ports, runner, REAP_IDLE_GPUS.entry_point, dry_run=policy.dry_run
-    )
-    return execute.report(REAP_IDLE_GPUS.entry_point, results, runner)
+        utilization = _measure(runner, gpus, monitoring.gpu_utilization, window, "instance_id")
+    if tpus:
+        monitoring = ports.monitoring
+        window = policy.idle_tpu.window_minutes
+        duty_cycle = _measure(runner, tpus, monitoring.tpu_duty_cycle, window, "name")
+    actions = decide.reap_idle_gpus(gpus, utilization, policy)
+    actions += decide.reap_idle_tpus(tpus, duty_cycle, policy)
+    no_data = tuple(a.target for a in actions if isinstance(a, decide.NoData))
+    if no_data:
+        execute.log(
+            "WARNING",
+            f"{entry_point}: {len(no_data)} governed accelerator(s) reported no utilization "
+            "data and were not stopped (GPU VMs need the Ops Agent; TPU VMs report duty cycle "
+            "only while running a workload)",
+            entry_point=entry_point,
+            no_data=list(no_data),
+        )
+    results = execute.apply(actions, ports, runner, entry_point, dry_run=policy.dry_run)
+    return dataclasses.replace(execute.report(entry_point, results, runner), no_data=no_data)

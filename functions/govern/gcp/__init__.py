@@ -11,7 +11,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
-from govern.gcp import billing, compute, monitoring, notebooks, recommender, tpu
+from govern.gcp import (
+    billing,
+    compute,
+    container,
+    monitoring,
+    notebooks,
+    recommender,
+    tpu,
+    vertex,
+)
 from govern.gcp.clients import load_service
 
 ADAPTERS: Final[dict[str, Callable[[str | None], Any]]] = {
@@ -21,6 +30,8 @@ ADAPTERS: Final[dict[str, Callable[[str | None], Any]]] = {
     "notebooks": notebooks.create,
     "tpu": tpu.create,
     "monitoring": monitoring.create,
+    "container": container.create,
+    "aiplatform": vertex.create,
 }
 
 __all__ = ["ADAPTERS", "load_service"]

@@ -124,10 +124,36 @@ _RATE_LIMIT_REASONS = frozenset(
 )
 
 
+# 403 reasons for "this API is not enabled in the project": google.rpc.ErrorInfo's
+# SERVICE_DISABLED (https://cloud.google.com/apis/design/errors#error_info) and the legacy JSON
+# error reason accessNotConfigured that Compute still sends.
+_SERVICE_DISABLED_REASONS = frozenset({"SERVICE_DISABLED", "accessNotConfigured"})
+
+
+def _reasons(err: Any) -> set[str]:
+    """The error reasons an API error carries: legacy `errors[].reason` and ErrorInfo's `reason`.
+
+    Over REST, api_core keeps `details` as plain dicts, on which its own `reason` property
+    fails; so read both shapes here.
+    """
+    reasons = {str(e.get("reason", "")) for e in (err.errors or ()) if isinstance(e, dict)}
+    for detail in getattr(err, "details", None) or ():
+        if isinstance(detail, dict):
+            reasons.add(str(detail.get("reason", "")))
+        else:
+            reasons.add(str(getattr(detail, "reason", "")))
+    return reasons - {""}
+
+
+def service_disabled(err: Any) -> bool:
+    """Whether a 403 says the API is not enabled in the project."""
+    from google.api_core import exceptions as ex
+
+    return isinstance(err, ex.Forbidden) and bool(_reasons(err) & _SERVICE_DISABLED_REASONS)
+
+
 def _rate_limited(err: Any) -> bool:
-    reasons = {str(e.get("reason", "")) for e in err.errors if isinstance(e, dict)}
-    reasons.add(str(err.reason or ""))
-    return bool(reasons & _RATE_LIMIT_REASONS)
+    return bool(_reasons(err) & _RATE_LIMIT_REASONS)
 
 
 def retry_after(err: BaseException) -> float | None:
@@ -186,6 +212,11 @@ def translated(what: str, conflict_on_bad_request: bool = False) -> Generator[No
         if conflict_on_bad_request:
             raise ports.Conflict(f"{what}: {err.message}") from err
         raise ports.PortError(f"{what}: HTTP 400 {err.message}") from err
+    except ex.Forbidden as err:
+        if service_disabled(err):
+            raise ports.ServiceDisabled(f"{what}: the API is not enabled in the project") from err
+        kind = ports.Unavailable if is_transient(err) else ports.PortError
+        raise kind(f"{what}: HTTP {err.code} {err.message}") from err
     except GaveUp as err:
         raise ports.Unavailable(f"{what}: {_describe(err.cause)}: {err}") from err
     except ex.GoogleAPICallError as err:

@@ -1,5 +1,9 @@
 # pyright: reportUnknownMemberType=false, reportUnknownVariableType=false, reportUnknownArgumentType=false
-"""GPU utilization from Cloud Monitoring's timeSeries.list (REST over requests).
+"""Accelerator use from Cloud Monitoring's timeSeries.list (REST over requests).
+
+GPU VMs: the Ops Agent's `agent.googleapis.com/gpu/utilization` (gce_instance, by instance_id).
+TPU VMs: the built-in `tpu.googleapis.com/accelerator/duty_cycle` (tpu_worker, by node_id),
+listed in https://cloud.google.com/tpu/docs/troubleshooting/tpu-vm-monitoring.
 
 A thin adapter: it translates the port's calls and the client's errors, nothing more.
 """
@@ -14,6 +18,7 @@ from govern import clock, parse
 from govern.gcp.clients import retrying, translated
 
 GPU_METRIC = "agent.googleapis.com/gpu/utilization"
+TPU_METRIC = "tpu.googleapis.com/accelerator/duty_cycle"
 
 
 class MonitoringAdapter:
@@ -42,17 +47,21 @@ class MonitoringAdapter:
 
         return retrying()(fetch)()
 
-    def gpu_utilization(
-        self, project: str, window_minutes: int, instance_ids: Sequence[str]
-    ) -> Mapping[str, float]:
-        """Mean GPU utilization per GPU over the window, reduced to the busiest GPU per VM."""
+    def _means(
+        self,
+        project: str,
+        window_minutes: int,
+        series: tuple[str, str, str],
+        ids: Sequence[str],
+    ) -> list[dict[str, Any]]:
+        """The timeSeries.list pages of one metric (ALIGN_MEAN over the window) for `ids`."""
+        metric, resource_type, id_label = series
         end = self._now()
         start = end - timedelta(minutes=window_minutes)
-        flt = f'metric.type = "{GPU_METRIC}" AND resource.type = "gce_instance"'
-        if instance_ids and len(instance_ids) <= 100:
-            flt += " AND resource.labels.instance_id = one_of({})".format(
-                ",".join(f'"{i}"' for i in instance_ids)
-            )
+        flt = f'metric.type = "{metric}" AND resource.type = "{resource_type}"'
+        if ids and len(ids) <= 100:
+            quoted = ",".join(f'"{i}"' for i in ids)
+            flt += f" AND resource.labels.{id_label} = one_of({quoted})"
         params = {
             "filter": flt,
             "interval.startTime": start.strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -71,7 +80,21 @@ class MonitoringAdapter:
                 if not token:
                     break
                 params = {**params, "pageToken": str(token)}
-        return parse.gpu_utilization(pages)
+        return pages
+
+    def gpu_utilization(
+        self, project: str, window_minutes: int, instance_ids: Sequence[str]
+    ) -> Mapping[str, float]:
+        """Mean GPU utilization per GPU over the window, reduced to the busiest GPU per VM."""
+        series = (GPU_METRIC, "gce_instance", "instance_id")
+        return parse.gpu_utilization(self._means(project, window_minutes, series, instance_ids))
+
+    def tpu_duty_cycle(
+        self, project: str, window_minutes: int, node_names: Sequence[str]
+    ) -> Mapping[str, float]:
+        """Mean TPU duty cycle per worker over the window, reduced to the busiest per node."""
+        series = (TPU_METRIC, "tpu_worker", "node_id")
+        return parse.tpu_duty_cycle(self._means(project, window_minutes, series, node_names))
 
 
 def create(endpoint: str | None = None) -> MonitoringAdapter:

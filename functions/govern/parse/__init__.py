@@ -8,6 +8,7 @@ standard library only; `reader` holds what they share. The names below are the p
 from __future__ import annotations
 
 from govern.parse.budget import SUPPORTED_SCHEMA_VERSIONS, budget_alert
+from govern.parse.container import cluster
 from govern.parse.policy import action_policy
 from govern.parse.reader import ParseError
 from govern.parse.resources import (
@@ -16,8 +17,10 @@ from govern.parse.resources import (
     gpu_utilization,
     notebook_instance,
     recommendation,
+    tpu_duty_cycle,
     tpu_node,
 )
+from govern.parse.vertex import endpoint, vertex_job
 
 __all__ = [
     "INSTANCE_RESOURCE_TYPE",
@@ -25,9 +28,13 @@ __all__ = [
     "ParseError",
     "action_policy",
     "budget_alert",
+    "cluster",
     "compute_instance",
+    "endpoint",
     "gpu_utilization",
     "notebook_instance",
     "recommendation",
+    "tpu_duty_cycle",
     "tpu_node",
+    "vertex_job",
 ]

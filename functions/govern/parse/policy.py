@@ -16,6 +16,7 @@ from govern.models import (
     ActionPolicy,
     BudgetPolicy,
     IdleGpuPolicy,
+    IdleTpuPolicy,
     PolicyError,
     ProjectPolicy,
 )
@@ -44,6 +45,8 @@ _TOP_OPTIONAL = (
     "max_concurrency",
     "max_requests_per_second_per_project",
     "call_timeout_seconds",
+    "idle_tpu",
+    "undeploy_endpoints",
 )
 
 
@@ -140,15 +143,27 @@ def _budgets(raw: Any, projects: dict[str, ProjectPolicy]) -> dict[str, BudgetPo
     return budgets
 
 
+def _idle(
+    raw: Any, path: str, limit_key: str, defaults: IdleGpuPolicy | IdleTpuPolicy
+) -> tuple[float, int, tuple[str, ...]]:
+    """(limit %, window minutes, workloads) of an idle-accelerator section, defaults filled."""
+    obj = _obj(raw, path, (), (limit_key, "window_minutes", "workloads"))
+    return (
+        _opt_num(obj, path, limit_key, getattr(defaults, limit_key)),
+        _opt_whole(obj, path, "window_minutes", defaults.window_minutes),
+        _str_list(obj.get("workloads", list(defaults.workloads)), f"{path}.workloads"),
+    )
+
+
 def _idle_gpu(raw: Any) -> IdleGpuPolicy:
-    path, gpu = "MLGOV_POLICY.idle_gpu", IdleGpuPolicy()
-    g = _obj(raw, path, (), ("max_utilization_percent", "window_minutes", "workloads"))
     return IdleGpuPolicy(
-        max_utilization_percent=_opt_num(
-            g, path, "max_utilization_percent", gpu.max_utilization_percent
-        ),
-        window_minutes=_opt_whole(g, path, "window_minutes", gpu.window_minutes),
-        workloads=_str_list(g.get("workloads", list(gpu.workloads)), f"{path}.workloads"),
+        *_idle(raw, "MLGOV_POLICY.idle_gpu", "max_utilization_percent", IdleGpuPolicy())
+    )
+
+
+def _idle_tpu(raw: Any) -> IdleTpuPolicy:
+    return IdleTpuPolicy(
+        *_idle(raw, "MLGOV_POLICY.idle_tpu", "max_duty_cycle_percent", IdleTpuPolicy())
     )
 
 
@@ -181,5 +196,9 @@ def _policy(raw: Any) -> ActionPolicy:
         ),
         call_timeout_seconds=_opt_num(
             top, root, "call_timeout_seconds", defaults.call_timeout_seconds
+        ),
+        idle_tpu=_idle_tpu(top["idle_tpu"]) if "idle_tpu" in top else IdleTpuPolicy(),
+        undeploy_endpoints=_bool(
+            top.get("undeploy_endpoints", False), f"{root}.undeploy_endpoints"
         ),
     )

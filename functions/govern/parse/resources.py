@@ -159,16 +159,17 @@ def recommendation(project: str, raw: Mapping[str, Any]) -> Recommendation:
     )
 
 
-def gpu_utilization(pages: Iterable[Mapping[str, Any]]) -> dict[str, float]:
-    """Monitoring `timeSeries.list` pages to {instance_id: highest per-GPU mean utilization %}.
+def _series_means(pages: Iterable[Mapping[str, Any]], *labels: str) -> dict[str, float]:
+    """{resource label value: highest per-series mean} over `timeSeries.list` pages.
 
-    A VM is as busy as its busiest GPU; series without points contribute nothing, so a VM
-    with no data is absent from the result (callers must not read absence as idle).
+    The key is the first of `labels` the series' resource carries. Series without points
+    contribute nothing, so a resource with no data is absent (never read absence as idle).
     """
     best: dict[str, float] = {}
     for page in pages:
         for series in items(page, "timeSeries"):
-            instance_id = str(sub(sub(series, "resource"), "labels").get("instance_id", ""))
+            resource_labels = sub(sub(series, "resource"), "labels")
+            key = next((str(resource_labels[k]) for k in labels if resource_labels.get(k)), "")
             values: list[float] = []
             for point in items(series, "points"):
                 value = sub(point, "value")
@@ -181,7 +182,24 @@ def gpu_utilization(pages: Iterable[Mapping[str, Any]]) -> dict[str, float]:
                     continue
                 if math.isfinite(number):
                     values.append(number)
-            if instance_id and values:
+            if key and values:
                 mean = sum(values) / len(values)
-                best[instance_id] = max(best.get(instance_id, mean), mean)
+                best[key] = max(best.get(key, mean), mean)
     return best
+
+
+def gpu_utilization(pages: Iterable[Mapping[str, Any]]) -> dict[str, float]:
+    """Monitoring `timeSeries.list` pages to {instance_id: highest per-GPU mean utilization %}.
+
+    A VM is as busy as its busiest GPU; a VM with no data is absent from the result.
+    """
+    return _series_means(pages, "instance_id")
+
+
+def tpu_duty_cycle(pages: Iterable[Mapping[str, Any]]) -> dict[str, float]:
+    """`tpu.googleapis.com/accelerator/duty_cycle` pages to {node_id: busiest worker's mean %}.
+
+    The `tpu_worker` resource names its TPU VM in `node_id`; a multi-host slice is as busy as
+    its busiest worker, and a node with no data is absent from the result.
+    """
+    return _series_means(pages, "node_id")

@@ -1,0 +1,128 @@
+"""Pure decisions of the budget cap beyond VMs: GKE accelerator pools and NAP, Vertex AI.
+
+(what was read, policy, reason) -> actions; every resource considered yields exactly one action
+(a `Skip` says why it is left alone). GKE writes are ordered in two passes: NAP limits first
+(they stop the autoscaler creating accelerator nodes anywhere in the cluster), pools after.
+Reading is flows/cap.py's job, carrying out execute.py's. Standard library only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from govern.actions import (
+    Action,
+    CancelCustomJob,
+    CancelTuningJob,
+    CapAutoprovisioning,
+    CapNodePool,
+    Skip,
+    UndeployEndpoint,
+)
+from govern.gke import CAP_LABEL, Cluster
+from govern.labels import UNDEPLOY_LABEL, UNDEPLOY_VALUE
+from govern.models import ActionPolicy
+from govern.vertex import Endpoint, VertexJob, region_of
+
+
+@dataclass
+class CapPlan:
+    """The cap's actions in the order they run: `first` with the stops, `later` after them."""
+
+    first: list[Action] = field(default_factory=list[Action])
+    later: list[Action] = field(default_factory=list[Action])
+
+
+def regions(policy: ActionPolicy, project: str) -> tuple[str, ...]:
+    """The regions of a governed project's zones (where its clusters and Vertex AI live)."""
+    zones = policy.projects[project].zones
+    return tuple(sorted({region_of(z) for z in zones}))
+
+
+def _governed(policy: ActionPolicy, project: str, location: str) -> bool:
+    p = policy.projects.get(project)
+    return p is not None and (location in p.zones or location in regions(policy, project))
+
+
+def _exempt(policy: ActionPolicy) -> str:
+    key, value = policy.exempt_label
+    return f"exempt ({key}={value})"
+
+
+def cap_clusters(clusters: Iterable[Cluster], policy: ActionPolicy, reason: str) -> CapPlan:
+    """Close NAP's accelerator limits and scale GPU/TPU pools to zero in governed clusters.
+
+    Exempt clusters and pools and Autopilot clusters are left alone; pools without
+    accelerators (system pools) are never touched.
+    """
+    plan = CapPlan()
+    for cluster in sorted(clusters, key=lambda c: c.target):
+        if not _governed(policy, cluster.project, cluster.location):
+            continue
+        if policy.is_exempt(cluster.resource_labels):
+            plan.first.append(Skip(cluster.target, _exempt(policy)))
+            continue
+        if cluster.autopilot:
+            plan.first.append(
+                Skip(cluster.target, "Autopilot cluster: GKE sizes its nodes; not capped")
+            )
+            continue
+        if cluster.nap_open():
+            plan.first.append(CapAutoprovisioning(cluster.target, reason, cluster=cluster))
+        elif cluster.node_autoprovisioning and cluster.accelerator_limits():
+            plan.first.append(Skip(cluster.target, "NAP accelerator limits already 0"))
+        for pool in cluster.node_pools:
+            if pool.accelerator_kind is None:
+                plan.later.append(Skip(pool.target, "no accelerators (system pool): never touched"))
+            elif policy.is_exempt(pool.resource_labels):
+                plan.later.append(Skip(pool.target, _exempt(policy)))
+            elif pool.capped:
+                plan.later.append(
+                    Skip(
+                        pool.target,
+                        f"already capped ({CAP_LABEL}={pool.resource_labels[CAP_LABEL]})",
+                    )
+                )
+            else:
+                plan.later.append(CapNodePool(pool.target, reason, pool=pool))
+    return plan
+
+
+def cancel_jobs(jobs: Iterable[VertexJob], policy: ActionPolicy, reason: str) -> list[Action]:
+    """Cancel every queued, pending or running training job in governed regions, exempt aside."""
+    actions: list[Action] = []
+    for job in sorted(jobs, key=lambda j: j.target):
+        if not job.active or not _governed(policy, job.project, job.region):
+            continue
+        if policy.is_exempt(job.labels):
+            actions.append(Skip(job.target, _exempt(policy)))
+        elif job.kind == "customJobs":
+            actions.append(CancelCustomJob(job.target, reason, job=job))
+        else:
+            actions.append(CancelTuningJob(job.target, reason, job=job))
+    return actions
+
+
+def undeploy_endpoints(
+    endpoints: Iterable[Endpoint], policy: ActionPolicy, reason: str
+) -> list[Action]:
+    """Undeploy the models of opted-in endpoints, only where the policy opts in too."""
+    if not policy.undeploy_endpoints:
+        return []
+    actions: list[Action] = []
+    for endpoint in sorted(endpoints, key=lambda e: e.target):
+        if not endpoint.deployed or not _governed(policy, endpoint.project, endpoint.region):
+            continue
+        if policy.is_exempt(endpoint.labels):
+            actions.append(Skip(endpoint.target, _exempt(policy)))
+        elif endpoint.labels.get(UNDEPLOY_LABEL) != UNDEPLOY_VALUE:
+            actions.append(
+                Skip(
+                    endpoint.target,
+                    f"serving: not opted in ({UNDEPLOY_LABEL}={UNDEPLOY_VALUE} absent)",
+                )
+            )
+        else:
+            actions.append(UndeployEndpoint(endpoint.target, reason, endpoint=endpoint))
+    return actions

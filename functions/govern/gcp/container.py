@@ -1,0 +1,162 @@
+# pyright: reportUnknownMemberType=false, reportUnknownVariableType=false, reportUnknownArgumentType=false
+"""GKE clusters and node pools (container v1 REST): list, and writes that wait for their operation.
+
+Methods and bodies follow the container v1 discovery document: `clusters.list` over
+`locations/-`, `nodePools.update` (resourceLabels), `nodePools.setAutoscaling`,
+`nodePools.setSize`, `clusters.setResourceLabels` (with labelFingerprint), `clusters.update`
+(desiredClusterAutoscaling), `operations.get`. GKE runs one operation per cluster at a time and
+answers a write that collides with one (ours or GKE's own, e.g. an upgrade) with HTTP 400
+FAILED_PRECONDITION; such a write is tried again after a pause, within the invocation's time.
+A thin adapter otherwise: it translates the port's calls and the API's errors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from govern import clock, parse, ports
+from govern.gcp.clients import translated
+from govern.gcp.rest import Rest, error_status, session
+from govern.gke import Autoscaling, Cluster, NodePool, ResourceLimit
+from govern.parse.container import operation
+
+GOOGLE = "https://container.googleapis.com"
+WAIT_CAP_SECONDS = 600.0  # one GKE operation; setSize drains nodes, which can take minutes
+_BUSY = "FAILED_PRECONDITION"
+
+
+def _autoscaling_json(a: Autoscaling) -> dict[str, Any]:
+    if not a.enabled:
+        return {"enabled": False}
+    prefix = "total" if a.total else ""
+    body: dict[str, Any] = {
+        "enabled": True,
+        f"{prefix}MinNodeCount" if a.total else "minNodeCount": a.min_nodes,
+        f"{prefix}MaxNodeCount" if a.total else "maxNodeCount": a.max_nodes,
+    }
+    if a.location_policy:
+        body["locationPolicy"] = a.location_policy
+    return body
+
+
+class ContainerAdapter:
+    """ports.Container over the container v1 REST API."""
+
+    def __init__(self, rest: Rest, base_url: str) -> None:
+        self._rest = rest
+        self._base = base_url.rstrip("/")
+
+    def list_clusters(self, project: str) -> list[Cluster]:
+        """clusters.list over every location; a partial answer (missingZones) is an error."""
+        what = f"gke clusters.list {project}"
+        with translated(what):
+            body = self._rest.request(
+                "GET", f"{self._base}/v1/projects/{project}/locations/-/clusters"
+            )
+        missing = body.get("missingZones") or []
+        if missing:
+            raise ports.PortError(f"{what}: incomplete answer, missing zones {missing}")
+        try:
+            return [parse.cluster(project, raw) for raw in body.get("clusters") or []]
+        except parse.ParseError as err:
+            raise ports.PortError(f"{what}: {err}") from err
+
+    # -- writes --------------------------------------------------------------------------------
+    def _write(
+        self, what: str, where: tuple[str, str], method: str, url: str, body: dict[str, Any]
+    ) -> str:
+        """Send a write (again while GKE is busy with another operation), wait for it."""
+        from google.api_core import exceptions as ex
+
+        with translated(what):
+            pause = 2.0
+            while True:
+                try:
+                    answer = self._rest.request(method, url, body=body)
+                    break
+                except ex.BadRequest as err:
+                    if error_status(err) != _BUSY:
+                        raise
+                    if clock.seconds_left(WAIT_CAP_SECONDS) <= pause:
+                        # Still busy at the deadline: left for the redelivery, not a failure.
+                        busy = f"{what}: the cluster is busy with another operation"
+                        raise clock.OutOfTime(busy) from err
+                    clock.current().sleep(pause)  # another operation runs on the cluster
+                    pause = min(pause * 2, 10.0)
+            return self._wait(what, where, answer)
+
+    def _wait(self, what: str, where: tuple[str, str], answer: dict[str, Any]) -> str:
+        project, location = where
+        name, status, error = operation(answer)
+        pause = 0.0
+        while status != "DONE":
+            if pause and clock.seconds_left(WAIT_CAP_SECONDS) <= pause:
+                # Left for the redelivery (the run reports it unfinished and raises).
+                raise clock.OutOfTime(f"{what}: operation {name} still {status} at the deadline")
+            if pause:
+                clock.current().sleep(pause)
+            url = f"{self._base}/v1/projects/{project}/locations/{location}/operations/{name}"
+            name, status, error = operation(self._rest.request("GET", url))
+            pause = min(max(pause * 2, 1.0), 10.0)
+        if error:
+            raise ports.PortError(f"{what}: operation {name} failed: {error}")
+        return name
+
+    def _pool(self, pool: NodePool, verb: str, body: dict[str, Any]) -> str:
+        # nodePools.update is PUT v1/{name}; the set* methods are POST v1/{name}:verb.
+        method, url = (
+            ("POST", f"{self._base}/v1/{pool.path}:{verb}")
+            if verb
+            else ("PUT", f"{self._base}/v1/{pool.path}")
+        )
+        what = f"gke nodePools.{verb or 'update'} {pool.path}"
+        return self._write(
+            what, (pool.project, pool.location), method, url, {"name": pool.path, **body}
+        )
+
+    def set_pool_labels(self, pool: NodePool, labels: Mapping[str, str]) -> str:
+        """nodePools.update with resourceLabels (GKE applies them without recreating nodes)."""
+        return self._pool(pool, "", {"resourceLabels": {"labels": dict(labels)}})
+
+    def set_pool_autoscaling(self, pool: NodePool, autoscaling: Autoscaling) -> str:
+        """nodePools.setAutoscaling."""
+        return self._pool(pool, "setAutoscaling", {"autoscaling": _autoscaling_json(autoscaling)})
+
+    def set_pool_size(self, pool: NodePool, nodes: int) -> str:
+        """nodePools.setSize."""
+        return self._pool(pool, "setSize", {"nodeCount": nodes})
+
+    def set_cluster_labels(self, cluster: Cluster, labels: Mapping[str, str]) -> str:
+        """clusters.setResourceLabels with the fingerprint read with the cluster."""
+        body = {
+            "name": cluster.path,
+            "resourceLabels": dict(labels),
+            "labelFingerprint": cluster.label_fingerprint,
+        }
+        url = f"{self._base}/v1/{cluster.path}:setResourceLabels"
+        what = f"gke clusters.setResourceLabels {cluster.path}"
+        return self._write(what, (cluster.project, cluster.location), "POST", url, body)
+
+    def set_resource_limits(self, cluster: Cluster, limits: Sequence[ResourceLimit]) -> str:
+        """clusters.update: desiredClusterAutoscaling = the autoscaling as read, new limits."""
+        autoscaling = {
+            **cluster.autoscaling,
+            "resourceLimits": [
+                {
+                    "resourceType": lim.resource_type,
+                    "minimum": str(lim.minimum),
+                    "maximum": str(lim.maximum),
+                }
+                for lim in limits
+            ],
+        }
+        body = {"name": cluster.path, "update": {"desiredClusterAutoscaling": autoscaling}}
+        what = f"gke clusters.update {cluster.path}"
+        url = f"{self._base}/v1/{cluster.path}"
+        return self._write(what, (cluster.project, cluster.location), "PUT", url, body)
+
+
+def create(endpoint: str | None = None) -> ContainerAdapter:
+    """GKE adapter: an authorized session, or a plain one for an endpoint override."""
+    return ContainerAdapter(Rest(session(endpoint)), endpoint or GOOGLE)

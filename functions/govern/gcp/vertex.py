@@ -1,0 +1,83 @@
+# pyright: reportUnknownMemberType=false, reportUnknownVariableType=false, reportUnknownArgumentType=false
+"""Vertex AI training jobs and endpoints (aiplatform v1 REST on the regional hosts).
+
+Google serves Vertex AI from `https://REGION-aiplatform.googleapis.com`; an endpoint override
+(MLGOV_API_ENDPOINTS["aiplatform"]) is one base URL for every region. Methods and bodies follow
+the aiplatform v1 discovery document: `customJobs.list`/`hyperparameterTuningJobs.list` with a
+state filter, `<kind>.cancel`, `endpoints.list`, `endpoints.undeployModel`. A thin adapter: it
+translates the port's calls and the API's errors, nothing more.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from govern import parse, ports
+from govern.gcp.clients import translated
+from govern.gcp.rest import Rest, session
+from govern.vertex import ACTIVE_STATES, Endpoint, JobKind, VertexJob
+
+# `state` supports `=` and `!=` (customJobs.list `filter`, aiplatform v1 discovery document);
+# the standard list filter joins terms with OR (https://google.aip.dev/160).
+ACTIVE_FILTER = " OR ".join(f'state="{state}"' for state in ACTIVE_STATES)
+
+
+class VertexAdapter:
+    """ports.Vertex over the aiplatform v1 REST API."""
+
+    def __init__(self, rest: Rest, base_url: str | None) -> None:
+        self._rest = rest
+        self._base = base_url.rstrip("/") if base_url else None
+
+    def _url(self, region: str, path: str) -> str:
+        base = self._base or f"https://{region}-aiplatform.googleapis.com"
+        return f"{base}/v1/{path}"
+
+    def _list(
+        self, what: str, url: str, params: Mapping[str, str], key: str
+    ) -> list[dict[str, Any]]:
+        with translated(what):
+            return list(self._rest.pages(url, params, key))
+
+    def list_jobs(self, project: str, region: str, kind: JobKind) -> list[VertexJob]:
+        """Queued, pending and running jobs of `kind` in the region."""
+        what = f"vertex {kind}.list {project}/{region}"
+        url = self._url(region, f"projects/{project}/locations/{region}/{kind}")
+        found = self._list(what, url, {"filter": ACTIVE_FILTER}, kind)
+        try:
+            return [parse.vertex_job(project, kind, raw) for raw in found]
+        except parse.ParseError as err:
+            raise ports.PortError(f"{what}: {err}") from err
+
+    def cancel_job(self, job: VertexJob) -> None:
+        """<kind>.cancel (body {}; answers Empty)."""
+        with translated(f"vertex {job.kind}.cancel {job.path}"):
+            self._rest.request("POST", self._url(job.region, f"{job.path}:cancel"), body={})
+
+    def list_endpoints(self, project: str, region: str) -> list[Endpoint]:
+        """Every endpoint of the region with its deployed models."""
+        what = f"vertex endpoints.list {project}/{region}"
+        url = self._url(region, f"projects/{project}/locations/{region}/endpoints")
+        found = self._list(what, url, {}, "endpoints")
+        try:
+            return [parse.endpoint(project, raw) for raw in found]
+        except parse.ParseError as err:
+            raise ports.PortError(f"{what}: {err}") from err
+
+    def undeploy_model(
+        self, endpoint: Endpoint, deployed_model_id: str, traffic_split: Mapping[str, int]
+    ) -> str:
+        """endpoints.undeployModel; the long-running operation's name (not waited for)."""
+        body: dict[str, Any] = {"deployedModelId": deployed_model_id}
+        if traffic_split:
+            body["trafficSplit"] = dict(traffic_split)
+        url = self._url(endpoint.region, f"{endpoint.path}:undeployModel")
+        with translated(f"vertex endpoints.undeployModel {endpoint.path}/{deployed_model_id}"):
+            answer = self._rest.request("POST", url, body=body)
+        return str(answer.get("name", ""))
+
+
+def create(endpoint: str | None = None) -> VertexAdapter:
+    """Vertex AI adapter: regional Google hosts, or one base URL for an endpoint override."""
+    return VertexAdapter(Rest(session(endpoint)), endpoint)

@@ -1,0 +1,78 @@
+"""The GKE cap with the real adapter against the fake GKE, on a fake clock (waits are instant).
+
+GKE runs one operation per cluster at a time; the fake refuses a write while one runs (400
+FAILED_PRECONDITION), as GKE does, and finishes an operation only after `op_polls` polls.
+"""
+
+from __future__ import annotations
+
+from govern import flows, parse
+from govern.models import Report
+from tests.functions.conftest import (
+    CLUSTER,
+    PROD,
+    REGION,
+    adapter_ports,
+    budget_data,
+    pubsub_event,
+    runner,
+    seed_accelerators,
+)
+
+ACCELERATOR_POOLS = ("l4-spot", "tpu-v5e", "t4-fixed")
+
+
+def _cap(cloud, **policy) -> Report:
+    alert = parse.budget_alert(pubsub_event(budget_data(1.5, 1500)).data)
+    report = flows.budget_alert(alert, adapter_ports(cloud), runner(cloud.clock, **policy))
+    assert isinstance(report, Report)
+    return report
+
+
+def _size(cloud, name):
+    return cloud.container.sizes[(PROD, REGION, CLUSTER, name)]
+
+
+def test_cluster_writes_wait_for_each_operation_and_never_collide(cloud):
+    cloud.container.op_polls = 3
+    seed_accelerators(cloud)
+    report = _cap(cloud)
+    statuses = [r.status for q, r in cloud.server.exchanges if "/clusters/" in q.path]
+    assert 400 not in statuses
+    assert all(_size(cloud, n) == 0 for n in ACCELERATOR_POOLS)
+    writes = [r for r in cloud.mutations() if "/clusters/" in r.path]
+    assert len(cloud.server.calls("GET", "/operations/")) == 3 * len(writes)
+    # Polls back off on the invocation's clock: first at once, then 1 s, 2 s.
+    assert sorted(set(cloud.clock.slept) & {1.0, 2.0}) == [1.0, 2.0]
+    assert report.counts()["done"] >= 4
+
+
+def test_gke_busy_with_its_own_operation_is_waited_for(cloud):
+    seed_accelerators(cloud)
+    gke = cloud.container
+    key = (PROD, REGION, CLUSTER)
+    gke._running[key] = "operation-upgrade"  # GKE upgrades the cluster when the cap arrives
+    refusals = [0]
+    begin = gke._begin
+
+    def upgrade_ends_after_two_refusals(k, op_type, target):
+        if gke._running.get(k) == "operation-upgrade":
+            refusals[0] += 1
+            if refusals[0] > 2:
+                del gke._running[k]
+        return begin(k, op_type, target)
+
+    gke._begin = upgrade_ends_after_two_refusals
+    _cap(cloud)
+    assert refusals[0] == 3
+    assert all(_size(cloud, n) == 0 for n in ACCELERATOR_POOLS)
+    assert {2.0, 4.0} <= set(cloud.clock.slept)  # paused between tries, on the fake clock
+
+
+def test_an_operation_still_running_at_the_deadline_is_left_for_the_next_delivery(cloud):
+    cloud.container.op_polls = 10_000  # never finishes within the budget
+    seed_accelerators(cloud)
+    report = _cap(cloud, time_budget_seconds=30)
+    gke = [r for r in report.results if "container.googleapis.com" in r.target]
+    assert any(r.outcome == "skipped" and "left for the next run" in r.reason for r in gke)
+    assert sum(cloud.clock.slept) <= 30 + 10  # never waited past the budget (one pause cap)
