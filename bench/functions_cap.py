@@ -30,7 +30,7 @@ NAP = {"cpu": (0, 512), "memory": (0, 2048), "nvidia-l4": (0, 32), "tpu-v5-lite-
 
 
 def serve(projects: int, latency: float, queue: multiprocessing.Queue) -> None:
-    from bench.functions_reap_idle import peak_rate
+    from bench.functions_reap_idle import peak
     from tests.fakegcp.compute import FakeCompute
     from tests.fakegcp.container import FakeContainer
     from tests.fakegcp.notebooks import FakeNotebooks
@@ -39,18 +39,6 @@ def serve(projects: int, latency: float, queue: multiprocessing.Queue) -> None:
     from tests.fakegcp.vertex import FakeVertex
 
     server = FakeGcp(latency_s=latency).start()
-    stamps: list[tuple[float, str]] = []
-    writes: list[float] = []
-    reply = server._reply
-
-    def timed(request):
-        now = time.monotonic()
-        stamps.append((now, request.path))
-        if request.method != "GET":
-            writes.append(now)
-        return reply(request)
-
-    server._reply = timed
     FakeCompute().install(server)
     FakeNotebooks().install(server)
     tpu, gke, vertex = FakeTpu().install(server), FakeContainer().install(server), FakeVertex()
@@ -94,10 +82,12 @@ def serve(projects: int, latency: float, queue: multiprocessing.Queue) -> None:
         cmd = queue.get()
         if cmd == "result":
             pools = [size for (_p, _z, _c, pool), size in gke.sizes.items() if pool != "system"]
+            calls = server.calls()  # each request with its arrival time (`at`, monotonic)
+            writes = [r.at for r in calls if r.method != "GET"]
             queue.put(
                 {
-                    "calls": len(server.calls()),
-                    "peak_requests_per_s_per_project": peak_rate(stamps),
+                    "calls": len(calls),
+                    "peak_requests_per_s_per_project": peak(calls, 1.0),
                     "last_write_at": max(writes) if writes else 0.0,
                     "accelerator_pools": len(pools),
                     "accelerator_pools_at_zero": sum(1 for s in pools if s == 0),

@@ -8,7 +8,7 @@ handled by the framework's failure rules like the VM inventory's. Decisions are 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Final
+from typing import Any, Final
 
 from govern import cap
 from govern.actions import (
@@ -52,7 +52,8 @@ def plan(runner: Runner, ports: Ports, projects: Sequence[str], reason: str) -> 
     Endpoints are read only where the policy opts in to undeploying them.
     """
     policy = runner.policy
-    reads: list[ReadCall[Cluster | VertexJob | Endpoint]] = []
+    # One list of reads of three kinds (ReadCall is invariant); sorted by type below.
+    reads: list[ReadCall[Any]] = []
     for project in projects:
         reads.append(ReadCall("gke list", project, ports.container.list_clusters, (project,)))
         for region in cap.regions(policy, project):
