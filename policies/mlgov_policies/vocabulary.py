@@ -17,6 +17,10 @@ COMPONENT_PREFIX: Final = "mlgov:index:"
 
 WORKBENCH_INSTANCE: Final = "gcp:workbench/instance:Instance"
 COMPUTE_INSTANCE: Final = "gcp:compute/instance:Instance"
+COMPUTE_INSTANCE_TEMPLATE: Final = "gcp:compute/instanceTemplate:InstanceTemplate"
+COMPUTE_REGION_INSTANCE_TEMPLATE: Final = (
+    "gcp:compute/regionInstanceTemplate:RegionInstanceTemplate"
+)
 COMPUTE_DISK: Final = "gcp:compute/disk:Disk"
 COMPUTE_NETWORK: Final = "gcp:compute/network:Network"
 COMPUTE_SUBNETWORK: Final = "gcp:compute/subnetwork:Subnetwork"
@@ -117,3 +121,5 @@ WORKBENCH_IDLE_TIMEOUT_KEY: Final = "idle-timeout-seconds"
 """Workbench `gceSetup.metadata` key: idle shutdown after this many seconds (a string)."""
 WORKBENCH_GUEST_ATTRIBUTES_KEY: Final = "enable-guest-attributes"
 """Workbench `gceSetup.metadata` key: "TRUE" lets idle shutdown see activity."""
+GPU_DRIVER_METADATA_KEY: Final = "install-nvidia-driver"
+"""VM and Workbench metadata key: "True" has the Deep Learning VM image install the GPU driver."""

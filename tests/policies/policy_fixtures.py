@@ -61,6 +61,7 @@ _GOOD: list[dict[str, Any]] = [
         "inputs": {
             "name": "acme-prod-subnet",
             "region": REGION,
+            "network": "acme-prod-net",
             "ipCidrRange": "10.0.0.0/20",
             "privateIpGoogleAccess": True,
         },
@@ -107,7 +108,11 @@ _GOOD: list[dict[str, Any]] = [
                 "acceleratorConfigs": [{"type": "NVIDIA_TESLA_T4", "coreCount": "1"}],
                 "disablePublicIp": True,
                 "networkInterfaces": [{"network": "acme-prod-net", "subnet": "acme-prod-subnet"}],
-                "metadata": {"idle-timeout-seconds": "3600", "enable-guest-attributes": "TRUE"},
+                "metadata": {
+                    "idle-timeout-seconds": "3600",
+                    "enable-guest-attributes": "TRUE",
+                    "install-nvidia-driver": "True",
+                },
                 "bootDisk": {"diskSizeGb": "150", "diskType": "PD_BALANCED"},
                 "serviceAccounts": [{"email": "nb@acme-ml-prod.iam.gserviceaccount.com"}],
             },
@@ -271,6 +276,7 @@ _GOOD: list[dict[str, Any]] = [
                     "labels": labels("training"),
                 }
             },
+            "networkInterfaces": [{"network": "acme-prod-net", "subnetwork": "acme-prod-subnet"}],
             "labels": labels("training"),
         },
     },
@@ -344,6 +350,7 @@ _GOOD: list[dict[str, Any]] = [
             "tableId": "events",
             "project": PROJECT,
             "timePartitioning": {"type": "DAY", "field": "ts", "expirationMs": 2592000000.0},
+            "schema": '[{"mode": "REQUIRED", "name": "ts", "type": "TIMESTAMP"}]',
             "requirePartitionFilter": True,
             "labels": labels("data"),
         },

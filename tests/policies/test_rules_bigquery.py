@@ -57,6 +57,28 @@ CASES: tuple[Case, ...] = (
             s("events", "view", {"query": "select 1", "useLegacySql": False}),
         ),
     ),
+    Case(
+        "table-expiration-ignored",
+        "mlgov-bigquery-table-expiration-ignored",
+        (s("features", "defaultPartitionExpirationMs", 2592000000.0),),
+    ),
+    Case(
+        "table-expiration-reaches-a-view",
+        None,
+        (
+            s("features", "defaultPartitionExpirationMs", 2592000000.0),
+            d("events", "timePartitioning"),
+            s("events", "view", {"query": "select 1", "useLegacySql": False}),
+        ),
+    ),
+    Case(
+        "table-expiration-no-table-in-dataset",
+        None,
+        (
+            s("features", "defaultPartitionExpirationMs", 2592000000.0),
+            s("events", "datasetId", "scratch"),
+        ),
+    ),
 )
 
 

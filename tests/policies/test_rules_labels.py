@@ -41,6 +41,15 @@ CASES: tuple[Case, ...] = (
     Case("labels-long-value", "mlgov-labels-valid", (s("source", "labels.extra", "x" * 64),)),
     Case("labels-63-char-value", None, (s("source", "labels.extra", "x" * 63),)),
     Case("labels-expires-on", None, (s("tpu", "labels.mlgov-expires-on", "2026-12-31"),)),
+    Case("labels-exempt", None, (s("tpu", "labels.mlgov-exempt", "true"),)),
+    Case(
+        "labels-expiry-exempt",
+        "mlgov-labels-expiry-not-exempt",
+        (
+            s("tpu", "labels.mlgov-expires-on", "2026-12-31"),
+            s("tpu", "labels.mlgov-exempt", "true"),
+        ),
+    ),
 )
 
 
