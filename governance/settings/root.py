@@ -14,7 +14,15 @@ from pydantic import Field, model_validator
 
 from governance.costs.assumptions import UsageAssumptions
 from governance.labels import label_problem
-from governance.settings import billing_export, budget, datasets, metadata_db, notebooks, training
+from governance.settings import (
+    acceptance,
+    billing_export,
+    budget,
+    datasets,
+    metadata_db,
+    notebooks,
+    training,
+)
 from governance.settings.automation import AutomationSettings
 from governance.settings.base import REGION_PATTERN, Environment, Model, Problem, Zone
 from governance.settings.billing_export import BillingExportSettings
@@ -143,6 +151,7 @@ CHECKS: tuple[Callable[[Settings], Iterator[Problem]], ...] = (
     datasets.problems,
     billing_export.problems,
     budget.problems,
+    acceptance.problems,
 )
 
 

@@ -1,8 +1,10 @@
 """`mlgov plan` and `mlgov check`: build a plan document from a stack, or re-check one.
 
-`plan_stack` runs the project's program under mocks (offline.py) and evaluates the policy rules
-and cost estimates over what it registered; `evaluate_document` re-runs policies and costs over a
-document (read by document.py), which is all `check` does. Rendering is in render.py.
+`plan_stack` runs the project's program under mocks (offline.py), evaluates the policy rules and
+cost estimates over what it registered, and records the settings that do nothing under
+`warnings` (`{"key", "message"}` each; the CLI prints them on stderr). `evaluate_document`
+re-runs policies and costs over a document (read by document.py), which is all `check` does.
+Rendering is in render.py.
 """
 
 from __future__ import annotations
@@ -58,6 +60,7 @@ def evaluate_document(doc: PlanDocument) -> PlanDocument:
 
 def plan_config(config: Mapping[str, Any], stack: str, program: Path, source: Path) -> PlanDocument:
     """The plan document for one stack's config (runs `program` under mocks)."""
+    from governance.settings import settings_warnings
     from governance.tools.offline import run_program
 
     settings = settings_of(config, source)  # fail fast, before importing pulumi_gcp
@@ -74,6 +77,7 @@ def plan_config(config: Mapping[str, Any], stack: str, program: Path, source: Pa
         "region": settings.region,
         "resources": resources,
         "violations": [],
+        "warnings": [w.as_dict() for w in settings_warnings(settings)],
         "policy_config": settings.policy_config(),
         "assumptions": settings.usage.model_dump(mode="json"),
     }

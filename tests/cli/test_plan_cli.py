@@ -1,4 +1,4 @@
-"""`mlgov plan|check`: the plan document contract, exit codes, errors without tracebacks.
+"""`mlgov plan|check`: the plan document contract, exit codes, warnings, errors without tracebacks.
 
 In-process through `main` (capsys); tests/cli/test_smoke.py runs the real command once per exit
 code.
@@ -283,3 +283,63 @@ def test_unreadable_inputs_exit_2_naming_the_file(
         assert main(argv) == 2
         err = capsys.readouterr().err
         assert err == f"mlgov: error: {path}: {expected}\n", argv
+
+
+# --- settings warnings: on stderr, in the plan document, in markdown; never the exit code ---
+WARN_KEY_PREFIX = "mlgov:settings"
+KEY = f"{WARN_KEY_PREFIX}.notebooks.bob.expires_on"
+MESSAGE = (
+    "nothing stops it on that date: exempt: true tells the automation never to touch it "
+    "(mlgov-exempt wins over mlgov-expires-on); remove one of the two"
+)
+
+
+def exempt_bob(settings: dict[str, Any]) -> None:
+    settings["notebooks"]["bob"]["exempt"] = True
+
+
+def test_plan_prints_warnings_on_stderr_and_records_them(
+    tmp_path: Path, run_cli: Callable[..., Result]
+) -> None:
+    path = write_stack(tmp_path, exempt_bob)
+    printed = run_cli("plan", "--config", str(path), "--json")
+    assert printed.returncode == 0
+    assert printed.stderr.splitlines() == [f"mlgov: warning: {KEY}: {MESSAGE}"]
+    doc = json.loads(printed.stdout)
+    assert doc["warnings"] == [{"key": KEY, "message": MESSAGE}]
+    markdown = run_cli("plan", "--config", str(path), "--markdown")
+    assert markdown.returncode == 0
+    assert f"- `{KEY}`: {MESSAGE}" in markdown.stdout.splitlines()
+
+
+def test_a_plan_without_warnings_prints_none(
+    tmp_path: Path, run_cli: Callable[..., Result]
+) -> None:
+    printed = run_cli("plan", "--config", str(write_stack(tmp_path, lambda s: None)), "--json")
+    assert printed.returncode == 0
+    assert "warning" not in printed.stderr
+    assert json.loads(printed.stdout)["warnings"] == []
+
+
+def test_check_keeps_the_warnings_of_a_document(run_cli: Callable[..., Result]) -> None:
+    doc = {"stack": "x", "resources": [], "warnings": [{"key": KEY, "message": MESSAGE}]}
+    printed = run_cli("check", "-", "--json", stdin=json.dumps(doc))
+    assert printed.stderr.splitlines() == [f"mlgov: warning: {KEY}: {MESSAGE}"]
+    assert json.loads(printed.stdout)["warnings"] == doc["warnings"]
+
+
+@pytest.mark.parametrize(
+    ("warnings", "problem"),
+    [
+        ("oops", "warnings: must be a list of {key, message} objects"),
+        ([{"key": KEY}], "warnings[0]: must be an object with string key and message"),
+        (["text"], "warnings[0]: must be an object with string key and message"),
+    ],
+)
+def test_check_refuses_malformed_warnings(
+    warnings: object, problem: str, run_cli: Callable[..., Result]
+) -> None:
+    doc = {"stack": "x", "resources": [], "warnings": warnings}
+    printed = run_cli("check", "-", stdin=json.dumps(doc))
+    assert printed.returncode == 2
+    assert printed.stderr.splitlines() == [f"mlgov: error: <stdin>: {problem}"]
