@@ -131,7 +131,7 @@ def _dataset_key(props: Mapping[str, Any]) -> tuple[str, str | None] | None:
 def table_expiration_ignored(
     resources: Sequence[StackResource], config: PolicyConfig
 ) -> Iterator[tuple[int | None, str]]:
-    """A dataset's default table expiration applies to some table (not all are partitioned)."""
+    """Datasets set no default table expiration that BigQuery ignores (every table partitioned)."""
     del config
     tables: dict[str, list[tuple[str, bool | None, str | None]]] = {}
     for resource in resources:

@@ -30,9 +30,10 @@ VALID_INPUTS: Final = ResourceRule(
     check=validate.check,
     types=validate.covered_types(),
     enforcement="mandatory",
-    why="The provider refuses an input it does not know, a missing required input or a value of "
-    "the wrong type or outside its documented values, and CrossGuard never sees such a resource; "
-    "a typo in a nested block (`gceSetup.machineTyp`) otherwise surfaces only in `pulumi up`.",
+    why="An input the provider does not know, a missing required input, or a value of the wrong "
+    "type or outside its documented values fails (or is silently dropped from) the deployment; "
+    "checked offline, a typo in a nested block (`gceSetup.machineTyp`) shows up in the pull "
+    "request instead of in `pulumi up`.",
     remediation="Fix the property the message names: spell it as the pulumi-gcp input type does "
     "(camelCase on the wire), give every required property, and use one of the listed values.",
     source=SOURCE,

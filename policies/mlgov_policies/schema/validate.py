@@ -364,7 +364,7 @@ def schema_source(type_token: str) -> str:
 
 
 def check(type_token: str, props: Mapping[str, Any], config: PolicyConfig) -> Iterator[str]:
-    """Every input property exists in the resource's pulumi-gcp type, with the documented type."""
+    """Inputs of all pulumi-gcp/pulumi-random resources match the installed SDK's input types."""
     del config
     if catalog.resource_entry(type_token) is None:
         return
