@@ -9,6 +9,7 @@ Rendering is in render.py.
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -81,7 +82,15 @@ def plan_config(config: Mapping[str, Any], stack: str, program: Path, source: Pa
         "policy_config": settings.policy_config(),
         "assumptions": settings.usage.model_dump(mode="json"),
     }
-    return evaluate_document(doc)
+    # pulumi_gcp and the program leave ~360,000 objects behind. Frozen while the plan is
+    # evaluated, they are not walked by the collections that compiling the input schemas
+    # triggers: 0.25 s of a 2 s plan otherwise, with nothing to collect. Unfrozen afterwards, so
+    # a long-lived process (the test suite) can still collect them.
+    gc.freeze()
+    try:
+        return evaluate_document(doc)
+    finally:
+        gc.unfreeze()
 
 
 def plan_stack(stack: str | None = None, config: str | None = None) -> PlanDocument:
