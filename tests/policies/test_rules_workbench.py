@@ -142,3 +142,18 @@ def test_gpu_driver_message_and_the_notebooks_api_switch() -> None:
 
 def rule_type() -> str:
     return "gcp:workbench/instance:Instance"
+
+
+def test_the_installed_pulumi_gcp_has_no_gpu_driver_config() -> None:
+    """Why the rule's remedy is the metadata key: InstanceGceSetup lacks the API's switch.
+
+    When a pulumi-gcp upgrade adds `gpuDriverConfig`, this fails: then prefer it in the
+    remediation and in NotebookFleet.
+    """
+    from mlgov_policies.schema import catalog
+
+    entry = catalog.resource_entry(rule_type())
+    assert entry is not None
+    setup = entry["types"]["InstanceGceSetupArgs"]["properties"]
+    assert "acceleratorConfigs" in setup and "metadata" in setup
+    assert "gpuDriverConfig" not in setup
