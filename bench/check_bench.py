@@ -47,7 +47,11 @@ TEMPLATES: list[dict[str, Any]] = [
                 "machineType": "n1-standard-4",
                 "disablePublicIp": True,
                 "acceleratorConfigs": [{"type": "NVIDIA_TESLA_T4", "coreCount": "1"}],
-                "metadata": {"idle-timeout-seconds": "3600", "enable-guest-attributes": "TRUE"},
+                "metadata": {
+                    "idle-timeout-seconds": "3600",
+                    "enable-guest-attributes": "TRUE",
+                    "install-nvidia-driver": "True",
+                },
             },
         },
     },
@@ -55,6 +59,7 @@ TEMPLATES: list[dict[str, Any]] = [
         "type": "gcp:container/nodePool:NodePool",
         "inputs": {
             "location": "us-central1",
+            "cluster": "acme-dev-gke",
             "nodeLocations": ["us-central1-a"],
             "initialNodeCount": 0.0,
             "autoscaling": {"totalMinNodeCount": 0.0, "totalMaxNodeCount": 4.0},
@@ -72,14 +77,23 @@ TEMPLATES: list[dict[str, Any]] = [
             "zone": "us-central1-b",
             "machineType": "g2-standard-8",
             "guestAccelerators": [{"type": "nvidia-l4", "count": 1.0}],
-            "scheduling": {"provisioningModel": "SPOT", "maxRunDuration": {"seconds": 28800.0}},
+            "scheduling": {
+                "provisioningModel": "SPOT",
+                "preemptible": True,
+                "automaticRestart": False,
+                "onHostMaintenance": "TERMINATE",
+                "instanceTerminationAction": "STOP",
+                "maxRunDuration": {"seconds": 28800.0},
+            },
             "bootDisk": {"initializeParams": {"labels": LABELS}},
+            "networkInterfaces": [{"network": "net", "subnetwork": "subnet"}],
             "labels": LABELS,
         },
     },
     {
         "type": "gcp:bigquery/dataset:Dataset",
         "inputs": {
+            "datasetId": "features",
             "location": "us-central1",
             "defaultTableExpirationMs": "86400000",
             "labels": LABELS,
@@ -87,12 +101,18 @@ TEMPLATES: list[dict[str, Any]] = [
     },
     {
         "type": "gcp:bigquery/table:Table",
-        "inputs": {"timePartitioning": {"type": "DAY"}, "labels": LABELS},
+        "inputs": {
+            "datasetId": "features",
+            "tableId": "events",
+            "timePartitioning": {"type": "DAY"},
+            "labels": LABELS,
+        },
     },
     {
         "type": "gcp:sql/databaseInstance:DatabaseInstance",
         "inputs": {
             "region": "us-central1",
+            "databaseVersion": "POSTGRES_15",
             "settings": {
                 "tier": "db-g1-small",
                 "userLabels": LABELS,
@@ -103,6 +123,7 @@ TEMPLATES: list[dict[str, Any]] = [
     {
         "type": "gcp:storage/bucketIAMMember:BucketIAMMember",
         "inputs": {
+            "bucket": "acme-dev-fn-source",
             "role": "roles/storage.objectViewer",
             "member": "serviceAccount:a@b.iam.gserviceaccount.com",
         },
@@ -123,7 +144,11 @@ TEMPLATES: list[dict[str, Any]] = [
 
 
 def generate(count: int) -> list[dict[str, Any]]:
-    """`count` resources cycling through the templates; every 9th one has a violation."""
+    """`count` resources cycling through the templates; every 9th one has a violation.
+
+    The templates are complete, schema-valid inputs (required properties included), so the only
+    findings are the deliberate ones: a missing `labels` map.
+    """
     resources: list[dict[str, Any]] = []
     for i in range(count - 2):
         template = TEMPLATES[i % len(TEMPLATES)]
@@ -136,6 +161,7 @@ def generate(count: int) -> list[dict[str, Any]]:
             "type": "gcp:billing/budget:Budget",
             "name": "budget",
             "inputs": {
+                "billingAccount": "01D4EE-079462-DFD6EC",
                 # `check` also prices the plan now, and a budget without an amount is bad input.
                 "amount": {"specifiedAmount": {"currencyCode": "USD", "units": "5000"}},
                 "thresholdRules": [{"thresholdPercent": 0.5}],
@@ -151,7 +177,11 @@ def generate(count: int) -> list[dict[str, Any]]:
                 "location": "us-central1",
                 "labels": LABELS,
                 "serviceConfig": {"serviceAccountEmail": "gov@acme.iam.gserviceaccount.com"},
-                "eventTrigger": {"pubsubTopic": TOPIC, "retryPolicy": "RETRY_POLICY_RETRY"},
+                "eventTrigger": {
+                    "eventType": "google.cloud.pubsub.topic.v1.messagePublished",
+                    "pubsubTopic": TOPIC,
+                    "retryPolicy": "RETRY_POLICY_RETRY",
+                },
             },
         }
     )

@@ -132,3 +132,16 @@ def test_the_sample_matcher_can_fail() -> None:
     assert matches(["a", "…", "d"], ["a", "b", "c", "d"])
     assert not matches(["a", "…", "e"], ["a", "b", "c", "d"])
     assert not matches(["a"], ["a", "b"])
+
+
+def test_policy_rule_table_lists_the_rule_index() -> None:
+    """The README's rule table is `registry.RULES`: same order, level, description and why."""
+    from mlgov_policies.registry import RULES
+
+    section = README.split("### Rules\n\n", 1)[1].split("\n\n", 1)[0]
+    rows = [line.split(" | ") for line in section.splitlines()[2:]]
+    table = [
+        (name.strip("| `"), level, checks, why.removesuffix(" |"))
+        for name, level, checks, why in rows
+    ]
+    assert table == [(r.name, r.enforcement, r.description, r.why) for r in RULES]

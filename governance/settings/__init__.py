@@ -18,14 +18,19 @@ from governance.settings.base import Environment
 from governance.settings.billing_export import BillingExportSettings
 from governance.settings.budget import BudgetSettings
 from governance.settings.datasets import DatasetSettings, TableSettings
-from governance.settings.errors import ROOT, SettingsError
+from governance.settings.errors import ROOT, SettingsError, SettingsWarning
 from governance.settings.gke import AutoprovisioningSettings, GkeSettings, SystemPoolSettings
 from governance.settings.limits import ENV_LIMITS, Limits
 from governance.settings.log_volume import LoggingSettings
 from governance.settings.metadata_db import MetadataDbSettings
 from governance.settings.network import NetworkSettings
 from governance.settings.notebooks import GpuSettings, NotebookSettings, OfficeHours
-from governance.settings.parse import parse_settings, read_settings, settings_from_config
+from governance.settings.parse import (
+    parse_settings,
+    read_settings,
+    settings_from_config,
+    settings_warnings,
+)
 from governance.settings.query_quotas import QueryQuotaSettings
 from governance.settings.root import Settings
 from governance.settings.training import GpuVmSettings, TpuVmSettings, TrainingPoolSettings
@@ -55,6 +60,7 @@ __all__ = [
     "QueryQuotaSettings",
     "Settings",
     "SettingsError",
+    "SettingsWarning",
     "SystemPoolSettings",
     "TableSettings",
     "TpuVmSettings",
@@ -63,4 +69,5 @@ __all__ = [
     "parse_settings",
     "read_settings",
     "settings_from_config",
+    "settings_warnings",
 ]

@@ -1,15 +1,16 @@
-"""`SettingsError` and how pydantic's findings become lines that name the key the user wrote.
+"""`SettingsError`, `SettingsWarning`, and how findings become lines naming the key the user wrote.
 
 Every problem is one line `<key path>: <message>`, where the key path is what appears in the stack
 file: `mlgov:settings.notebooks.alice.idle_minutes`, or `gcp:project` for the values Pulumi's own
-keys provide. Unknown keys get a "did you mean" hint from the model at that path.
+keys provide. Unknown keys get a "did you mean" hint from the model at that path. A warning has
+the same two parts, for a valid setting that does nothing (ineffective.py).
 """
 
 from __future__ import annotations
 
 import difflib
 from collections.abc import Mapping
-from typing import Any, get_args, get_origin
+from typing import Any, NamedTuple, get_args, get_origin
 
 from pulumi.errors import RunError
 from pydantic import BaseModel
@@ -23,6 +24,20 @@ class SettingsError(RunError):
     def __init__(self, problems: list[str]) -> None:
         self.problems = problems
         super().__init__("invalid stack config:\n" + "\n".join(f"  {p}" for p in problems))
+
+
+class SettingsWarning(NamedTuple):
+    """A valid setting that does nothing: the key as the user wrote it, and why."""
+
+    key: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.key}: {self.message}"
+
+    def as_dict(self) -> dict[str, str]:
+        """The plan document's `warnings` entry."""
+        return {"key": self.key, "message": self.message}
 
 
 def key_path(loc: tuple[int | str, ...], provided: Mapping[str, str]) -> str:

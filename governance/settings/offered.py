@@ -18,6 +18,7 @@ from governance.costs.errors import CatalogError
 from governance.costs.machines import gpu_model, machine_shape, tpu_chips
 from governance.costs.regions import region_of
 from governance.settings.base import Problem
+from mlgov_policies.compat import tpus as tpu_facts
 
 if TYPE_CHECKING:
     from governance.settings.root import Settings
@@ -35,12 +36,24 @@ def _missing(catalog: Catalog, what: str, label: str, region: str) -> str | None
     )
 
 
+def _zones_known(generation: object) -> bool:
+    """Whether Google's TPU zone list covers this generation: then acceptance.py judges the zone.
+
+    That check names the zone and its source; the catalog's region-level answer would only repeat
+    it in a second line.
+    """
+    return generation is not None and bool(getattr(generation, "zones", ()))
+
+
 def _machine(catalog: Catalog, machine_type: str, region: str) -> str | None:
     try:
         shape = machine_shape(machine_type)
     except CatalogError:
         return None  # not a type the catalog knows: the estimate says it is unpriced
     if shape.tpu:
+        gke = tpu_facts.gke_machine(machine_type)
+        if gke is not None and _zones_known(gke[0]):
+            return None
         return _missing(catalog, f"tpu.{shape.tpu}", f"TPU {shape.tpu} ({machine_type})", region)
     return _missing(catalog, f"gce.type.{shape.name}", f"machine type {machine_type}", region)
 
@@ -76,6 +89,8 @@ def problems(s: Settings) -> Iterator[Problem]:
             yield f"training_pools.{name}.accelerator", found
     for name, tpu in s.tpu_vms.items():
         region = region_of(s.zone_for(tpu.zone))
+        if _zones_known(tpu_facts.generation(tpu.accelerator_type)):
+            continue
         try:
             gen, _ = tpu_chips(tpu.accelerator_type)
         except CatalogError:

@@ -1,6 +1,7 @@
 """Raw stack config in, `Settings` out, with every problem reported at once.
 
-This is the ONLY module that reads `pulumi.Config` (`read_settings`). `settings_from_config`
+This is the ONLY module that reads `pulumi.Config` (`read_settings`, which also shows the
+settings that do nothing as Pulumi warnings; `settings_warnings` lists them). `settings_from_config`
 takes the flat map a stack file holds (`gcp:project`, `gcp:region`, `mlgov:settings`) and reports,
 in one pass, structural problems (pydantic: types, ranges, unknown keys) and the checks across
 sections (root.CHECKS). When a section is structurally invalid, the checks still run over the rest:
@@ -15,7 +16,8 @@ from typing import Any, cast, get_origin
 
 from pydantic import ValidationError
 
-from governance.settings.errors import ROOT, SettingsError, key_path, message
+from governance.settings import ineffective
+from governance.settings.errors import ROOT, SettingsError, SettingsWarning, key_path, message
 from governance.settings.root import Settings, semantic_problems
 
 # Settings fields whose value comes from Pulumi's own provider keys.
@@ -94,6 +96,17 @@ def parse_settings(raw: Any, provided: Mapping[str, str] | None = None) -> Setti
     return settings
 
 
+def settings_warnings(settings: Settings) -> list[SettingsWarning]:
+    """Settings of a valid stack that do nothing (ineffective.py), keyed as the user wrote them.
+
+    Every such key lives under `mlgov:settings` (the provider keys always take effect).
+    """
+    return [
+        SettingsWarning(key_path(tuple(path.split(".")), {}), msg)
+        for path, msg in ineffective.warnings(settings)
+    ]
+
+
 def settings_from_config(config: Mapping[str, Any]) -> Settings:
     """Settings from a flat Pulumi config map (`{"gcp:project": ..., "mlgov:settings": {...}}`).
 
@@ -136,7 +149,10 @@ def settings_from_config(config: Mapping[str, Any]) -> Settings:
 
 
 def read_settings() -> Settings:
-    """The stack's settings, read from Pulumi config (the only pulumi.Config reader)."""
+    """The stack's settings, read from Pulumi config (the only pulumi.Config reader).
+
+    Settings that do nothing are shown as Pulumi warnings (`pulumi up` prints them).
+    """
     import pulumi
 
     gcp = pulumi.Config("gcp")
@@ -145,4 +161,7 @@ def read_settings() -> Settings:
         "gcp:region": gcp.get("region"),
         ROOT: pulumi.Config("mlgov").get_object("settings"),
     }
-    return settings_from_config(config)
+    settings = settings_from_config(config)
+    for warning in settings_warnings(settings):
+        pulumi.log.warn(str(warning))
+    return settings

@@ -15,6 +15,7 @@ from pydantic import Field, model_validator
 from governance.costs.assumptions import UsageAssumptions
 from governance.labels import label_problem
 from governance.settings import (
+    acceptance,
     artifacts,
     billing_export,
     budget,
@@ -171,6 +172,7 @@ CHECKS: tuple[Callable[[Settings], Iterator[Problem]], ...] = (
     artifacts.problems,
     query_quotas.problems,
     log_volume.problems,
+    acceptance.problems,
 )
 
 

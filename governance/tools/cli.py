@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from governance import __version__
-from governance.tools.errors import PROG, CliError, Exit, report
+from governance.tools.errors import PROG, CliError, Exit, report, warn
 
 EXAMPLES = """\
 examples:
@@ -56,6 +56,9 @@ def terminal_width() -> int | None:
 def _emit(doc: Any, args: argparse.Namespace) -> int:
     from governance.tools import plan, render
 
+    # Settings that do nothing: on stderr, so `--json` output stays a clean document.
+    warnings: list[dict[str, str]] = doc.get("warnings") or []
+    warn(f"{w['key']}: {w['message']}" for w in warnings)
     if args.json:
         print(json.dumps(doc, indent=2, sort_keys=False))
     elif args.markdown:

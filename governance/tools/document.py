@@ -46,6 +46,7 @@ class PlanDocument(TypedDict, total=False):
     price_catalog: dict[str, Any]
     resources: Required[list[PlanResource]]
     violations: list[dict[str, Any]]
+    warnings: list[dict[str, str]]
     cost: dict[str, Any]
     policy_config: dict[str, Any]
     assumptions: dict[str, Any]
@@ -94,6 +95,20 @@ def shape_problems(doc: Any) -> list[str]:
     for key in ("policy_config", "assumptions", "cost"):
         if d.get(key) is not None and not isinstance(d.get(key), dict):
             problems.append(f"{key}: must be an object")
+    return problems + _warnings_problems(d.get("warnings"))
+
+
+def _warnings_problems(warnings: Any) -> list[str]:
+    """Problems of the optional `warnings` list (settings that do nothing, from `plan`)."""
+    if warnings is None:
+        return []
+    if not isinstance(warnings, list):
+        return ["warnings: must be a list of {key, message} objects"]
+    problems: list[str] = []
+    for i, item in enumerate(cast(list[Any], warnings)):
+        entry = cast(dict[str, Any], item) if isinstance(item, dict) else {}
+        if not all(isinstance(entry.get(k), str) for k in ("key", "message")):
+            problems.append(f"warnings[{i}]: must be an object with string key and message")
     return problems
 
 

@@ -2,8 +2,9 @@
 
 Every subcommand ends with an exit code from `Exit` and reports problems as lines
 `mlgov: error: <problem>` on stderr, one per problem, each naming what is wrong (a key path, a
-file, a job). Handlers raise `CliError`; the CLI's `main` prints it (and the domain errors it
-translates: invalid settings, unpriceable plans). Nothing here imports anything heavy.
+file, a job); warnings (valid settings that do nothing) as `mlgov: warning: <key path>: <why>`.
+Handlers raise `CliError`; the CLI's `main` prints it (and the domain errors it translates:
+invalid settings, unpriceable plans). Nothing here imports anything heavy.
 """
 
 from __future__ import annotations
@@ -41,3 +42,10 @@ def report(problems: Iterable[str], stream: TextIO | None = None) -> None:
     out = stream if stream is not None else sys.stderr
     for problem in problems:
         print(f"{PROG}: error: {problem}", file=out)
+
+
+def warn(warnings: Iterable[str], stream: TextIO | None = None) -> None:
+    """Print warnings (`mlgov: warning: <key path>: <why>`): valid input that does nothing."""
+    out = stream if stream is not None else sys.stderr
+    for warning in warnings:
+        print(f"{PROG}: warning: {warning}", file=out)

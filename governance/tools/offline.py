@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import runpy
 import sys
 from collections.abc import Callable, Mapping
@@ -24,6 +25,13 @@ import pulumi.runtime.settings
 
 SECRET_FIELDS = frozenset({"password", "secretData", "privateKey"})
 REDACTED = "[secret]"
+
+# Where the mock engine sends the program's `pulumi.log` messages. Without it they reach the root
+# logger and stderr as bare lines; `plan` reports the settings warnings (read_settings logs them
+# for `pulumi up`) itself, as `mlgov: warning: <key>: ...` and in the plan document.
+ENGINE_LOG = logging.getLogger("mlgov.offline.engine")
+ENGINE_LOG.addHandler(logging.NullHandler())
+ENGINE_LOG.propagate = False
 
 
 @dataclass(frozen=True)
@@ -137,7 +145,9 @@ def run_under_mocks(
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     try:
-        pulumi.runtime.set_mocks(mocks, project="mlgov", stack=stack, preview=False)
+        pulumi.runtime.set_mocks(
+            mocks, project="mlgov", stack=stack, preview=False, logger=ENGINE_LOG
+        )
         pulumi.runtime.set_all_config(pulumi_config(config))
 
         def _run() -> None:

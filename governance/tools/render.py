@@ -385,6 +385,10 @@ def markdown(doc: Doc) -> str:
             for v in doc["violations"]
         ]
         out.append("")
+    if doc.get("warnings"):
+        out += ["**Settings that do nothing:**", ""]
+        out += [f"- `{w.get('key')}`: {_md_cell(str(w.get('message')))}" for w in doc["warnings"]]
+        out.append("")
     out += [
         "<details><summary>Resources</summary>",
         "",

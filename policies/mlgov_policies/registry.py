@@ -1,8 +1,10 @@
 """The literal index of mlgov's policy rules, and what follows from it.
 
 `RULES` lists every rule once; the rules themselves (check and metadata side by side) live in
-`rules/<service>.py`. The order is the order of findings for one resource, of CrossGuard's
-policies and of the generated pack configs, so append new rules rather than re-sorting. Types
+`rules/<service>.py` (cost governance), `acceptance/<service>.py` (what the Google APIs would
+refuse) and `schema/rules.py` (inputs against the installed pulumi-gcp types). The order is the
+order of findings for one resource, of CrossGuard's policies and of the generated pack configs,
+so append new rules rather than re-sorting. Types
 that no rule checks are listed in UNCHECKED_TYPES with the reason, and `uncovered_types` lets a
 test prove every type the program creates is either covered or deliberately unchecked.
 evaluate.py runs the rules offline, pack.py turns them into CrossGuard policies.
@@ -13,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from mlgov_policies import acceptance
 from mlgov_policies import vocabulary as v
 from mlgov_policies.config import PolicyConfig
 from mlgov_policies.rule import ResourceRule, Rule, StackRule
@@ -33,6 +36,7 @@ from mlgov_policies.rules import (
     vertex,
     workbench,
 )
+from mlgov_policies.schema import rules as schema
 
 RULES: tuple[Rule, ...] = (
     labels.REQUIRED,
@@ -77,6 +81,21 @@ RULES: tuple[Rule, ...] = (
     vertex.AUTOSCALING_BOUNDS,
     vertex.MIN_REPLICAS,
     vertex.SERVING_ACCELERATORS,
+    bigquery.TABLE_EXPIRATION_IGNORED,
+    workbench.GPU_DRIVER,
+    labels.EXPIRY_NOT_EXEMPT,
+    acceptance.gpus.WORKBENCH_RULE,
+    acceptance.gpus.COMPUTE_RULE,
+    acceptance.gpus.GKE_RULE,
+    acceptance.tpus.RUNTIME_RULE,
+    acceptance.tpus.ZONE_RULE,
+    acceptance.tpus.TOPOLOGY_RULE,
+    acceptance.bigquery.RULE,
+    acceptance.scheduling.RULE,
+    acceptance.functions.RULE,
+    acceptance.scheduler.RULE,
+    schema.VALID_INPUTS,
+    schema.KNOWN_TYPE,
 )
 
 ALL_RULES: Mapping[str, Rule] = {rule.name: rule for rule in RULES}
@@ -107,9 +126,13 @@ UNCHECKED_TYPES: Mapping[str, str] = {
 _NON_RESOURCE_PREFIXES = (v.COMPONENT_PREFIX, "pulumi:")
 
 
+# Schema validation looks at every type of the SDKs; coverage below means a rule about meaning.
+_EVERY_TYPE: tuple[Rule, ...] = (schema.VALID_INPUTS, schema.KNOWN_TYPE)
+
+
 def covered_types() -> frozenset[str]:
-    """Every type at least one rule looks at."""
-    return frozenset(t for rule in RULES for t in rule.types)
+    """Every type at least one rule looks at beyond schema validation (which sees them all)."""
+    return frozenset(t for rule in RULES if rule not in _EVERY_TYPE for t in rule.types)
 
 
 def uncovered_types(types: Iterable[str]) -> set[str]:

@@ -47,6 +47,9 @@ class _Rule:
     """Type tokens the rule looks at (CrossGuard still calls it for every resource)."""
     config_keys: tuple[str, ...] = ()
     """PolicyConfig fields the rule reads (they become its CrossGuard config schema)."""
+    source: str = ""
+    """`<doc title> <URL>` of the Google (or provider) documentation a cloud-acceptance or
+    schema rule enforces; empty for mlgov's own cost rules. Findings quote it too."""
     kind: ClassVar[str]
 
     @property
@@ -66,6 +69,7 @@ class _Rule:
             "enforcement": self.enforcement,
             "types": sorted(self.types),
             "config_keys": list(self.config_keys),
+            "source": self.source,
         }
 
 

@@ -17,6 +17,10 @@ COMPONENT_PREFIX: Final = "mlgov:index:"
 
 WORKBENCH_INSTANCE: Final = "gcp:workbench/instance:Instance"
 COMPUTE_INSTANCE: Final = "gcp:compute/instance:Instance"
+COMPUTE_INSTANCE_TEMPLATE: Final = "gcp:compute/instanceTemplate:InstanceTemplate"
+COMPUTE_REGION_INSTANCE_TEMPLATE: Final = (
+    "gcp:compute/regionInstanceTemplate:RegionInstanceTemplate"
+)
 COMPUTE_DISK: Final = "gcp:compute/disk:Disk"
 COMPUTE_NETWORK: Final = "gcp:compute/network:Network"
 COMPUTE_SUBNETWORK: Final = "gcp:compute/subnetwork:Subnetwork"
@@ -153,3 +157,5 @@ ROOT_ACCESS_LABEL: Final = "mlgov-root-access"
 """`mlgov-root-access: "true"`: the notebook deliberately keeps root access (the opt-in the
 Workbench root-access rule accepts)."""
 ROOT_ACCESS_VALUE: Final = "true"
+GPU_DRIVER_METADATA_KEY: Final = "install-nvidia-driver"
+"""VM and Workbench metadata key: "True" has the Deep Learning VM image install the GPU driver."""

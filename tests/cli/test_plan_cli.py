@@ -1,4 +1,4 @@
-"""`mlgov plan|check`: the plan document contract, exit codes, errors without tracebacks.
+"""`mlgov plan|check`: the plan document contract, exit codes, warnings, errors without tracebacks.
 
 In-process through `main` (capsys); tests/cli/test_smoke.py runs the real command once per exit
 code.
@@ -300,20 +300,19 @@ def test_a_dataset_in_a_region_without_a_price_falls_back_and_check_still_judges
     assert out["price_catalog"]["date"] == "2026-07-30"
 
 
-def test_a_tpu_not_offered_in_its_region_is_a_mandatory_finding(
+def test_a_machine_not_offered_in_its_region_is_a_mandatory_finding(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    doc = {"resources": [{"type": "gcp:tpu/v2Vm:V2Vm", "name": "tpu", "inputs": {
-        "zone": "us-central1-a", "acceleratorType": "v4-8", "labels": LABELS}}]}  # fmt: skip
+    # G2 is not sold in europe-north2 (the Billing Catalog prices it nowhere there).
+    doc = {"resources": [{"type": "gcp:compute/instance:Instance", "name": "vm", "inputs": {
+        "zone": "europe-north2-a", "machineType": "g2-standard-8", "labels": LABELS,
+        "bootDisk": {"initializeParams": {"size": 0}}}}]}  # fmt: skip
     code, out, _ = _check(doc, tmp_path, capsys)
     assert code == 1
     finding = next(v for v in out["violations"] if v["policy"] == "mlgov-cost-region-not-offered")
     assert finding["enforcement"] == "mandatory"
-    assert finding["resource"] == "tpu" and finding["type"] == "gcp:tpu/v2Vm:V2Vm"
-    assert (
-        "TPU v4 is not offered in region 'us-central1' (offered in us-central2"
-        in (finding["message"])
-    )
+    assert finding["resource"] == "vm" and finding["type"] == "gcp:compute/instance:Instance"
+    assert "is not offered in region 'europe-north2'" in finding["message"]
     assert out["resources"][0]["monthly_usd"] is None
 
 
@@ -360,3 +359,86 @@ def test_unreadable_inputs_exit_2_naming_the_file(
         assert main(argv) == 2
         err = capsys.readouterr().err
         assert err == f"mlgov: error: {path}: {expected}\n", argv
+
+
+# --- settings warnings: on stderr, in the plan document, in markdown; never the exit code ---
+WARN_KEY_PREFIX = "mlgov:settings"
+KEY = f"{WARN_KEY_PREFIX}.notebooks.bob.expires_on"
+MESSAGE = (
+    "nothing stops it on that date: exempt: true tells the automation never to touch it "
+    "(mlgov-exempt wins over mlgov-expires-on); remove one of the two"
+)
+
+
+def exempt_bob(settings: dict[str, Any]) -> None:
+    settings["notebooks"]["bob"]["exempt"] = True
+
+
+def test_plan_prints_warnings_on_stderr_and_records_them(
+    tmp_path: Path, run_cli: Callable[..., Result]
+) -> None:
+    path = write_stack(tmp_path, exempt_bob)
+    printed = run_cli("plan", "--config", str(path), "--json")
+    assert printed.returncode == 0
+    assert printed.stderr.splitlines() == [f"mlgov: warning: {KEY}: {MESSAGE}"]
+    doc = json.loads(printed.stdout)
+    assert doc["warnings"] == [{"key": KEY, "message": MESSAGE}]
+    markdown = run_cli("plan", "--config", str(path), "--markdown")
+    assert markdown.returncode == 0
+    assert f"- `{KEY}`: {MESSAGE}" in markdown.stdout.splitlines()
+
+
+def test_a_plan_without_warnings_prints_none(
+    tmp_path: Path, run_cli: Callable[..., Result]
+) -> None:
+    printed = run_cli("plan", "--config", str(write_stack(tmp_path, lambda s: None)), "--json")
+    assert printed.returncode == 0
+    assert "warning" not in printed.stderr
+    assert json.loads(printed.stdout)["warnings"] == []
+
+
+def test_check_keeps_the_warnings_of_a_document(run_cli: Callable[..., Result]) -> None:
+    doc = {"stack": "x", "resources": [], "warnings": [{"key": KEY, "message": MESSAGE}]}
+    printed = run_cli("check", "-", "--json", stdin=json.dumps(doc))
+    assert printed.stderr.splitlines() == [f"mlgov: warning: {KEY}: {MESSAGE}"]
+    assert json.loads(printed.stdout)["warnings"] == doc["warnings"]
+
+
+@pytest.mark.parametrize(
+    ("warnings", "problem"),
+    [
+        ("oops", "warnings: must be a list of {key, message} objects"),
+        ([{"key": KEY}], "warnings[0]: must be an object with string key and message"),
+        (["text"], "warnings[0]: must be an object with string key and message"),
+    ],
+)
+def test_check_refuses_malformed_warnings(
+    warnings: object, problem: str, run_cli: Callable[..., Result]
+) -> None:
+    doc = {"stack": "x", "resources": [], "warnings": warnings}
+    printed = run_cli("check", "-", stdin=json.dumps(doc))
+    assert printed.returncode == 2
+    assert printed.stderr.splitlines() == [f"mlgov: error: <stdin>: {problem}"]
+
+
+def test_a_tpu_in_a_zone_without_its_generation_is_one_finding(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # TPU v4 exists only in us-central2-b: the zone rule (Google's zone list) says so, and the
+    # estimate's region-level "not offered" does not repeat it.
+    tpu = {
+        "type": "gcp:tpu/v2Vm:V2Vm",
+        "name": "tpu-old",
+        "inputs": {
+            "name": "old",
+            "zone": "us-central1-a",
+            "acceleratorType": "v4-8",
+            "runtimeVersion": "tpu-vm-v4-base",
+        },
+    }
+    path = tmp_path / "plan.json"
+    path.write_text(json.dumps({"stack": "dev", "resources": [tpu]}))
+    assert main(["check", str(path), "--json"]) == 1
+    found = {v["policy"] for v in json.loads(capsys.readouterr().out)["violations"]}
+    assert "mlgov-tpu-zone-offered" in found
+    assert "mlgov-cost-region-not-offered" not in found

@@ -4,9 +4,11 @@ alert marks it; settings say so, and the shipped stacks carry their stop levels 
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 
-from governance.settings import settings_from_config
+from governance.settings import settings_from_config, settings_warnings
 from governance.settings.budget import BudgetSettings, threshold_warnings
 from tests.conftest import STACKS, stack_config
 
@@ -43,3 +45,11 @@ def test_each_level_is_checked() -> None:
 def test_no_warning_without_levels_or_when_they_are_thresholds() -> None:
     assert threshold_warnings(BudgetSettings(amount_usd=1, stop_at=None)) == []
     assert threshold_warnings(BudgetSettings(amount_usd=1, thresholds=(0.5, 1.0))) == []
+
+
+def test_the_warning_reaches_the_plan_and_the_user():
+    config = copy.deepcopy(stack_config("prod"))
+    config["mlgov:settings"]["budget"]["thresholds"] = [0.5, 0.9, 1.0]  # stop_at 1.1 not among them
+    [warning] = settings_warnings(settings_from_config(config))
+    assert warning.key == "mlgov:settings.budget.stop_at"
+    assert warning.message.startswith("1.1 is not among budget.thresholds [0.5, 0.9, 1.0]")

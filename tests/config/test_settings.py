@@ -113,9 +113,10 @@ CASES: list[tuple[str, Mutation, list[str]]] = [
     ),
     (
         "GPU not allowed",
-        lambda s: s["notebooks"]["alice"]["gpu"].update(type="NVIDIA_H100_80GB"),
+        # V100 attaches to alice's n1-standard-4; only the allow-list refuses it.
+        lambda s: s["notebooks"]["alice"]["gpu"].update(type="NVIDIA_TESLA_V100"),
         [
-            f"{P}.notebooks.alice.gpu.type: 'NVIDIA_H100_80GB' is not allowed in dev; allowed: "
+            f"{P}.notebooks.alice.gpu.type: 'NVIDIA_TESLA_V100' is not allowed in dev; allowed: "
             "['NVIDIA_TESLA_T4', 'NVIDIA_L4'] (Workbench names, e.g. NVIDIA_TESLA_T4)"
         ],
     ),

@@ -63,6 +63,7 @@ _GOOD: list[dict[str, Any]] = [
         "inputs": {
             "name": "acme-prod-subnet",
             "region": REGION,
+            "network": "acme-prod-net",
             "ipCidrRange": "10.0.0.0/20",
             "privateIpGoogleAccess": True,
         },
@@ -113,6 +114,7 @@ _GOOD: list[dict[str, Any]] = [
                     "idle-timeout-seconds": "3600",
                     "enable-guest-attributes": "TRUE",
                     "notebook-disable-root": "true",
+                    "install-nvidia-driver": "True",
                 },
                 "bootDisk": {"diskSizeGb": "150", "diskType": "PD_BALANCED"},
                 "serviceAccounts": [{"email": "nb@acme-ml-prod.iam.gserviceaccount.com"}],
@@ -283,6 +285,7 @@ _GOOD: list[dict[str, Any]] = [
                     "labels": labels("training"),
                 }
             },
+            "networkInterfaces": [{"network": "acme-prod-net", "subnetwork": "acme-prod-subnet"}],
             "labels": labels("training"),
         },
     },
@@ -356,6 +359,7 @@ _GOOD: list[dict[str, Any]] = [
             "tableId": "events",
             "project": PROJECT,
             "timePartitioning": {"type": "DAY", "field": "ts", "expirationMs": 2592000000.0},
+            "schema": '[{"mode": "REQUIRED", "name": "ts", "type": "TIMESTAMP"}]',
             "requirePartitionFilter": True,
             "labels": labels("data"),
         },

@@ -17,7 +17,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from policy_fixtures import RESOURCE_TYPES
 
-import mlgov_policies.rules
 from mlgov_policies.config import PolicyConfig
 from mlgov_policies.evaluate import evaluate_resources
 from mlgov_policies.registry import (
@@ -30,6 +29,7 @@ from mlgov_policies.registry import (
 from mlgov_policies.rule import ResourceRule, StackRule
 
 ROOT = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
 
 # Every type listed in the program's resource inventory (RESOURCES brief, "type token" column).
 PROGRAM_TYPES = {
@@ -88,15 +88,27 @@ def test_unchecked_types_are_really_unchecked() -> None:
     assert all(reason.strip() for reason in UNCHECKED_TYPES.values())
 
 
+# Where rules are defined, and where their failing cases live: cost rules in
+# rules/<service>.py (CASES in test_rules_<service>.py), cloud-acceptance rules in
+# acceptance/<service>.py (tests/policies/acceptance/), schema rules in schema/rules.py
+# (tests/policies/schema/).
+RULE_PACKAGES = {
+    "mlgov_policies.rules": None,
+    "mlgov_policies.acceptance": HERE / "acceptance",
+    "mlgov_policies.schema": HERE / "schema",
+}
+
+
 def _defined_rules() -> dict[str, str]:
-    """Rule name -> the rules/<service>.py module that defines it."""
+    """Rule name -> the module that defines it (`mlgov_policies.rules.workbench`)."""
     defined: dict[str, str] = {}
-    for info in pkgutil.iter_modules(mlgov_policies.rules.__path__):
-        module = importlib.import_module(f"mlgov_policies.rules.{info.name}")
-        for value in vars(module).values():
-            if isinstance(value, ResourceRule | StackRule):
-                assert value.name not in defined, f"{value.name} defined twice"
-                defined[value.name] = info.name
+    for package in RULE_PACKAGES:
+        for info in pkgutil.iter_modules(importlib.import_module(package).__path__):
+            module = importlib.import_module(f"{package}.{info.name}")
+            for value in vars(module).values():
+                if isinstance(value, ResourceRule | StackRule):
+                    assert value.name not in defined, f"{value.name} defined twice"
+                    defined[value.name] = module.__name__
     return defined
 
 
@@ -112,14 +124,18 @@ def test_index_lists_every_defined_rule_exactly_once() -> None:
     defined = _defined_rules()
     names = [rule.name for rule in RULES]
     assert len(names) == len(set(names)), "a rule is listed twice in registry.RULES"
-    assert set(names) == set(defined), "registry.RULES and rules/*.py disagree"
+    assert set(names) == set(defined), "registry.RULES and the rule modules disagree"
     for rule in RULES:
-        module = importlib.import_module(f"mlgov_policies.rules.{defined[rule.name]}")
-        assert rule in vars(module).values()
+        assert rule in vars(importlib.import_module(defined[rule.name])).values()
 
 
 def test_every_rule_has_failing_cases_in_its_service_test() -> None:
-    defined = _defined_rules()
+    prefix = "mlgov_policies.rules."
+    defined = {
+        name: module.removeprefix(prefix)
+        for name, module in _defined_rules().items()
+        if module.startswith(prefix)
+    }
     cases = _service_cases()
     assert set(cases) == set(defined.values()), "one test_rules_<service>.py per rules module"
     failing: set[str] = set()
@@ -130,7 +146,17 @@ def test_every_rule_has_failing_cases_in_its_service_test() -> None:
             if case.expected is not None:
                 assert defined[case.expected] == service, (case.id, service)
                 failing.add(case.expected)
-    assert failing == set(ALL_RULES)
+    assert failing == set(defined)
+
+
+def test_acceptance_and_schema_rules_have_tests_that_name_them() -> None:
+    for name, module in _defined_rules().items():
+        package = module.rsplit(".", 1)[0]
+        tests = RULE_PACKAGES[package]
+        if tests is None:
+            continue  # cost rules: CASES, above
+        text = "\n".join(path.read_text() for path in tests.glob("test_*.py"))
+        assert f'"{name}"' in text, (name, tests)
 
 
 def test_rule_metadata() -> None:
@@ -152,6 +178,7 @@ def test_rule_metadata() -> None:
             "enforcement",
             "types",
             "config_keys",
+            "source",
         }
         for key in rule.config_keys:
             assert key in PolicyConfig().as_dict()

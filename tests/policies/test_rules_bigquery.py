@@ -87,6 +87,28 @@ CASES: tuple[Case, ...] = (
         None,
         (("drop", "query-quota"), ("drop", "features"), ("drop", "billing-export")),
     ),
+    Case(
+        "table-expiration-ignored",
+        "mlgov-bigquery-table-expiration-ignored",
+        (s("features", "defaultPartitionExpirationMs", 2592000000.0),),
+    ),
+    Case(
+        "table-expiration-reaches-a-view",
+        None,
+        (
+            s("features", "defaultPartitionExpirationMs", 2592000000.0),
+            d("events", "timePartitioning"),
+            s("events", "view", {"query": "select 1", "useLegacySql": False}),
+        ),
+    ),
+    Case(
+        "table-expiration-no-table-in-dataset",
+        None,
+        (
+            s("features", "defaultPartitionExpirationMs", 2592000000.0),
+            s("events", "datasetId", "scratch"),
+        ),
+    ),
 )
 
 

@@ -7,7 +7,11 @@ offline and through the CrossGuard policy objects (policy_cases.check_case).
 from __future__ import annotations
 
 import pytest
-from policy_cases import Case, case_id, cfg, check_case, d, s
+from policy_cases import Case, apply, case_id, cfg, check_case, d, s
+from policy_fixtures import PROD_CONFIG
+
+from mlgov_policies.config import PolicyConfig
+from mlgov_policies.evaluate import evaluate_resources
 
 RULE = "mlgov-logging-retention-bounded"
 
@@ -21,7 +25,6 @@ CASES: tuple[Case, ...] = (
         (s("default-logs", "retentionDays", 31.0),),
         cfg(max_log_retention_days=None),
     ),
-    Case("retention-not-a-number", RULE, (s("default-logs", "retentionDays", "forever"),)),
     Case("retention-unset-is-30-days", None, (d("default-logs", "retentionDays"),)),
 )
 
@@ -29,3 +32,14 @@ CASES: tuple[Case, ...] = (
 @pytest.mark.parametrize("case", CASES, ids=case_id)
 def test_case(case: Case) -> None:
     check_case(case)
+
+
+def test_retention_that_is_not_a_number_breaks_the_rule_and_the_input_type() -> None:
+    stack = apply((s("default-logs", "retentionDays", "forever"),))
+    found = evaluate_resources(stack, PolicyConfig.from_mapping(PROD_CONFIG))
+    assert {(v.policy, v.resource) for v in found} == {
+        (RULE, "default-logs"),
+        ("mlgov-schema-valid-inputs", "default-logs"),
+    }
+    [rule] = [v for v in found if v.policy == RULE]
+    assert rule.message == "retentionDays is 'forever', not a number of days"

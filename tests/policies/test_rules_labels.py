@@ -43,6 +43,15 @@ CASES: tuple[Case, ...] = (
     Case("labels-expires-on", None, (s("tpu", "labels.mlgov-expires-on", "2026-12-31"),)),
     Case("vertex-endpoint-unlabelled", "mlgov-labels-required", (d("endpoint", "labels"),)),
     Case("repository-unlabelled", "mlgov-labels-required", (d("images", "labels"),)),
+    Case("labels-exempt", None, (s("tpu", "labels.mlgov-exempt", "true"),)),
+    Case(
+        "labels-expiry-exempt",
+        "mlgov-labels-expiry-not-exempt",
+        (
+            s("tpu", "labels.mlgov-expires-on", "2026-12-31"),
+            s("tpu", "labels.mlgov-exempt", "true"),
+        ),
+    ),
 )
 
 

@@ -50,7 +50,13 @@ CASES: tuple[Case, ...] = (
             s(
                 "train-cluster",
                 "resourcePools",
-                [{"autoscalingSpec": {"minReplicaCount": 2.0, "maxReplicaCount": 4.0}}],
+                [
+                    {
+                        "machineSpec": {"machineType": "n1-standard-4"},
+                        "replicaCount": 2.0,
+                        "autoscalingSpec": {"minReplicaCount": 2.0, "maxReplicaCount": 4.0},
+                    }
+                ],
             ),
         ),
         DEV,

@@ -1,4 +1,4 @@
-"""mlgov-workbench-*: idle shutdown, guest attributes, public IP, machine and GPU allow-lists, root.
+"""mlgov-workbench-*: idle shutdown, guest attributes, public IP, allow-lists, root, GPU driver.
 
 Cases for mlgov_policies/rules/workbench.py: one change to the known-good stack each, checked offline
 and through the CrossGuard policy objects (policy_cases.check_case).
@@ -12,6 +12,7 @@ from policy_fixtures import PROD_CONFIG
 
 from mlgov_policies.config import PolicyConfig
 from mlgov_policies.evaluate import evaluate_resources
+from mlgov_policies.registry import RESOURCE_RULES
 
 CASES: tuple[Case, ...] = (
     Case(
@@ -54,12 +55,12 @@ CASES: tuple[Case, ...] = (
     Case(
         "notebook-machine",
         "mlgov-workbench-machine-type-allowed",
-        (s("nb-alice", "gceSetup.machineType", "a2-highgpu-1g"),),
+        (s("nb-alice", "gceSetup.machineType", "n1-standard-16"),),
     ),
     Case(
         "notebook-machine-any",
         None,
-        (s("nb-alice", "gceSetup.machineType", "a2-highgpu-1g"),),
+        (s("nb-alice", "gceSetup.machineType", "n1-standard-16"),),
         cfg(notebook_machine_types=[]),
     ),
     Case(
@@ -69,7 +70,7 @@ CASES: tuple[Case, ...] = (
             s(
                 "nb-alice",
                 "gceSetup.acceleratorConfigs",
-                [{"type": "NVIDIA_TESLA_A100", "coreCount": "1"}],
+                [{"type": "NVIDIA_TESLA_V100", "coreCount": "1"}],
             ),
         ),
     ),
@@ -117,6 +118,24 @@ CASES: tuple[Case, ...] = (
         None,
         (s("nb-alice", "gceSetup.metadata.notebook-disable-root", "TRUE"),),
     ),
+    Case(
+        "notebook-gpu-driver-missing",
+        "mlgov-workbench-gpu-driver",
+        (d("nb-alice", "gceSetup.metadata.install-nvidia-driver"),),
+    ),
+    Case(
+        "notebook-gpu-driver-off",
+        "mlgov-workbench-gpu-driver",
+        (s("nb-alice", "gceSetup.metadata.install-nvidia-driver", "False"),),
+    ),
+    Case(
+        "notebook-no-gpu-no-driver",
+        None,
+        (
+            d("nb-alice", "gceSetup.metadata.install-nvidia-driver"),
+            d("nb-alice", "gceSetup.acceleratorConfigs"),
+        ),
+    ),
 )
 
 
@@ -132,3 +151,40 @@ def test_messages_name_the_offending_value() -> None:
     assert violation.type == "gcp:workbench/instance:Instance"
     assert "86400s" in violation.message
     assert "120 min" in violation.message
+
+
+def test_gpu_driver_message_and_the_notebooks_api_switch() -> None:
+    rule = RESOURCE_RULES["mlgov-workbench-gpu-driver"]
+    stack = apply((d("nb-alice", "gceSetup.metadata.install-nvidia-driver"),))
+    props = next(r["inputs"] for r in stack if r["name"] == "nb-alice")
+    [message] = rule.check(rule_type(), props, PolicyConfig())
+    assert message == (
+        "gceSetup.acceleratorConfigs attaches a GPU but "
+        "gceSetup.metadata['install-nvidia-driver'] is not set: no NVIDIA driver is installed, so "
+        f"the GPU is billed while CUDA cannot use it (source: {rule.source})"
+    )
+    # The Notebooks v2 API's own switch (a provider without it reports the unknown property).
+    props["gceSetup"]["gpuDriverConfig"] = {"enableGpuDriver": True}
+    assert list(rule.check(rule_type(), props, PolicyConfig())) == []
+    props["gceSetup"]["acceleratorConfigs"][0]["coreCount"] = "0"
+    del props["gceSetup"]["gpuDriverConfig"]
+    assert list(rule.check(rule_type(), props, PolicyConfig())) == []
+
+
+def rule_type() -> str:
+    return "gcp:workbench/instance:Instance"
+
+
+def test_the_installed_pulumi_gcp_has_no_gpu_driver_config() -> None:
+    """Why the rule's remedy is the metadata key: InstanceGceSetup lacks the API's switch.
+
+    When a pulumi-gcp upgrade adds `gpuDriverConfig`, this fails: then prefer it in the
+    remediation and in NotebookFleet.
+    """
+    from mlgov_policies.schema import catalog
+
+    entry = catalog.resource_entry(rule_type())
+    assert entry is not None
+    setup = entry["types"]["InstanceGceSetupArgs"]["properties"]
+    assert "acceleratorConfigs" in setup and "metadata" in setup
+    assert "gpuDriverConfig" not in setup

@@ -12,11 +12,11 @@ from collections.abc import Iterator, Mapping
 from typing import Any, Final
 
 from mlgov_policies import vocabulary as v
-from mlgov_policies.acceptance.rule import AcceptanceRule
 from mlgov_policies.compat import sources
 from mlgov_policies.compat.bigquery import SchemaProblem, parse_schema, schema_problems
 from mlgov_policies.config import PolicyConfig
 from mlgov_policies.props import as_list, as_str, dig, is_unknown
+from mlgov_policies.rule import ResourceRule
 
 _NOT_MANAGED = ("view", "materializedView", "externalDataConfiguration")
 _PATHS: Final = {
@@ -60,10 +60,11 @@ def bigquery_table_columns(
         yield f"{_path(problem)}: {problem.message}"
 
 
-RULE: Final = AcceptanceRule(
+RULE: Final = ResourceRule(
     name="mlgov-bigquery-partition-columns-in-schema",
     check=bigquery_table_columns,
     types=frozenset({v.BQ_TABLE}),
+    enforcement="mandatory",
     why="BigQuery refuses to create a table partitioned or clustered on columns it cannot find "
     '("Table with field based partitioning must have a schema"); the stack fails halfway '
     "through `pulumi up`.",

@@ -10,11 +10,11 @@ from collections.abc import Iterator, Mapping
 from typing import Any, Final
 
 from mlgov_policies import vocabulary as v
-from mlgov_policies.acceptance.rule import AcceptanceRule
 from mlgov_policies.compat import sources
 from mlgov_policies.compat.limits import FUNCTION_TIMEOUT_EVENT, FUNCTION_TIMEOUT_HTTP
 from mlgov_policies.config import PolicyConfig
 from mlgov_policies.props import as_number, dig, is_unknown
+from mlgov_policies.rule import ResourceRule
 
 
 def function_timeout(type_: str, props: Mapping[str, Any], config: PolicyConfig) -> Iterator[str]:
@@ -35,10 +35,11 @@ def function_timeout(type_: str, props: Mapping[str, Any], config: PolicyConfig)
         yield f"serviceConfig.timeoutSeconds: {problem}"
 
 
-RULE: Final = AcceptanceRule(
+RULE: Final = ResourceRule(
     name="mlgov-functions-timeout-within-limit",
     check=function_timeout,
     types=frozenset({v.FUNCTION_V2}),
+    enforcement="mandatory",
     why="The Cloud Functions API refuses a timeout past the trigger's maximum; the deploy fails "
     "after the source was built and uploaded.",
     remediation="Keep serviceConfig.timeoutSeconds at most 540 for event-triggered functions and "

@@ -13,19 +13,15 @@ from typing import Any, Final
 
 from mlgov_policies import vocabulary as v
 from mlgov_policies.acceptance.paths import accelerators
-from mlgov_policies.acceptance.rule import AcceptanceRule
 from mlgov_policies.compat import sources
 from mlgov_policies.compat.gpus import gpu_problem
 from mlgov_policies.config import PolicyConfig
 from mlgov_policies.props import as_list, as_str, dig
+from mlgov_policies.rule import ResourceRule
 
-# Not in vocabulary.py yet (new types this package covers); the lead moves them there.
-COMPUTE_INSTANCE_TEMPLATE: Final = "gcp:compute/instanceTemplate:InstanceTemplate"
-COMPUTE_REGION_INSTANCE_TEMPLATE: Final = (
-    "gcp:compute/regionInstanceTemplate:RegionInstanceTemplate"
-)
+# Everything that describes a Compute VM's machine type, accelerators and scheduling.
 COMPUTE_VM_TYPES: Final = frozenset(
-    {v.COMPUTE_INSTANCE, COMPUTE_INSTANCE_TEMPLATE, COMPUTE_REGION_INSTANCE_TEMPLATE}
+    {v.COMPUTE_INSTANCE, v.COMPUTE_INSTANCE_TEMPLATE, v.COMPUTE_REGION_INSTANCE_TEMPLATE}
 )
 
 _SOURCE: Final = sources.short(sources.GPU_MACHINE_TYPES)
@@ -91,30 +87,33 @@ _WHY = (
     "minutes into `pulumi up`, after the preview looked fine."
 )
 
-WORKBENCH_RULE: Final = AcceptanceRule(
+WORKBENCH_RULE: Final = ResourceRule(
     name="mlgov-workbench-gpu-machine-compatible",
     check=workbench_gpu_machine,
     types=frozenset({v.WORKBENCH_INSTANCE}),
+    enforcement="mandatory",
     why=_WHY,
     remediation="Pair the GPU with a machine type that takes it: NVIDIA_TESLA_T4 on n1-standard-* "
     "(1, 2 or 4), NVIDIA_L4 on g2-standard-* with the count the G2 type carries (1 on "
     "g2-standard-4 to -16 and -32, 2 on -24, 4 on -48, 8 on -96).",
     source=_SOURCE,
 )
-COMPUTE_RULE: Final = AcceptanceRule(
+COMPUTE_RULE: Final = ResourceRule(
     name="mlgov-compute-gpu-machine-compatible",
     check=compute_gpu_machine,
     types=COMPUTE_VM_TYPES,
+    enforcement="mandatory",
     why=_WHY,
     remediation="Attach T4/P4/V100/P100 only to N1 machine types within the documented vCPU and "
     "memory maxima; on A2/A3/A4/G2/G4 types omit guestAccelerators or give exactly the built-in "
     "GPU type and count.",
     source=_SOURCE,
 )
-GKE_RULE: Final = AcceptanceRule(
+GKE_RULE: Final = ResourceRule(
     name="mlgov-gke-gpu-machine-compatible",
     check=gke_gpu_machine,
     types=frozenset({v.GKE_NODE_POOL, v.GKE_CLUSTER}),
+    enforcement="mandatory",
     why=_WHY,
     remediation="Give nodeConfig.guestAccelerators the GPU type and count the machine type takes "
     "(nvidia-l4 x1 on g2-standard-8, nvidia-tesla-t4 x1/2/4 on n1-standard-*).",

@@ -38,8 +38,3 @@ def duration_seconds(value: object) -> float | None:
         return None
     match = _DURATION.fullmatch(text.strip())
     return float(match.group(1)) if match else None
-
-
-def shown(value: object) -> str:
-    """A value as a message shows it: `not set` for None."""
-    return "not set" if value is None else repr(value)

@@ -11,11 +11,11 @@ from typing import Any, Final
 
 from mlgov_policies import vocabulary as v
 from mlgov_policies.acceptance.paths import duration_seconds
-from mlgov_policies.acceptance.rule import AcceptanceRule
 from mlgov_policies.compat import sources
 from mlgov_policies.compat.limits import SCHEDULER_DEADLINE_APP_ENGINE, SCHEDULER_DEADLINE_HTTP
 from mlgov_policies.config import PolicyConfig
 from mlgov_policies.props import as_str, dig, is_unknown
+from mlgov_policies.rule import ResourceRule
 
 _SOURCE: Final = sources.short(sources.SCHEDULER_DEADLINE)
 
@@ -46,10 +46,11 @@ def scheduler_attempt_deadline(
         yield f"attemptDeadline {raw!r}: {problem}"
 
 
-RULE: Final = AcceptanceRule(
+RULE: Final = ResourceRule(
     name="mlgov-scheduler-attempt-deadline-within-limit",
     check=scheduler_attempt_deadline,
     types=frozenset({v.SCHEDULER_JOB}),
+    enforcement="mandatory",
     why="Cloud Scheduler refuses an attempt deadline outside the target's range; the job is not "
     "created and the automation it drives never runs.",
     remediation="Set attemptDeadline between '15s' and '1800s' for HTTP targets (between '15s' and "

@@ -13,13 +13,13 @@ from collections.abc import Iterator, Mapping
 from typing import Any, Final
 
 from mlgov_policies.acceptance.gpus import COMPUTE_VM_TYPES
-from mlgov_policies.acceptance.paths import accelerators, shown
-from mlgov_policies.acceptance.rule import AcceptanceRule
+from mlgov_policies.acceptance.paths import accelerators
 from mlgov_policies.compat import sources
-from mlgov_policies.compat.gpus import built_in_gpu
+from mlgov_policies.compat.gpus import has_built_in_gpus
 from mlgov_policies.compat.limits import TERMINATION_ACTIONS, VM_RUN_DURATION
 from mlgov_policies.config import PolicyConfig
 from mlgov_policies.props import as_bool, as_mapping, as_number, as_str, dig, is_unknown
+from mlgov_policies.rule import ResourceRule, shown
 
 _SPOT: Final = sources.short(sources.SPOT_SCHEDULING)
 _RUNTIME: Final = sources.short(sources.LIMIT_RUNTIME)
@@ -28,7 +28,7 @@ _MIGRATION: Final = sources.short(sources.LIVE_MIGRATION)
 
 def _has_gpus(props: Mapping[str, Any]) -> bool:
     machine = as_str(dig(props, "machineType"))
-    if machine and built_in_gpu(machine) is not None:
+    if machine and has_built_in_gpus(machine):
         return True
     return any(
         count is None or count > 0 for _, _, count in accelerators(props, "guestAccelerators")
@@ -140,10 +140,11 @@ def compute_scheduling(type_: str, props: Mapping[str, Any], config: PolicyConfi
         )
 
 
-RULE: Final = AcceptanceRule(
+RULE: Final = ResourceRule(
     name="mlgov-compute-scheduling-valid",
     check=compute_scheduling,
     types=COMPUTE_VM_TYPES,
+    enforcement="mandatory",
     why="Compute Engine refuses contradictory scheduling (a Spot VM that restarts or migrates, a "
     "run-time limit without a termination action, a GPU VM that live-migrates) at create time.",
     remediation="Spot: provisioningModel SPOT, automaticRestart false, onHostMaintenance "

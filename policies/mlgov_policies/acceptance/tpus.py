@@ -12,17 +12,17 @@ from collections.abc import Iterator, Mapping
 from typing import Any, Final
 
 from mlgov_policies import vocabulary as v
-from mlgov_policies.acceptance.rule import AcceptanceRule
 from mlgov_policies.compat import sources
 from mlgov_policies.compat.tpus import (
     DEFAULT_ACCELERATOR_TYPE,
-    gke_machine,
+    gke_tpu_zone_problem,
     tpu_runtime_problem,
     tpu_topology_problem,
     tpu_zone_problem,
 )
 from mlgov_policies.config import PolicyConfig
 from mlgov_policies.props import as_list, as_str, dig, is_unknown
+from mlgov_policies.rule import ResourceRule
 
 
 def _tpu_vm_accelerator(props: Mapping[str, Any]) -> tuple[str, str] | None:
@@ -69,14 +69,11 @@ def tpu_zone(type_: str, props: Mapping[str, Any], config: PolicyConfig) -> Iter
             yield f"zone {zone!r} with {where} {value!r}: {problem}"
         return
     machine_type = as_str(dig(props, "nodeConfig", "machineType"))
-    machine = gke_machine(machine_type) if machine_type else None
-    if machine is None:
+    if not machine_type:
         return
-    generation = machine[0]
-    accelerator = f"{generation.accelerator_prefix}-{machine[1]}"
     for index, location in enumerate(as_list(dig(props, "nodeLocations"))):
         zone = as_str(location)
-        problem = tpu_zone_problem(accelerator, zone) if zone else None
+        problem = gke_tpu_zone_problem(machine_type, zone) if zone else None
         if problem:
             yield (
                 f"nodeLocations[{index}] {zone!r} with nodeConfig.machineType {machine_type!r}: "
@@ -96,30 +93,33 @@ def gke_tpu_topology(type_: str, props: Mapping[str, Any], config: PolicyConfig)
         yield f"placementPolicy.tpuTopology with nodeConfig.machineType {machine_type!r}: {problem}"
 
 
-RUNTIME_RULE: Final = AcceptanceRule(
+RUNTIME_RULE: Final = ResourceRule(
     name="mlgov-tpu-runtime-version-compatible",
     check=tpu_runtime_version,
     types=frozenset({v.TPU_VM}),
+    enforcement="mandatory",
     why="A TPU VM with a runtime version of another generation fails to create (or boots without "
     "a usable TPU), after the preview looked fine.",
     remediation="Use the runtime of the accelerator's generation: v2-alpha-tpuv6e (v6e), "
     "v2-alpha-tpuv5 (v5p), v2-alpha-tpuv5-lite (v5e), tpu-ubuntu2204-base (v4 and older).",
     source=sources.short(sources.TPU_RUNTIMES),
 )
-ZONE_RULE: Final = AcceptanceRule(
+ZONE_RULE: Final = ResourceRule(
     name="mlgov-tpu-zone-offered",
     check=tpu_zone,
     types=frozenset({v.TPU_VM, v.GKE_NODE_POOL}),
+    enforcement="mandatory",
     why="Each TPU generation exists only in some zones (TPU v4 only in us-central2-b); elsewhere "
     "the create call fails.",
     remediation="Place the TPU VM or node pool in a zone that offers its generation, or pick a "
     "generation offered in the stack's region.",
     source=sources.short(sources.TPU_ZONES),
 )
-TOPOLOGY_RULE: Final = AcceptanceRule(
+TOPOLOGY_RULE: Final = ResourceRule(
     name="mlgov-gke-tpu-topology-valid",
     check=gke_tpu_topology,
     types=frozenset({v.GKE_NODE_POOL}),
+    enforcement="mandatory",
     why="GKE refuses a TPU slice whose topology its machine type cannot form (wrong number of "
     "dimensions, or a chip count that is not whole nodes).",
     remediation="Use an AxB topology for v5e/v6e (ct5lp-/ct6e-) and AxBxC for v4/v5p "

@@ -11,10 +11,16 @@ from __future__ import annotations
 
 from mlgov_policies.compat.bigquery import SchemaProblem, parse_schema, schema_problems
 from mlgov_policies.compat.gpus import gpu_problem
-from mlgov_policies.compat.tpus import tpu_runtime_problem, tpu_topology_problem, tpu_zone_problem
+from mlgov_policies.compat.tpus import (
+    gke_tpu_zone_problem,
+    tpu_runtime_problem,
+    tpu_topology_problem,
+    tpu_zone_problem,
+)
 
 __all__ = [
     "SchemaProblem",
+    "gke_tpu_zone_problem",
     "gpu_problem",
     "parse_schema",
     "schema_problems",

@@ -41,6 +41,8 @@ class SchemaProblem:
     """Which input the problem is about; `clustering` problems also carry the column index."""
     index: int | None
     message: str
+    missing: bool = False
+    """True when the column is not in the schema at all (the fix: declare it there)."""
 
     def __str__(self) -> str:
         return self.message
@@ -131,6 +133,7 @@ def schema_problems(
                     f"the table declares no schema but is partitioned on {what} column {name!r}: "
                     f"a table with field based partitioning must have a schema "
                     f"(source: {_PARTITIONING})",
+                    missing=True,
                 )
             )
     else:
@@ -138,7 +141,8 @@ def schema_problems(
         for part, name, allowed, what in partitions:
             message = _partition_problem(columns, name, allowed, what)
             if message:
-                problems.append(SchemaProblem(part, None, message))
+                missing = name.lower() not in columns
+                problems.append(SchemaProblem(part, None, message, missing=missing))
     if len(clustering) > MAX_CLUSTERING_COLUMNS:
         problems.append(
             SchemaProblem(
@@ -159,6 +163,7 @@ def schema_problems(
                     index,
                     f"clustering column {name!r}: {where}; clustering columns must be top-level "
                     f"schema columns (source: {_CLUSTERING})",
+                    missing=True,
                 )
             )
         elif _type(field) in NESTED_TYPES or _mode(field) == "REPEATED":

@@ -233,6 +233,14 @@ def machine_family(machine_type: str) -> str:
     return short.split("-", 1)[0]
 
 
+def has_built_in_gpus(machine_type: str) -> bool:
+    """True for accelerator-optimized machine types (A2, A3, A4, A4X, G2, G4): GPUs built in.
+
+    Judged by family, so a size this table does not list (a new `a3-...`) still counts.
+    """
+    return machine_family(machine_type) in _ACCELERATOR_FAMILIES
+
+
 def built_in_gpu(machine_type: str) -> GpuPlatform | None:
     """The GPU model and count an accelerator-optimized machine type comes with, if any."""
     return _BUILT_IN.get(machine_type.rsplit("/", 1)[-1].strip().lower())

@@ -111,3 +111,19 @@ SCHEDULER_DEADLINE: Final = cite(
     "Cloud Scheduler API Job.attemptDeadline (discovery document cloudscheduler.v1)",
     "https://cloud.google.com/scheduler/docs/reference/rest/v1/projects.locations.jobs",
 )
+BQ_DEFAULT_EXPIRATIONS: Final = cite(
+    "BigQuery API Dataset.defaultPartitionExpirationMs (discovery document bigquery.v2)",
+    "https://cloud.google.com/bigquery/docs/reference/rest/v2/datasets",
+    note='"When creating a partitioned table, if `defaultPartitionExpirationMs` is set, the '
+    "`defaultTableExpirationMs` value is ignored and the table will not be inherit a table "
+    'expiration deadline."',
+)
+WORKBENCH_GPU_DRIVER: Final = cite(
+    "Notebooks API v2 GceSetup.gpuDriverConfig (discovery document notebooks.v2) and Deep "
+    "Learning VM metadata install-nvidia-driver",
+    "https://cloud.google.com/vertex-ai/docs/workbench/reference/rest/v2/projects.locations.instances",
+    note='GPUDriverConfig.enableGpuDriver: "If this field is empty or set to false, the GPU driver '
+    "won't be installed.\"; pulumi-gcp's InstanceGceSetup has no gpuDriverConfig, so the "
+    "Deep Learning VM image's install-nvidia-driver metadata key "
+    "(https://cloud.google.com/deep-learning-vm/docs/cli) is the way to ask for it",
+)

@@ -152,6 +152,15 @@ def tpu_zone_problem(accelerator: str, zone: str) -> str | None:
     )
 
 
+def gke_tpu_zone_problem(machine_type: str, zone: str) -> str | None:
+    """Why `zone` does not offer the TPU generation of a GKE TPU machine type, or None."""
+    machine = gke_machine(machine_type)
+    if machine is None:
+        return None
+    generation_, chips = machine
+    return tpu_zone_problem(f"{generation_.accelerator_prefix}-{chips}", zone)
+
+
 def tpu_topology_problem(machine_type: str, topology: str) -> str | None:
     """Why a GKE TPU node pool's `tpuTopology` cannot fit its machine type, or None.
 

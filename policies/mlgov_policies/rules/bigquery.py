@@ -1,8 +1,10 @@
 """BigQuery rules: data expires (billing history never), tables partition, prod caps queries.
 
-Covers `gcp:bigquery/dataset:Dataset`, `gcp:bigquery/table:Table` and the query-usage
-`gcp:serviceusage/consumerQuotaOverride:ConsumerQuotaOverride` (a stack rule). Who may read a
-dataset is iam.py's concern; where it lives is location.py's.
+Covers `gcp:bigquery/dataset:Dataset`, `gcp:bigquery/table:Table`, the query-usage
+`gcp:serviceusage/consumerQuotaOverride:ConsumerQuotaOverride` (a stack rule) and one stack rule
+that pairs datasets with their tables (a default table expiration BigQuery ignores). Who may read
+a dataset is iam.py's concern; where it lives is location.py's; partition and clustering columns
+BigQuery would refuse are acceptance/bigquery.py's.
 """
 
 from __future__ import annotations
@@ -12,8 +14,10 @@ from typing import Any
 from urllib.parse import unquote
 
 from mlgov_policies import vocabulary as v
+from mlgov_policies.compat import sources
+from mlgov_policies.compat.bigquery import TIME_PARTITION_GRANULARITIES
 from mlgov_policies.config import PolicyConfig
-from mlgov_policies.props import as_bool, as_number, as_str, dig, is_unknown
+from mlgov_policies.props import as_bool, as_mapping, as_number, as_str, dig, is_unknown
 from mlgov_policies.rule import ResourceRule, StackResource, StackRule
 
 _EXPIRATIONS = ("defaultTableExpirationMs", "defaultPartitionExpirationMs")
@@ -92,7 +96,7 @@ def table_partitioned(type_: str, props: Mapping[str, Any], config: PolicyConfig
     kind = dig(partitioning, "type")
     if is_unknown(kind):
         return
-    if kind not in ("DAY", "HOUR", "MONTH", "YEAR"):
+    if kind not in TIME_PARTITION_GRANULARITIES:
         yield "timePartitioning.type is not set: full-table scans on every query"
 
 
@@ -155,4 +159,71 @@ QUERY_QUOTA = StackRule(
     "budget alert (a day late) stops a runaway query.",
     remediation="Add a gcp.serviceusage.ConsumerQuotaOverride on bigquery.googleapis.com "
     "metric quota/query/usage, limit /d/project (settings: bigquery_quotas).",
+)
+
+
+_EXPIRATIONS_SOURCE = sources.short(sources.BQ_DEFAULT_EXPIRATIONS)
+_PARTITIONINGS = ("timePartitioning", "rangePartitioning")
+
+
+def _partitioned(props: Mapping[str, Any]) -> bool | None:
+    """Whether a table is partitioned; None when that is not known yet (preview)."""
+    values = [dig(props, key) for key in _PARTITIONINGS]
+    if any(is_unknown(value) for value in values):
+        return None
+    return any(as_mapping(value) for value in values)
+
+
+def _dataset_key(props: Mapping[str, Any]) -> tuple[str, str | None] | None:
+    """(datasetId, project or None) of a dataset or a table; None when the id is not known."""
+    dataset = as_str(dig(props, "datasetId"))
+    return None if dataset is None else (dataset, as_str(dig(props, "project")))
+
+
+def table_expiration_ignored(
+    resources: Sequence[StackResource], config: PolicyConfig
+) -> Iterator[tuple[int | None, str]]:
+    """Datasets set no default table expiration that BigQuery ignores (every table partitioned)."""
+    del config
+    tables: dict[str, list[tuple[str, bool | None, str | None]]] = {}
+    for resource in resources:
+        if resource.type == v.BQ_TABLE and (key := _dataset_key(resource.props)) is not None:
+            partitioned = _partitioned(resource.props)
+            tables.setdefault(key[0], []).append((resource.name, partitioned, key[1]))
+    for index, resource in enumerate(resources):
+        if resource.type != v.BQ_DATASET or (key := _dataset_key(resource.props)) is None:
+            continue
+        table_ms = as_number(dig(resource.props, "defaultTableExpirationMs"))
+        partition_ms = as_number(dig(resource.props, "defaultPartitionExpirationMs"))
+        if not table_ms or not partition_ms:
+            continue
+        dataset, project = key
+        # A table names its dataset by id; a project on both sides must agree.
+        mine = [
+            (name, partitioned)
+            for name, partitioned, other in tables.get(dataset, [])
+            if project is None or other is None or other == project
+        ]
+        if not mine or not all(partitioned is True for _, partitioned in mine):
+            continue
+        yield (
+            index,
+            "defaultTableExpirationMs is set with defaultPartitionExpirationMs, and every table "
+            f"of this dataset in the plan ({', '.join(sorted(n for n, _ in mine))}) is "
+            "partitioned: BigQuery then gives partitioned tables no table expiration, so "
+            f"defaultTableExpirationMs does nothing for them (source: {_EXPIRATIONS_SOURCE})",
+        )
+
+
+TABLE_EXPIRATION_IGNORED = StackRule(
+    name="mlgov-bigquery-table-expiration-ignored",
+    check=table_expiration_ignored,
+    types=frozenset({v.BQ_DATASET, v.BQ_TABLE}),
+    enforcement="advisory",
+    why="A default table expiration that BigQuery ignores looks like a retention guarantee that "
+    "is not there: the partitioned tables keep (and bill) their data until their partitions "
+    "expire.",
+    remediation="Drop defaultTableExpirationMs (settings: datasets.<name>.table_expiration_days) "
+    "and size defaultPartitionExpirationMs to the retention you want.",
+    source=_EXPIRATIONS_SOURCE,
 )

@@ -126,3 +126,35 @@ VALID = ResourceRule(
     remediation="Lowercase keys and values, keys start with a letter, only [a-z0-9_-], "
     "at most 63 characters, at most 64 labels.",
 )
+
+
+# What reap_expired stops (README, "Governance functions"); on other types the date does nothing.
+_EXPIRING_TYPES = frozenset({v.WORKBENCH_INSTANCE, v.COMPUTE_INSTANCE, v.TPU_VM})
+
+
+def expiry_not_exempt(type_: str, props: Mapping[str, Any], config: PolicyConfig) -> Iterator[str]:
+    """A workload with an expiry date is not also exempt (exempt wins, so nothing stops it)."""
+    del type_, config
+    labels = dig(props, "labels")
+    if is_unknown(labels):
+        return
+    present = as_mapping(labels)
+    expires, exempt = present.get(v.EXPIRES_LABEL), present.get(v.EXEMPT_LABEL)
+    if expires is None or is_unknown(expires) or exempt != v.EXEMPT_VALUE:
+        return
+    yield (
+        f"'labels' has {v.EXPIRES_LABEL}: {expires!r} and {v.EXEMPT_LABEL}: '{v.EXEMPT_VALUE}': "
+        "the automation never touches exempt resources, so nothing stops it on that date"
+    )
+
+
+EXPIRY_NOT_EXEMPT = ResourceRule(
+    name="mlgov-labels-expiry-not-exempt",
+    check=expiry_not_exempt,
+    types=_EXPIRING_TYPES,
+    enforcement="advisory",
+    why="An expiry date on an exempt workload reads like a promise that it stops, but reap_expired "
+    "leaves exempt resources alone: it runs (and bills) past the date.",
+    remediation=f"Remove {v.EXEMPT_LABEL} (settings: exempt) so the date is acted on, or remove "
+    f"{v.EXPIRES_LABEL} (settings: expires_on).",
+)

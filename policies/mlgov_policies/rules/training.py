@@ -12,13 +12,11 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from mlgov_policies import vocabulary as v
+from mlgov_policies.compat.gpus import has_built_in_gpus
 from mlgov_policies.config import PolicyConfig
 from mlgov_policies.props import as_bool, as_list, as_mapping, as_number, as_str, dig, is_unknown
 from mlgov_policies.rule import ResourceRule
 
-# Machine families with GPUs built in (A2/A3/A4 carry A100/H100/B200, G2/G4 carry L4/RTX):
-# https://cloud.google.com/compute/docs/accelerator-optimized-machines
-_GPU_MACHINE = re.compile(r"(a2|a3|a4|a4x|g2|g4)-")
 # GKE TPU machine types (ct4p-, ct5lp-, ct5p-, ct6e-, tpu7x-):
 # https://cloud.google.com/kubernetes-engine/docs/concepts/plan-tpus
 _TPU_MACHINE = re.compile(r"(ct\d|tpu\d)")
@@ -31,7 +29,7 @@ def has_accelerators(accelerators: object, machine_type: object) -> bool:
         if count is None or count > 0:
             return True
     machine = as_str(machine_type) or ""
-    return bool(_GPU_MACHINE.match(machine) or _TPU_MACHINE.match(machine))
+    return has_built_in_gpus(machine) or bool(_TPU_MACHINE.match(machine))
 
 
 def _accelerated(type_: str, props: Mapping[str, Any]) -> bool:

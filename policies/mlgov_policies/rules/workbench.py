@@ -1,4 +1,4 @@
-"""Workbench rules: notebooks stop when idle, stay private, use allowed machines, GPUs and no root.
+"""Workbench rules: idle shutdown, no public IP, allowed machines and GPUs, no root, a GPU driver.
 
 Covers `gcp:workbench/instance:Instance`. Idle shutdown is Workbench's own metadata switch
 (`gceSetup.metadata`); GKE and training capacity live in gke.py and training.py.
@@ -10,6 +10,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from mlgov_policies import vocabulary as v
+from mlgov_policies.compat import sources
 from mlgov_policies.config import PolicyConfig
 from mlgov_policies.props import as_bool, as_list, as_mapping, as_number, dig, is_unknown
 from mlgov_policies.rule import ResourceRule, shown
@@ -184,4 +185,51 @@ ROOT_ACCESS = ResourceRule(
     remediation=f"Set gceSetup.metadata['{_DISABLE_ROOT_KEY}'] = 'true' (settings: "
     f"notebooks.<name>.root_access: false), or label the instance "
     f"{v.ROOT_ACCESS_LABEL}={v.ROOT_ACCESS_VALUE} when root is needed (root_access: true).",
+)
+
+
+_DRIVER_KEY = v.GPU_DRIVER_METADATA_KEY
+_DRIVER_SOURCE = sources.short(sources.WORKBENCH_GPU_DRIVER)
+
+
+def _asks_for_gpus(accelerators: object) -> bool:
+    """True when any accelerator entry has a type and a count that is not known to be 0."""
+    for entry in as_list(accelerators):
+        if dig(entry, "type") is None:
+            continue
+        count = as_number(dig(entry, "coreCount"))
+        if count is None or count > 0:
+            return True
+    return False
+
+
+def gpu_driver(type_: str, props: Mapping[str, Any], config: PolicyConfig) -> Iterator[str]:
+    """Workbench instances with GPUs ask for the NVIDIA driver, or the GPU is billed unused."""
+    del type_, config
+    accelerators = dig(props, "gceSetup", "acceleratorConfigs")
+    if is_unknown(accelerators) or not _asks_for_gpus(accelerators):
+        return
+    flag = dig(props, "gceSetup", "metadata", _DRIVER_KEY)
+    api_flag = dig(props, "gceSetup", "gpuDriverConfig", "enableGpuDriver")
+    if is_unknown(flag) or is_unknown(api_flag):
+        return
+    if as_bool(flag) is True or as_bool(api_flag) is True:
+        return
+    yield (
+        f"gceSetup.acceleratorConfigs attaches a GPU but gceSetup.metadata['{_DRIVER_KEY}'] is "
+        f"{shown(flag)}: no NVIDIA driver is installed, so the GPU is billed while CUDA cannot "
+        f"use it (source: {_DRIVER_SOURCE})"
+    )
+
+
+GPU_DRIVER = ResourceRule(
+    name="mlgov-workbench-gpu-driver",
+    check=gpu_driver,
+    types=_WORKBENCH,
+    enforcement="advisory",
+    why="Workbench installs no GPU driver unless asked; a notebook whose GPU CUDA cannot see "
+    "costs the GPU's price for nothing, and the fix needs a restart.",
+    remediation=f"Set gceSetup.metadata['{_DRIVER_KEY}'] = 'True' (mlgov's NotebookFleet does "
+    "this for every notebook with a gpu).",
+    source=_DRIVER_SOURCE,
 )

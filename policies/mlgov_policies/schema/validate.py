@@ -3,17 +3,18 @@
 `validate_inputs(token, inputs)` yields (property path, message) for: a property the type does not
 have (at any depth), a required property that is missing, a value of the wrong JSON type
 (object vs scalar vs list, a number that is not a number, a fraction where an integer is
-required) and a string outside the values the provider documents for an enum. `check` wraps it as
-a resource rule (rules.py style). Types the archive does not describe (components, providers, the
-stack, other packages) get no findings; `check_known_type` reports `gcp:`/`random:` tokens the
-installed SDK does not have.
+required) and a string outside the values the provider documents for an enum. `check` wraps it
+as a resource rule (schema/rules.py declares it). Types the archive does not describe
+(components, providers, the stack, other packages) get no findings; `check_known_type` reports
+`gcp:`/`random:` tokens the installed SDK does not have.
 
 Deliberately lenient where the engine is: strings are accepted for numbers, integers and booleans
 and numbers for strings (the Terraform bridge converts them: `defaultTableExpirationMs:
 "86400000"`, mock numbers as `1.0`), null means absent, keys starting with `__` are engine
 metadata (`__defaults`), output-only properties at the top level may be echoed by the provider's
 Check, and unknown values (CrossGuard sentinels), `[secret]` redactions and assets/archives are
-never findings. The schema data is read by catalog.py; rules.py holds the semantic rules.
+never findings. The schema data is read by catalog.py; mlgov_policies/rules/ holds the semantic
+rules.
 """
 
 from __future__ import annotations
@@ -364,7 +365,7 @@ def schema_source(type_token: str) -> str:
 
 
 def check(type_token: str, props: Mapping[str, Any], config: PolicyConfig) -> Iterator[str]:
-    """Every input property exists in the resource's pulumi-gcp type, with the documented type."""
+    """Inputs of all pulumi-gcp/pulumi-random resources match the installed SDK's input types."""
     del config
     if catalog.resource_entry(type_token) is None:
         return

@@ -7,12 +7,20 @@ import json
 from pathlib import Path
 from typing import Any
 
-from mlgov_policies.acceptance import RULES, AcceptanceRule
 from mlgov_policies.config import PolicyConfig
+from mlgov_policies.registry import RULES as INDEX
+from mlgov_policies.rule import ResourceRule
 
 DATA = Path(__file__).resolve().parent / "data"
 SHIPPED: list[dict[str, Any]] = json.loads((DATA / "shipped_inputs.json").read_text())["resources"]
-BY_NAME: dict[str, AcceptanceRule] = {rule.name: rule for rule in RULES}
+# The acceptance rules, as the one rule index lists them (checks defined in acceptance/*.py).
+RULES: tuple[ResourceRule, ...] = tuple(
+    rule
+    for rule in INDEX
+    if isinstance(rule, ResourceRule)
+    and rule.check.__module__.startswith("mlgov_policies.acceptance.")
+)
+BY_NAME: dict[str, ResourceRule] = {rule.name: rule for rule in RULES}
 DELETE = object()
 
 

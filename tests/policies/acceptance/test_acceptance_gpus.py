@@ -5,7 +5,6 @@ from __future__ import annotations
 from acceptance_support import DELETE, changed, run, shipped
 
 from mlgov_policies import vocabulary as v
-from mlgov_policies.acceptance.gpus import COMPUTE_INSTANCE_TEMPLATE
 from mlgov_policies.props import UNKNOWN_SENTINELS
 
 GPU_DOC = "GPU machine types https://cloud.google.com/compute/docs/gpus"
@@ -101,7 +100,7 @@ def test_compute_wrong_l4_count_on_g2_fails() -> None:
 
 def test_instance_template_l4_on_n1_fails() -> None:
     props = changed(shipped("staging", "training-nightly-eval"), "machineType", "n1-standard-8")
-    assert run(COMPUTE, COMPUTE_INSTANCE_TEMPLATE, props) == [
+    assert run(COMPUTE, v.COMPUTE_INSTANCE_TEMPLATE, props) == [
         "guestAccelerators[0].type 'nvidia-l4' on machineType 'n1-standard-8': NVIDIA L4 "
         f"(nvidia-l4) cannot attach to n1-standard-8: {L4_ONLY_ON} (source: {GPU_DOC})"
     ]

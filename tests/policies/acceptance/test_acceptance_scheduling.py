@@ -6,7 +6,6 @@ import pytest
 from acceptance_support import DELETE, changed, run, shipped
 
 from mlgov_policies import vocabulary as v
-from mlgov_policies.acceptance.gpus import COMPUTE_INSTANCE_TEMPLATE
 from mlgov_policies.props import UNKNOWN_SENTINELS
 
 RULE = "mlgov-compute-scheduling-valid"
@@ -25,7 +24,7 @@ def vm() -> dict:
 
 def test_shipped_spot_gpu_vm_passes() -> None:
     assert run(RULE, v.COMPUTE_INSTANCE, vm()) == []
-    assert run(RULE, COMPUTE_INSTANCE_TEMPLATE, vm()) == []
+    assert run(RULE, v.COMPUTE_INSTANCE_TEMPLATE, vm()) == []
 
 
 def test_spot_with_automatic_restart_fails() -> None:

@@ -50,6 +50,7 @@ def test_partition_without_schema() -> None:
             "the table declares no schema but is partitioned on partition column 'event_ts': a "
             "table with field based partitioning must have a schema "
             f"(source: {PARTITIONING_DOC})",
+            missing=True,
         )
     ]
 
@@ -60,7 +61,7 @@ def test_no_partition_no_clustering_needs_no_schema() -> None:
 
 def test_partition_column_missing() -> None:
     (problem,) = schema_problems(SCHEMA[:2], "started_at")
-    assert problem.part == "partition_field"
+    assert (problem.part, problem.missing) == ("partition_field", True)
     assert problem.message == (
         "partition column 'started_at' is not a top-level column of the schema (columns: "
         f"['day', 'event_ts']) (source: {PARTITIONING_DOC})"
@@ -80,7 +81,7 @@ def test_nested_column_is_not_top_level() -> None:
     ],
 )  # fmt: skip
 def test_partition_column_type_and_mode(field: str, message: str) -> None:
-    assert [p.message for p in schema_problems(SCHEMA, field)] == [message]
+    assert [(p.message, p.missing) for p in schema_problems(SCHEMA, field)] == [(message, False)]
 
 
 def test_range_partition_needs_an_integer() -> None:
@@ -94,11 +95,11 @@ def test_range_partition_needs_an_integer() -> None:
 
 def test_clustering_problems() -> None:
     problems = schema_problems(SCHEMA, "event_ts", ["user_id", "missing", "tags", "attrs", "day"])
-    assert [(p.part, p.index) for p in problems] == [
-        ("clustering", None),
-        ("clustering", 1),
-        ("clustering", 2),
-        ("clustering", 3),
+    assert [(p.part, p.index, p.missing) for p in problems] == [
+        ("clustering", None, False),
+        ("clustering", 1, True),
+        ("clustering", 2, False),
+        ("clustering", 3, False),
     ]
     assert problems[0].message == (
         "5 clustering columns ['user_id', 'missing', 'tags', 'attrs', 'day']: BigQuery allows at "

@@ -11,7 +11,7 @@ import re
 
 from discovery_documents import description, enum, properties
 
-from mlgov_policies.compat import limits
+from mlgov_policies.compat import limits, sources
 from mlgov_policies.compat.bigquery import (
     NESTED_TYPES,
     PARTITION_MODES,
@@ -171,3 +171,19 @@ def test_scheduler_deadline_limits_are_the_ones_the_api_describes() -> None:
     assert {"httpTarget", "appEngineHttpTarget", "pubsubTarget"} <= set(
         properties("cloudscheduler.v1", "Job")
     )
+
+
+def test_bigquery_ignores_table_expiration_for_partitioned_tables_as_quoted() -> None:
+    # The sentence the advisory rule and the settings warning cite, verbatim from the API.
+    quoted = sources.BQ_DEFAULT_EXPIRATIONS.split('"')[1]
+    assert quoted in description("bigquery.v2", "Dataset", "defaultPartitionExpirationMs")
+    assert {"defaultTableExpirationMs", "defaultPartitionExpirationMs"} <= set(
+        properties("bigquery.v2", "Dataset")
+    )
+
+
+def test_workbench_installs_no_gpu_driver_unless_asked_as_quoted() -> None:
+    quoted = "If this field is empty or set to false, the GPU driver won't be installed."
+    assert quoted in sources.WORKBENCH_GPU_DRIVER
+    assert quoted in description("notebooks.v2", "GPUDriverConfig", "enableGpuDriver")
+    assert "gpuDriverConfig" in properties("notebooks.v2", "GceSetup")

@@ -12,7 +12,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import pytest
 from pulumi_policy.proxy import (
@@ -24,6 +24,7 @@ from pulumi_policy.proxy import (
 
 from mlgov_policies.config import PolicyConfig
 from mlgov_policies.pack import plain
+from mlgov_policies.rule import StackResource
 from mlgov_policies.schema import catalog
 from mlgov_policies.schema.validate import (
     check,
@@ -40,14 +41,6 @@ NODE_POOL = "gcp:container/nodePool:NodePool"
 DATASET = "gcp:bigquery/dataset:Dataset"
 BUCKET_OBJECT = "gcp:storage/bucketObject:BucketObject"
 SQL_USER = "gcp:sql/user:User"
-
-
-class StackResource(NamedTuple):
-    """Shaped like rules.StackResource (kept local: rules.py is being regrouped)."""
-
-    type: str
-    name: str
-    props: dict[str, Any]
 
 
 def plan(stack: str) -> list[dict[str, Any]]:
