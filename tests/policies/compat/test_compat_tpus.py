@@ -109,7 +109,7 @@ def test_documented_zones_are_accepted(accelerator: str, zone: str) -> None:
      ("v6e-8", "us-central1-a"), ("v6e-8", "northamerica-northeast1-a"), ("v3-8", "us-east1-d"),
      ("v2-8", "us-west1-b")],
 )  # fmt: skip
-def test_north_american_zones_the_page_does_not_list_are_refused(accelerator: str, zone: str) -> None:
+def test_unlisted_north_american_zones_are_refused(accelerator: str, zone: str) -> None:
     assert tpu_zone_problem(accelerator, zone) is not None
 
 
