@@ -1,8 +1,11 @@
 """Fake Cloud Monitoring timeSeries.list for the accelerator metrics the idle reaper reads.
 
-GPU: the Ops Agent's `agent.googleapis.com/gpu/utilization` (gce_instance, one series per GPU).
-TPU: `tpu.googleapis.com/accelerator/duty_cycle` (tpu_worker, one series per worker; the metric
-and resource are listed in https://cloud.google.com/tpu/docs/troubleshooting/tpu-vm-monitoring).
+GPU: the Ops Agent's `agent.googleapis.com/gpu/utilization` (gce_instance, one series per GPU,
+metric labels `gpu_number`, `model` and `uuid` as in the Ops Agent metric list,
+https://cloud.google.com/monitoring/api/metrics_opsagent#agent-gpu).
+TPU: `tpu.googleapis.com/accelerator/duty_cycle` (tpu_worker, one series per worker: resource
+labels `project_id`, `zone`, `node_id`, `worker_id`, metric label `accelerator_id`; the metric is
+listed in https://cloud.google.com/tpu/docs/troubleshooting/tpu-vm-monitoring).
 Answers one aligned (ALIGN_MEAN) point per series, in the v3 TimeSeries JSON shape, for the ids
 named in the filter's one_of(...) (or all, without one).
 """
@@ -16,10 +19,21 @@ from tests.fakegcp.server import FakeGcp, Reply, Request, error_body
 
 METRIC = "agent.googleapis.com/gpu/utilization"
 TPU_METRIC = "tpu.googleapis.com/accelerator/duty_cycle"
-# metric -> (monitored resource type, id label, per-series metric labels)
+# metric -> (monitored resource type, id label, per-series metric labels, per-series resource
+# labels beside project_id, zone and the id label)
 _SERIES = {
-    METRIC: ("gce_instance", "instance_id", lambda i: {"gpu_number": str(i), "model": "Tesla T4"}),
-    TPU_METRIC: ("tpu_worker", "node_id", lambda i: {"accelerator_id": f"{i}"}),
+    METRIC: (
+        "gce_instance",
+        "instance_id",
+        lambda i: {"gpu_number": str(i), "model": "Tesla T4", "uuid": f"GPU-{i:08x}"},
+        lambda i: {},
+    ),
+    TPU_METRIC: (
+        "tpu_worker",
+        "node_id",
+        lambda i: {"accelerator_id": "0"},
+        lambda i: {"worker_id": str(i)},
+    ),
 }
 
 
@@ -47,7 +61,7 @@ class FakeMonitoring:
             return Reply(
                 400, error_body(400, "filter must name the metric type; interval.endTime required")
             )
-        resource_type, id_label, metric_labels = _SERIES[metric]
+        resource_type, id_label, metric_labels, resource_labels = _SERIES[metric]
         ids = None
         if om := re.search(rf"resource\.labels\.{id_label} = one_of\(([^)]*)\)", flt):
             ids = {s.strip().strip('"') for s in om[1].split(",")}
@@ -65,6 +79,7 @@ class FakeMonitoring:
                                 "project_id": project,
                                 id_label: rid,
                                 "zone": "us-central1-a",
+                                **resource_labels(i),
                             },
                         },
                         "metricKind": "GAUGE",

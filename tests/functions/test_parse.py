@@ -189,3 +189,31 @@ def test_gpu_utilization_takes_busiest_gpu_and_ignores_empty_series():
         ]
     }
     assert parse.gpu_utilization([page, {}]) == {"1": 9.0, "3": 4.0}
+
+
+def test_tpu_duty_cycle_reads_node_id_of_tpu_worker_series_and_takes_the_busiest_worker():
+    # One series per worker of a multi-host slice, in the tpu_worker shape: the node is named by
+    # the resource label node_id, each worker by worker_id (accelerator_id is a metric label).
+    def worker(node: str, worker_id: str, value: float) -> dict[str, object]:
+        return {
+            "metric": {
+                "type": "tpu.googleapis.com/accelerator/duty_cycle",
+                "labels": {"accelerator_id": "0"},
+            },
+            "resource": {
+                "type": "tpu_worker",
+                "labels": {
+                    "project_id": "p",
+                    "zone": "europe-west4-b",
+                    "node_id": node,
+                    "worker_id": worker_id,
+                },
+            },
+            "metricKind": "GAUGE",
+            "valueType": "DOUBLE",
+            "points": [{"value": {"doubleValue": value}}],
+        }
+
+    page = {"timeSeries": [worker("slice", "0", 1.5), worker("slice", "1", 40.0),
+                           worker("idle", "0", 0.0)]}  # fmt: skip
+    assert parse.tpu_duty_cycle([page]) == {"slice": 40.0, "idle": 0.0}

@@ -27,6 +27,8 @@ CASES: tuple[Case, ...] = (
                 "nodeConfig",
                 {"machineType": "ct5lp-hightpu-4t", "resourceLabels": labels("training")},
             ),
+            # The fixture pool's us-central1-b offers no TPU v5e (TPU regions and zones).
+            s("gpu-pool", "nodeLocations", ["us-central1-a"]),
         ),
     ),
     Case("tpu-vm-on-demand", "mlgov-training-spot", (s("tpu", "schedulingConfig", {}),)),

@@ -1,9 +1,14 @@
 # pyright: reportUnknownMemberType=false, reportUnknownVariableType=false, reportUnknownArgumentType=false
 """Accelerator use from Cloud Monitoring's timeSeries.list (REST over requests).
 
-GPU VMs: the Ops Agent's `agent.googleapis.com/gpu/utilization` (gce_instance, by instance_id).
-TPU VMs: the built-in `tpu.googleapis.com/accelerator/duty_cycle` (tpu_worker, by node_id),
-listed in https://cloud.google.com/tpu/docs/troubleshooting/tpu-vm-monitoring.
+GPU VMs: the Ops Agent's `agent.googleapis.com/gpu/utilization` (gce_instance, by the resource
+label instance_id; one series per GPU, told apart by the metric labels gpu_number, model and uuid;
+https://cloud.google.com/monitoring/api/metrics_opsagent#agent-gpu). The agent reports it through
+NVML, so only where the NVIDIA driver is installed.
+TPU VMs: the built-in `tpu.googleapis.com/accelerator/duty_cycle` (tpu_worker, by the resource
+label node_id; one series per worker_id), listed in
+https://cloud.google.com/tpu/docs/troubleshooting/tpu-vm-monitoring (TPU VMs of the TPU API, the
+only kind the program creates).
 
 A thin adapter: it translates the port's calls and the client's errors, nothing more.
 """

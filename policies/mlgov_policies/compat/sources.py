@@ -78,6 +78,14 @@ TPU_RUNTIMES_LEGACY: Final = cite(
     "GoogleCloudPlatform/ml-testing-accelerators",
 )
 TPU_ZONES: Final = cite("TPU regions and zones", "https://cloud.google.com/tpu/docs/regions-zones")
+TPU_ZONES_REVISIONS: Final = cite(
+    "TPU regions and zones",
+    "https://cloud.google.com/tpu/docs/regions-zones",
+    note="zones are the union of the page's revisions read (also served as "
+    "https://docs.cloud.google.com/tpu/docs/types-zones and /tpu/docs/regions); its North "
+    "America section was read whole, other sections only in part, so only us-* and "
+    "northamerica-* zones are judged for this generation",
+)
 TPU_TYPES: Final = cite(
     "TPU API v2 AcceleratorConfig (discovery document tpu.v2) and TPU configurations",
     "https://cloud.google.com/tpu/docs/reference/rest/v2/AcceleratorConfig",

@@ -2,10 +2,12 @@
 
 One row per generation in `TPU_GENERATIONS`, each fact with its source. A TPU VM's runtime version
 must belong to its accelerator's generation (`v2-alpha-tpuv5-lite` on a v5e, not on a v5p); TPU v4
-exists only in us-central2-b. Runtime versions not in the table (TensorFlow builds such as
-`tpu-vm-tf-2.18.0-pjrt`, which Google names per TensorFlow version, not per generation) and zones
-of generations whose zone list is not encoded are not judged. The rules live in
-acceptance/tpus.py; settings validation calls the `*_problem` functions directly.
+exists only in us-central2-b. Zones are judged only where the zone table was read whole: everywhere
+for v4, in North America (us-*, northamerica-*) for the other generations; elsewhere a listed zone
+is accepted and an unlisted one is not judged. Runtime versions not in the table (TensorFlow
+builds such as `tpu-vm-tf-2.18.0-pjrt`, which Google names per TensorFlow version, not per
+generation) are not judged. The rules live in acceptance/tpus.py; settings validation calls the
+`*_problem` functions directly.
 """
 
 from __future__ import annotations
@@ -32,7 +34,10 @@ class TpuGeneration:
     """Runtime (software) versions documented for this generation."""
     runtime_source: str
     zones: tuple[str, ...] = ()
-    """Every zone that offers the generation; empty: not encoded (not judged)."""
+    """Zones Google's TPU regions-and-zones page lists for the generation."""
+    zones_judged_in: tuple[str, ...] = ()
+    """Zone-name prefixes where `zones` is the whole list, so an unlisted zone there is refused
+    (`""`: everywhere); a zone matching none of them is not judged."""
     zone_source: str = ""
     gke_machine_prefix: str = ""
     """GKE TPU node machine types start with this (`ct5lp-`); empty: none known."""
@@ -41,36 +46,61 @@ class TpuGeneration:
     source: str
 
 
+# The regions-and-zones page's "North America" (earlier "US") section, read whole.
+_NORTH_AMERICA: Final = ("us-", "northamerica-")
+
 TPU_GENERATIONS: Final[tuple[TpuGeneration, ...]] = (
     TpuGeneration(
         name="v2", accelerator_prefix="v2", config_type="V2",
         runtimes=("tpu-ubuntu2204-base", "tpu-vm-base"), runtime_source=s.TPU_RUNTIMES,
+        # v2-8: us-central1-b/-c (-f in an earlier revision); v2-32 and larger: us-central1-a.
+        zones=("us-central1-a", "us-central1-b", "us-central1-c", "us-central1-f",
+               "europe-west4-a", "asia-east1-c"),
+        zones_judged_in=_NORTH_AMERICA, zone_source=s.TPU_ZONES_REVISIONS,
         topology_dims=2, source=s.TPU_TYPES,
     ),
     TpuGeneration(
         name="v3", accelerator_prefix="v3", config_type="V3",
         runtimes=("tpu-ubuntu2204-base", "tpu-vm-base"), runtime_source=s.TPU_RUNTIMES,
+        zones=("us-central1-a", "us-central1-b", "us-central1-f", "europe-west4-a"),
+        zones_judged_in=_NORTH_AMERICA, zone_source=s.TPU_ZONES_REVISIONS,
         topology_dims=2, source=s.TPU_TYPES,
     ),
     TpuGeneration(
         name="v4", accelerator_prefix="v4", config_type="V4",
         runtimes=("tpu-ubuntu2204-base", "tpu-vm-v4-base"), runtime_source=s.TPU_RUNTIMES,
-        zones=("us-central2-b",), zone_source=s.TPU_ZONES,
+        zones=("us-central2-b",), zones_judged_in=("",), zone_source=s.TPU_ZONES,
         gke_machine_prefix="ct4p-", topology_dims=3, source=s.TPU_TYPES,
     ),
     TpuGeneration(
         name="v5e", accelerator_prefix="v5litepod", config_type="V5LITE_POD",
         runtimes=("v2-alpha-tpuv5-lite",), runtime_source=s.TPU_RUNTIMES,
+        # us-east5-a/-b/-c are single-tenant in the current revision; us-west4-b was in an
+        # earlier one; europe-west4-b from the Europe section of an earlier revision.
+        zones=("us-central1-a", "us-south1-a", "us-west1-c", "us-west4-a", "us-west4-b",
+               "us-east5-a", "us-east5-b", "us-east5-c", "europe-west4-b"),
+        zones_judged_in=_NORTH_AMERICA, zone_source=s.TPU_ZONES_REVISIONS,
         gke_machine_prefix="ct5lp-", topology_dims=2, source=s.TPU_TYPES,
     ),
     TpuGeneration(
         name="v5p", accelerator_prefix="v5p", config_type="V5P",
         runtimes=("v2-alpha-tpuv5",), runtime_source=s.TPU_RUNTIMES,
+        # us-east5-b/-c and us-south1-a single-tenant; us-east1-d in an earlier revision. The
+        # Europe section's v5p zones were not readable in the stored page: not encoded.
+        zones=("us-central1-a", "us-east5-a", "us-east5-b", "us-east5-c", "us-south1-a",
+               "us-east1-d"),
+        zones_judged_in=_NORTH_AMERICA, zone_source=s.TPU_ZONES_REVISIONS,
         gke_machine_prefix="ct5p-", topology_dims=3, source=s.TPU_TYPES,
     ),
     TpuGeneration(
         name="v6e", accelerator_prefix="v6e", config_type="V6E",
         runtimes=("v2-alpha-tpuv6e",), runtime_source=s.TPU_RUNTIMES,
+        # us-central1-ai1 and us-south1-ai1b are AI zones; us-east5-c, us-east4-a/-b and
+        # us-west1-c single-tenant.
+        zones=("us-central1-b", "us-east1-d", "us-east5-a", "us-east5-b", "us-east5-c",
+               "us-east4-a", "us-east4-b", "us-west1-c", "us-central1-ai1", "us-south1-ai1b",
+               "europe-west4-a"),
+        zones_judged_in=_NORTH_AMERICA, zone_source=s.TPU_ZONES_REVISIONS,
         gke_machine_prefix="ct6e-", topology_dims=2, source=s.TPU_TYPES,
     ),
 )  # fmt: skip
@@ -140,14 +170,20 @@ def tpu_runtime_problem(accelerator: str, runtime_version: str) -> str | None:
 
 
 def tpu_zone_problem(accelerator: str, zone: str) -> str | None:
-    """Why `zone` does not offer the accelerator's TPU generation, or None (fine or not encoded)."""
+    """Why `zone` does not offer the accelerator's TPU generation, or None.
+
+    None also when the zone lies where the table is not known whole (`zones_judged_in`).
+    """
     gen = generation(accelerator)
-    if gen is None or not gen.zones:
+    wanted = zone.strip().lower()
+    if gen is None or wanted in gen.zones:
         return None
-    if zone.strip().lower() in gen.zones:
+    if not any(wanted.startswith(prefix) for prefix in gen.zones_judged_in):
         return None
+    listed = [z for z in gen.zones if any(z.startswith(p) for p in gen.zones_judged_in)]
+    where = " in North America" if gen.zones_judged_in == _NORTH_AMERICA else ""
     return (
-        f"TPU {gen.name} ({accelerator}) is offered only in {', '.join(gen.zones)}, not in "
+        f"TPU {gen.name} ({accelerator}) is offered{where} only in {', '.join(listed)}, not in "
         f"{zone} (source: {s.short(gen.zone_source)})"
     )
 

@@ -176,3 +176,34 @@ def test_accepted_pairings(machine: str, accelerator: str, count: int | None) ->
 )  # fmt: skip
 def test_refused_pairings(machine: str, accelerator: str, count: int, message: str) -> None:
     assert gpu_problem(machine, accelerator, count) == message
+
+
+# Rows spot-checked on 2026-11-23 against Google's "GPU machine types" page
+# (https://cloud.google.com/compute/docs/gpus): each row as the page states it.
+@pytest.mark.parametrize(
+    ("machine", "gpu_type", "count"),
+    [
+        ("g2-standard-4", "nvidia-l4", 1),  # G2 table: g2-standard-4, 1 GPU, 4 vCPUs, 16 GB
+        ("g2-standard-8", "nvidia-l4", 1),  # G2 table: g2-standard-8, 1 GPU, 8 vCPUs, 32 GB
+        ("a3-highgpu-8g", "nvidia-h100-80gb", 8),  # H100 table: a3-highgpu-8g, 8 GPUs
+    ],
+)
+def test_spot_checked_built_in_rows(machine: str, gpu_type: str, count: int) -> None:
+    row = next(r for r in GPU_PLATFORMS if r.machine_type == machine)
+    assert (row.gpu, row.counts) == (gpu_type, (count,))
+    assert gpu_problem(machine, gpu_type, count) is None
+    assert gpu_problem(machine, gpu_type, count + 1) is not None
+
+
+def test_spot_checked_l4_runs_only_on_g2() -> None:
+    # "To run NVIDIA L4 GPUs, you must use a G2 accelerator-optimized machine type."
+    assert gpu_problem("n1-standard-8", "nvidia-l4", 1) is not None
+    assert {r.family for r in GPU_PLATFORMS if r.gpu == "nvidia-l4"} == {"g2"}
+
+
+def test_spot_checked_n1_shared_core_types_take_no_gpu() -> None:
+    # "For N1 general-purpose machine types, except for the N1 shared-core (f1-micro and
+    # g1-small), you can attach a select set of GPU models."
+    assert {"f1", "g1"} <= NO_GPU_FAMILIES
+    assert gpu_problem("f1-micro", "nvidia-tesla-t4", 1) is not None
+    assert gpu_problem("g1-small", "nvidia-tesla-t4", 1) is not None

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from mlgov_policies.compat import (
+    gke_tpu_zone_problem,
     sources,
     tpu_runtime_problem,
     tpu_topology_problem,
@@ -89,9 +92,53 @@ def test_tpu_v4_only_in_us_central2_b() -> None:
     )
 
 
-def test_zones_of_other_generations_are_not_judged() -> None:
-    assert tpu_zone_problem("v5litepod-8", "europe-west4-b") is None
+@pytest.mark.parametrize(
+    ("accelerator", "zone"),
+    [("v5litepod-8", "us-central1-a"), ("v5litepod-8", "us-west4-a"), ("v5litepod-8", "us-south1-a"),
+     ("v5litepod-8", "europe-west4-b"), ("v5p-8", "us-east5-a"), ("v5p-8", "us-central1-a"),
+     ("v6e-8", "us-east1-d"), ("v6e-8", "us-central1-b"), ("v6e-8", "europe-west4-a"),
+     ("v3-8", "us-central1-a"), ("v2-8", "us-central1-c"), ("V5LITE_POD", "US-WEST1-C")],
+)  # fmt: skip
+def test_documented_zones_are_accepted(accelerator: str, zone: str) -> None:
+    assert tpu_zone_problem(accelerator, zone) is None
+
+
+@pytest.mark.parametrize(
+    ("accelerator", "zone"),
+    [("v5litepod-8", "us-central1-b"), ("v5litepod-8", "us-east1-c"), ("v5p-8", "us-west4-a"),
+     ("v6e-8", "us-central1-a"), ("v6e-8", "northamerica-northeast1-a"), ("v3-8", "us-east1-d"),
+     ("v2-8", "us-west1-b")],
+)  # fmt: skip
+def test_unlisted_north_american_zones_are_refused(accelerator: str, zone: str) -> None:
+    assert tpu_zone_problem(accelerator, zone) is not None
+
+
+def test_north_american_refusal_names_the_listed_zones() -> None:
+    assert tpu_zone_problem("v5p-8", "us-west4-a") == (
+        "TPU v5p (v5p-8) is offered in North America only in us-central1-a, us-east5-a, "
+        "us-east5-b, us-east5-c, us-south1-a, us-east1-d, not in us-west4-a "
+        "(source: TPU regions and zones https://cloud.google.com/tpu/docs/regions-zones)"
+    )
+
+
+def test_zones_outside_north_america_are_not_judged_except_v4() -> None:
+    # Only the page's North America section was read whole; v5p's Europe zones were not readable.
+    assert tpu_zone_problem("v5p-8", "europe-west4-b") is None
     assert tpu_zone_problem("v6e-8", "antarctica-south1-a") is None
+    assert tpu_zone_problem("v4-8", "antarctica-south1-a") is not None
+
+
+def test_gke_tpu_pools_are_judged_by_the_same_zone_table() -> None:
+    assert gke_tpu_zone_problem("ct5lp-hightpu-4t", "europe-west4-b") is None
+    assert gke_tpu_zone_problem("ct6e-standard-4t", "us-east1-d") is None
+    assert "TPU v5e" in (gke_tpu_zone_problem("ct5lp-hightpu-4t", "us-central1-b") or "")
+
+
+def test_every_zone_is_a_zone_name() -> None:
+    for gen in TPU_GENERATIONS:
+        assert gen.zones and gen.zone_source, gen.name
+        for zone in gen.zones:
+            assert re.fullmatch(r"[a-z]+-[a-z]+\d+-[a-z0-9]+", zone), zone
 
 
 @pytest.mark.parametrize(
