@@ -1,13 +1,19 @@
 """Is the billing export flowing, and does it cover the stack's projects? A pure verdict.
 
-Google exports cost data to BigQuery several times a day but promises no latency ("no delivery
-or latency guarantees"; services report usage "at varying intervals",
-https://cloud.google.com/billing/docs/how-to/export-data-bigquery-tables), and budget
-notifications document cost data up to a day late. So the export counts as stale when its
-newest `export_time` is more than 36 hours old (`STALE_AFTER`: a day of documented lag plus
-half a day of margin; `--stale-hours` changes it). The freshness query reads only the last
-`LOOKBACK_DAYS` daily partitions, so checking costs little however old the export is; a project
-with no rows in them has had no cost exported lately: not linked to this billing account, or new.
+Google exports cost data to BigQuery "at regular intervals (there are no delivery or latency
+guarantees for the export to BigQuery)", services report usage "at varying intervals"
+(https://cloud.google.com/billing/docs/how-to/export-data-bigquery-tables, "Frequency of data
+loads"), and "typically, your cost details are available within a day, but can sometimes take
+more than 24 hours" (https://cloud.google.com/billing/docs/how-to/export-data-bigquery-tables/
+detailed-usage, "Differences between exported data and invoices"). `export_time` is "a
+processing time associated with an append of Cloud Billing data" that "will always increase
+with each new export"; the same page says to use it "to understand when the exported billing
+data was last updated", so the newest `export_time` is the export's heartbeat. The export
+counts as stale when that is more than 36 hours old (`STALE_AFTER`: the documented day of lag
+plus half a day of margin; `--stale-hours` changes it). The freshness query reads only the
+last `LOOKBACK_DAYS` daily partitions, so checking costs little however old the export is; a
+project with no rows in them has had no cost exported lately: not linked to this billing
+account, or new.
 """
 
 from __future__ import annotations

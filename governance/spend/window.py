@@ -2,17 +2,30 @@
 
 A window is whole UTC days, `[start, end)`: `--days 30` ends at today's midnight (today is
 incomplete, so it is left out) and starts 30 days earlier; `--month 2026-10` is that calendar
-month. Rows are selected by `usage_start_time` in the window.
+month. Rows are selected by `usage_start_time` in the window: the start of the "hourly usage
+window within which the given cost was calculated"
+(https://cloud.google.com/billing/docs/how-to/export-data-bigquery-tables/detailed-usage).
 
-The export tables are partitioned by day on `_PARTITIONTIME`, and a row's partition is not its
-usage day: Google exports usage and cost "at regular intervals" with "no delivery or latency
-guarantees", and corrections (credits, adjustments) arrive later still
-(https://cloud.google.com/billing/docs/how-to/export-data-bigquery-tables, "Frequency of data
-loads"). So the partition filter is wider than the window: one day earlier (a partition day need
-not be a UTC day) and `LATE_DAYS` later, so that rows exported up to a week after their usage
-still count. The cost of the slack is 8 extra daily partitions on a 30-day read (~25%), paid
-only when the window ends in the past; for a window ending today the later bound is in the
-future and reads nothing extra.
+What is documented about partitions and late rows (tests/spend/data/SOURCES.md):
+
+- Google does not describe the partitioning in words, but its example queries on the
+  detailed-usage page filter on `DATE(TIMESTAMP_TRUNC(_PARTITIONTIME, DAY))`, so the table is
+  ingestion-time partitioned by day (a public dump of both tables' definitions agrees: DAY
+  partitioning on no column). Which day a row is filed under is not documented, so the
+  filter does not assume it is the usage day.
+- Cost data is "typically ... available within a day, but can sometimes take more than 24
+  hours", and exports come "at regular intervals" with "no delivery or latency guarantees"
+  (same page, and https://cloud.google.com/billing/docs/how-to/export-data-bigquery-tables).
+- Corrections are appended as new rows that keep the original usage times but have a new
+  `export_time`; Google's example is a correction issued on February 2 for usage on January 1.
+
+So the partition filter is wider than the window: one day earlier (a partition day need not be
+a UTC day) and `LATE_DAYS` later, so rows filed up to a week after the window still count.
+Corrections issued later than that are missed if their partition follows their export; a
+review that must match an invoice should use the invoice month, as Google advises, not a usage
+window. The cost of the slack is 8 extra daily partitions on a 30-day read (~25%), paid only
+when the window ends in the past; for a window ending today the later bound is in the future
+and reads nothing extra.
 """
 
 from __future__ import annotations

@@ -1,14 +1,19 @@
 """Cloud Billing export rows for the shipped stacks, shaped as Google documents the tables.
 
 Shape: the standard usage cost schema (`gcp_billing_export_v1_<ACCOUNT>`) and the detailed one
-(`gcp_billing_export_resource_v1_<ACCOUNT>`, which adds `resource.name`, `resource.global_name`
-and `price`), https://cloud.google.com/billing/docs/how-to/export-data-bigquery-tables/standard-usage
-and .../detailed-usage; data/*.schema.json hold them in BigQuery's schema JSON. Values:
-service and SKU descriptions follow Cloud Billing Catalog names (shared/realdata/
-google-cloud-pricing/build_mapping.csv and tests/costs/data/cloudbilling-catalog.json), credit
-types are the documented `credits.type` values (SUSTAINED_USAGE_DISCOUNT, FREE_TIER,
-PROMOTION), GKE node VMs carry the labels GKE applies (`goog-k8s-cluster-name`,
-`goog-k8s-node-pool-name`), `currency_conversion_rate` is local currency per USD (1 for USD).
+(`gcp_billing_export_resource_v1_<ACCOUNT>`, which adds `resource.name`,
+`resource.global_name` and `subscription`; `price` is in both),
+https://cloud.google.com/billing/docs/how-to/export-data-bigquery-tables/detailed-usage and
+.../standard-usage; data/*.schema.json hold them in BigQuery's schema JSON, and data/SOURCES.md
+says what was checked and what is not documented. Values: service and SKU descriptions follow
+Cloud Billing Catalog names (shared/realdata/google-cloud-pricing/build_mapping.csv and
+tests/costs/data/cloudbilling-catalog.json), credit types are the documented `credits.type`
+values (SUSTAINED_USAGE_DISCOUNT, FREE_TIER, PROMOTION), GKE node VMs carry the `labels` GKE
+applies (`goog-k8s-cluster-name`, `goog-k8s-node-pool-name`), Compute Engine VM rows have
+`resource.name` = `projects/<PROJECT_NUMBER>/instances/<NAME>` as in Google's sample output,
+and `resource.global_name` ends in the numeric ID, Cloud SQL and Cloud Storage rows are
+identified by `resource.global_name` only (no `resource.name`), `currency_conversion_rate` is
+local currency per USD (1 for USD), `seller_name` is only for Marketplace rows (null here).
 Costs are mlgov test numbers, not prices.
 
 Each `Usage` is one billed thing in one project; `rows` spreads its daily cost over time slots
@@ -42,16 +47,24 @@ NETWORKING = ("E505-1604-58F8", "Networking")
 
 @dataclass(frozen=True)
 class Credit:
-    """A credit on every row of a usage: `fraction` of the row's cost, as a negative amount."""
+    """A credit on every row of a usage: `fraction` of the row's cost, as a negative amount.
+
+    `credits.id` is documented as either an alphanumeric ID (then `full_name` describes it) or
+    a description of the credit type (then `full_name` is empty).
+    """
 
     type: str
     name: str
     fraction: float
+    id: str
+    full_name: str | None = None
 
 
-SUD = Credit("SUSTAINED_USAGE_DISCOUNT", "Sustained Usage Discount", 0.2)
-FREE_TIER = Credit("FREE_TIER", "Free tier", 0.5)
-PROMO = Credit("PROMOTION", "Free Trial", 1.0)
+SUD = Credit(
+    "SUSTAINED_USAGE_DISCOUNT", "Sustained Usage Discount", 0.2, "Sustained Usage Discount"
+)
+FREE_TIER = Credit("FREE_TIER", "Free tier", 0.5, "FREE_TIER")
+PROMO = Credit("PROMOTION", "Free Trial", 1.0, "12-b34-c56-d78", "Free trial credit")
 
 
 @dataclass(frozen=True)
@@ -72,8 +85,12 @@ class Usage:
     unit: tuple[str, str] = ("seconds", "hour")
 
 
-def _vm(project: str, zone: str, name: str) -> str:
-    return f"//compute.googleapis.com/projects/{project}/zones/{zone}/instances/{name}"
+def _vm(number: str, zone: str, instance_id: str) -> str:
+    return f"//compute.googleapis.com/projects/{number}/zones/{zone}/instances/{instance_id}"
+
+
+def _disk(number: str, zone: str, disk_id: str) -> str:
+    return f"//compute.googleapis.com/projects/{number}/zones/{zone}/disk/{disk_id}"
 
 
 def stack_usages(stack: str) -> list[Usage]:
@@ -95,7 +112,7 @@ def stack_usages(stack: str) -> list[Usage]:
                 0.80,
                 zone=zone,
                 resource=alice,
-                global_name=_vm(p, zone, "8812345678901234567"),
+                global_name=_vm(n, zone, "8812345678901234567"),
                 labels=nb,
                 credits=(SUD,),
             ),
@@ -107,7 +124,7 @@ def stack_usages(stack: str) -> list[Usage]:
                 0.30,
                 zone=zone,
                 resource=alice,
-                global_name=_vm(p, zone, "8812345678901234567"),
+                global_name=_vm(n, zone, "8812345678901234567"),
                 labels=nb,
                 credits=(SUD,),
             ),
@@ -119,7 +136,7 @@ def stack_usages(stack: str) -> list[Usage]:
                 0.90,
                 zone=zone,
                 resource=alice,
-                global_name=_vm(p, zone, "8812345678901234567"),
+                global_name=_vm(n, zone, "8812345678901234567"),
                 labels=nb,
             ),
             Usage(
@@ -130,7 +147,7 @@ def stack_usages(stack: str) -> list[Usage]:
                 0.15,
                 zone=zone,
                 resource=f"{alice}-data-workspace",
-                global_name=f"//compute.googleapis.com/projects/{p}/zones/{zone}/disks/{alice}-data-workspace",
+                global_name=_disk(n, zone, "9912345678901234567"),
                 labels=nb,
                 unit=("byte-seconds", "gibibyte month"),
             ),
@@ -142,7 +159,7 @@ def stack_usages(stack: str) -> list[Usage]:
                 0.50,
                 zone="us-central1-b",
                 resource=bob,
-                global_name=_vm(p, "us-central1-b", "7712345678901234567"),
+                global_name=_vm(n, "us-central1-b", "7712345678901234567"),
                 labels=nb,
             ),
             Usage(
@@ -153,7 +170,7 @@ def stack_usages(stack: str) -> list[Usage]:
                 1.20,
                 zone=zone,
                 resource="gke-acme-dev-ml-system-1a2b3c4d-k9zq",
-                global_name=_vm(p, zone, "6612345678901234567"),
+                global_name=_vm(n, zone, "6612345678901234567"),
                 labels={**pool, "goog-gke-node": ""},
             ),
             Usage(
@@ -164,7 +181,7 @@ def stack_usages(stack: str) -> list[Usage]:
                 0.60,
                 zone=zone,
                 resource="gke-acme-dev-ml-system-1a2b3c4d-k9zq",
-                global_name=_vm(p, zone, "6612345678901234567"),
+                global_name=_vm(n, zone, "6612345678901234567"),
                 labels={**pool, "goog-gke-node": ""},
             ),
             Usage(
@@ -178,7 +195,7 @@ def stack_usages(stack: str) -> list[Usage]:
                 0.40,
                 zone=zone,
                 resource="gke-acme-dev-ml-t4-spot-5e6f7a8b-w2lx",
-                global_name=_vm(p, zone, "5512345678901234567"),
+                global_name=_vm(n, zone, "5512345678901234567"),
                 labels={**t4, "goog-gke-node": ""},
             ),
             Usage(
@@ -192,7 +209,7 @@ def stack_usages(stack: str) -> list[Usage]:
                 0.35,
                 zone=zone,
                 resource="gke-acme-dev-ml-t4-spot-5e6f7a8b-w2lx",
-                global_name=_vm(p, zone, "5512345678901234567"),
+                global_name=_vm(n, zone, "5512345678901234567"),
                 labels={**t4, "goog-gke-node": ""},
             ),
             Usage(
@@ -203,7 +220,7 @@ def stack_usages(stack: str) -> list[Usage]:
                 0.70,
                 zone=zone,
                 resource="gke-acme-dev-ml-nap-n1-4-x1-0f1e2d3c-m4tt",
-                global_name=_vm(p, zone, "4412345678901234567"),
+                global_name=_vm(n, zone, "4412345678901234567"),
                 labels={**nap, "goog-gke-node": ""},
             ),
             Usage(
@@ -279,7 +296,7 @@ def stack_usages(stack: str) -> list[Usage]:
                 2.10,
                 zone=zone,
                 resource="acme-stg-gpu-nightly-eval",
-                global_name=_vm(p, zone, "3312345678901234567"),
+                global_name=_vm(n, zone, "3312345678901234567"),
                 labels={**base, "workload": "training"},
             ),
             Usage(
@@ -293,7 +310,7 @@ def stack_usages(stack: str) -> list[Usage]:
                 1.40,
                 zone=zone,
                 resource="acme-stg-gpu-nightly-eval",
-                global_name=_vm(p, zone, "3312345678901234567"),
+                global_name=_vm(n, zone, "3312345678901234567"),
                 labels={**base, "workload": "training"},
             ),
             Usage(
@@ -304,7 +321,7 @@ def stack_usages(stack: str) -> list[Usage]:
                 3.00,
                 zone=zone,
                 resource="acme-stg-nb-pipelines",
-                global_name=_vm(p, zone, "2212345678901234567"),
+                global_name=_vm(n, zone, "2212345678901234567"),
                 labels={**base, "workload": "notebook"},
                 credits=(SUD,),
             ),
@@ -339,7 +356,7 @@ def stack_usages(stack: str) -> list[Usage]:
                 region="europe-west4",
                 zone=zone,
                 resource="gke-acme-prod-ml-tpu-v5e-9a8b7c6d-q1w2",
-                global_name=_vm(p, zone, "1112345678901234567"),
+                global_name=_vm(n, zone, "1112345678901234567"),
                 labels={**tpu_pool, "goog-gke-node": ""},
             ),
             Usage(
@@ -410,7 +427,7 @@ def row(
         "location": location,
         "tags": [],
         "transaction_type": "GOOGLE",
-        "seller_name": "Google",
+        "seller_name": None,
         "export_time": _stamp(exported),
         "cost": cost,
         "currency": "USD",
@@ -425,8 +442,8 @@ def row(
             {
                 "name": c.name,
                 "amount": round(-cost * c.fraction, 6),
-                "full_name": c.name,
-                "id": c.type.lower(),
+                "full_name": c.full_name,
+                "id": c.id,
                 "type": c.type,
             }
             for c in u.credits
@@ -435,23 +452,29 @@ def row(
         "cost_type": "regular",
         "adjustment_info": None,
         "cost_at_list": cost,
-    }
-
-
-def detailed(standard: Mapping[str, Any], u: Usage, hours: float) -> dict[str, Any]:
-    """The detailed-export row for a standard row: plus resource and price."""
-    price = round(u.daily_cost / 24, 6)
-    return {
-        **standard,
-        "resource": {"name": u.resource, "global_name": u.global_name}
-        if u.resource
-        else {"name": None, "global_name": None},
         "price": {
-            "effective_price": f"{price:.6f}",
+            "effective_price": f"{round(u.daily_cost / 24, 6):.6f}",
             "tier_start_amount": "0",
             "unit": u.unit[1],
             "pricing_unit_quantity": "1",
         },
+    }
+
+
+def _resource_name(u: Usage) -> str | None:
+    """`resource.name` as the detailed export fills it for this usage (data/SOURCES.md)."""
+    if u.resource is None or u.service in (SQL, STORAGE):
+        return None  # identified by resource.global_name only
+    if u.service == COMPUTE and u.global_name and "/instances/" in u.global_name:
+        return f"projects/{u.number}/instances/{u.resource}"
+    return u.resource
+
+
+def detailed(standard: Mapping[str, Any], u: Usage, hours: float) -> dict[str, Any]:
+    """The detailed-export row for a standard row: plus resource and subscription."""
+    return {
+        **standard,
+        "resource": {"name": _resource_name(u), "global_name": u.global_name},
         "subscription": {"instance_id": None},
     }
 

@@ -336,6 +336,31 @@ def test_join_rules_names_prefixes_labels_and_projects() -> None:
     ]  # biggest actual first
 
 
+def test_join_reads_vm_names_as_the_detailed_export_writes_them() -> None:
+    # Google's detailed-usage page shows VM rows as resource.name
+    # `projects/<PROJECT_NUMBER>/instances/<NAME>`, with resource.global_name ending in the
+    # numeric instance ID; disks keep their bare name (tests/spend/data/SOURCES.md).
+    plan = _plan(
+        _res(v.COMPUTE_INSTANCE, "vm", 73.0, name="acme-vm"),
+        _res(v.COMPUTE_INSTANCE, "vm-2", 73.0, name="acme-vm-2"),
+    )
+    vm_id = (
+        "//compute.googleapis.com/projects/123/zones/us-central1-a/instances/8812345678901234567"
+    )
+    rows = [
+        _billed("projects/123/instances/acme-vm", 10.0, global_name=vm_id),
+        _billed("acme-vm-boot", 1.0),  # its disk
+        _billed("projects/123/instances/acme-vm-2", 5.0),  # exact name, not acme-vm's prefix
+        _billed("projects/123/instances/hand-made", 2.0, global_name=vm_id.replace("88", "77")),
+    ]
+    resources, totals = join.estimate_vs_actual(plan, rows, days=73)
+    by_name = {r["name"]: r["actual_usd"] for r in resources}
+    assert by_name == {"vm": 11.0, "vm-2": 5.0}
+    assert totals["unmatched"] == [
+        {"resource": "hand-made", "service": "Compute Engine", "actual_usd": 2.0}
+    ]
+
+
 def test_join_without_detailed_rows_has_estimates_only() -> None:
     resources, totals = join.estimate_vs_actual(
         _plan(_res(v.TPU_VM, "tpu", 730.0, name="acme-tpu")), None, days=1

@@ -4,7 +4,8 @@
 --   {table}           the standard (or detailed) export table
 --   @partition_start  TIMESTAMP  first partition read: the window start minus 1 day
 --   @partition_end    TIMESTAMP  last partition read (exclusive): window end plus 7 days, so
---                                rows exported late, and later corrections, still count
+--                                rows filed up to a week late still count (what Google
+--                                documents about partitions and late rows: window.py)
 --   @start, @end      TIMESTAMP  the window on usage_start_time, [start, end)
 --   @projects         ARRAY<STRING>  the projects that count
 --   @team_key, @cost_center_key, @workload_key, @env_key  STRING  the label keys

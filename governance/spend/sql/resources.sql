@@ -5,11 +5,14 @@
 --                     `acme-ml-dev.billing_export.gcp_billing_export_resource_v1_01D4EE_079462_DFD6EC`
 --   @partition_start, @partition_end, @start, @end, @projects  as in attribution.sql
 --   @cluster_key, @node_pool_key  STRING  the labels GKE puts on its node VMs
---                                 (goog-k8s-cluster-name, goog-k8s-node-pool-name)
+--                                 (goog-k8s-cluster-name, goog-k8s-node-pool-name), which the
+--                                 detailed export has in `labels`, not `system_labels`
 -- net_cost is in the billing account's currency; net_cost_usd divides by
--- currency_conversion_rate, which Google defines as local currency per US dollar (rows are
--- summed per rate first, which is exact). As in attribution.sql, rows are summed per label
--- set before the labels are read.
+-- currency_conversion_rate, "the exchange rate from US dollars to the local currency" (rows
+-- are summed per rate first, which is exact). As in attribution.sql, rows are summed per label
+-- set before the labels are read. resource.name is the user's name, for VMs written as
+-- projects/<number>/instances/<name>; join.py compares its last segment. Source of all three:
+-- https://cloud.google.com/billing/docs/how-to/export-data-bigquery-tables/detailed-usage
 WITH by_label_set AS (
   SELECT
     project.id AS project_id,
