@@ -31,12 +31,25 @@ WORKLOAD_TAINT_KEY = "mlgov.io/workload"
 # https://cloud.google.com/monitoring/api/metrics_opsagent#agent-gpu). Installed at boot with
 # Google's documented repository script, once per VM:
 # https://cloud.google.com/stackdriver/docs/solutions/agents/ops-agent/installation
+# The Deep Learning VM image installs the driver at first boot too (`install-nvidia-driver`),
+# and nothing orders the two. An agent started before the driver exists may not collect GPU
+# metrics until it restarts, so the script waits (bounded, 15 min) for `nvidia-smi` to answer
+# and then restarts the agent once: the metric is there whichever finished first. A VM whose
+# driver never appears keeps running; the reaper then reports it under `no_data`.
 OPS_AGENT_STARTUP_SCRIPT = """#!/bin/bash
 # mlgov: install the Ops Agent once; it reports GPU utilization for the idle-GPU reaper.
 if ! systemctl is-enabled --quiet google-cloud-ops-agent 2>/dev/null; then
   curl -sSO https://dl.google.com/cloudagents/add-google-cloud-ops-agent-repo.sh
   bash add-google-cloud-ops-agent-repo.sh --also-install
 fi
+# mlgov: restart the agent once the NVIDIA driver answers, so it sees the GPUs.
+for _ in $(seq 1 90); do
+  if nvidia-smi >/dev/null 2>&1; then
+    systemctl restart google-cloud-ops-agent
+    break
+  fi
+  sleep 10
+done
 """
 
 OPS_AGENT_ROLES = ("roles/monitoring.metricWriter", "roles/logging.logWriter")

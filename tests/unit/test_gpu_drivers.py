@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib.util
 import inspect
 import json
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -68,3 +69,46 @@ def test_ops_agent_is_installed_with_googles_repository_script() -> None:
     ]
     # The agent writes metrics and logs as the VM's service account (installation prerequisites).
     assert set(OPS_AGENT_ROLES) == {"roles/monitoring.metricWriter", "roles/logging.logWriter"}
+
+
+def _stub(bin_dir: Path, name: str, body: str) -> None:
+    path = bin_dir / name
+    path.write_text(f'#!/bin/bash\necho "{name} $*" >> "$CALLS"\n{body}\n')
+    path.chmod(0o755)
+
+
+def _run_startup_script(tmp_path: Path, driver_ready_after: int) -> list[str]:
+    """Run the script with stand-ins for systemctl, nvidia-smi, curl and sleep; returns the calls."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    calls = tmp_path / "calls"
+    tries = tmp_path / "tries"
+    tries.write_text("0")
+    _stub(bin_dir, "systemctl", "exit 0")  # the agent is already installed: no download
+    _stub(bin_dir, "curl", "exit 1")
+    _stub(bin_dir, "sleep", "exit 0")
+    _stub(
+        bin_dir,
+        "nvidia-smi",
+        f'n=$(( $(cat "{tries}") + 1 )); echo $n > "{tries}"; [ $n -gt {driver_ready_after} ]',
+    )
+    script = tmp_path / "startup.sh"
+    script.write_text(OPS_AGENT_STARTUP_SCRIPT)
+    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "CALLS": str(calls)}
+    subprocess.run(["bash", str(script)], env=env, check=True, cwd=tmp_path, timeout=30)
+    return [line.strip() for line in calls.read_text().splitlines()]
+
+
+def test_startup_script_restarts_the_agent_once_the_driver_answers(tmp_path: Path) -> None:
+    # The image installs the driver at first boot too; the agent must see it whichever is first.
+    calls = _run_startup_script(tmp_path, driver_ready_after=2)
+    assert calls.count("systemctl restart google-cloud-ops-agent") == 1
+    assert calls.index("systemctl restart google-cloud-ops-agent") > calls.index("sleep 10")
+    assert [c for c in calls if c.startswith("nvidia-smi")] == ["nvidia-smi"] * 3
+    assert not [c for c in calls if c.startswith("curl")]
+
+
+def test_startup_script_gives_up_on_a_driver_that_never_appears(tmp_path: Path) -> None:
+    calls = _run_startup_script(tmp_path, driver_ready_after=10_000)
+    assert "systemctl restart google-cloud-ops-agent" not in calls
+    assert calls.count("sleep 10") == 90  # bounded: 15 minutes, then the script ends
