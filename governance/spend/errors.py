@@ -1,14 +1,15 @@
 """The one error `spend` reports: a sentence naming the table, dataset, permission or flag.
 
-`code` is the exit code: 2 (the default) for no export, no access or bad input (DESIGN.md
-contract 1); 1 when BigQuery itself failed (a server error worth retrying). The CLI prints the
-message as one line, never a traceback.
+`code` is the exit code: 2 whenever `spend` cannot answer. DESIGN.md contract 1 fixes two codes
+for `spend` (0 answered, 2 not answered), and exit 1 means a mandatory policy violation
+everywhere else in the CLI, so a BigQuery server failure or an unreachable endpoint is also 2; its
+message says that a retry may help. The CLI prints the message as one line, never a traceback.
 """
 
 from __future__ import annotations
 
 EXIT_UNANSWERED = 2
-EXIT_BIGQUERY_FAILED = 1
+EXIT_BIGQUERY_FAILED = EXIT_UNANSWERED  # named apart: a retry may help
 
 
 class SpendError(Exception):

@@ -160,8 +160,11 @@ def explain(err: Exception, query: Query | None, table: TableId, job_project: st
         )
     if isinstance(err, gexc.NotFound):
         return SpendError(f"{what}: not found: {message} (export table {table})")
-    code = EXIT_UNANSWERED if isinstance(err, gexc.BadRequest) else EXIT_BIGQUERY_FAILED
-    return SpendError(f"{what}: BigQuery answered: {message}", code)
+    if isinstance(err, gexc.BadRequest):
+        return SpendError(f"{what}: BigQuery answered: {message}", EXIT_UNANSWERED)
+    return SpendError(
+        f"{what}: BigQuery failed on its side: {message}; a retry may help", EXIT_BIGQUERY_FAILED
+    )
 
 
 # --------------------------------------------------------------------------- the runner
