@@ -29,7 +29,17 @@ def test_rate_limiter_spaces_calls_per_project():
     start = clock.now()
     for _ in range(10):
         assert limiter.acquire("p")
-    assert clock.now() - start >= 0.9  # 5 from the bucket, 5 more at 5/s
+    assert clock.now() - start < 0.01  # the bucket holds two seconds' worth: no wait
+    for _ in range(10):
+        assert limiter.acquire("p")
+    assert 1.9 <= clock.now() - start <= 2.1  # then 10 more at 5/s
+    # Any minute's total stays near the rate: 10 in the bucket + 60 s x 5/s.
+    minute_start = clock.now()
+    calls = 0
+    while clock.now() - minute_start < 60:
+        limiter.acquire("p")
+        calls += 1
+    assert calls <= 5 * 60 + 1
     start = clock.now()
     assert limiter.acquire("other")  # projects have separate buckets
     assert clock.now() - start < 0.1
@@ -38,7 +48,7 @@ def test_rate_limiter_spaces_calls_per_project():
 def test_rate_limiter_gives_up_at_the_deadline():
     clock = FakeClock()
     limiter = execute.RateLimiter(1, clock)
-    assert limiter.acquire("p")
+    assert limiter.acquire("p") and limiter.acquire("p")  # the two-second bucket
     assert not limiter.acquire("p", deadline=clock.now() + 0.1)
     assert clock.slept == []  # it saw the wait would pass the deadline, and did not wait
 
