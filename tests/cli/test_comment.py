@@ -55,7 +55,9 @@ def test_a_changed_stack_shows_findings_cost_changes_and_folds_free_resources(ba
     assert text.startswith(MARKER + "\n## mlgov plan: cost and policy check\n")
     assert "Stacks with changes: `dev`." in text
     added = next(c for c in text.splitlines() if "`training-a100-spot`" in c and "| added |" in c)
-    delta = head["cost"]["monthly_usd"] - base["cost"]["monthly_usd"]
+    # the row's delta is the new resource's own cost (the stack totals' difference can round a
+    # cent apart once other resources carry sub-cent amounts)
+    delta = resource(head, "training-a100-spot")["monthly_usd"]
     assert added.endswith(f"| +${delta:,.2f} |")
     assert "**Policy findings**\n\nNo policy findings." in text
     # every $0 resource is folded into one line; none is listed on its own
