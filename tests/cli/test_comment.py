@@ -91,8 +91,14 @@ def test_mandatory_findings_and_fallback_prices_are_named_in_the_comment():
     line = next(v for v in text.splitlines() if "mlgov-workbench-idle-shutdown" in v)
     assert line.startswith("| :x: mandatory | ")
     # prod's Cloud SQL in europe-west4 has no catalog price: the nearest location's, named
-    assert "* metadata-instance: no price in europe-west4 for sql.backup, " in text
-    assert "priced from us-central1, the nearest location with one" in text
+    assert (
+        "* metadata-instance: no price in europe-west4 for sql.enterprise.vcpu; "
+        "priced from europe-west2, the nearest location with one"
+    ) in text
+    assert (
+        "* metadata-instance: no price in europe-west4 for sql.backup; "
+        "priced from us-central1, the nearest location with one"
+    ) in text
     sql_row = next(v for v in text.splitlines() if "| `metadata-instance` |" in v)
     assert sql_row.endswith("* |")  # the amount is marked as a fallback
     assert "| changed | `notebooks-oncall` |" in text
