@@ -80,12 +80,22 @@ def test_regions_the_stacks_use_have_compute_disks_bigquery_storage_fees(region)
         assert found is not None and found.usd > 0, key
 
 
-def test_cloud_sql_has_a_documented_price_only_in_us_central1_and_falls_back_elsewhere():
+def test_cloud_sql_has_no_europe_west4_price_and_falls_back_to_the_nearest_documented_region():
     cat = default_catalog()
-    assert cat.find("sql.enterprise.vcpu", "us-central1") is not None
+    assert cat.price("sql.enterprise.vcpu", "us-central1").usd == pytest.approx(0.0413)
+    assert cat.price("sql.enterprise.vcpu", "europe-west2").usd == pytest.approx(0.0496)
     assert cat.find("sql.enterprise.vcpu", "europe-west4") is None
     fallback = cat.price("sql.enterprise.vcpu", "europe-west4")
-    assert (fallback.region, fallback.requested) == ("us-central1", "europe-west4")
+    assert (fallback.region, fallback.requested) == ("europe-west2", "europe-west4")
+    # no documented backup price outside us-central1: that one still comes from there
+    assert cat.price("sql.backup", "europe-west4").region == "us-central1"
+
+
+def test_cloud_run_functions_prices_are_tier_1_request_based():
+    cat = default_catalog()
+    assert cat.price("functions.vcpu_second", "global").usd == pytest.approx(0.000024)
+    assert cat.price("functions.gib_second", "global").usd == pytest.approx(0.0000025)
+    assert cat.price("functions.invocation", "global").usd == pytest.approx(0.40 / 1e6)
 
 
 def test_machine_shapes():
