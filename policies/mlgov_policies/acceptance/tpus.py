@@ -109,8 +109,9 @@ ZONE_RULE: Final = ResourceRule(
     check=tpu_zone,
     types=frozenset({v.TPU_VM, v.GKE_NODE_POOL}),
     enforcement="mandatory",
-    why="Each TPU generation exists only in some zones (TPU v4 only in us-central2-b); elsewhere "
-    "the create call fails.",
+    why="Each TPU generation exists only in some zones (TPU v4 only in us-central2-b; v5e, v5p "
+    "and v6e in the zones Google lists); elsewhere the create call fails. Judged in North America "
+    "and for v4 everywhere; other zones not on mlgov's list are not refused.",
     remediation="Place the TPU VM or node pool in a zone that offers its generation, or pick a "
     "generation offered in the stack's region.",
     source=sources.short(sources.TPU_ZONES),
