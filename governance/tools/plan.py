@@ -9,7 +9,6 @@ Rendering is in render.py.
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, cast
@@ -19,6 +18,7 @@ from governance.costs.catalog import default_catalog
 from governance.costs.errors import CostError
 from governance.costs.estimate import ResourceCost, estimate_resources
 from governance.costs.findings import NOT_OFFERED, cost_findings
+from governance.tools.collector import fewer_collections
 from governance.tools.document import (
     SCHEMA_VERSION,
     PlanDocument,
@@ -99,54 +99,32 @@ def _cost_keys(resource: PlanResource, rc: ResourceCost) -> None:
         ]
 
 
-_EVALUATION_GC_THRESHOLD = 100_000
-"""Allocations between young-generation collections while a plan is evaluated (default 700)."""
-
-
 def plan_config(config: Mapping[str, Any], stack: str, program: Path, source: Path) -> PlanDocument:
     """The plan document for one stack's config (runs `program` under mocks)."""
     from governance.settings import settings_warnings
     from governance.tools.offline import run_program
 
     settings = settings_of(config, source)  # fail fast, before importing pulumi_gcp
-    # Running the program imports pulumi_gcp's modules and registers every resource: hundreds of
-    # thousands of long-lived objects, so default young-generation collections find next to
-    # nothing and their full collections walk it all (prod plan 4.25 s -> 3.56 s with the larger
-    # threshold, peak RSS 217 MB either way; bench/RESULTS.md).
-    thresholds = gc.get_threshold()
-    gc.set_threshold(_EVALUATION_GC_THRESHOLD, *thresholds[1:])
-    try:
+    # The program's objects and the plan live to the end: see collector.py.
+    with fewer_collections():
         recorded = run_program(config, stack, program)
-    finally:
-        gc.set_threshold(*thresholds)
-    # Registration order depends on async timing; sort so plans and their diffs are stable.
-    resources: list[PlanResource] = [
-        {"type": r.type, "name": r.name, "inputs": r.inputs}
-        for r in sorted(recorded, key=lambda r: (r.name, r.type))
-    ]
-    doc: PlanDocument = {
-        "schema_version": SCHEMA_VERSION,
-        "stack": stack,
-        "project": settings.project,
-        "region": settings.region,
-        "resources": resources,
-        "violations": [],
-        "warnings": [w.as_dict() for w in settings_warnings(settings)],
-        "policy_config": settings.policy_config(),
-        "assumptions": settings.usage.model_dump(mode="json"),
-    }
-    # pulumi_gcp and the program leave ~360,000 objects behind, and compiling the input schemas
-    # allocates enough to set off a full collection that walks them all: 0.22 s of a 2 s plan,
-    # with nothing to collect. A large first-generation threshold while the plan is evaluated
-    # avoids it (8 ms instead); restored after, so long-lived processes collect as before.
-    # (gc.freeze() did as well, but moved the collection of garbage the program left, such as
-    # the event loops pulumi's mock threads never close, into whatever ran next.)
-    thresholds = gc.get_threshold()
-    gc.set_threshold(_EVALUATION_GC_THRESHOLD, *thresholds[1:])
-    try:
+        # Registration order depends on async timing; sort so plans and their diffs are stable.
+        resources: list[PlanResource] = [
+            {"type": r.type, "name": r.name, "inputs": r.inputs}
+            for r in sorted(recorded, key=lambda r: (r.name, r.type))
+        ]
+        doc: PlanDocument = {
+            "schema_version": SCHEMA_VERSION,
+            "stack": stack,
+            "project": settings.project,
+            "region": settings.region,
+            "resources": resources,
+            "violations": [],
+            "warnings": [w.as_dict() for w in settings_warnings(settings)],
+            "policy_config": settings.policy_config(),
+            "assumptions": settings.usage.model_dump(mode="json"),
+        }
         return evaluate_document(doc)
-    finally:
-        gc.set_threshold(*thresholds)
 
 
 def plan_stack(stack: str | None = None, config: str | None = None) -> PlanDocument:
