@@ -45,6 +45,10 @@ class TpuGeneration:
     """2 (AxB) or 3 (AxBxC) chips per side in a topology; 0: not encoded."""
     source: str
 
+    def judges(self, zone: str) -> bool:
+        """Whether `zones` is the whole list where `zone` lies (so unlisted there means refused)."""
+        return any(zone.startswith(prefix) for prefix in self.zones_judged_in)
+
 
 # The regions-and-zones page's "North America" (earlier "US") section, read whole.
 _NORTH_AMERICA: Final = ("us-", "northamerica-")
@@ -178,9 +182,9 @@ def tpu_zone_problem(accelerator: str, zone: str) -> str | None:
     wanted = zone.strip().lower()
     if gen is None or wanted in gen.zones:
         return None
-    if not any(wanted.startswith(prefix) for prefix in gen.zones_judged_in):
+    if not gen.judges(wanted):
         return None
-    listed = [z for z in gen.zones if any(z.startswith(p) for p in gen.zones_judged_in)]
+    listed = [z for z in gen.zones if gen.judges(z)]
     where = " in North America" if gen.zones_judged_in == _NORTH_AMERICA else ""
     return (
         f"TPU {gen.name} ({accelerator}) is offered{where} only in {', '.join(listed)}, not in "
