@@ -29,6 +29,7 @@ from governance.components.action_settings import (
     job_id,
     short_name,
 )
+from governance.components.identity import member
 from governance.labels import Labels
 from governance.naming import account_id, resource_name, role_id
 from mlgov_policies.vocabulary import component_type
@@ -186,10 +187,6 @@ def _collect(outputs: Mapping[str, pulumi.Output[str]]) -> pulumi.Output[dict[st
     return pulumi.Output.all(**outputs).apply(lambda v: {k: str(x) for k, x in v.items()})
 
 
-def _member(email: pulumi.Output[str]) -> pulumi.Output[str]:
-    return email.apply(lambda e: f"serviceAccount:{e}")
-
-
 class GovernanceFunctions(pulumi.ComponentResource):
     """The budget guard and the three reapers, deployed with least privilege."""
 
@@ -341,7 +338,7 @@ class GovernanceFunctions(pulumi.ComponentResource):
             f"{name}-{slug}-role-binding",
             project=args.project,
             role=role.name,
-            member=_member(account.email),
+            member=member(account.email),
             opts=child,
         )
         return account, binding
@@ -425,7 +422,7 @@ class GovernanceFunctions(pulumi.ComponentResource):
         child: pulumi.ResourceOptions,
     ) -> None:
         slug = short_name(entry_point)
-        member = _member(invoker.email)
+        invoker_member = member(invoker.email)
         # A 2nd gen function is a Cloud Run service: calls are checked against run.invoker on
         # the service. cloudfunctions.invoker covers the Functions API (and `gcloud functions
         # call`); Eventarc's push needs only run.invoker.
@@ -436,7 +433,7 @@ class GovernanceFunctions(pulumi.ComponentResource):
                 location=args.region,
                 cloud_function=fn.function.name,
                 role="roles/cloudfunctions.invoker",
-                member=member,
+                member=invoker_member,
                 opts=child,
             )
         gcp.cloudrunv2.ServiceIamMember(
@@ -445,7 +442,7 @@ class GovernanceFunctions(pulumi.ComponentResource):
             location=args.region,
             name=fn.service,
             role="roles/run.invoker",
-            member=member,
+            member=invoker_member,
             opts=child,
         )
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import pulumi
 import pulumi_gcp as gcp
 
+from governance.components.identity import account_with_roles
 from governance.labels import Labels
 from governance.naming import account_id, cluster_name
 from mlgov_policies.vocabulary import component_type
@@ -151,21 +152,14 @@ class MlCluster(pulumi.ComponentResource):
     ) -> None:
         super().__init__(component_type("MlCluster"), name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
-        node_sa = gcp.serviceaccount.Account(
-            f"{name}-nodes-sa",
+        node_sa = account_with_roles(
+            f"{name}-nodes",
             account_id=account_id(args.prefix, "gke-nodes"),
             project=args.project,
             display_name="mlgov GKE nodes",
+            roles=NODE_ROLES,
             opts=child,
         )
-        for role in NODE_ROLES:
-            gcp.projects.IAMMember(
-                f"{name}-nodes-{role.split('.')[-1].lower()}",
-                project=args.project,
-                role=role,
-                member=node_sa.email.apply(lambda e: f"serviceAccount:{e}"),
-                opts=child,
-            )
         labels = args.labels.for_workload("gke").as_dict()
         plane = args.control_plane
         management = gcp.container.ClusterClusterAutoscalingAutoProvisioningDefaultsManagementArgs(

@@ -17,6 +17,7 @@ from datetime import date
 import pulumi
 import pulumi_gcp as gcp
 
+from governance.components.identity import member
 from governance.labels import Labels
 from governance.naming import account_id, resource_name, role_id
 from mlgov_policies.vocabulary import (
@@ -224,7 +225,7 @@ class NotebookFleet(pulumi.ComponentResource):
             f"{name}-scheduler-binding",
             project=args.project,
             role=role.name,
-            member=account.email.apply(lambda e: f"serviceAccount:{e}"),
+            member=member(account.email),
             opts=child,
         )
         return account.email

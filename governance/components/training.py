@@ -17,6 +17,7 @@ from typing import Literal
 import pulumi
 import pulumi_gcp as gcp
 
+from governance.components.identity import account_with_roles
 from governance.components.notebooks import Accelerator
 from governance.labels import Labels
 from governance.naming import account_id, resource_name
@@ -172,23 +173,16 @@ class SpotTrainingPools(pulumi.ComponentResource):
             self._tpu_vm(name, key, tpu, args, child).name for key, tpu in args.tpu_vms.items()
         ]
         if args.gpu_vms:
-            sa = gcp.serviceaccount.Account(
-                f"{name}-gpu-vm-sa",
+            # What the Ops Agent needs to ship metrics and logs (installation doc,
+            # "Authorization"): no more.
+            sa = account_with_roles(
+                f"{name}-gpu-vm",
                 account_id=account_id(args.prefix, "training-vms"),
                 project=args.project,
                 display_name="mlgov training VMs",
+                roles=OPS_AGENT_ROLES,
                 opts=child,
             )
-            # What the Ops Agent needs to ship metrics and logs (installation doc,
-            # "Authorization"): no more.
-            for role in OPS_AGENT_ROLES:
-                gcp.projects.IAMMember(
-                    f"{name}-gpu-vm-{role.split('.')[-1].lower()}",
-                    project=args.project,
-                    role=role,
-                    member=sa.email.apply(lambda e: f"serviceAccount:{e}"),
-                    opts=child,
-                )
             vms += [
                 self._gpu_vm(name, key, vm, args, sa.email, child).name
                 for key, vm in args.gpu_vms.items()
