@@ -1,4 +1,4 @@
-"""The fake GKE and Vertex AI speak the REST shapes of Google's discovery documents.
+"""The fake GKE, Vertex AI and Monitoring speak the REST shapes of Google's discovery documents.
 
 A fake's answers must come from documented shapes, never from what our code happens to send:
 every request the cap scenario makes must be a documented method (HTTP method + flatPath),
@@ -23,7 +23,7 @@ from tests.functions.conftest import (
 )
 from tests.policies.compat.discovery_documents import document
 
-APIS = {"container": "container.v1", "aiplatform": "aiplatform.v1"}
+APIS = {"container": "container.v1", "aiplatform": "aiplatform.v1", "monitoring": "monitoring.v3"}
 
 
 def _methods(api: str) -> list[tuple[str, re.Pattern[str], dict[str, Any]]]:
@@ -49,6 +49,8 @@ def _api(path: str) -> str | None:
         return "container"
     if re.search(r"/(customJobs|hyperparameterTuningJobs|endpoints)", path):
         return "aiplatform"
+    if path.endswith("/timeSeries"):
+        return "monitoring"
     return None
 
 
@@ -123,6 +125,7 @@ def test_every_request_is_a_documented_method_with_documented_bodies(exchanges):
         "aiplatform.projects.locations.hyperparameterTuningJobs.cancel",
         "aiplatform.projects.locations.endpoints.list",
         "aiplatform.projects.locations.endpoints.undeployModel",
+        "monitoring.projects.timeSeries.list",
     }
 
 
