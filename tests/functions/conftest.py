@@ -12,6 +12,7 @@ import base64
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +40,9 @@ DATA = Path(__file__).parent / "data"
 DEV, PROD = "acme-ml-dev", "acme-ml-prod"
 ZONES = ["us-central1-a", "us-central1-b"]
 BUDGET = "de72f49d-779b-4945-a127-4d6ce8def0bb"  # the budgetId of the documented example
+# "Now" for every functions test on the fake cloud: inside November 2026's budget period (which
+# budget_data's costIntervalStart names), so no test depends on the day it runs.
+WALL = datetime(2026, 11, 21, 5, 0, tzinfo=UTC)
 
 
 def policy_dict(**extra: Any) -> dict[str, Any]:
@@ -81,7 +85,7 @@ class Cloud:
 
 @pytest.fixture
 def cloud(monkeypatch: pytest.MonkeyPatch) -> Iterator[Cloud]:
-    clock_ = FakeClock()
+    clock_ = FakeClock(wall=WALL)
     with FakeGcp(clock=clock_) as server:
         c = Cloud(
             server,

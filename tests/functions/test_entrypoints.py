@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
 from cloudevents.conversion import to_binary
@@ -320,7 +320,7 @@ def test_http_entry_points_reject_get_and_bad_policy(cloud, monkeypatch):
 
 
 def test_reap_expired(cloud):
-    today = datetime.now(UTC).date()
+    today = cloud.clock.wall().date()
     past, future = str(today - timedelta(days=1)), str(today + timedelta(days=1))
     cloud.compute.add(DEV, A, "old-vm", labels={"mlgov-expires-on": past})
     cloud.compute.add(DEV, A, "today-vm", labels={"mlgov-expires-on": str(today)})

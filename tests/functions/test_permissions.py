@@ -10,7 +10,7 @@ something it is granted, fails here.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import main
 import pytest
@@ -113,7 +113,7 @@ def _reap_idle_vms(cloud) -> None:
 
 
 def _reap_expired(cloud) -> None:
-    past = str(datetime.now(UTC).date() - timedelta(days=1))
+    past = str(cloud.clock.wall().date() - timedelta(days=1))
     cloud.compute.add(DEV, A, "vm", labels={"mlgov-expires-on": past})
     cloud.notebooks.add(DEV, A, "nb", labels={"mlgov-expires-on": past})
     cloud.tpu.add(DEV, B, "tpu", labels={"mlgov-expires-on": past})
