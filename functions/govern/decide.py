@@ -23,7 +23,7 @@ from govern.actions import (
     StopTpuNode,
 )
 from govern.labels import EXPIRES_LABEL, WORKLOAD_LABEL
-from govern.models import ActionPolicy, BudgetAlert, Recommendation, Workload
+from govern.models import ActionPolicy, BudgetAlert, BudgetPolicy, Recommendation, Workload
 
 IDLE_SUBTYPE = "STOP_VM"
 # alertThresholdExceeded may exceed costAmount / budgetAmount by float rounding, no more.
@@ -53,35 +53,56 @@ class BudgetScope:
     inconsistent: bool = False
 
 
-def budget_scope(alert: BudgetAlert, policy: ActionPolicy) -> BudgetScope:
-    """Decide how far a budget alert goes, on the spend ratio costAmount / budgetAmount.
+def budget_of(alert: BudgetAlert, policy: ActionPolicy) -> BudgetPolicy:
+    """The stack's budget the alert's budgetId names.
 
-    `alertThresholdExceeded` only confirms the ratio, never raises it: Google sends the highest
-    threshold crossed, which cannot exceed the highest configured threshold (so a stop level
-    above it would be unreachable), and a message whose threshold exceeds its own ratio is
-    inconsistent and not acted on. Forecasts never trigger anything.
+    Raises:
+        DecisionError: naming both the message's budgetId and the stack's budget ids.
+    """
+    budget = policy.budgets.get(alert.budget_id)
+    if budget is None:
+        ours = ", ".join(repr(b) for b in sorted(policy.budgets)) or "none"
+        raise DecisionError(
+            f"budget {alert.budget_id!r} is not in MLGOV_POLICY.budgets (the stack's: {ours}); "
+            "not acted on"
+        )
+    return budget
+
+
+def budget_scope(alert: BudgetAlert, policy: ActionPolicy) -> BudgetScope:
+    """Decide how far a budget alert goes, on the spend ratio costAmount / budget amount.
+
+    The budget amount is the one the stack configured (the policy's `amount`), never the
+    message's `budgetAmount`, which only serves when the policy does not carry it.
+    `alertThresholdExceeded` only confirms the message's own ratio, never raises it: Google
+    sends the highest threshold crossed, which cannot exceed the highest configured threshold
+    (so a stop level above it would be unreachable), and a message whose threshold exceeds its
+    own costAmount / budgetAmount is inconsistent and not acted on. Forecasts never trigger
+    anything. Whether the message is the stack's and of the current period is checked before
+    (notifications.judge).
 
     Raises:
         DecisionError: the budget id is not in the policy.
     """
-    budget = policy.budgets.get(alert.budget_id)
-    if budget is None:
-        raise DecisionError(f"budget {alert.budget_id!r} is not in MLGOV_POLICY.budgets; ignored")
-    fraction = alert.spend_ratio
+    budget = budget_of(alert, policy)
+    own = alert.spend_ratio
+    fraction = own if budget.amount is None else alert.cost_amount / budget.amount
     if fraction is None:
         return BudgetScope(0.0, (), (), "budgetAmount is 0: no spend ratio to act on")
     threshold = alert.alert_threshold
-    if threshold is not None and threshold > fraction + RATIO_TOLERANCE:
+    if threshold is not None and own is not None and threshold > own + RATIO_TOLERANCE:
         return BudgetScope(
             fraction,
             (),
             (),
             f"inconsistent notification: alertThresholdExceeded {threshold:g} but costAmount "
-            f"{alert.cost_amount:g} / budgetAmount {alert.budget_amount:g} = {fraction:.4g}; "
+            f"{alert.cost_amount:g} / budgetAmount {alert.budget_amount:g} = {own:.4g}; "
             "not acted on",
             inconsistent=True,
         )
     spent = f"actual spend at {fraction:.0%} of budget {alert.budget_id}"
+    if budget.amount is not None:
+        spent += f" ({alert.cost_amount:g} of the stack's {budget.amount:g})"
     if fraction < budget.stop_at:
         return BudgetScope(fraction, (), (), f"{spent}, below stop_at {budget.stop_at:.0%}")
     billing: tuple[str, ...] = ()

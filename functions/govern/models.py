@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from govern.periods import Period
+
 Kind = Literal["compute", "notebook", "tpu"]
 Outcome = Literal["done", "simulated", "skipped", "failed"]
 
@@ -30,11 +32,26 @@ class ProjectPolicy:
 
 @dataclass(frozen=True)
 class BudgetPolicy:
-    """What a budget's notifications may do; thresholds are fractions of the budget amount."""
+    """What a budget's notifications may do; thresholds are fractions of the budget amount.
+
+    The optional keys say what the stack's budget is, so a notification can be checked against
+    it (notifications.py); None means the key is absent and that check is not made.
+    `amount` is the configured budget amount, the denominator of the spend ratio; `period`
+    defaults to a calendar month when absent.
+    """
 
     projects: tuple[str, ...]
     stop_at: float
     disable_billing_at: float | None
+    billing_account: str | None = None
+    amount: float | None = None
+    currency: str | None = None
+    period: Period | None = None
+
+    def absent(self) -> tuple[str, ...]:
+        """The optional keys this budget lacks (each an unchecked part of a notification)."""
+        keys = ("billing_account", "amount", "currency", "period")
+        return tuple(k for k in keys if getattr(self, k) is None)
 
 
 @dataclass(frozen=True)

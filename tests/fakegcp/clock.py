@@ -37,6 +37,11 @@ class FakeClock:
             self.slept.append(seconds)
             self._now += max(0.0, seconds)
 
+    def set_wall(self, wall: datetime) -> None:
+        """Make the wall clock read `wall` now (monotonic time is unchanged)."""
+        with self._lock:
+            self._epoch = wall - timedelta(seconds=self._now - self._start)
+
     def advance(self, seconds: float) -> None:
         """Let `seconds` pass without anyone sleeping (work that takes time)."""
         with self._lock:

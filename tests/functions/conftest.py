@@ -45,8 +45,25 @@ BUDGET = "de72f49d-779b-4945-a127-4d6ce8def0bb"  # the budgetId of the documente
 WALL = datetime(2026, 11, 21, 5, 0, tzinfo=UTC)
 
 
+# What the stack renders about its budget (DESIGN.md contract 2's optional budget keys), matching
+# the documented notification's billingAccountId and budget_data's amount and currency.
+ACCOUNT = "01D4EE-079462-DFD6EC"
+STACK_BUDGET = {"billing_account": ACCOUNT, "amount": 1000.0, "currency": "USD", "period": "MONTH"}
+
+
+def budget_dict(**changes: Any) -> dict[str, Any]:
+    """The test policy's budget (stop at 100%, unlink at 120%, the stack's keys), with changes."""
+    return {
+        "projects": [DEV, PROD],
+        "stop_at": 1.0,
+        "disable_billing_at": 1.2,
+        **STACK_BUDGET,
+        **changes,
+    }
+
+
 def policy_dict(**extra: Any) -> dict[str, Any]:
-    """The DESIGN.md policy (required keys only), plus `extra` optional keys."""
+    """The DESIGN.md policy (the budget with the keys the stack renders), plus `extra` keys."""
     return {
         "dry_run": False,
         "exempt_label": {"key": "mlgov-exempt", "value": "true"},
@@ -58,7 +75,7 @@ def policy_dict(**extra: Any) -> dict[str, Any]:
                 "allow_billing_disable": False,
             },
         },
-        "budgets": {BUDGET: {"projects": [DEV, PROD], "stop_at": 1.0, "disable_billing_at": 1.2}},
+        "budgets": {BUDGET: budget_dict()},
         **extra,
     }
 
@@ -220,7 +237,7 @@ def pubsub_event(
                 "attributes": attributes
                 if attributes is not None
                 else {
-                    "billingAccountId": "01D4EE-079462-DFD6EC",
+                    "billingAccountId": ACCOUNT,
                     "budgetId": BUDGET,
                     "schemaVersion": "1.0",
                 },

@@ -18,9 +18,12 @@ from govern.actions import (
     StopTpuNode,
 )
 from govern.models import ActionPolicy, BudgetAlert, Kind, Recommendation, Workload
-from tests.functions.conftest import BUDGET, DEV, PROD, policy_dict
+from tests.functions.conftest import BUDGET, DEV, PROD, budget_dict, policy_dict
 
-POLICY = ActionPolicy.from_json(json.dumps(policy_dict()))
+# The budget's amount is 100, as the alerts' budgetAmount below (amount: the spend ratio's base).
+POLICY = ActionPolicy.from_json(
+    json.dumps(policy_dict(budgets={BUDGET: budget_dict(amount=100.0)}))
+)
 A, B = "us-central1-a", "us-central1-b"
 
 

@@ -4,18 +4,20 @@ from __future__ import annotations
 
 import base64
 import json
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from cloudevents.conversion import to_binary
 
 from tests.functions.conftest import (
+    ACCOUNT,
     BUDGET,
     DATA,
     DEV,
     PROD,
     app_client,
     budget_data,
+    budget_dict,
     http,
     log_lines,
     post_report,
@@ -106,14 +108,19 @@ def test_below_stop_at_or_forecast_only_does_nothing(cloud, data):
     assert cloud.server.calls() == []
 
 
-def test_documented_examples_parse_and_act_by_their_threshold(cloud, capsys):
+def test_documented_examples_parse_and_act_by_their_threshold(cloud, monkeypatch):
+    # Each in its own period, against a stack budget of its own amount.
     seed_budget(cloud)
     doc = json.loads((DATA / "budget-notification-format-example.json").read_text())
+    cloud.clock.set_wall(datetime(2021, 2, 20, tzinfo=UTC))
+    set_policy(monkeypatch, budgets={BUDGET: budget_dict(amount=152.557)})
     send_event(pubsub_event(doc["data"], doc["attributes"]))  # 0.9 actual (forecast 0.2): nothing
     assert cloud.server.calls() == []
     test_msg = json.loads(
         (DATA / "budget-notification-test-message-listen-to-notifications.json").read_text()
     )
+    cloud.clock.set_wall(datetime(2019, 1, 15, tzinfo=UTC))
+    set_policy(monkeypatch, budgets={BUDGET: budget_dict(amount=100.0)})
     send_event(pubsub_event(test_msg))  # alertThresholdExceeded 1.0 => stop
     assert cloud.compute.status(DEV, A, "vm-run") == "TERMINATED"
     assert cloud.billing.accounts[DEV] != ""
@@ -154,7 +161,7 @@ def test_raw_pubsub_push_body_is_accepted(cloud):
     body = {
         "message": {
             "data": base64.b64encode(json.dumps(budget_data(1.0, 1000)).encode()).decode(),
-            "attributes": {"budgetId": BUDGET, "schemaVersion": "1.0", "billingAccountId": "X"},
+            "attributes": {"budgetId": BUDGET, "schemaVersion": "1.0", "billingAccountId": ACCOUNT},
             "messageId": "42",
             "publishTime": "2026-11-21T05:00:00.000Z",
         },
