@@ -9,12 +9,18 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from governance.settings.base import Fraction, Model, Positive, Problem
 
 if TYPE_CHECKING:
     from governance.settings.root import Settings
+
+
+CURRENCY: Final = "USD"
+"""The budget's currency (`amount_usd`); notifications name it as currencyCode."""
+PERIOD: Final = "MONTH"
+"""The budget's calendar period; the functions judge each notification within it."""
 
 
 class BudgetSettings(Model):
