@@ -172,6 +172,49 @@ def runner(clock: FakeClock, **extra: Any) -> execute.Runner:
     return execute.Runner(ActionPolicy.from_json(json.dumps(policy_dict(**extra))), clock)
 
 
+# The Compute VMs under notebooks, as the recordings show them (tests/functions/data/SOURCES.md):
+# a Workbench instance's VM (Notebooks v2: gceSetup.metadata of the recorded v2 list) and a
+# user-managed notebook's VM (Notebooks v1: labels and metadata of the recorded v1 list).
+_V2_LIST = "get-notebooks.googleapis.com-v2-projects-cloud-custodian-locations---instances_1.json"
+_V2_INSTANCE = json.loads((DATA / _V2_LIST).read_text())["body"]["instances"][0]
+_V1_LIST = "get-v1-projects-cloud-custodian-locations---instances_1.json"
+V1_NOTEBOOK = json.loads((DATA / _V1_LIST).read_text())["body"]["instances"][0]
+
+
+def workbench_vm(
+    cloud: Cloud,
+    project: str,
+    zone: str,
+    name: str,
+    labels: dict[str, str] | None = None,
+    **kw: Any,
+) -> dict[str, Any]:
+    """The Compute VM of a Workbench instance: the v2 metadata, naming its own instance."""
+    path = f"projects/{project}/locations/{zone}/instances/{name}"
+    metadata = {
+        **_V2_INSTANCE["gceSetup"]["metadata"],
+        "resource-url": f"https://notebooks.googleapis.com/v2/{path}",
+        "report-event-url": f"https://notebooks.googleapis.com/v2/{path}:reportInfoSystem",
+    }
+    all_labels = {"goog-caip-notebook": "", **(labels or {})}
+    return cloud.compute.add(project, zone, name, labels=all_labels, metadata=metadata, **kw)
+
+
+def user_managed_notebook_vm(
+    cloud: Cloud,
+    project: str,
+    zone: str,
+    name: str,
+    labels: dict[str, str] | None = None,
+    **kw: Any,
+) -> dict[str, Any]:
+    """The Compute VM of a user-managed (v1) notebook: the recorded v1 labels and metadata."""
+    all_labels = {**V1_NOTEBOOK["labels"], **(labels or {})}
+    return cloud.compute.add(
+        project, zone, name, labels=all_labels, metadata=V1_NOTEBOOK["metadata"], **kw
+    )
+
+
 def seed_budget(cloud: Cloud) -> None:
     """The budget scenario: governed, exempt, stopped, managed and foreign workloads."""
     cloud.compute.add(DEV, ZONES[0], "vm-run")
@@ -179,13 +222,7 @@ def seed_budget(cloud: Cloud) -> None:
     cloud.compute.add(DEV, ZONES[1], "vm-exempt", labels={"mlgov-exempt": "true"})
     cloud.compute.add(DEV, ZONES[0], "vm-stopped", status="TERMINATED")
     cloud.compute.add(DEV, ZONES[0], "gke-node", labels={"goog-gke-node": ""})
-    cloud.compute.add(
-        DEV,
-        ZONES[0],
-        "nb-vm",
-        labels={"goog-caip-notebook": ""},
-        metadata={"notebooks-api": "PROD"},
-    )
+    workbench_vm(cloud, DEV, ZONES[0], "nb-vm")
     cloud.compute.add(DEV, "europe-west4-a", "vm-elsewhere")
     cloud.notebooks.add(DEV, ZONES[0], "nb-1")
     cloud.notebooks.add(DEV, ZONES[1], "nb-exempt", labels={"mlgov-exempt": "true"})
