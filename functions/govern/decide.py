@@ -118,21 +118,40 @@ def _governed(w: Workload, policy: ActionPolicy) -> bool:
     return project is not None and w.zone in project.zones
 
 
+USER_MANAGED_NOTEBOOK = (
+    "user-managed notebook VM (Notebooks v1, which the v2 API never lists): stopped through Compute"
+)
+WORKBENCH_VM = "Workbench VM: handled through the Notebooks API"
+
+
 def _stop(w: Workload, reason: str) -> Action:
     if w.kind == "notebook":
         return StopNotebook(w.target, reason, workload=w)
     if w.kind == "tpu":
         return StopTpuNode(w.target, reason, workload=w)
+    if w.user_managed_notebook:
+        reason = f"{reason}; {USER_MANAGED_NOTEBOOK}"
     return StopInstance(w.target, reason, workload=w)
 
 
-def _leave_alone(w: Workload, policy: ActionPolicy) -> str | None:
-    """Why `w` must not be stopped, or None if it may be."""
+def _notebooks_listed(workloads: Iterable[Workload]) -> frozenset[tuple[str, str, str]]:
+    """(project, zone, name) of the instances the Notebooks v2 API listed."""
+    return frozenset(w.key for w in workloads if w.kind == "notebook")
+
+
+def _leave_alone(
+    w: Workload, policy: ActionPolicy, notebooks: frozenset[tuple[str, str, str]] = frozenset()
+) -> str | None:
+    """Why `w` must not be stopped, or None if it may be.
+
+    `notebooks`: the Workbench instances the v2 API listed. A notebook VM among them is a
+    Workbench VM whatever its metadata says, and is stopped through that API, not twice.
+    """
     if policy.is_exempt(w.labels):
         key, value = policy.exempt_label
         return f"exempt ({key}={value})"
-    if w.managed_by == "workbench":
-        return "Workbench VM: handled through the Notebooks API"
+    if w.managed_by == "workbench" or (w.user_managed_notebook and w.key in notebooks):
+        return WORKBENCH_VM
     if w.managed_by is not None:
         return f"managed by {w.managed_by}: stopping it through Compute would fight its owner"
     if not w.running:
@@ -145,10 +164,12 @@ def stop_workloads(
 ) -> list[Action]:
     """Stop every running, governed, non-exempt workload (budget cap)."""
     actions: list[Action] = []
+    workloads = list(workloads)
+    notebooks = _notebooks_listed(workloads)
     for w in sorted(workloads, key=lambda w: w.target):
         if not _governed(w, policy):
             continue
-        why_not = _leave_alone(w, policy)
+        why_not = _leave_alone(w, policy, notebooks)
         actions.append(Skip(w.target, why_not) if why_not else _stop(w, reason))
     return actions
 
@@ -260,6 +281,8 @@ def _reap_one(
 def reap_expired(workloads: Iterable[Workload], policy: ActionPolicy, today: date) -> list[Action]:
     """Stop governed workloads whose `mlgov-expires-on` date lies before `today`."""
     actions: list[Action] = []
+    workloads = list(workloads)
+    notebooks = _notebooks_listed(workloads)
     for w in sorted(workloads, key=lambda w: w.target):
         raw = w.labels.get(EXPIRES_LABEL)
         if raw is None or not _governed(w, policy):
@@ -276,7 +299,7 @@ def reap_expired(workloads: Iterable[Workload], policy: ActionPolicy, today: dat
         if expires >= today:
             actions.append(Skip(w.target, f"expires on {raw}, not yet"))
             continue
-        why_not = _leave_alone(w, policy)
+        why_not = _leave_alone(w, policy, notebooks)
         actions.append(
             Skip(w.target, why_not) if why_not else _stop(w, f"{EXPIRES_LABEL} {raw} has passed")
         )

@@ -129,7 +129,9 @@ class Workload:
 
     `managed_by` names the service that owns a Compute VM underneath (gke, workbench, mig);
     such VMs are stopped through their owner or not at all. `local_ssds` counts a Compute VM's
-    Local SSD (SCRATCH) disks, whose data a plain stop discards.
+    Local SSD (SCRATCH) disks, whose data a plain stop discards. `user_managed_notebook`: the VM
+    of a user-managed (Notebooks v1) notebook, which no API mlgov calls lists but Compute; it is
+    stopped through Compute.
     """
 
     kind: Kind
@@ -142,6 +144,7 @@ class Workload:
     instance_id: str = ""
     managed_by: str | None = None
     local_ssds: int = 0
+    user_managed_notebook: bool = False
 
     @property
     def target(self) -> str:

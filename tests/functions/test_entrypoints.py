@@ -25,6 +25,7 @@ from tests.functions.conftest import (
     seed_budget,
     send_event,
     set_policy,
+    workbench_vm,
 )
 
 A, B = "us-central1-a", "us-central1-b"
@@ -370,9 +371,7 @@ def test_reap_idle_gpus(cloud):
         DEV, A, "gpu-exempt", gpus=1, labels={"workload": "training", "mlgov-exempt": "true"}
     )
     cloud.compute.add(DEV, A, "cpu-only", labels={"workload": "training"})
-    nb = cloud.compute.add(
-        DEV, B, "nb-gpu", gpus=1, labels={"workload": "notebook", "goog-caip-notebook": ""}
-    )
+    nb = workbench_vm(cloud, DEV, B, "nb-gpu", gpus=1, labels={"workload": "notebook"})
     cloud.notebooks.add(DEV, B, "nb-gpu", gpus=1, labels={"workload": "notebook"})
     cloud.monitoring.set(DEV, idle["id"], 1.0, 2.0)
     cloud.monitoring.set(DEV, busy["id"], 1.0, 80.0)  # one busy GPU keeps the VM

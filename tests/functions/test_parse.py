@@ -93,17 +93,42 @@ def test_recorded_aggregated_instance():
     assert w.running
 
 
+V2_METADATA = json.loads(
+    (
+        DATA
+        / "get-notebooks.googleapis.com-v2-projects-cloud-custodian-locations---instances_1.json"
+    ).read_text()
+)["body"]["instances"][0]["gceSetup"]["metadata"]
+V1_NOTEBOOK = json.loads(
+    (DATA / "get-v1-projects-cloud-custodian-locations---instances_1.json").read_text()
+)["body"]["instances"][0]
+
+
 @pytest.mark.parametrize(
-    ("labels", "metadata", "managed_by"),
+    ("labels", "metadata", "managed_by", "user_managed_notebook"),
     [
-        ({"goog-gke-node": ""}, {}, "gke"),
-        ({}, {"created-by": "projects/1/zones/z/instanceGroupManagers/gke-pool-grp"}, "mig"),
-        ({"goog-caip-notebook": ""}, {}, "workbench"),
-        ({}, {"notebooks-api": "PROD"}, "workbench"),
-        ({"goog-dataproc-cluster-name": "c"}, {}, "dataproc"),
+        ({"goog-gke-node": ""}, {}, "gke", False),
+        ({}, {"created-by": "projects/1/zones/z/instanceGroupManagers/gke-pool-grp"}, "mig", False),
+        ({"goog-dataproc-cluster-name": "c"}, {}, "dataproc", False),
+        # A Workbench instance's VM says so in its metadata (recorded v2 gceSetup.metadata).
+        ({"goog-caip-notebook": ""}, V2_METADATA, "workbench", False),
+        ({}, {"notebooks-api-version": "v2"}, "workbench", False),
+        (
+            {},
+            {
+                "resource-url": "https://notebooks.googleapis.com/v2/projects/p/locations/z/instances/n"
+            },
+            "workbench",
+            False,
+        ),
+        # A user-managed notebook's VM (recorded v1 list): no owner that lists it but Compute.
+        (V1_NOTEBOOK["labels"], V1_NOTEBOOK["metadata"], None, True),
+        ({"goog-caip-notebook": ""}, {}, None, True),
+        ({}, {"notebooks-api": "PROD"}, None, True),
+        ({}, {}, None, False),
     ],
 )
-def test_compute_vms_owned_by_other_services(labels, metadata, managed_by):
+def test_compute_vms_owned_by_other_services(labels, metadata, managed_by, user_managed_notebook):
     raw = {
         "name": "n",
         "zone": "z",
@@ -111,7 +136,8 @@ def test_compute_vms_owned_by_other_services(labels, metadata, managed_by):
         "labels": labels,
         "metadata": {"items": [{"key": k, "value": v} for k, v in metadata.items()]},
     }
-    assert parse.compute_instance("p", raw).managed_by == managed_by
+    w = parse.compute_instance("p", raw)
+    assert (w.managed_by, w.user_managed_notebook) == (managed_by, user_managed_notebook)
 
 
 def test_gpu_count_from_accelerators_and_machine_family():

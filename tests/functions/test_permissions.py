@@ -26,6 +26,7 @@ from tests.functions.conftest import (
     pubsub_event,
     send_event,
     set_policy,
+    workbench_vm,
 )
 
 A, B = "us-central1-a", "us-central1-b"
@@ -122,9 +123,7 @@ def _reap_expired(cloud) -> None:
 
 def _reap_idle_gpus(cloud) -> None:
     vm = cloud.compute.add(DEV, A, "gpu", gpus=1, labels={"workload": "training"})
-    nb = cloud.compute.add(
-        DEV, B, "nb-gpu", gpus=1, labels={"workload": "notebook", "goog-caip-notebook": ""}
-    )
+    nb = workbench_vm(cloud, DEV, B, "nb-gpu", gpus=1, labels={"workload": "notebook"})
     cloud.notebooks.add(DEV, B, "nb-gpu", gpus=1, labels={"workload": "notebook"})
     cloud.monitoring.set(DEV, vm["id"], 0.0)
     cloud.monitoring.set(DEV, nb["id"], 0.0)

@@ -47,15 +47,14 @@ def compute_instance(project: str, raw: Mapping[str, Any]) -> Workload:
     if gpus == 0 and machine_type.startswith(_GPU_FAMILIES):
         gpus = 1
     managed_by: str | None = None
+    notebook = any(k.startswith("goog-caip-notebook") for k in labels) or (
+        "notebooks-api" in metadata
+    )
     # Workbench instances, GKE nodes and MIG members are Compute VMs underneath; stopping them
     # through Compute fights their owner (GKE/MIG recreate them, Workbench loses its state).
     if "goog-gke-node" in labels or "goog-k8s-cluster-name" in labels:
         managed_by = "gke"
-    elif (
-        any(k.startswith("goog-caip-notebook") for k in labels)
-        or "notebooks-api" in metadata
-        or "notebooks.googleapis.com" in metadata.get("resource-url", "")
-    ):
+    elif _workbench_v2(metadata):
         managed_by = "workbench"
     elif "goog-dataproc-cluster-name" in labels:
         managed_by = "dataproc"
@@ -72,6 +71,22 @@ def compute_instance(project: str, raw: Mapping[str, Any]) -> Workload:
         instance_id=str(raw.get("id", "")),
         managed_by=managed_by,
         local_ssds=local_ssds,
+        # A user-managed (Notebooks v1) notebook: the v2 API never lists it, so it is stopped
+        # through Compute like any VM (labels and metadata as recorded in
+        # tests/functions/data/get-v1-projects-cloud-custodian-locations---instances_1.json).
+        user_managed_notebook=notebook and managed_by is None,
+    )
+
+
+def _workbench_v2(metadata: Mapping[str, str]) -> bool:
+    """A Workbench instance's VM (Notebooks API v2), which that API lists and stops.
+
+    Its metadata says so (notebooks-api-version: v2, resource-url naming the v2 instance:
+    tests/functions/data/get-notebooks.googleapis.com-v2-...-instances_1.json, gceSetup.metadata);
+    a user-managed (v1) notebook VM carries neither.
+    """
+    return metadata.get("notebooks-api-version") == "v2" or (
+        "notebooks.googleapis.com/v2/" in metadata.get("resource-url", "")
     )
 
 
