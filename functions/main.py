@@ -181,6 +181,7 @@ def _log_summary(report: Report, runner: execute.Runner, answer: str) -> None:
         unfinished=len(report.unfinished),
         errors=list(report.errors),
         unreadable=list(report.unreadable),
+        not_capped=list(report.not_capped),
         seconds=round(runner.elapsed(), 3),
     )
 

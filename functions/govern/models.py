@@ -244,6 +244,7 @@ class Report:
     unreadable: tuple[str, ...] = ()
     run_id: str = ""
     no_data: tuple[str, ...] = ()  # governed accelerators without utilization data
+    not_capped: tuple[str, ...] = ()  # what the budget cap cannot reach by design (Autopilot)
 
     @property
     def failed(self) -> bool:
@@ -264,6 +265,8 @@ class Report:
             parts.append(f"{len(self.errors)} error(s)")
         if self.unreadable:
             parts.append(f"{len(self.unreadable)} unreadable")
+        if self.not_capped:
+            parts.append(f"{len(self.not_capped)} not capped (by design)")
         return ", ".join(parts) or "nothing to do"
 
     def counts(self) -> dict[str, int]:
@@ -286,4 +289,5 @@ class Report:
             "errors": list(self.errors),
             "unreadable": list(self.unreadable),
             "no_data": list(self.no_data),
+            "not_capped": list(self.not_capped),
         }

@@ -7,12 +7,14 @@ last. Decisions are decide.py's and cap.py's; this module only sequences reads a
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 from govern import decide, execute, notifications
 from govern.actions import DisableBilling, StopInstance, StopNotebook, StopTpuNode
+from govern.cap import NotCapped
 from govern.execute import ReadCall, Runner
 from govern.flows import cap
 from govern.flows.base import Flow, inventory, together
@@ -91,4 +93,15 @@ def budget_alert(alert: BudgetAlert, ports: Ports, runner: Runner) -> Report | Q
     results = execute.apply(stops + reach.first, ports, runner, entry_point, dry_run=policy.dry_run)
     results += execute.apply(reach.later, ports, runner, entry_point, dry_run=policy.dry_run)
     results += execute.apply(unlinks, ports, runner, entry_point, dry_run=policy.dry_run)
-    return execute.report(entry_point, results, runner)
+    not_capped = tuple(a.target for a in reach.first if isinstance(a, NotCapped))
+    if not_capped:
+        execute.log(
+            "WARNING",
+            f"{entry_point}: {len(not_capped)} Autopilot cluster(s) cannot be capped (GKE "
+            "provisions their nodes; there are no node pools or NAP limits to set) and keep "
+            "running; stop their workloads by hand or label them mlgov-exempt to silence this",
+            entry_point=entry_point,
+            not_capped=list(not_capped),
+        )
+    report = execute.report(entry_point, results, runner)
+    return dataclasses.replace(report, not_capped=not_capped)
