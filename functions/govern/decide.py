@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime, timedelta
 
 from govern import claims
 from govern.actions import (
@@ -23,7 +23,15 @@ from govern.actions import (
     StopTpuNode,
 )
 from govern.labels import EXPIRES_LABEL, WORKLOAD_LABEL
-from govern.models import ActionPolicy, BudgetAlert, BudgetPolicy, Recommendation, Workload
+from govern.models import (
+    ActionPolicy,
+    BudgetAlert,
+    BudgetPolicy,
+    Recommendation,
+    Unjudged,
+    Usage,
+    Workload,
+)
 
 IDLE_SUBTYPE = "STOP_VM"
 # alertThresholdExceeded may exceed costAmount / budgetAmount by float rounding, no more.
@@ -324,13 +332,17 @@ def gpu_candidates(workloads: Iterable[Workload], policy: ActionPolicy) -> list[
 
 def reap_idle_gpus(
     workloads: Iterable[Workload],
-    utilization: Mapping[str, float],
+    utilization: Mapping[str, Usage],
     policy: ActionPolicy,
+    now: datetime,
 ) -> list[Action]:
-    """Stop GPU VMs whose GPUs stayed under the utilization limit; no data means no action.
+    """Stop GPU VMs whose GPUs stayed under the utilization limit for the whole window.
 
-    `utilization` maps instance id to the busiest GPU's mean over the window (percent).
-    Workbench-backed GPU VMs are stopped through the Notebooks API (same zone and name).
+    `utilization` maps instance id to the busiest GPU's mean over the window (percent), or why
+    it cannot be judged. A VM is judged only once it has run for the whole window (its
+    lastStartTimestamp): a VM starting up is idle for a few minutes, not for the window. No
+    data means no action. Workbench-backed GPU VMs are stopped through the Notebooks API (same
+    zone and name).
     """
     limit = policy.idle_gpu.max_utilization_percent
     window = policy.idle_gpu.window_minutes
@@ -349,7 +361,10 @@ def reap_idle_gpus(
                 w.instance_id,
             )
         if policy.is_exempt(w.labels) or target.managed_by is not None or not w.running:
-            actions.append(Skip(target.target, _leave_alone(target, policy) or "not stoppable"))
+            actions.append(Skip(target.target, _leave_alone(target, policy) or "not stopped"))
+            continue
+        if too_soon := _not_run_for(w, window, now, "started"):
+            actions.append(Skip(target.target, too_soon))
             continue
         actions.append(
             _by_use(target, utilization.get(w.instance_id), limit, window, "GPU utilization")
@@ -357,11 +372,30 @@ def reap_idle_gpus(
     return actions
 
 
-def _by_use(w: Workload, used: float | None, limit: float, window: int, metric: str) -> Action:
+def _not_run_for(w: Workload, window: int, now: datetime, verb: str) -> str | None:
+    """Why `w` cannot be judged yet: it has not run for the whole window (or nobody knows)."""
+    if w.last_start is None:
+        return (
+            f"its start time is unknown, so it may not have run the whole {window} min; not judged"
+        )
+    ran = now - w.last_start
+    if ran < timedelta(minutes=window):
+        return (
+            f"{verb} {w.last_start:%Y-%m-%dT%H:%M:%SZ}, {max(0, int(ran.total_seconds() // 60))} "
+            f"min ago: judged once it has run the whole {window}-min window; not stopped"
+        )
+    return None
+
+
+def _by_use(w: Workload, used: Usage | None, limit: float, window: int, metric: str) -> Action:
     """Stop `w` if its accelerator's mean use stayed under `limit`; no data means no action."""
     chip = metric.split()[0]
     if used is None:
         return NoData(w.target, f"no {metric} data in the last {window} min; not stopped")
+    if isinstance(used, Unjudged):
+        if used.no_data:
+            return NoData(w.target, f"{metric}: {used.reason}, counted as no data; not stopped")
+        return Skip(w.target, f"{metric}: {used.reason}; not stopped")
     if used >= limit:
         return Skip(w.target, f"{chip} busy: {used:.1f}% >= {limit:g}% over {window} min")
     return _stop(w, f"{chip} idle: {used:.1f}% < {limit:g}% over {window} min")
@@ -381,16 +415,22 @@ def tpu_candidates(workloads: Iterable[Workload], policy: ActionPolicy) -> list[
 
 
 def reap_idle_tpus(
-    workloads: Iterable[Workload], duty_cycle: Mapping[str, float], policy: ActionPolicy
+    workloads: Iterable[Workload],
+    duty_cycle: Mapping[str, Usage],
+    policy: ActionPolicy,
+    now: datetime,
 ) -> list[Action]:
     """Stop TPU VMs whose TPUs stayed under the duty-cycle limit; no data means no action.
 
-    `duty_cycle` maps the node's name (or its numeric id) to the busiest worker's mean %.
+    `duty_cycle` maps the node's name (or its numeric id) to the busiest worker's mean %, or
+    why it cannot be judged. A TPU VM records no start time: one created within the window is
+    not judged, and one started again within it is judged only once its data covers the window
+    (parse/resources.py).
     """
     limit, window = policy.idle_tpu.max_duty_cycle_percent, policy.idle_tpu.window_minutes
     actions: list[Action] = []
     for w in tpu_candidates(workloads, policy):
-        why_not = _leave_alone(w, policy)
+        why_not = _leave_alone(w, policy) or _not_run_for(w, window, now, "created")
         if why_not:
             actions.append(Skip(w.target, why_not))
             continue

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from datetime import datetime
+from typing import Any, Literal, TypeAlias
 
 from govern.periods import Period
 
@@ -131,7 +132,9 @@ class Workload:
     such VMs are stopped through their owner or not at all. `local_ssds` counts a Compute VM's
     Local SSD (SCRATCH) disks, whose data a plain stop discards. `user_managed_notebook`: the VM
     of a user-managed (Notebooks v1) notebook, which no API mlgov calls lists but Compute; it is
-    stopped through Compute.
+    stopped through Compute. `last_start` (UTC): when a Compute VM last started
+    (lastStartTimestamp); for a TPU VM, which records no start time, when it was created; None
+    when unknown.
     """
 
     kind: Kind
@@ -145,6 +148,7 @@ class Workload:
     managed_by: str | None = None
     local_ssds: int = 0
     user_managed_notebook: bool = False
+    last_start: datetime | None = None
 
     @property
     def target(self) -> str:
@@ -160,6 +164,36 @@ class Workload:
     def key(self) -> tuple[str, str, str]:
         """(project, zone, name): how recommendations and metrics find their instance."""
         return (self.project, self.zone, self.name)
+
+
+@dataclass(frozen=True)
+class MetricWindow:
+    """The span an accelerator's use is judged over, and the step its points are aligned to."""
+
+    start: datetime
+    end: datetime
+    step_seconds: int
+
+    @property
+    def minutes(self) -> int:
+        """The window's length in whole minutes."""
+        return round((self.end - self.start).total_seconds() / 60)
+
+
+@dataclass(frozen=True)
+class Unjudged:
+    """An accelerator whose series cannot be judged; `reason` says why.
+
+    `no_data`: the series counts as no data (a unit other than the documented one), reported
+    with the others without data; otherwise the data does not cover the window yet.
+    """
+
+    reason: str
+    no_data: bool = False
+
+
+Usage: TypeAlias = float | Unjudged
+"""The busiest chip's mean use over the window (percent), or why it cannot be judged."""
 
 
 @dataclass(frozen=True)

@@ -392,7 +392,10 @@ def test_reap_idle_gpus(cloud):
     assert cloud.compute.status(DEV, B, "nb-gpu") == "RUNNING"  # stopped via Notebooks, not Compute
     reads = cloud.server.calls("GET", "/timeSeries")
     assert len(reads) == 1
-    assert reads[0].query["aggregation.alignmentPeriod"] == ["3600s"]
+    # The hour ending now, in twelve aligned 5-minute steps (to see whether data covers it all).
+    assert reads[0].query["aggregation.alignmentPeriod"] == ["300s"]
+    assert reads[0].query["interval.startTime"] == ["2026-11-21T04:00:00Z"]
+    assert reads[0].query["interval.endTime"] == ["2026-11-21T05:00:00Z"]
     assert 'metric.type = "agent.googleapis.com/gpu/utilization"' in reads[0].query["filter"][0]
 
 
@@ -402,9 +405,9 @@ def test_reap_idle_gpus_threshold_and_window_are_configurable(cloud, monkeypatch
     cloud.monitoring.set(DEV, vm["id"], 40.0)
     report = post_report("reap_idle_gpus")
     assert report["counts"] == {"done": 1}
-    assert cloud.server.calls("GET", "/timeSeries")[0].query["aggregation.alignmentPeriod"] == [
-        "1800s"
-    ]
+    read = cloud.server.calls("GET", "/timeSeries")[0]
+    assert read.query["aggregation.alignmentPeriod"] == ["120s"]
+    assert read.query["interval.startTime"] == ["2026-11-21T04:30:00Z"]
 
 
 def test_reap_idle_gpus_monitoring_failure_never_stops(cloud, monkeypatch):
