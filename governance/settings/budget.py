@@ -63,7 +63,7 @@ def problems(s: Settings) -> Iterator[Problem]:
 def threshold_warnings(b: BudgetSettings) -> list[Problem]:
     """Warnings (key path, message) for a stop level that is not one of `thresholds`.
 
-    The cap still fires there: it acts on costAmount / budgetAmount, and budget notifications
+    The cap still fires there: it acts on costAmount / the budget amount, and notifications
     arrive several times a day whether or not a threshold was crossed. But no console or email
     alert marks the moment, so the people watching the budget see it only in the logs.
     """
