@@ -176,8 +176,7 @@ def autopilot_not_capped(
     del type_, config
     if as_bool(dig(props, "enableAutopilot")) is not True:
         return
-    labels = dig(props, "resourceLabels")
-    if isinstance(labels, Mapping) and labels.get(v.EXEMPT_LABEL) == v.EXEMPT_VALUE:
+    if as_str(dig(props, "resourceLabels", v.EXEMPT_LABEL)) == v.EXEMPT_VALUE:
         return  # left out of the cap on purpose
     yield (
         "Autopilot cluster: at the budget cap mlgov cannot scale it down (GKE provisions its "
