@@ -59,7 +59,7 @@ class Row:
 
     @property
     def band(self) -> str:
-        """"1%", "10%" or "beyond": how close mlgov lands to Infracost."""
+        """ "1%", "10%" or "beyond": how close mlgov lands to Infracost."""
         if self.within(self.infracost_usd, ONE_PERCENT):
             return "1%"
         if self.within(self.infracost_usd, TEN_PERCENT):
@@ -89,7 +89,9 @@ def load_cases() -> tuple[Case, ...]:
     return tuple(cases)
 
 
-def estimate_case(case: Case, catalog: Catalog | None = None) -> dict[tuple[str, str], ResourceCost]:
+def estimate_case(
+    case: Case, catalog: Catalog | None = None
+) -> dict[tuple[str, str], ResourceCost]:
     """mlgov's cost of each resource of a case, keyed by (type, name)."""
     report = estimate_resources(
         case.resources(), assumptions_of(case.doc, case.name), catalog or default_catalog()
