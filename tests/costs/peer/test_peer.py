@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import re
+from pathlib import Path
 
 import pytest
 
@@ -181,3 +182,16 @@ def test_input_name_check_catches_terraform_spellings() -> None:
     assert pulumi_names.problems("gcp:compute/instance:Instanc", {}, "vm") == [
         "vm: pulumi-gcp has no resource gcp:compute/instance:Instanc"
     ]
+
+
+def test_readme_quotes_the_measured_numbers() -> None:
+    """README's "How mlgov compares with Infracost" states what the suite measures now."""
+    text = " ".join((Path(__file__).parents[3] / "README.md").read_text().split())
+    t = summarize(all_rows())["total"]
+    share = round(100 * t["1%"] / t["compared"])
+    assert (
+        f"Of the {t['compared']} resources Infracost prices there, mlgov lands within 1% on "
+        f"{t['1%']} ({share}%), within 10% on {t['10%']} more, and beyond on {t['beyond']}"
+    ) in text
+    assert f"{t['explained']} are explained" in text
+    assert f"and {t['gap']} are mlgov gaps" in text
