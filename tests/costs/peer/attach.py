@@ -60,7 +60,7 @@ def attach(case_file: Path, testdata: Path) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("testdata", type=Path, help="Infracost's google testdata folder")
     args = parser.parse_args(argv)
     problems: list[str] = []
