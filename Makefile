@@ -21,7 +21,7 @@ GCP_MODULES := artifactregistry bigquery billing cloudfunctionsv2 cloudrunv2 clo
 PLAN_PACKAGES := pulumi pulumi_random pydantic yaml google/protobuf grpc
 
 .PHONY: install python-check plan plans policy-configs test package-check lint fmt typecheck \
-	check bench preview clean bqemulator
+	check bench preview clean bqemulator demo
 
 # mlgov supports Python 3.11 to 3.13 (pyproject.toml's requires-python).
 python-check:
@@ -80,6 +80,11 @@ test: install bqemulator lint typecheck
 	$(MAKE) --no-print-directory package-check
 
 check: test
+
+# The offline demo: spend, jobs and the budget cap against a local BigQuery and a fake Google
+# Cloud (demo/, docs/demo.md). Needs a checkout: the fake cloud and the export rows live in tests/.
+demo: install bqemulator
+	$(PY) -m demo
 
 # Benchmarks are not tests: run them on a quiet machine and record results in bench/RESULTS.md.
 bench: install bqemulator

@@ -73,7 +73,8 @@ class Emulator:
         ext_dir = self.home / ".duckdb" / "extensions" / DUCKDB_VERSION / "linux_amd64"
         ext_dir.mkdir(parents=True)
         shutil.copy(_spatial_extension(), ext_dir)
-        env = {**os.environ, "HOME": str(self.home)}
+        # TMPDIR too: the emulator keeps uploads in $TMPDIR/bqemu_uploads and never removes it.
+        env = {**os.environ, "HOME": str(self.home), "TMPDIR": str(self.home)}
         command = [
             str(BINARY),
             "start",
