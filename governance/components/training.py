@@ -107,18 +107,21 @@ class GpuVm:
 
 @dataclass(frozen=True, kw_only=True)
 class SpotTrainingPoolsArgs:
-    """What SpotTrainingPools needs; `cluster_name` is required when there are `pools`."""
+    """What SpotTrainingPools needs; `cluster_name` is required when there are `pools`.
+
+    Each kind is optional, so a program can build spot TPU VMs alone, without a GKE cluster.
+    """
 
     prefix: str
     project: str
     region: str
     zones: tuple[str, ...]
     labels: Labels
-    pools: Mapping[str, TrainingPool]
-    tpu_vms: Mapping[str, TpuVm]
-    gpu_vms: Mapping[str, GpuVm]
     network_id: pulumi.Input[str]
     subnet_id: pulumi.Input[str]
+    pools: Mapping[str, TrainingPool] = field(default_factory=dict[str, TrainingPool])
+    tpu_vms: Mapping[str, TpuVm] = field(default_factory=dict[str, TpuVm])
+    gpu_vms: Mapping[str, GpuVm] = field(default_factory=dict[str, GpuVm])
     cluster_name: pulumi.Input[str] | None = None
     node_service_account: pulumi.Input[str] | None = None
 

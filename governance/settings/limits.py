@@ -11,6 +11,7 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from governance.settings.base import Model
+from mlgov_policies.vocabulary import REQUIRED_LABELS
 
 
 class Limits(Model):
@@ -70,3 +71,42 @@ ENV_LIMITS: dict[str, dict[str, Any]] = {
         "max_log_retention_days": 365,
     },
 }
+
+
+def policy_config(
+    environment: str,
+    region: str | None,
+    limits: Limits,
+    *,
+    billing_export_dataset: str | None = None,
+    budget_required: bool | None = None,
+) -> dict[str, Any]:
+    """The policy configuration these limits imply (a plan document's `policy_config`).
+
+    `region` None: the region rule derives it from the resources. Keys left None are left out
+    (the policies' defaults apply).
+    """
+    config: dict[str, Any] = {
+        "environment": environment,
+        "region": region,
+        "allowed_bigquery_locations": [
+            *([region] if region else []),
+            *limits.allowed_bigquery_locations,
+        ],
+        "max_idle_minutes": limits.max_idle_minutes,
+        "notebook_machine_types": list(limits.notebook_machine_types),
+        "notebook_gpu_types": list(limits.notebook_gpu_types),
+        "sql_tiers": list(limits.sql_tiers),
+    }
+    if billing_export_dataset is not None:
+        config["billing_export_dataset"] = billing_export_dataset
+    config.update(
+        {
+            "required_labels": list(REQUIRED_LABELS),
+            "vertex_serving_gpu_types": list(limits.vertex_serving_gpu_types),
+            "max_log_retention_days": limits.max_log_retention_days,
+        }
+    )
+    if budget_required is not None:
+        config["budget_required"] = budget_required
+    return config

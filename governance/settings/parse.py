@@ -119,7 +119,12 @@ def settings_from_config(config: Mapping[str, Any]) -> Settings:
         except ValueError:
             raise SettingsError([f"{ROOT}: is not valid JSON"]) from None
     if raw is None:
-        raise SettingsError([f"{ROOT}: required key is missing; see stacks/Pulumi.dev.yaml"])
+        raise SettingsError(
+            [
+                f"{ROOT}: required key is missing: mlgov's platform program (build_platform) "
+                "reads the stack's settings from it; `mlgov init --stack NAME` writes a minimal one"
+            ]
+        )
     if not isinstance(raw, Mapping):
         raise SettingsError([f"{ROOT}: must be a mapping of settings"])
     merged: dict[str, Any] = dict(cast(Mapping[str, Any], raw))

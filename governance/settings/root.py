@@ -35,7 +35,7 @@ from governance.settings.billing_export import BillingExportSettings
 from governance.settings.budget import BudgetSettings
 from governance.settings.datasets import DatasetSettings
 from governance.settings.gke import GkeSettings
-from governance.settings.limits import ENV_LIMITS, Limits
+from governance.settings.limits import ENV_LIMITS, Limits, policy_config
 from governance.settings.log_volume import LoggingSettings
 from governance.settings.metadata_db import MetadataDbSettings
 from governance.settings.network import NetworkSettings
@@ -43,7 +43,6 @@ from governance.settings.notebooks import NotebookSettings
 from governance.settings.query_quotas import QueryQuotaSettings
 from governance.settings.training import GpuVmSettings, TpuVmSettings, TrainingPoolSettings
 from governance.settings.vertex import VertexSettings
-from mlgov_policies.vocabulary import REQUIRED_LABELS
 
 # Labels the user must give, and the ones mlgov sets itself (base_labels, for_workload).
 USER_LABELS = ("team", "cost-center")
@@ -127,19 +126,12 @@ class Settings(Model):
 
     def policy_config(self) -> dict[str, Any]:
         """The per-stack policy configuration (the plan document's `policy_config`)."""
-        return {
-            "environment": self.environment,
-            "region": self.region,
-            "allowed_bigquery_locations": [self.region, *self.limits.allowed_bigquery_locations],
-            "max_idle_minutes": self.limits.max_idle_minutes,
-            "notebook_machine_types": list(self.limits.notebook_machine_types),
-            "notebook_gpu_types": list(self.limits.notebook_gpu_types),
-            "sql_tiers": list(self.limits.sql_tiers),
-            "billing_export_dataset": self.billing_export.dataset_id,
-            "required_labels": list(REQUIRED_LABELS),
-            "vertex_serving_gpu_types": list(self.limits.vertex_serving_gpu_types),
-            "max_log_retention_days": self.limits.max_log_retention_days,
-        }
+        return policy_config(
+            self.environment,
+            self.region,
+            self.limits,
+            billing_export_dataset=self.billing_export.dataset_id,
+        )
 
 
 def stack_problems(s: Settings) -> Iterator[Problem]:

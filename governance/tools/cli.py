@@ -128,10 +128,11 @@ def _registrars() -> list[Callable[[Any], None]]:
     from governance.spend.cli import register as spend
     from governance.tools.cap import register as cap
     from governance.tools.costs_cli import register as costs
+    from governance.tools.init import register as init
     from governance.tools.jobs import register as jobs
     from governance.tools.policy_config import register as policy_config
 
-    return [policy_config, costs, jobs, spend, cap]
+    return [policy_config, costs, jobs, spend, cap, init]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

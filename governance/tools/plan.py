@@ -27,7 +27,13 @@ from governance.tools.document import (
     policy_config_of,
 )
 from governance.tools.errors import CliError, Exit
-from governance.tools.project import find_project, read_stack_config, settings_of, stack_file_of
+from governance.tools.project import (
+    context_of,
+    display,
+    find_project,
+    read_stack_config,
+    stack_file_of,
+)
 from mlgov_policies.evaluate import evaluate_resources
 from mlgov_policies.vocabulary import is_component
 
@@ -100,30 +106,42 @@ def _cost_keys(resource: PlanResource, rc: ResourceCost) -> None:
 
 
 def plan_config(config: Mapping[str, Any], stack: str, program: Path, source: Path) -> PlanDocument:
-    """The plan document for one stack's config (runs `program` under mocks)."""
-    from governance.settings import settings_warnings
+    """The plan document for one stack's config (runs `program` under mocks).
+
+    The stack file is either mlgov's own (`mlgov:settings`, validated whole before the program
+    runs) or one of a program of the user's own (`gcp:project`, optional `mlgov:plan`); see
+    governance/settings/context.py. Settings errors name `source`, the user's stack file, also
+    when the program itself raises them.
+    """
+    from governance.settings import SettingsError
     from governance.tools.offline import run_program
 
-    settings = settings_of(config, source)  # fail fast, before importing pulumi_gcp
+    context = context_of(config, source)  # fail fast, before importing pulumi_gcp
     # The program's objects and the plan live to the end: see collector.py.
     with fewer_collections():
-        recorded = run_program(config, stack, program)
+        try:
+            recorded = run_program(config, stack, program)
+        except SettingsError as err:  # a program that reads settings the file does not have
+            raise CliError([f"{display(source)}: {p}" for p in err.problems]) from None
         # Registration order depends on async timing; sort so plans and their diffs are stable.
         resources: list[PlanResource] = [
             {"type": r.type, "name": r.name, "inputs": r.inputs}
             for r in sorted(recorded, key=lambda r: (r.name, r.type))
         ]
-        doc: PlanDocument = {
+        fields: dict[str, Any] = {
             "schema_version": SCHEMA_VERSION,
             "stack": stack,
-            "project": settings.project,
-            "region": settings.region,
+            "project": context.project,
+            "region": context.region,
             "resources": resources,
             "violations": [],
-            "warnings": [w.as_dict() for w in settings_warnings(settings)],
-            "policy_config": settings.policy_config(),
-            "assumptions": settings.usage.model_dump(mode="json"),
+            "warnings": [w.as_dict() for w in context.warnings],
+            "policy_config": context.policy_config,
+            "assumptions": context.assumptions,
         }
+        if context.region is None:  # a program of one's own may leave gcp:region unset
+            del fields["region"]
+        doc = cast(PlanDocument, fields)
         return evaluate_document(doc)
 
 

@@ -15,13 +15,12 @@ from governance.tools.errors import Exit
 
 def run(args: argparse.Namespace) -> int:
     """Print the policy-pack config of `--stack NAME` or `--config PATH`."""
-    from governance.tools.project import read_stack_config, settings_of, stack_file_of
+    from governance.tools.project import context_of, read_stack_config, stack_file_of
     from mlgov_policies.config import PolicyConfig
     from mlgov_policies.registry import crossguard_config
 
     _name, path = stack_file_of(args.stack, args.config)
-    settings = settings_of(read_stack_config(path), path)
-    config = PolicyConfig.from_mapping(settings.policy_config())
+    config = PolicyConfig.from_mapping(context_of(read_stack_config(path), path).policy_config)
     print(json.dumps(crossguard_config(config), indent=2))
     return Exit.OK
 

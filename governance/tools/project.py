@@ -21,6 +21,7 @@ from governance.tools.errors import CliError
 
 if TYPE_CHECKING:
     from governance.settings import Settings
+    from governance.settings.context import PlanContext
 
 PROJECT_FILES = ("Pulumi.yaml", "Pulumi.yml")
 
@@ -176,5 +177,16 @@ def settings_of(config: Mapping[str, Any], path: Path) -> Settings:
 
     try:
         return settings_from_config(config)
+    except SettingsError as err:
+        raise CliError([f"{display(path)}: {p}" for p in err.problems]) from None
+
+
+def context_of(config: Mapping[str, Any], path: Path) -> PlanContext:
+    """What the plan needs of a stack file, of either kind; CliError naming `path` per problem."""
+    from governance.settings import SettingsError
+    from governance.settings.context import plan_context
+
+    try:
+        return plan_context(config)
     except SettingsError as err:
         raise CliError([f"{display(path)}: {p}" for p in err.problems]) from None

@@ -53,6 +53,9 @@ class PolicyConfig:
     """Accelerator types (MachineSpec enums) Vertex AI serving may use. Empty: no GPUs."""
     max_log_retention_days: int = 30
     """Longest log bucket retention; the first 30 days come with ingestion at no extra charge."""
+    budget_required: bool = True
+    """Whether the stack must hold a budget itself. False: a program that builds a few
+    components in a project another stack budgets (`mlgov:plan.budget_required`)."""
 
     def bigquery_locations(self, region: str | None) -> frozenset[str]:
         """Lower-cased BigQuery locations allowed when the stack's region is `region`."""
@@ -122,6 +125,12 @@ def _positive_int(key: str, value: Any) -> int:
     return int(value)
 
 
+def _bool(key: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise PolicyConfigError(key, f"must be true or false, got {value!r}")
+    return value
+
+
 def _str_list(key: str, value: Any) -> tuple[str, ...]:
     if isinstance(value, str) or not isinstance(value, Sequence):
         raise PolicyConfigError(key, f"must be a list of strings, got {value!r}")
@@ -144,6 +153,7 @@ _PARSERS: dict[str, Any] = {
     "required_labels": _str_list,
     "vertex_serving_gpu_types": _str_list,
     "max_log_retention_days": _positive_int,
+    "budget_required": _bool,
 }
 
 
@@ -162,4 +172,5 @@ CONFIG_SCHEMA: dict[str, dict[str, Any]] = {
     "required_labels": {**_STR_LIST, "default": list(REQUIRED_LABELS)},
     "vertex_serving_gpu_types": {**_STR_LIST, "default": []},
     "max_log_retention_days": {"type": "integer", "minimum": 1, "default": 30},
+    "budget_required": {"type": "boolean", "default": True},
 }

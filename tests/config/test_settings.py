@@ -300,7 +300,11 @@ def test_a_set_aside_section_is_not_reported_twice() -> None:
 def test_settings_key_missing_or_not_a_mapping() -> None:
     with pytest.raises(SettingsError) as err:
         settings_from_config({"gcp:project": "acme-ml-dev", "gcp:region": "us-central1"})
-    assert err.value.problems == [f"{P}: required key is missing; see stacks/Pulumi.dev.yaml"]
+    # No file the user may not have (this repository's stacks/): what reads it, and how to start.
+    assert err.value.problems == [
+        f"{P}: required key is missing: mlgov's platform program (build_platform) reads the "
+        "stack's settings from it; `mlgov init --stack NAME` writes a minimal one"
+    ]
     with pytest.raises(SettingsError) as err:
         parse_settings(["not", "a", "mapping"])
     assert err.value.problems == [f"{P}: must be a mapping of settings, got list"]

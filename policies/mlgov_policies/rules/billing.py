@@ -20,10 +20,13 @@ from mlgov_policies.rule import ResourceRule, StackResource, StackRule
 def budget_required(
     resources: Sequence[StackResource], config: PolicyConfig
 ) -> Iterator[tuple[int | None, str]]:
-    """The stack has a budget with thresholds that publishes to a Pub/Sub topic."""
-    del config
+    """The stack has a budget with thresholds that publishes to a Pub/Sub topic.
+
+    With `budget_required` false (a program of one's own in a project budgeted elsewhere) a
+    stack without a budget passes; a budget it does hold must still alert.
+    """
     budgets = [i for i, r in enumerate(resources) if r.type == v.BUDGET]
-    if not budgets:
+    if not budgets and config.budget_required:
         yield None, f"the stack has no {v.BUDGET}: nobody hears about overspend"
     for index in budgets:
         props = resources[index].props
@@ -40,6 +43,7 @@ BUDGET_REQUIRED = StackRule(
     check=budget_required,
     types=frozenset({v.BUDGET}),
     enforcement="mandatory",
+    config_keys=("budget_required",),
     why="A budget with thresholds is the only signal that spend is running away; without a "
     "topic nothing can act on it.",
     remediation="Create a ProjectBudget with thresholdRules and allUpdatesRule.pubsubTopic.",
