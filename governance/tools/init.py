@@ -84,8 +84,7 @@ def stack_file(v: Values) -> str:
     return f"""\
 # mlgov stack `{v.stack}` ({v.environment}). Plan it offline: mlgov plan --stack {v.stack}
 # Only the keys mlgov's platform requires are here; the optional sections are listed at the end.
-# Every key: docs/reference/configuration.md. Values marked {CHANGE_ME} are examples: they plan
-# offline, but Google refuses them; put in yours before `pulumi up`.
+# Every key is described in mlgov's docs/reference/configuration.md.{_examples_note(v)}
 config:
   gcp:project: {v.project}{_mark(v, "project")}
   gcp:region: {v.region}  # every regional resource goes here (data, notebooks, training)
@@ -106,6 +105,15 @@ config:
     # training_pools, tpu_vms, gpu_vms, metadata_db, datasets, artifacts, bigquery_quotas,
     # logging, vertex; and automation, limits, network, billing_export, usage to change defaults.
 """
+
+
+def _examples_note(values: Values) -> str:
+    if not values.examples:
+        return ""
+    return (
+        f"\n# Values marked {CHANGE_ME} are examples: they plan offline, but Google refuses "
+        "them;\n# put in yours before `pulumi up`."
+    )
 
 
 def _required_in(environment: str) -> str:

@@ -1,0 +1,150 @@
+"""`mlgov init`: a minimal, commented stack file that plans cleanly, and never an overwrite."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from governance.tools.cli import main
+
+
+def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(argv)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.mark.parametrize("env", ["dev", "staging", "prod"])
+def test_init_in_an_empty_folder_plans_cleanly(
+    env: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, out, err = _run(["init", "--stack", env, "--environment", env], capsys)
+    assert code == 0, err
+    assert out.splitlines() == [
+        "wrote Pulumi.yaml",
+        "wrote __main__.py",
+        f"wrote stacks/Pulumi.{env}.yaml",
+        f"next: mlgov plan --stack {env}",
+    ]
+    # Example values are said to be examples, once, naming the options.
+    assert "--project, --project-number, --billing-account, --team, --cost-center" in err
+    text = (tmp_path / "stacks" / f"Pulumi.{env}.yaml").read_text()
+    assert text.count("CHANGE ME: an example") == 4
+    settings = yaml.safe_load(text)["config"]["mlgov:settings"]
+    assert settings["environment"] == env
+    assert set(settings) <= {
+        "environment",
+        "prefix",
+        "project_number",
+        "zones",
+        "billing_account",
+        "labels",
+        "budget",
+        "bigquery_quotas",  # prod's policies require it
+    }
+    code, out, err = _run(["plan", "--stack", env, "--json"], capsys)
+    assert code == 0, err
+    doc = json.loads(out)
+    assert [v for v in doc["violations"] if v["enforcement"] == "mandatory"] == []
+    assert any(r["type"] == "gcp:billing/budget:Budget" for r in doc["resources"])
+
+
+def test_init_takes_the_values_given(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    argv = [
+        "init",
+        "--stack",
+        "qa",
+        "--project",
+        "acme-ml-qa",
+        "--project-number",
+        "987654321098",
+        "--billing-account",
+        "01D4EE-079462-DFD6EC",
+        "--team",
+        "vision",
+        "--cost-center",
+        "cc-77",
+        "--region",
+        "europe-west4",
+        "--budget",
+        "750",
+    ]
+    code, _, err = _run(argv, capsys)
+    assert (code, err) == (0, "")
+    config = yaml.safe_load((tmp_path / "stacks" / "Pulumi.qa.yaml").read_text())["config"]
+    assert (config["gcp:project"], config["gcp:region"]) == ("acme-ml-qa", "europe-west4")
+    s = config["mlgov:settings"]
+    assert s["prefix"] == "vision-dev"
+    assert s["zones"] == ["europe-west4-a", "europe-west4-b"]
+    assert s["labels"] == {"team": "vision", "cost-center": "cc-77"}
+    assert s["budget"] == {"amount_usd": 750}
+    assert "CHANGE ME" not in (tmp_path / "stacks" / "Pulumi.qa.yaml").read_text()
+
+
+def test_init_refuses_to_overwrite_and_writes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "__main__.py").write_text("print('mine')\n")
+    code, out, err = _run(["init", "--stack", "dev"], capsys)
+    assert (code, out) == (2, "")
+    assert err == "mlgov: error: __main__.py: already exists; mlgov init never overwrites\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["__main__.py"]
+    assert (tmp_path / "__main__.py").read_text() == "print('mine')\n"
+
+
+def test_inside_a_project_init_writes_only_the_stack_file_where_the_project_keeps_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "Pulumi.yaml").write_text("name: shop\nruntime: python\nstackConfigDir: config\n")
+    (tmp_path / "infra").mkdir()
+    monkeypatch.chdir(tmp_path / "infra")
+    code, out, _ = _run(["init", "--stack", "dev"], capsys)
+    assert code == 0
+    assert out.splitlines()[0] == f"wrote {tmp_path / 'config' / 'Pulumi.dev.yaml'}"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["Pulumi.yaml", "config", "infra"]
+    code, _, err = _run(["init", "--stack", "dev"], capsys)
+    assert code == 2
+    assert "config/Pulumi.dev.yaml: already exists; mlgov init never overwrites" in err
+
+
+def test_an_invalid_label_is_refused_naming_the_option(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, _, err = _run(["init", "--stack", "dev", "--team", "Vision Team"], capsys)
+    assert code == 2
+    assert err.startswith("mlgov: error: --team: label value 'Vision Team' for 'team' may contain")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_init_names_the_option_whose_value_is_invalid(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    argv = ["init", "--stack", "dev", "--project", "Shop", "--region", "mars", "--budget", "0"]
+    code, out, err = _run(argv, capsys)
+    assert (code, out) == (2, "")
+    lines = err.splitlines()
+    assert [line.split(": ")[2] for line in lines] == ["--project", "--region", "--budget"]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_init_refuses_a_stack_name_that_is_a_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, _, err = _run(["init", "--stack", "../x"], capsys)
+    assert code == 2
+    assert "--stack: '../x' is not a stack name" in err
+    assert list(tmp_path.iterdir()) == []
