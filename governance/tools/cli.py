@@ -48,10 +48,18 @@ def stack_flags(parser: argparse.ArgumentParser) -> None:
     which.add_argument("--config", help="path to any Pulumi stack file")
 
 
-def terminal_width() -> int | None:
-    """The width to fit tables to: $COLUMNS, else the terminal's; None when not a terminal."""
+PIPED_WIDTH = 120  # tables written to a pipe or a file (logs, CI, `| less`) stay this narrow
+
+
+def terminal_width() -> int:
+    """The width to fit tables to: $COLUMNS, else the terminal's, else PIPED_WIDTH."""
     columns = shutil.get_terminal_size(fallback=(0, 0)).columns
-    return columns if columns > 0 else None
+    return columns if columns > 0 else PIPED_WIDTH
+
+
+def plain_output() -> bool:
+    """Whether stdout is not a terminal: then tables are plain ASCII (cuts shown as `...`)."""
+    return not sys.stdout.isatty()
 
 
 def _emit(doc: Any, args: argparse.Namespace) -> int:
@@ -65,7 +73,7 @@ def _emit(doc: Any, args: argparse.Namespace) -> int:
     elif args.markdown:
         print(render.markdown(doc))
     else:
-        print(render.text(doc, terminal_width()))
+        print(render.text(doc, terminal_width(), plain=plain_output()))
     return plan.exit_code(doc)
 
 
