@@ -14,6 +14,7 @@ import json
 import os
 import shutil
 import sys
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -142,11 +143,30 @@ def _registrars() -> list[Callable[[Any], None]]:
     return [policy_config, costs, jobs, spend, cap]
 
 
+def quiet_python_version_notices() -> None:
+    """Filter google-api-core's notice that a Python version's support ends in a year or less.
+
+    Every google-cloud-* library (through google-api-core) warns once at import, as a
+    FutureWarning printed on stderr, that Google will stop supporting the running Python in new
+    releases once that Python reaches its end of life (3.11: notices from 2026-10-24 on, one per
+    library, five lines for `spend`). It is about future library releases, not this run, and an
+    operator can do nothing about it mid-command; mlgov supports 3.11 (pyproject's
+    requires-python). Only that notice is filtered: the ones for a Python already past its end
+    of life, or no longer supported by the installed library, still show.
+    """
+    warnings.filterwarnings(
+        "ignore",
+        message=r"You are using a Python version \(.*\) which Google will stop supporting",
+        category=FutureWarning,
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code."""
     from governance.costs.errors import CostError
     from governance.settings import SettingsError
 
+    quiet_python_version_notices()
     args = build_parser().parse_args(argv)
     try:
         code: int = args.func(args)

@@ -63,14 +63,20 @@ def run_prices_refresh(args: argparse.Namespace) -> int:
     from governance.costs.catalog_build.jsonfile import read_json_object
     from governance.costs.errors import CatalogError
     from governance.costs.refresh import fetch_skus, refresh_document
+    from governance.deadlines import Endpoint, no_answer, unreachable, waiting
 
     source = Path(args.catalog) if args.catalog else DEFAULT_PATH
     shipped = read_json_object(source, CatalogError, "price catalog")
     Catalog(shipped, origin=str(source))  # a bad input file is exit 2 before any API call
-    try:
-        result = refresh_document(shipped, fetch_skus(args.endpoint))
-    except (GoogleAPICallError, DefaultCredentialsError) as err:
-        raise CliError(f"Cloud Billing Catalog API: {str(err).splitlines()[0]}") from None
+    where = Endpoint("cloudbilling", args.endpoint, "--endpoint", from_env=False)
+    # Reading every SKU takes a while on the real API: progress on stderr every few seconds.
+    with waiting(f"{where.where}: reading SKUs") as wait:
+        try:
+            result = refresh_document(shipped, fetch_skus(args.endpoint, wait.saw))
+        except no_answer() as err:
+            raise CliError(unreachable(where, err, wait.elapsed)) from None
+        except (GoogleAPICallError, DefaultCredentialsError) as err:
+            raise CliError(f"Cloud Billing Catalog API: {str(err).splitlines()[0]}") from None
     output = Path(args.output) if args.output else source
     try:
         output.write_text(render_document(result.document), encoding="utf-8")
