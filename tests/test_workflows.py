@@ -129,3 +129,15 @@ def test_actions_are_pinned_to_a_version() -> None:
             for step in job.get("steps", []):
                 if "uses" in step:
                     assert "@" in step["uses"], step["uses"]
+
+
+def test_the_pr_report_is_written_from_the_head_plans_and_uploaded() -> None:
+    steps = _pr()["jobs"]["offline"]["steps"]
+    names = [s.get("name", "") for s in steps]
+    write = names.index("Write the cost report (one HTML page that opens offline)")
+    assert '-m governance report "${args[@]}" --no-spend' in steps[write]["run"]
+    assert '"$RUNNER_TEMP"/plans/head/*.json' in steps[write]["run"]
+    upload = steps[write + 1]
+    assert upload["uses"].startswith("actions/upload-artifact@v")
+    assert upload["with"]["path"] == "${{ runner.temp }}/mlgov-report.html"
+    assert write < names.index("Fail on mandatory policy violations")

@@ -30,6 +30,7 @@ examples:
   mlgov diff base.json head.json --markdown   cost change between two plans
   mlgov jobs --stack dev list                 the stack's cleanup schedules
   mlgov cap status --stack prod               what the budget cap changed in GKE
+  mlgov report -o report.html                 one HTML page of where the money goes
 
 exit codes: 0 fine, 1 mandatory policy violation, 2 invalid input
 """
@@ -139,8 +140,9 @@ def _registrars() -> list[Callable[[Any], None]]:
     from governance.tools.costs_cli import register as costs
     from governance.tools.jobs import register as jobs
     from governance.tools.policy_config import register as policy_config
+    from governance.tools.report.cli import register as report
 
-    return [policy_config, costs, jobs, spend, cap]
+    return [policy_config, costs, jobs, spend, cap, report]
 
 
 def quiet_python_version_notices() -> None:
