@@ -102,7 +102,7 @@ def reason(err: BaseException) -> str:
 def unreachable(endpoint: Endpoint, err: BaseException, waited_s: float) -> str:
     """The one sentence for an endpoint that did not answer, naming it and what to check."""
     return (
-        f"{endpoint.where} did not answer ({reason(err)}; gave up after {waited_s:.0f} s); "
+        f"{endpoint.where} did not answer ({reason(err)}; gave up after {waited_s:.1f} s); "
         f"{endpoint.hint}"
     )
 

@@ -141,5 +141,5 @@ def test_reasons_and_hints_are_words() -> None:
     )
     assert message == (
         "the Cloud Billing Catalog API at http://h:1 did not answer (connection refused; "
-        "gave up after 4 s); check the URL (--endpoint)"
+        "gave up after 4.2 s); check the URL (--endpoint)"
     )
