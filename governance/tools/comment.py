@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 from governance.tools import escape
@@ -80,11 +80,13 @@ def _names(names: Sequence[str], shown: int = _NAMES_SHOWN) -> str:
     return listed + (f" and {more} more" if more > 0 else "")
 
 
-@dataclass(frozen=True)
+@dataclass
 class _Section:
     plans: StackPlans
     diff: CostDiff
     review: Review
+    _rendered: dict[int, str] = field(default_factory=dict[int, str])
+    """Each level is rendered once: fitting asks for the same levels again."""
 
     levels = WEAKENED_GROUPED + 1
 
@@ -151,8 +153,11 @@ class _Section:
         advisory = [v for v in found if v.get("enforcement") != "mandatory"]
         rows = ["| | policy | resource | problem | fix |", "|---|---|---|---|---|"]
         listed = mandatory if level < MANDATORY_GROUPED else []
+        grouped = [] if level < MANDATORY_GROUPED else list(mandatory)
         if level < ADVISORY_GROUPED:
             listed = listed + advisory
+        else:
+            grouped += advisory
         for v in listed:
             icon = ":x: mandatory" if v.get("enforcement") == "mandatory" else "advisory"
             rows.append(
@@ -161,7 +166,6 @@ class _Section:
                 f"{escape.text(v.get('message'), 600)} | "
                 f"{escape.text(v.get('remediation', ''), 300)} |"
             )
-        grouped = [v for v in found if v not in listed]
         if not grouped:
             return rows
         by_policy: dict[tuple[str, str], list[str]] = defaultdict(list)
@@ -179,8 +183,10 @@ class _Section:
     def _changes(self, level: int) -> list[str]:
         d = self.diff
         if self.plans.base is None:
-            return ["No base plan to compare with (new stack, or the base did not plan): "
-                    "every resource is new."]  # fmt: skip
+            return [
+                "No base plan to compare with (new stack, or the base did not plan): "
+                "every resource is new."
+            ]
         if d.empty:
             return ["No cost change."]
         rows = [
@@ -209,12 +215,16 @@ class _Section:
         resources = [
             r for r in cast(list[Mapping[str, Any]], raw) if not is_component(str(r["type"]))
         ]
-        free = [r for r in resources if r.get("monthly_usd") == 0 and not r.get("unpriced")]
+        is_free = [r.get("monthly_usd") == 0 and not r.get("unpriced") for r in resources]
+        free = [r for r, f in zip(resources, is_free, strict=True) if f]
         priced = len(resources) - len(free)
         if level >= NO_RESOURCES:
-            return [f"Resources: {priced} with a cost, {len(free)} free (table in the full report).", ""]  # fmt: skip
+            return [
+                f"Resources: {priced} with a cost, {len(free)} free (table in the full report).",
+                "",
+            ]
         shown = sorted(
-            (r for r in resources if r not in free),
+            (r for r, f in zip(resources, is_free, strict=True) if not f),
             key=lambda r: (-(r.get("monthly_usd") or 0.0), str(r["name"])),
         )
         rows = [
@@ -264,6 +274,11 @@ class _Section:
 
     # ---------------------------------------------------------------- Foldable
     def render(self, level: int) -> str:
+        if level not in self._rendered:
+            self._rendered[level] = self._render(level)
+        return self._rendered[level]
+
+    def _render(self, level: int) -> str:
         if self.plans.error:
             return "\n".join(self._failed()) + "\n"
         r = self.review
@@ -271,9 +286,10 @@ class _Section:
             2 if level >= WEAKENED_GROUPED else (1 if level >= MANDATORY_GROUPED else 0)
         )
         weakened = (
-            _grouped_weakenings(r) if level >= WEAKENED_GROUPED
+            _grouped_weakenings(r)
+            if level >= WEAKENED_GROUPED
             else govrender.weakened_markdown(r, weakened_detail)
-        )  # fmt: skip
+        )
         other_detail = 0 if level < FEW_COSTS else (1 if level < ADVISORY_GROUPED else 2)
         governance_note = (
             ["No base plan to compare governance with."] if self.plans.base is None else []

@@ -31,9 +31,20 @@ from governance.tools.govdiff.change import Kind, Value
 from governance.tools.govdiff.cron import CronError, runs_per_year
 
 Direction = Literal[
-    "higher", "lower", "true", "false", "removed", "added", "narrowed", "rarer", "later", "any",
-    "ranked", "identity", "shown",
-]  # fmt: skip
+    "higher",
+    "lower",
+    "true",
+    "false",
+    "removed",
+    "added",
+    "narrowed",
+    "rarer",
+    "later",
+    "any",
+    "ranked",
+    "identity",
+    "shown",
+]
 NoneIs = Literal["infinite", "zero", "unjudged"]
 
 # `<project number>-compute@developer.gserviceaccount.com`: the Compute Engine default service
@@ -61,8 +72,12 @@ class Aspect:
 
 
 _ENVIRONMENTS = {"prod": 2, "staging": 1, "dev": 0}
-_CREDITS = {"EXCLUDE_ALL_CREDITS": 2, "INCLUDE_SPECIFIED_CREDITS": 1, "INCLUDE_ALL_CREDITS": 0,
-            "": 0}  # fmt: skip
+_CREDITS = {
+    "EXCLUDE_ALL_CREDITS": 2,
+    "INCLUDE_SPECIFIED_CREDITS": 1,
+    "INCLUDE_ALL_CREDITS": 0,
+    "": 0,
+}
 _PERIODS = {"YEAR": 2, "QUARTER": 1, "MONTH": 0, "": 0}
 _PROFILES = {"OPTIMIZE_UTILIZATION": 1, "BALANCED": 0, "": 0}
 _PROVISIONING = {"SPOT": 1, "STANDARD": 0, "": 0}
@@ -470,7 +485,7 @@ ASPECTS: Mapping[str, Aspect] = {
 def _number(value: Value, none_is: NoneIs) -> float | None:
     if value is None:
         return {"infinite": math.inf, "zero": 0.0, "unjudged": None}[none_is]
-    if isinstance(value, bool) or isinstance(value, tuple):
+    if isinstance(value, bool | tuple):
         return None
     try:
         return float(value)

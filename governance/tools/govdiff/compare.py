@@ -52,14 +52,17 @@ def _compared(base: Governed, head: Governed) -> list[tuple[str, Observed | None
             both = in_base and in_head
             if not (both or seen.presence or (seen.label and in_head)):
                 continue
+        if seen.nested and (b is None or a is None):
+            continue
         if (b.value if b else None) == (a.value if a else None):
             continue
         rows.append((id_, b, a))
     return rows
 
 
-def _merge_policy(changes: list[GovernanceChange], fields: Mapping[str, str],
-                  functions: frozenset[str]) -> list[GovernanceChange]:  # fmt: skip
+def _merge_policy(
+    changes: list[GovernanceChange], fields: Mapping[str, str], functions: frozenset[str]
+) -> list[GovernanceChange]:
     """One `policy.<field>` change where every governance function changed the same way."""
     groups: dict[tuple[str, Value, Value], list[GovernanceChange]] = {}
     for c in changes:
@@ -68,7 +71,7 @@ def _merge_policy(changes: list[GovernanceChange], fields: Mapping[str, str],
     merged: list[GovernanceChange] = []
     dropped: set[str] = set()
     for (field, _, _), group in groups.items():
-        if len(functions) > 1 and {c.resource for c in group} == functions:
+        if len(functions) > 1 and frozenset(c.resource for c in group) == functions:
             first = group[0]
             merged.append(
                 GovernanceChange(
@@ -79,7 +82,7 @@ def _merge_policy(changes: list[GovernanceChange], fields: Mapping[str, str],
                     first.weakens,
                     first.why,
                     "functions",
-                )  # fmt: skip
+                )
             )
             dropped.update(c.path for c in group)
     return [c for c in changes if c.path not in dropped] + merged
@@ -96,10 +99,17 @@ def governance_changes(base: Doc, head: Doc) -> list[GovernanceChange]:
         weakens = judge(aspect, before, after)
         seen = a if a is not None else b
         assert seen is not None  # noqa: S101
-        changes.append(GovernanceChange(
-            aspect.kind, id_, before, after, weakens, _why(aspect, weakens, before, after),
-            seen.resource,
-        ))  # fmt: skip
+        changes.append(
+            GovernanceChange(
+                aspect.kind,
+                id_,
+                before,
+                after,
+                weakens,
+                _why(aspect, weakens, before, after),
+                seen.resource,
+            )
+        )
         if seen.policy_field:
             fields[id_] = seen.policy_field
     # Functions that carry a policy on both sides: the set a merged change must cover.

@@ -38,8 +38,17 @@ _LIMITS = {
     "max_log_retention_days": "limits.max_log_retention_days",
     "required_labels": "limits.required_labels",
 }
-_IAM_MEMBER_SCOPES = ("topic", "cloudFunction", "name", "service", "bucket", "datasetId",
-                      "serviceAccountId", "subscription", "project")  # fmt: skip
+_IAM_MEMBER_SCOPES = (
+    "topic",
+    "cloudFunction",
+    "name",
+    "service",
+    "bucket",
+    "datasetId",
+    "serviceAccountId",
+    "subscription",
+    "project",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +66,9 @@ class Observed:
     policy_field: str = ""
     """For MLGOV_POLICY values: the path inside the policy (`budgets.X.stop_at`), so equal
     changes across the functions can be listed once."""
+    nested: bool = False
+    """A value of an entry that may come or go itself (a project or budget of the policy): only
+    compared while the entry is on both sides; its coming or going is its own change."""
 
 
 def _scalar(value: Any) -> Value:
@@ -108,8 +120,10 @@ class _Reader:
         for r in self.resources:
             i = as_mapping(r.get("inputs"))
             if r.get("type") == v.FUNCTION_V2:
-                for path in (("serviceConfig", "serviceAccountEmail"),
-                             ("eventTrigger", "serviceAccountEmail")):  # fmt: skip
+                for path in (
+                    ("serviceConfig", "serviceAccountEmail"),
+                    ("eventTrigger", "serviceAccountEmail"),
+                ):
                     if email := as_str(dig(i, *path)):
                         found.add(email)
             elif r.get("type") == v.SCHEDULER_JOB:
@@ -155,8 +169,9 @@ class _Reader:
                         if key.startswith("mlgov-") and key not in seen:
                             seen.add(key)
                             aspect = _LABEL_ASPECTS.get(key, "label.other")
-                            self.put(f"{name}.labels.{key}", aspect, _scalar(value), name,
-                                     label=True)  # fmt: skip
+                            self.put(
+                                f"{name}.labels.{key}", aspect, _scalar(value), name, label=True
+                            )
                 queue.extend(m.values())
             elif isinstance(node, list):
                 queue.extend(cast(list[Any], node))
@@ -174,7 +189,10 @@ class _Reader:
             self.put(f"{name}.policy", "policy.unreadable", "not a JSON object", name)
             return
         for field, aspect, value in _policy_values(cast(Mapping[str, Any], policy)):
-            self.put(f"{name}.policy.{field}", aspect, value, name, policy_field=field)
+            nested = field.startswith(("projects.", "budgets."))
+            self.put(
+                f"{name}.policy.{field}", aspect, value, name, policy_field=field, nested=nested
+            )
 
     def budget(self, name: str, i: Mapping[str, Any]) -> None:
         self.put(name, "budget.presence", PRESENT, name, presence=True)
@@ -189,37 +207,76 @@ class _Reader:
             amount = None
         self.put(f"{name}.amount", "budget.amount", amount, name)
         self.put(f"{name}.currency", "budget.currency", _scalar(spec.get("currencyCode")), name)
-        self.put(f"{name}.billingAccount", "budget.billing_account",
-                 _scalar(i.get("billingAccount")), name)  # fmt: skip
+        self.put(
+            f"{name}.billingAccount",
+            "budget.billing_account",
+            _scalar(i.get("billingAccount")),
+            name,
+        )
         f = as_mapping(i.get("budgetFilter"))
         for key in ("projects", "services", "subaccounts", "resourceAncestors"):
             self.put(f"{name}.budgetFilter.{key}", "budget.filter", _set(f.get(key)), name)
         labels = as_mapping(f.get("labels"))
-        self.put(f"{name}.budgetFilter.labels", "budget.filter",
-                 tuple(sorted(f"{k}={v_}" for k, v_ in labels.items())), name)  # fmt: skip
-        self.put(f"{name}.budgetFilter.creditTypesTreatment", "budget.credits",
-                 _scalar(f.get("creditTypesTreatment")), name)  # fmt: skip
-        self.put(f"{name}.budgetFilter.creditTypes", "budget.credit_types",
-                 _set(f.get("creditTypes")), name)  # fmt: skip
-        self.put(f"{name}.budgetFilter.calendarPeriod", "budget.period",
-                 _scalar(f.get("calendarPeriod")), name)  # fmt: skip
-        self.put(f"{name}.budgetFilter.customPeriod", "budget.custom_period",
-                 _scalar(f.get("customPeriod")), name)  # fmt: skip
+        self.put(
+            f"{name}.budgetFilter.labels",
+            "budget.filter",
+            tuple(sorted(f"{k}={v_}" for k, v_ in labels.items())),
+            name,
+        )
+        self.put(
+            f"{name}.budgetFilter.creditTypesTreatment",
+            "budget.credits",
+            _scalar(f.get("creditTypesTreatment")),
+            name,
+        )
+        self.put(
+            f"{name}.budgetFilter.creditTypes",
+            "budget.credit_types",
+            _set(f.get("creditTypes")),
+            name,
+        )
+        self.put(
+            f"{name}.budgetFilter.calendarPeriod",
+            "budget.period",
+            _scalar(f.get("calendarPeriod")),
+            name,
+        )
+        self.put(
+            f"{name}.budgetFilter.customPeriod",
+            "budget.custom_period",
+            _scalar(f.get("customPeriod")),
+            name,
+        )
         by_basis: dict[str, set[str]] = {"CURRENT_SPEND": set(), "FORECASTED_SPEND": set()}
         for rule in as_list(i.get("thresholdRules")):
             basis = as_str(dig(rule, "spendBasis")) or "CURRENT_SPEND"
             by_basis.setdefault(basis, set()).add(_number_text(dig(rule, "thresholdPercent")))
         for basis, percents in by_basis.items():
-            self.put(f"{name}.thresholdRules.{basis}", "budget.thresholds",
-                     tuple(sorted(percents, key=_sort_number)), name)  # fmt: skip
+            self.put(
+                f"{name}.thresholdRules.{basis}",
+                "budget.thresholds",
+                tuple(sorted(percents, key=_sort_number)),
+                name,
+            )
         rule = as_mapping(i.get("allUpdatesRule"))
-        self.put(f"{name}.allUpdatesRule.pubsubTopic", "budget.topic",
-                 _scalar(rule.get("pubsubTopic")), name)  # fmt: skip
-        self.put(f"{name}.allUpdatesRule.monitoringNotificationChannels", "budget.channels",
-                 _set(rule.get("monitoringNotificationChannels")), name)  # fmt: skip
-        self.put(f"{name}.allUpdatesRule.disableDefaultIamRecipients",
-                 "budget.no_default_recipients", _scalar(rule.get("disableDefaultIamRecipients")),
-                 name)  # fmt: skip
+        self.put(
+            f"{name}.allUpdatesRule.pubsubTopic",
+            "budget.topic",
+            _scalar(rule.get("pubsubTopic")),
+            name,
+        )
+        self.put(
+            f"{name}.allUpdatesRule.monitoringNotificationChannels",
+            "budget.channels",
+            _set(rule.get("monitoringNotificationChannels")),
+            name,
+        )
+        self.put(
+            f"{name}.allUpdatesRule.disableDefaultIamRecipients",
+            "budget.no_default_recipients",
+            _scalar(rule.get("disableDefaultIamRecipients")),
+            name,
+        )
 
     def cluster(self, name: str, i: Mapping[str, Any]) -> None:
         ca = as_mapping(i.get("clusterAutoscaling"))
@@ -228,26 +285,44 @@ class _Reader:
         for limit in as_list(ca.get("resourceLimits")):
             kind = as_str(dig(limit, "resourceType"))
             if kind:
-                self.put(f"{name}.clusterAutoscaling.resourceLimits.{kind}", "limit.nap",
-                         _scalar(as_number(dig(limit, "maximum"))), name)  # fmt: skip
-        self.put(f"{name}.clusterAutoscaling.autoscalingProfile", "limit.nap_profile",
-                 _scalar(ca.get("autoscalingProfile")), name)  # fmt: skip
+                self.put(
+                    f"{name}.clusterAutoscaling.resourceLimits.{kind}",
+                    "limit.nap",
+                    _scalar(as_number(dig(limit, "maximum"))),
+                    name,
+                )
+        self.put(
+            f"{name}.clusterAutoscaling.autoscalingProfile",
+            "limit.nap_profile",
+            _scalar(ca.get("autoscalingProfile")),
+            name,
+        )
         nap_account = dig(ca, "autoProvisioningDefaults", "serviceAccount")
-        self.put(f"{name}.clusterAutoscaling.autoProvisioningDefaults.serviceAccount",
-                 "identity.account_defaulted",
-                 _scalar(nap_account) if enabled else "not used (auto-provisioning off)", name)  # fmt: skip
+        self.put(
+            f"{name}.clusterAutoscaling.autoProvisioningDefaults.serviceAccount",
+            "identity.account_defaulted",
+            _scalar(nap_account) if enabled else "not used (auto-provisioning off)",
+            name,
+        )
         default_pool = as_bool(i.get("removeDefaultNodePool")) is not True
-        self.put(f"{name}.nodeConfig.serviceAccount", "identity.account_defaulted",
-                 _scalar(dig(i, "nodeConfig", "serviceAccount")) if default_pool
-                 else "not used (default pool removed)", name)  # fmt: skip
+        self.put(
+            f"{name}.nodeConfig.serviceAccount",
+            "identity.account_defaulted",
+            _scalar(dig(i, "nodeConfig", "serviceAccount"))
+            if default_pool
+            else "not used (default pool removed)",
+            name,
+        )
 
     def node_pool(self, name: str, i: Mapping[str, Any]) -> None:
         self.put(name, "limit.pool", PRESENT, name, presence=True)
         scaling = as_mapping(i.get("autoscaling"))
-        for key, aspect in (("totalMaxNodeCount", "limit.pool_max"),
-                            ("maxNodeCount", "limit.pool_max"),
-                            ("totalMinNodeCount", "limit.pool_min"),
-                            ("minNodeCount", "limit.pool_min")):  # fmt: skip
+        for key, aspect in (
+            ("totalMaxNodeCount", "limit.pool_max"),
+            ("maxNodeCount", "limit.pool_max"),
+            ("totalMinNodeCount", "limit.pool_min"),
+            ("minNodeCount", "limit.pool_min"),
+        ):
             if key in scaling:
                 self.put(f"{name}.autoscaling.{key}", aspect, _scalar(scaling[key]), name)
         if not scaling and "nodeCount" in i:
@@ -255,15 +330,23 @@ class _Reader:
         config = as_mapping(i.get("nodeConfig"))
         spot = as_bool(config.get("spot")) is True or as_bool(config.get("preemptible")) is True
         self.put(f"{name}.nodeConfig.spot", "limit.spot", spot, name)
-        self.put(f"{name}.nodeConfig.serviceAccount", "identity.account_defaulted",
-                 _scalar(config.get("serviceAccount")), name)  # fmt: skip
+        self.put(
+            f"{name}.nodeConfig.serviceAccount",
+            "identity.account_defaulted",
+            _scalar(config.get("serviceAccount")),
+            name,
+        )
 
     def tpu_vm(self, name: str, i: Mapping[str, Any]) -> None:
         config = as_mapping(i.get("schedulingConfig"))
         spot = as_bool(config.get("spot")) is True or as_bool(config.get("preemptible")) is True
         self.put(f"{name}.schedulingConfig.spot", "limit.spot", spot, name)
-        self.put(f"{name}.serviceAccount", "identity.account_defaulted",
-                 _scalar(dig(i, "serviceAccount", "email")), name)  # fmt: skip
+        self.put(
+            f"{name}.serviceAccount",
+            "identity.account_defaulted",
+            _scalar(dig(i, "serviceAccount", "email")),
+            name,
+        )
 
     def instance(self, name: str, i: Mapping[str, Any]) -> None:
         s = as_mapping(i.get("scheduling"))
@@ -271,23 +354,36 @@ class _Reader:
         if as_bool(s.get("preemptible")) is True:
             model = "SPOT"
         self.put(f"{name}.scheduling.provisioningModel", "limit.provisioning", model, name)
-        self.put(f"{name}.scheduling.maxRunDuration", "limit.max_run",
-                 _scalar(as_number(dig(s, "maxRunDuration", "seconds"))), name)  # fmt: skip
+        self.put(
+            f"{name}.scheduling.maxRunDuration",
+            "limit.max_run",
+            _scalar(as_number(dig(s, "maxRunDuration", "seconds"))),
+            name,
+        )
         # Compute Engine attaches no account when none is given (compute.v1 Instance).
-        self.put(f"{name}.serviceAccount", "identity.account",
-                 _scalar(dig(i, "serviceAccount", "email")), name)  # fmt: skip
+        self.put(
+            f"{name}.serviceAccount",
+            "identity.account",
+            _scalar(dig(i, "serviceAccount", "email")),
+            name,
+        )
 
     def workbench(self, name: str, i: Mapping[str, Any]) -> None:
         idle = dig(i, "gceSetup", "metadata", v.WORKBENCH_IDLE_TIMEOUT_KEY)
-        self.put(f"{name}.idle-timeout-seconds", "limit.idle_timeout",
-                 _scalar(as_number(idle)) if idle is not None else None, name)  # fmt: skip
+        self.put(
+            f"{name}.idle-timeout-seconds",
+            "limit.idle_timeout",
+            _scalar(as_number(idle)) if idle is not None else None,
+            name,
+        )
         accounts = as_list(dig(i, "gceSetup", "serviceAccounts"))
         email = dig(accounts[0], "email") if accounts else None
         self.put(f"{name}.serviceAccount", "identity.account_defaulted", _scalar(email), name)
 
     def quota(self, name: str, i: Mapping[str, Any]) -> None:
-        self.put(f"{name}.overrideValue", "limit.quota",
-                 _scalar(as_number(i.get("overrideValue"))), name)  # fmt: skip
+        self.put(
+            f"{name}.overrideValue", "limit.quota", _scalar(as_number(i.get("overrideValue"))), name
+        )
 
     def job(self, name: str, i: Mapping[str, Any]) -> None:
         self.put(name, "schedule.presence", PRESENT, name, presence=True)
@@ -299,8 +395,12 @@ class _Reader:
         for token in ("oidcToken", "oauthToken"):
             caller = caller or as_str(dig(i, "httpTarget", token, "serviceAccountEmail"))
         self.put(f"{name}.caller", "schedule.caller", caller, name)
-        self.put(f"{name}.retryConfig.retryCount", "schedule.retries",
-                 _scalar(as_number(dig(i, "retryConfig", "retryCount"))), name)  # fmt: skip
+        self.put(
+            f"{name}.retryConfig.retryCount",
+            "schedule.retries",
+            _scalar(as_number(dig(i, "retryConfig", "retryCount"))),
+            name,
+        )
 
     def custom_role(self, name: str, i: Mapping[str, Any]) -> None:
         self.put(f"{name}.permissions", "iam.role_permissions", _set(i.get("permissions")), name)
@@ -347,8 +447,15 @@ def _sort_number(text: str) -> tuple[float, str]:
 
 def _policy_values(policy: Mapping[str, Any]) -> Iterator[tuple[str, str, Value]]:
     """(path inside the policy, aspect, value) for every value of an MLGOV_POLICY."""
-    known = {"dry_run", "exempt_label", "projects", "budgets", "idle_gpu", "idle_tpu",
-             "undeploy_endpoints"}  # fmt: skip
+    known = {
+        "dry_run",
+        "exempt_label",
+        "projects",
+        "budgets",
+        "idle_gpu",
+        "idle_tpu",
+        "undeploy_endpoints",
+    }
     yield "dry_run", "policy.dry_run", _scalar(policy.get("dry_run"))
     exempt = as_mapping(policy.get("exempt_label"))
     yield "exempt_label", "policy.exempt_label", f"{exempt.get('key')}={exempt.get('value')}"
@@ -374,11 +481,14 @@ def _policy_values(policy: Mapping[str, Any]) -> Iterator[tuple[str, str, Value]
         yield f"budgets.{bid}.projects", "policy.budget.projects", _set(b.get("projects"))
         for key in ("stop_at", "disable_billing_at", "amount", "billing_account"):
             yield f"budgets.{bid}.{key}", f"policy.budget.{key}", _scalar(b.get(key))
-        for key in sorted(set(b) - {"projects", "stop_at", "disable_billing_at", "amount",
-                                    "billing_account"}):  # fmt: skip
+        for key in sorted(
+            set(b) - {"projects", "stop_at", "disable_billing_at", "amount", "billing_account"}
+        ):
             yield f"budgets.{bid}.{key}", "policy.other", _scalar(b.get(key))
-    for section, percent in (("idle_gpu", "max_utilization_percent"),
-                             ("idle_tpu", "max_duty_cycle_percent")):  # fmt: skip
+    for section, percent in (
+        ("idle_gpu", "max_utilization_percent"),
+        ("idle_tpu", "max_duty_cycle_percent"),
+    ):
         idle = as_mapping(policy.get(section))
         yield f"{section}.{percent}", "policy.idle.max_percent", _scalar(idle.get(percent))
         yield (
@@ -400,18 +510,34 @@ def _policy_values(policy: Mapping[str, Any]) -> Iterator[tuple[str, str, Value]
 
 _IAM_TYPES = frozenset(
     {
-        v.FUNCTION_V2_IAM_MEMBER, v.FUNCTION_V2_IAM_BINDING, v.FUNCTION_V2_IAM_POLICY,
-        v.FUNCTION_V1_IAM_MEMBER, v.FUNCTION_V1_IAM_BINDING,
-        v.CLOUD_RUN_SERVICE_IAM_MEMBER, v.CLOUD_RUN_SERVICE_IAM_BINDING,
-        v.CLOUD_RUN_SERVICE_IAM_POLICY, v.CLOUD_RUN_JOB_IAM_MEMBER, v.CLOUD_RUN_JOB_IAM_BINDING,
-        v.STORAGE_BUCKET_IAM_MEMBER, v.STORAGE_BUCKET_IAM_BINDING, v.STORAGE_BUCKET_IAM_POLICY,
-        v.BQ_DATASET_IAM_MEMBER, v.BQ_DATASET_IAM_BINDING, v.BQ_DATASET_IAM_POLICY,
-        v.PUBSUB_TOPIC_IAM_MEMBER, v.PUBSUB_TOPIC_IAM_BINDING, v.PUBSUB_TOPIC_IAM_POLICY,
-        v.PUBSUB_SUBSCRIPTION_IAM_MEMBER, v.PUBSUB_SUBSCRIPTION_IAM_BINDING,
-        v.PROJECT_IAM_MEMBER, v.PROJECT_IAM_BINDING, v.PROJECT_IAM_POLICY,
-        v.SERVICE_ACCOUNT_IAM_MEMBER, v.SERVICE_ACCOUNT_IAM_BINDING,
+        v.FUNCTION_V2_IAM_MEMBER,
+        v.FUNCTION_V2_IAM_BINDING,
+        v.FUNCTION_V2_IAM_POLICY,
+        v.FUNCTION_V1_IAM_MEMBER,
+        v.FUNCTION_V1_IAM_BINDING,
+        v.CLOUD_RUN_SERVICE_IAM_MEMBER,
+        v.CLOUD_RUN_SERVICE_IAM_BINDING,
+        v.CLOUD_RUN_SERVICE_IAM_POLICY,
+        v.CLOUD_RUN_JOB_IAM_MEMBER,
+        v.CLOUD_RUN_JOB_IAM_BINDING,
+        v.STORAGE_BUCKET_IAM_MEMBER,
+        v.STORAGE_BUCKET_IAM_BINDING,
+        v.STORAGE_BUCKET_IAM_POLICY,
+        v.BQ_DATASET_IAM_MEMBER,
+        v.BQ_DATASET_IAM_BINDING,
+        v.BQ_DATASET_IAM_POLICY,
+        v.PUBSUB_TOPIC_IAM_MEMBER,
+        v.PUBSUB_TOPIC_IAM_BINDING,
+        v.PUBSUB_TOPIC_IAM_POLICY,
+        v.PUBSUB_SUBSCRIPTION_IAM_MEMBER,
+        v.PUBSUB_SUBSCRIPTION_IAM_BINDING,
+        v.PROJECT_IAM_MEMBER,
+        v.PROJECT_IAM_BINDING,
+        v.PROJECT_IAM_POLICY,
+        v.SERVICE_ACCOUNT_IAM_MEMBER,
+        v.SERVICE_ACCOUNT_IAM_BINDING,
     }
-)  # fmt: skip
+)
 
 _HANDLERS = {
     v.FUNCTION_V2: _Reader.function,

@@ -16,6 +16,7 @@ from governance.tools.govdiff.change import GovernanceChange, Value
 from governance.tools.govdiff.review import MANDATORY_POLICY, Review
 
 FOLDED = 1
+IDS_SHOWN = 100
 COUNTED = 2
 _VALUE_LIMIT = (120, 60, 40)
 
@@ -30,7 +31,7 @@ def shown(value: Value) -> str:
         return f"{value:g}"
     if isinstance(value, tuple):
         return ", ".join(value) if value else "(none)"
-    return value
+    return str(value)
 
 
 def _status(review: Review, change: GovernanceChange) -> str:
@@ -96,7 +97,9 @@ def other_markdown(review: Review, detail: int = 0) -> list[str]:
         summary = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items()))
         return [f"Other governance changes (none weakens): {summary} (full report).", ""]
     if detail >= FOLDED:
-        ids = ", ".join(escape.code(c.id, 80, table=False) for c in changes)
+        ids = ", ".join(escape.code(c.id, 80, table=False) for c in changes[:IDS_SHOWN])
+        more = len(changes) - IDS_SHOWN
+        ids += f" and {more} more (full report)" if more > 0 else ""
         return [head, "", ids, "", "</details>", ""]
     return [
         head,
