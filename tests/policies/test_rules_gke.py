@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 from policy_cases import Case, apply, case_id, cfg, check_case, d, s
-from policy_fixtures import PROD_CONFIG
+from policy_fixtures import NODES_SA, PROD_CONFIG
 
 from mlgov_policies.config import PolicyConfig
 from mlgov_policies.evaluate import evaluate_resources
@@ -54,13 +54,29 @@ CASES: tuple[Case, ...] = (
             ),
         ),
     ),
-    Case("autopilot", None, (d("gke", "clusterAutoscaling"), s("gke", "enableAutopilot", True))),
+    Case(
+        "autopilot",
+        None,
+        (
+            d("gke", "clusterAutoscaling"),
+            s("gke", "enableAutopilot", True),
+            s("gke", "clusterAutoscaling.autoProvisioningDefaults.serviceAccount", NODES_SA),
+        ),
+    ),
     Case(
         "default-pool-gpu",
         "mlgov-gke-no-gpu-default-pool",
         (
             s("gke", "removeDefaultNodePool", False),
-            s("gke", "nodeConfig", {"machineType": "n1-standard-4", "guestAccelerators": _T4}),
+            s(
+                "gke",
+                "nodeConfig",
+                {
+                    "machineType": "n1-standard-4",
+                    "guestAccelerators": _T4,
+                    "serviceAccount": NODES_SA,
+                },
+            ),
         ),
     ),
     Case(
@@ -68,7 +84,7 @@ CASES: tuple[Case, ...] = (
         None,
         (
             s("gke", "removeDefaultNodePool", False),
-            s("gke", "nodeConfig", {"machineType": "e2-standard-4"}),
+            s("gke", "nodeConfig", {"machineType": "e2-standard-4", "serviceAccount": NODES_SA}),
         ),
     ),
     Case(
