@@ -208,6 +208,19 @@ ASPECTS: Mapping[str, Aspect] = {
         "any",
         "notifications are checked against a different account",
     ),
+    "policy.budget.currency": Aspect(
+        "policy",
+        "currency the functions expect budget notifications in",
+        "any",
+        "notifications are checked against a different currency",
+    ),
+    "policy.budget.period": Aspect(
+        "policy",
+        "budget period the functions judge notifications in",
+        "ranked",
+        "a shorter (or custom) period: the cap's spend count resets sooner",
+        ranks=_PERIODS,
+    ),
     "policy.idle.max_percent": Aspect(
         "policy",
         "utilization below which an accelerator counts as idle",

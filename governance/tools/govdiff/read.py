@@ -38,6 +38,8 @@ _LIMITS = {
     "max_log_retention_days": "limits.max_log_retention_days",
     "required_labels": "limits.required_labels",
 }
+# MLGOV_POLICY budget keys judged by the table (aspects "policy.budget.<key>").
+_BUDGET_KEYS = ("stop_at", "disable_billing_at", "amount", "billing_account", "currency", "period")
 _IAM_MEMBER_SCOPES = (
     "topic",
     "cloudFunction",
@@ -479,11 +481,9 @@ def _policy_values(policy: Mapping[str, Any]) -> Iterator[tuple[str, str, Value]
     for bid, budget in sorted(budgets.items()):
         b = as_mapping(budget)
         yield f"budgets.{bid}.projects", "policy.budget.projects", _set(b.get("projects"))
-        for key in ("stop_at", "disable_billing_at", "amount", "billing_account"):
+        for key in _BUDGET_KEYS:
             yield f"budgets.{bid}.{key}", f"policy.budget.{key}", _scalar(b.get(key))
-        for key in sorted(
-            set(b) - {"projects", "stop_at", "disable_billing_at", "amount", "billing_account"}
-        ):
+        for key in sorted(set(b) - {"projects", *_BUDGET_KEYS}):
             yield f"budgets.{bid}.{key}", "policy.other", _scalar(b.get(key))
     for section, percent in (
         ("idle_gpu", "max_utilization_percent"),
