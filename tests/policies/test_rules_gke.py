@@ -194,7 +194,13 @@ def test_control_plane_messages_name_the_open_setting() -> None:
 
 
 def test_the_autopilot_finding_says_what_the_cap_leaves_running() -> None:
-    stack = apply((d("gke", "clusterAutoscaling"), s("gke", "enableAutopilot", True)))
+    stack = apply(
+        (
+            d("gke", "clusterAutoscaling"),
+            s("gke", "enableAutopilot", True),
+            s("gke", "clusterAutoscaling.autoProvisioningDefaults.serviceAccount", NODES_SA),
+        )
+    )
     (violation,) = evaluate_resources(stack, PolicyConfig.from_mapping(PROD_CONFIG))
     assert (violation.policy, violation.enforcement) == (
         "mlgov-gke-autopilot-not-capped",

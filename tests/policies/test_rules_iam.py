@@ -90,7 +90,11 @@ SA_CASES: tuple[Case, ...] = (
     Case(
         "autopilot-no-account",
         DEDICATED,
-        (d("gke", "clusterAutoscaling"), s("gke", "enableAutopilot", True)),
+        (
+            d("gke", "clusterAutoscaling"),
+            s("gke", "enableAutopilot", True),
+            s("gke", "resourceLabels.mlgov-exempt", "true"),  # not mlgov-gke-autopilot-not-capped
+        ),
     ),
     Case("vm-default-account", DEDICATED, (s("gpu-vm", "serviceAccount.email", DEFAULT_SA),)),
     # compute.v1: an instance without serviceAccounts runs with no identity at all
