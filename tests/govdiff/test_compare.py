@@ -239,3 +239,13 @@ def test_default_account_forms() -> None:
     assert is_default_account("serviceAccount:1-compute@developer.gserviceaccount.com", False)
     assert not is_default_account("x-compute@developer.gserviceaccount.com", False)
     assert not is_default_account("1-compute@developer.gserviceaccount.com.evil.example", False)
+
+
+def test_prod_is_read_from_the_policy_config_or_else_the_stack_name() -> None:
+    from governance.tools.govdiff.review import is_prod
+
+    assert is_prod({"stack": "x", "policy_config": {"environment": "prod"}})
+    assert not is_prod({"stack": "prod", "policy_config": {"environment": "dev"}})
+    assert is_prod({"stack": "acme-prod", "resources": []})  # e.g. converted from a preview
+    assert not is_prod({"stack": "production-like-dev", "resources": []})
+    assert is_prod({"stack": "dev"}, {"stack": "x", "policy_config": {"environment": "prod"}})

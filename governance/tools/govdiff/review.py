@@ -92,7 +92,15 @@ def acknowledgements_of(doc: Mapping[str, Any]) -> tuple[Acknowledgement, ...]:
 
 
 def _environment(doc: Mapping[str, Any] | None) -> str | None:
-    return as_str(as_mapping(cast(Any, doc or {}).get("policy_config")).get("environment"))
+    """The stack's environment: `policy_config.environment`; a document without one (a plan
+    converted from another tool) is judged by its stack name (`prod`, `*-prod`), so losing the
+    key never switches the prod rule off."""
+    data = cast(Mapping[str, Any], doc or {})
+    environment = as_str(as_mapping(data.get("policy_config")).get("environment"))
+    if environment is not None:
+        return environment
+    stack = (as_str(data.get("stack")) or "").lower()
+    return PROD if stack == PROD or stack.endswith(("-prod", "_prod", ".prod")) else None
 
 
 def is_prod(*docs: Mapping[str, Any] | None) -> bool:
