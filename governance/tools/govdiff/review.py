@@ -92,9 +92,11 @@ def acknowledgements_of(doc: Mapping[str, Any]) -> tuple[Acknowledgement, ...]:
 
 
 def _environment(doc: Mapping[str, Any] | None) -> str | None:
-    """The stack's environment: `policy_config.environment`; a document without one (a plan
-    converted from another tool) is judged by its stack name (`prod`, `*-prod`), so losing the
-    key never switches the prod rule off."""
+    """The stack's environment: `policy_config.environment`, else judged by the stack's name.
+
+    A document without the key (a plan converted from another tool) is prod when its stack is
+    named `prod` or `*-prod`, so losing the key never switches the prod rule off.
+    """
     data = cast(Mapping[str, Any], doc or {})
     environment = as_str(as_mapping(data.get("policy_config")).get("environment"))
     if environment is not None:
