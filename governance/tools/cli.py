@@ -27,7 +27,7 @@ examples:
   mlgov plan --stack dev                      plan the dev stack offline (human table)
   mlgov plan --stack dev --json > plan.json   the plan document
   mlgov check plan.json                       re-check a saved plan (- = stdin)
-  mlgov diff base.json head.json --markdown   cost change between two plans
+  mlgov diff base.json head.json --markdown   cost and governance changes
   mlgov jobs --stack dev list                 the stack's cleanup schedules
   mlgov cap status --stack prod               what the budget cap changed in GKE
   mlgov report -o report.html                 one HTML page of where the money goes
