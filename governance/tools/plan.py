@@ -141,6 +141,10 @@ def plan_config(config: Mapping[str, Any], stack: str, program: Path, source: Pa
         }
         if context.region is None:  # a program of one's own may leave gcp:region unset
             del fields["region"]
+        settings = context.settings
+        if settings is not None and settings.acknowledge:
+            # For `comment`/`diff`: the weakening changes this stack accepts (govdiff/review.py).
+            fields["acknowledgements"] = [a.model_dump() for a in settings.acknowledge]
         doc = cast(PlanDocument, fields)
         return evaluate_document(doc)
 
