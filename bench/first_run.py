@@ -31,7 +31,7 @@ def timed(command: list[str], cwd: Path, env: dict[str, str]) -> float:
 
 
 def one_run(source: str, commands: list[tuple[str, list[str]]]) -> dict[str, float]:
-    root = Path(tempfile.mkdtemp(prefix="mlgov-first-run-"))
+    root = Path(tempfile.mkdtemp(prefix="mlgov-bench-first-run-"))
     try:
         clone, cache = root / "clone", root / "uv-cache"
         cache.mkdir()

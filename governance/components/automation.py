@@ -169,7 +169,8 @@ class GovernanceFunctionsArgs:
     # Timeout of the HTTP (scheduled) functions and their Scheduler attempt deadline.
     http_timeout_seconds: int = 900
     max_instances: int = 1
-    # Ingress of the Scheduler-called (HTTP) functions; see README "Deployment and operations".
+    # Ingress of the Scheduler-called (HTTP) functions; see docs/reference/functions.md,
+    # "Deployment and operations".
     scheduled_ingress: str = "ALLOW_ALL"
     undeploy_endpoints: bool = False
     source_dir: Path = field(default_factory=functions_dir)

@@ -2,8 +2,8 @@
 
 It owns only the dataset: in the stack's region, no default table or partition expiration (cost
 history is the one thing mlgov never expires), not emptied or deleted with the stack
-(`retain_on_delete`, and `protect`). The export itself has no API: README.md documents the one
-console step and how to verify it.
+(`retain_on_delete`, and `protect`). The export itself has no API: the platform engineer guide
+(docs/guides/platform-engineer.md) documents the one console step and how to verify it.
 """
 
 from __future__ import annotations

@@ -55,7 +55,8 @@ class CommonUsage(BaseModel):
 # pydantic lays out the fields of a model with several bases from the LAST base to the first,
 # so this list is the reverse of the documented order (common, notebooks, pools, ..., NAT,
 # artifact registry, logging, vertex).
-# The order is what `plan --json` prints and what README's usage table lists (a test checks it).
+# The order is what `plan --json` prints and what the usage table of docs/reference/costs.md
+# lists (a test checks it).
 class UsageAssumptions(
     VertexUsage,
     LoggingUsage,

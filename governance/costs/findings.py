@@ -45,7 +45,7 @@ def cost_findings(report: CostReport) -> list[dict[str, Any]]:
                     "message": f"{r.name} ({r.type}) has no price: {r.unpriced}",
                     "why": "the monthly total and the budget check leave this resource out",
                     "remediation": "add a cost model or a catalog price for it "
-                    "(README: Cost estimates), or fix the input the message names",
+                    "(docs/reference/costs.md), or fix the input the message names",
                 }
             )
     return found

@@ -44,7 +44,8 @@ def _require_standard(info: TableInfo, tables: ExportTables) -> None:
         raise SpendError(
             f"no billing export table {table} in dataset {table.dataset_id}: turn on Billing > "
             f"Billing export > BigQuery export > Standard usage cost for billing account "
-            f"{tables.billing_account} into that dataset (README: Turn on the billing export); "
+            f"{tables.billing_account} into that dataset (docs/guides/platform-engineer.md: "
+            "Turn on the billing export); "
             "the first export can take a few hours"
         )
     if info.num_rows == 0:

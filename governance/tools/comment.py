@@ -381,7 +381,7 @@ def build_comment(
         head.append(f"Unchanged (same governance, cost and findings): {names}.")
     head.append("")
     tail = [
-        "<sub>Estimates: list prices x the plan's usage assumptions (README: Cost estimates); "
+        "<sub>Estimates: list prices x the plan's usage assumptions (docs/reference/costs.md); "
         "spot prices change up to daily.</sub>"
     ]
     full = "\n".join(head) + "\n" + "".join(s.render(FULL) for s in shown) + "\n".join(tail) + "\n"

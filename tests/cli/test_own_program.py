@@ -1,6 +1,6 @@
 """A Pulumi program of the user's own, building one mlgov component, plans without mlgov:settings.
 
-The program below builds a NotebookFleet alone (the README's component example). Its stack file
+The program below builds a NotebookFleet alone (docs/guides/components.md's example). Its stack file
 holds Pulumi's `gcp:project` (and optionally `gcp:region` and `mlgov:plan`), nothing of mlgov's
 platform: `mlgov plan` runs it under mocks, checks it and prices it. Errors name the user's
 stack file, never this repository's stacks/.

@@ -1,6 +1,7 @@
 """Pub/Sub topics: message throughput (topics themselves are free).
 
-Throughput per topic is a usage assumption; message storage is not priced (README, limits).
+Throughput per topic is a usage assumption; message storage is not priced
+(docs/reference/costs.md, Limits).
 """
 
 from __future__ import annotations

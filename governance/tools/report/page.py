@@ -100,8 +100,8 @@ def render_page(data: ReportData, plotly_js: str | None = None) -> str:
     body: list[str] = [
         "<h1>mlgov cost report</h1>",
         f'<p class="meta">Generated {_e(data.generated)} from the plans of {_e(names)}. '
-        "Estimates are list prices times the plans' usage assumptions (README: Cost "
-        "estimates); spend is what the billing export recorded.</p>",
+        "Estimates are list prices times the plans' usage assumptions (docs/reference/costs.md); "
+        "spend is what the billing export recorded.</p>",
         '<section id="estimates"><h2>Estimated monthly cost</h2>',
         _stack_table(data),
         _chart(per_stack(data.stacks)),

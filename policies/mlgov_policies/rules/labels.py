@@ -128,7 +128,7 @@ VALID = ResourceRule(
 )
 
 
-# What reap_expired stops (README, "Governance functions"); on other types the date does nothing.
+# What reap_expired stops (docs/reference/functions.md); on other types the date does nothing.
 _EXPIRING_TYPES = frozenset({v.WORKBENCH_INSTANCE, v.COMPUTE_INSTANCE, v.TPU_VM})
 
 

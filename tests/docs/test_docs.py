@@ -1,0 +1,268 @@
+"""The README's first screen is what CI and the Makefile run, and every page's examples are real.
+
+- the quick start is two commands, and .ci/run runs the second;
+- every `mlgov X` / `python -m governance X` a page shows is a real subcommand;
+- every fenced python block runs, under Pulumi mocks (component examples register resources);
+- every block after `<!-- sample: mlgov ARGS -->` is what `mlgov ARGS` prints (COLUMNS=110,
+  from the repository root; `spend` against a BigQuery emulator holding the demo's export);
+  a line `…` alone stands for lines left out (tests/docs/pages.py);
+- the site builds with `mkdocs build --strict`, and a broken link or anchor fails that build.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from governance.tools.offline import run_under_mocks
+from tests.conftest import REPO
+from tests.docs import pages
+
+README = (REPO / "README.md").read_text()
+ALL = pages.text()
+
+
+def quick_start_commands() -> list[str]:
+    section = README.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    block = re.search(r"```sh\n(.*?)```", section, re.S)
+    assert block is not None, "the quick start has no sh block"
+    return [line.split("#", 1)[0].strip() for line in block.group(1).splitlines() if line.strip()]
+
+
+def test_quick_start_is_exactly_two_commands() -> None:
+    assert quick_start_commands() == ["make plan", "make test"]
+
+
+def test_ci_runs_the_readme_test_command() -> None:
+    """.ci/run is the README's test command, after installing the browser the report tests use."""
+    ci = (REPO / ".ci" / "run").read_text()
+    commands = [
+        line.strip()
+        for line in ci.splitlines()
+        if line.strip() and not line.lstrip().startswith(("#", "set ", "cd "))
+    ]
+    assert commands == [".ci/browser", "export MLGOV_REQUIRE_BROWSER=1", quick_start_commands()[1]]
+
+
+def test_makefile_targets_install_before_running() -> None:
+    makefile = (REPO / "Makefile").read_text()
+    for target in ("plan", "test"):
+        rule = re.search(rf"^{target}:(.*)$", makefile, re.M)
+        assert rule is not None, f"no `{target}` target"
+        assert "install" in rule.group(1).split(), f"`make {target}` must install first"
+    assert "uv.lock" in makefile and "--frozen" in makefile
+    # `make test` also checks the package as a user installs it.
+    test_rule = makefile.split("\ntest:", 1)[1].split("\n\n", 1)[0]
+    assert "package-check" in test_rule
+
+
+def test_make_dry_run_plan_uses_the_dev_stack() -> None:
+    result = subprocess.run(
+        ["make", "-n", "plan"], cwd=REPO, capture_output=True, text=True, check=True
+    )
+    assert "-m governance plan --stack dev" in result.stdout
+
+
+def test_install_compiles_the_pulumi_gcp_modules_the_plans_use() -> None:
+    makefile = (REPO / "Makefile").read_text()
+    block = re.search(r"^GCP_MODULES := (.*?)\n(?=\S)", makefile, re.M | re.S)
+    assert block is not None
+    listed = set(block.group(1).replace("\\", " ").split())
+    used: set[str] = set()
+    for stack in ("dev", "staging", "prod"):
+        doc = json.loads((REPO / "tests" / "golden" / f"plan.{stack}.json").read_text())
+        used |= {r["type"].split(":")[1].split("/")[0] for r in doc["resources"]}
+    assert listed == used - {"mlgov", "pulumi", "index"}
+
+
+def test_the_first_screen_holds_the_two_commands_and_what_they_show() -> None:
+    """The quick start (its commands, the plan it prints, the timing) is in the first 40 lines."""
+    first = README.splitlines()[:40]
+    assert (
+        "make plan    # installs everything into .venv, then plans the dev stack offline" in first
+    )
+    assert any(line.startswith("make test    #") for line in first)
+    assert "<!-- sample: mlgov plan --stack dev -->" in first
+    assert any("fresh clone" in line and "empty uv cache" in line for line in first), first
+
+
+def test_readme_links_every_guide_and_the_demo() -> None:
+    for target in (
+        "docs/demo.md",
+        "docs/guides/platform-engineer.md",
+        "docs/guides/sre.md",
+        "docs/guides/finops.md",
+        "docs/guides/components.md",
+        "docs/index.md",
+    ):
+        assert f"]({target})" in README, target
+        assert (REPO / target).is_file(), target
+
+
+def test_readme_installs_from_a_checkout_not_a_placeholder() -> None:
+    assert "pip install ./mlgov" in README
+    assert "<org>" not in ALL and "github.com/<" not in ALL
+
+
+def test_readme_cli_examples_name_real_subcommands() -> None:
+    from governance.tools.cli import build_parser
+
+    parser = build_parser()
+    choices = parser._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    code = re.findall(r"```(?:sh|bash)\n(.*?)```", ALL, re.S) + re.findall(r"`([^`\n]+)`", ALL)
+    named = re.findall(r"(?:python -m governance|mlgov) ([a-z][a-z-]*)", "\n".join(code))
+    assert named
+    for command in named:
+        assert command in choices, command
+
+
+def test_readme_python_examples_run_under_mocks() -> None:
+    blocks = re.findall(r"(<!-- skip -->\n)?```python\n(.*?)```", ALL, re.S)
+    runnable = [code for skip, code in blocks if not skip]
+    assert len(runnable) >= 2, "the docs have no component example"
+    registered: list[Any] = []
+    for code in runnable:
+        program = compile(code, "README.md", "exec")
+        registered += run_under_mocks(
+            lambda program=program: exec(program, {}),  # noqa: S102 - our own documentation
+            {"gcp:project": "shop-ml-dev"},
+        )
+    assert "gcp:workbench/instance:Instance" in {r.type for r in registered}
+
+
+@pytest.fixture(scope="module")
+def export_endpoint() -> Iterator[str]:
+    """A BigQuery emulator holding the export `make demo` loads (for the `spend` samples)."""
+    from datetime import UTC, datetime
+
+    from demo.export import load_month
+    from tests.spend.emulator import Emulator
+
+    emulator = Emulator("acme-ml-dev").start()
+    try:
+        load_month(emulator, "acme-ml-dev", datetime.now(UTC))
+        yield emulator.url
+    finally:
+        emulator.stop()
+
+
+def run_sample(args: str, capsys: pytest.CaptureFixture[str]) -> list[str]:
+    """What `mlgov ARGS` prints, as the docs quote it (run in this process)."""
+    from governance.tools.cli import main
+
+    main(args.split())
+    return capsys.readouterr().out.splitlines()
+
+
+@pytest.mark.parametrize("sample", list(pages.samples()), ids=lambda s: s.id)
+def test_sample_output_is_real(
+    sample: pages.Sample,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    request: pytest.FixtureRequest,
+) -> None:
+    assert sample.args is not None
+    monkeypatch.chdir(REPO)
+    monkeypatch.setenv("COLUMNS", "110")
+    if sample.args.startswith("spend"):
+        url = request.getfixturevalue("export_endpoint")
+        monkeypatch.setenv("MLGOV_API_ENDPOINTS", json.dumps({"bigquery": url}))
+    actual = run_sample(sample.args, capsys)
+    assert pages.matches(sample.lines, actual), (
+        f"{sample.id} is stale; `python -m tests.docs.samples --write` updates it. Now:\n"
+        + "\n".join(actual)
+    )
+
+
+def test_the_sample_matcher_can_fail() -> None:
+    assert pages.matches(["a", "…", "d"], ["a", "b", "c", "d"])
+    assert not pages.matches(["a", "…", "e"], ["a", "b", "c", "d"])
+    assert not pages.matches(["a"], ["a", "b"])
+    assert pages.found_in(["b", "c"], ["a", "b", "c", "d"])
+    assert not pages.found_in(["b", "d"], ["a", "b", "c", "d"])
+
+
+def test_every_page_quotes_real_output_somewhere() -> None:
+    """The guides show output (checked above), not prose alone."""
+    quoted = {s.page.relative_to(REPO).as_posix() for s in pages.samples()}
+    quoted |= {s.page.relative_to(REPO).as_posix() for s in pages.demo_samples()}
+    assert {
+        "README.md",
+        "docs/demo.md",
+        "docs/guides/sre.md",
+        "docs/guides/finops.md",
+        "docs/reference/policies.md",
+    } <= quoted
+
+
+def test_policy_rule_table_lists_the_rule_index() -> None:
+    """The policies page's rule table is `registry.RULES`: same order, level, description, why."""
+    from mlgov_policies.registry import RULES
+
+    page = (REPO / "docs" / "reference" / "policies.md").read_text()
+    section = page.split("## Rules\n\n", 1)[1].split("\n\n", 1)[0]
+    rows = [line.split(" | ") for line in section.splitlines()[2:]]
+    table = [
+        (name.strip("| `"), level, checks, why.removesuffix(" |"))
+        for name, level, checks, why in rows
+    ]
+    assert table == [(r.name, r.enforcement, r.description, r.why) for r in RULES]
+
+
+def mkdocs(config: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mkdocs",
+            "build",
+            "--strict",  # not -q: quiet hides the warnings strict mode counts
+            "-f",
+            str(config),
+            "-d",
+            str(config.parent / "site"),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={"NO_MKDOCS_2_WARNING": "1", "PATH": "/usr/bin:/bin"},
+    )
+
+
+def test_the_site_builds_strictly(tmp_path: Path) -> None:
+    config = tmp_path / "mkdocs.yml"
+    text = (REPO / "mkdocs.yml").read_text().replace("docs_dir: docs", f"docs_dir: {REPO / 'docs'}")
+    config.write_text(text)
+    done = mkdocs(config)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "site" / "guides" / "sre" / "index.html").is_file()
+
+
+@pytest.mark.parametrize(
+    ("link", "complaint"),
+    [
+        ("[x](guides/sre.md#no-such-heading)", "does not contain an anchor"),
+        ("[x](guides/nowhere.md)", "not found among documentation files"),
+        ("[x](#nothing-here)", "no such anchor on this page"),
+    ],
+)
+def test_a_broken_link_or_anchor_fails_the_build(tmp_path: Path, link: str, complaint: str) -> None:
+    """The strict build with mkdocs.yml's validation settings refuses each kind of broken link."""
+    import shutil
+
+    docs = tmp_path / "docs"
+    shutil.copytree(REPO / "docs", docs)
+    index = docs / "index.md"
+    index.write_text(index.read_text() + f"\n{link}\n")
+    config = tmp_path / "mkdocs.yml"
+    config.write_text((REPO / "mkdocs.yml").read_text())
+    done = mkdocs(config)
+    assert done.returncode != 0
+    assert complaint in done.stderr, done.stderr
