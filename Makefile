@@ -21,7 +21,7 @@ GCP_MODULES := artifactregistry bigquery billing cloudfunctionsv2 cloudrunv2 clo
 PLAN_PACKAGES := pulumi pulumi_random pydantic yaml google/protobuf grpc
 
 .PHONY: install python-check plan plans policy-configs test package-check lint fmt typecheck \
-	check bench preview clean bqemulator demo
+	check bench preview clean bqemulator demo docs fresh-clone-check
 
 # mlgov supports Python 3.11 to 3.13 (pyproject.toml's requires-python).
 python-check:
@@ -94,9 +94,21 @@ typecheck: install
 package-check: install
 	$(VENV)/bin/pytest -q -m packaging
 
-test: install bqemulator lint typecheck
+test: install bqemulator lint typecheck docs
 	$(VENV)/bin/pytest -q -n 2  # two workers: the 2-core machines run the suite in about half the time
 	$(MAKE) --no-print-directory package-check
+	$(MAKE) --no-print-directory fresh-clone-check
+
+# The documentation site (docs/, mkdocs.yml) into site/, in strict mode: a broken link or anchor
+# fails the build. Not --quiet: it hides the warnings strict mode counts, and the build passes.
+# NO_MKDOCS_2_WARNING quiets Material's banner about MkDocs 2.
+docs: install
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
+
+# The README's first screen, run literally on a fresh clone of this commit (tests/docs/
+# test_fresh_clone.py); kept out of pytest's default run like package-check.
+fresh-clone-check: install
+	$(VENV)/bin/pytest -q -m freshclone
 
 check: test
 
