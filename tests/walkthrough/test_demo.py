@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO
+from tests.docs import pages
 
 PID = re.compile(r"\(pid (\d+)\)")
 
@@ -85,6 +86,13 @@ def test_demo_runs_every_step_and_leaves_nothing_behind(tmp_path: Path) -> None:
     assert "  nothing capped" in last_status.splitlines()
     assert "Traceback" not in out + done.stderr
     _assert_cleaned(out, tmp_path)
+    # What the docs quote of the demo (`<!-- demo-sample -->` blocks) is what it printed.
+    quoted = list(pages.demo_samples())
+    assert len(quoted) >= 4
+    for sample in quoted:
+        assert pages.found_in(sample.lines, out.splitlines()), (
+            f"{sample.id} is stale; the demo printed:\n{out}"
+        )
 
 
 def test_ctrl_c_stops_the_servers_and_removes_the_files(tmp_path: Path) -> None:
