@@ -15,6 +15,7 @@ import json
 import re
 import subprocess
 import sys
+import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -129,7 +130,7 @@ def test_readme_python_examples_run_under_mocks() -> None:
     assert len(runnable) >= 2, "the docs have no component example"
     registered: list[Any] = []
     for code in runnable:
-        program = compile(code, "README.md", "exec")
+        program = compile(textwrap.dedent(code), "docs", "exec")  # blocks in lists are indented
         registered += run_under_mocks(
             lambda program=program: exec(program, {}),  # noqa: S102 - our own documentation
             {"gcp:project": "shop-ml-dev"},
