@@ -26,7 +26,8 @@ def timed(command: list[str], cwd: Path, env: dict[str, str]) -> float:
     done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, check=False)
     took = time.monotonic() - start
     if done.returncode != 0:
-        raise SystemExit(f"{' '.join(command)} failed ({done.returncode}):\n{done.stderr[-3000:]}")
+        tail = f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+        raise SystemExit(f"{' '.join(command)} failed ({done.returncode}):\n{tail}")
     return took
 
 
