@@ -181,6 +181,7 @@ def _log_summary(report: Report, runner: execute.Runner, answer: str) -> None:
         unfinished=len(report.unfinished),
         errors=list(report.errors),
         unreadable=list(report.unreadable),
+        failed_scopes=list(report.failed_scopes),
         seconds=round(runner.elapsed(), 3),
     )
 
