@@ -31,6 +31,10 @@ class FakeNotebooks:
 
     def __init__(self) -> None:
         self.instances: dict[tuple[str, str, str], dict[str, Any]] = {}
+        # (project, location) the API cannot reach. "A ListInstancesResponse will only contain
+        # either instances or unreachables" (notebooks v2 discovery document): a list over
+        # locations/- then names them and holds no instances at all.
+        self.unreachable: set[tuple[str, str]] = set()
         self._ops = itertools.count(1)
         self._lock = threading.Lock()
 
@@ -71,6 +75,9 @@ class FakeNotebooks:
 
     def _list(self, request: Request, m: re.Match[str]) -> Reply:
         project, loc = m[1], m[2]
+        lost = sorted(z for p, z in self.unreachable if p == project and loc in ("-", z))
+        if lost:
+            return Reply(200, {"unreachable": [f"projects/{project}/locations/{z}" for z in lost]})
         with self._lock:
             found = [
                 copy.deepcopy(i)

@@ -15,6 +15,9 @@ class FakeTpu:
 
     def __init__(self) -> None:
         self.nodes: dict[tuple[str, str, str], dict[str, Any]] = {}
+        # (project, zone) the TPU API cannot reach: its list names it in `unreachable`
+        # (ListNodesResponse, tpu v2: "Locations that could not be reached") and holds no nodes.
+        self.unreachable: set[tuple[str, str]] = set()
         self._ops = itertools.count(1)
         self._lock = threading.Lock()
 
@@ -58,6 +61,8 @@ class FakeTpu:
         return self
 
     def _list(self, request: Request, m: re.Match[str]) -> Reply:
+        if (m[1], m[2]) in self.unreachable:
+            return Reply(200, {"unreachable": [f"projects/{m[1]}/locations/{m[2]}"]})
         with self._lock:
             found = [
                 dict(n) for (p, z, _), n in sorted(self.nodes.items()) if p == m[1] and z == m[2]

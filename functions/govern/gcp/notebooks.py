@@ -31,7 +31,10 @@ class NotebooksAdapter:
         """Workbench instances in all locations of the project.
 
         Locations the answer names `unreachable` (ListInstancesResponse, notebooks v2
-        discovery document: "Locations that could not be reached") are `missing`.
+        discovery document: "Locations that could not be reached") are `missing`. The same
+        document says such an answer "will only contain either instances or unreachables": one
+        naming unreachable locations and no instance read nothing at all, so it is a failed
+        listing, not an empty one.
         """
         unreachable: list[str] = []
 
@@ -48,6 +51,12 @@ class NotebooksAdapter:
                 instances(pager),
                 lambda raw: parse.notebook_instance(project, raw),
                 lambda raw: f"//notebooks.googleapis.com/{raw.get('name', '')}",
+            )
+        if unreachable and not listing and not listing.unreadable:
+            places = ", ".join(sorted(str(u) for u in unreachable))
+            raise ports.PortError(
+                f"notebooks list {project}: unreachable {places}, and no instance listed (such "
+                "an answer holds no instances at all)"
             )
         return missing(listing, unreachable)
 
