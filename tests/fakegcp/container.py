@@ -285,6 +285,7 @@ class FakeContainer:
         fake.route("GET", rf"{clusters}/{_ID}", self._get)
         fake.route("PUT", rf"{clusters}/{_ID}", self._update_cluster)
         fake.route("POST", rf"{clusters}/{_ID}:setResourceLabels", self._set_labels)
+        fake.route("GET", pool, self._get_pool)
         fake.route("PUT", pool, self._update_pool)
         fake.route("POST", rf"{pool}:setAutoscaling", self._set_autoscaling)
         fake.route("POST", rf"{pool}:setSize", self._set_size)
@@ -314,6 +315,16 @@ class FakeContainer:
             if cluster is None:
                 return Reply(404, error_body(404, f"cluster {m[3]} not found"))
             return Reply(200, copy.deepcopy(cluster))
+
+    def _get_pool(self, request: Request, m: re.Match[str]) -> Reply:
+        with self._lock:
+            cluster = self.clusters.get((m[1], m[2], m[3]))
+            pool = next(
+                (p for p in (cluster or {}).get("nodePools", []) if p["name"] == m[4]), None
+            )
+            if pool is None:
+                return Reply(404, error_body(404, f"node pool {m[4]} not found"))
+            return Reply(200, copy.deepcopy(pool))
 
     def _begin(
         self, key: Key, op_type: str, target: str
