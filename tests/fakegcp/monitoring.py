@@ -95,4 +95,5 @@ class FakeMonitoring:
                         ],
                     }
                 )
-        return Reply(200, {"timeSeries": series} if series else {"unit": "%"})
+        # The answer names its series' unit (ListTimeSeriesResponse.unit), as recorded.
+        return Reply(200, {"timeSeries": series, "unit": "%"} if series else {"unit": "%"})

@@ -53,9 +53,11 @@ class FakeNotebooks:
             {
                 "name": f"projects/{project}/locations/{zone}/instances/{name}",
                 "state": state,
-                "labels": dict(labels or {}),
             }
         )
+        inst.pop("labels", None)  # proto3 JSON leaves an empty map out
+        if labels:
+            inst["labels"] = dict(labels)
         if gpus:
             inst["gceSetup"]["acceleratorConfigs"] = [
                 {"type": "NVIDIA_TESLA_T4", "coreCount": str(gpus)}
@@ -107,6 +109,5 @@ class FakeNotebooks:
                     "target": inst["name"],
                     "verb": "stop",
                 },
-                "done": False,
             },
         )

@@ -41,12 +41,13 @@ class FakeTpu:
                 "enableExternalIps": False,
             },
             "schedulingConfig": {"spot": True},
-            "labels": dict(labels or {}),
             "id": str(7000 + len(self.nodes)),
             "apiVersion": "V2",
             "health": "HEALTHY",
             "createTime": "2026-11-01T00:00:00Z",
         }
+        if labels:  # proto3 JSON leaves an empty map out
+            node["labels"] = dict(labels)
         self.nodes[(project, zone, name)] = node
         return node
 
@@ -85,6 +86,5 @@ class FakeTpu:
                     "target": node["name"],
                     "verb": "stop",
                 },
-                "done": False,
             },
         )

@@ -28,6 +28,8 @@ APIS = {
     "aiplatform": "aiplatform.v1",
     "monitoring": "monitoring.v3",
     "compute": "compute.v1",
+    "notebooks": "notebooks.v2",
+    "tpu": "tpu.v2",
 }
 
 
