@@ -122,6 +122,8 @@ class FakeContainer:
         self._running: dict[Key, str] = {}
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
+        # (project, zone, group name) -> (the pool's key, the group's URL)
+        self._groups_at: dict[tuple[str, str, str], tuple[tuple[str, str, str, str], str]] = {}
 
     # -- state -------------------------------------------------------------------------------
     def add_cluster(
@@ -239,6 +241,11 @@ class FakeContainer:
             if autoprovisioned:
                 raw["autoprovisioned"] = True
             pool["autoscaling"] = _pool_autoscaling(raw)
+        for zone, url in zip(zones, groups, strict=True):
+            self._groups_at[(project, zone, url.rsplit("/", 1)[-1])] = (
+                (project, location, cluster, name),
+                url,
+            )
         owner["nodePools"].append(pool)
         owner["instanceGroupUrls"] = [u for p in owner["nodePools"] for u in p["instanceGroupUrls"]]
         self.sizes[(project, location, cluster, name)] = nodes
@@ -457,38 +464,41 @@ class FakeContainer:
             return Reply(200, copy.deepcopy(op))
 
     # -- the node pools' managed instance groups (Compute API) ---------------------------------
-    def _groups(self, project: str, zone: str) -> dict[str, dict[str, Any]]:
-        """{group name: InstanceGroupManager JSON} of every pool with a group in the zone."""
+    def _groups(
+        self, project: str, zone: str, only: str | None = None
+    ) -> dict[str, dict[str, Any]]:
+        """{group name: InstanceGroupManager JSON} of the pools' groups in the zone (or one)."""
         found: dict[str, dict[str, Any]] = {}
-        for (p, loc, cname), cluster in self.clusters.items():
-            for pool in cluster["nodePools"]:
-                for url in pool["instanceGroupUrls"]:
-                    prefix = f"{COMPUTE}/projects/{project}/zones/{zone}/instanceGroupManagers/"
-                    if p != project or not url.startswith(prefix):
-                        continue
-                    name = url.removeprefix(prefix)
-                    size = self._target_size((p, loc, cname, pool["name"]), zone)
-                    group = copy.deepcopy(_GROUP_TEMPLATE)
-                    zone_url = f"{COMPUTE}/projects/{project}/zones/{zone}"
-                    template = f"{COMPUTE}/projects/{project}/global/instanceTemplates/{name}"
-                    group.update(
-                        {
-                            "id": str(int(hashlib.sha256(url.encode()).hexdigest()[:15], 16)),
-                            "name": name,
-                            "zone": zone_url,
-                            "instanceTemplate": template,
-                            "versions": [
-                                {"instanceTemplate": template, "targetSize": {"calculated": size}}
-                            ],
-                            "instanceGroup": f"{zone_url}/instanceGroups/{name}",
-                            "baseInstanceName": name.removesuffix("-grp"),
-                            "targetSize": size,
-                            "selfLink": url,
-                        }
-                    )
-                    group["status"].pop("autoscaler", None)  # GKE's autoscaler is not Compute's
-                    group.pop("autoHealingPolicies", None)
-                    found[name] = group
+        if only is not None:
+            hit = self._groups_at.get((project, zone, only))
+            candidates = {(project, zone, only): hit} if hit else {}
+        else:
+            candidates = self._groups_at
+        for (p, z, name), (key, url) in candidates.items():
+            if p != project or z != zone:
+                continue
+            size = self._target_size(key, zone)
+            group = copy.deepcopy(_GROUP_TEMPLATE)
+            zone_url = f"{COMPUTE}/projects/{project}/zones/{zone}"
+            template = f"{COMPUTE}/projects/{project}/global/instanceTemplates/{name}"
+            group.update(
+                {
+                    "id": str(int(hashlib.sha256(url.encode()).hexdigest()[:15], 16)),
+                    "name": name,
+                    "zone": zone_url,
+                    "instanceTemplate": template,
+                    "versions": [
+                        {"instanceTemplate": template, "targetSize": {"calculated": size}}
+                    ],
+                    "instanceGroup": f"{zone_url}/instanceGroups/{name}",
+                    "baseInstanceName": name.removesuffix("-grp"),
+                    "targetSize": size,
+                    "selfLink": url,
+                }
+            )
+            group["status"].pop("autoscaler", None)  # GKE's autoscaler is not Compute's
+            group.pop("autoHealingPolicies", None)
+            found[name] = group
         return found
 
     def _list_groups(self, request: Request, m: re.Match[str]) -> Reply:
@@ -506,7 +516,7 @@ class FakeContainer:
 
     def _get_group(self, request: Request, m: re.Match[str]) -> Reply:
         with self._lock:
-            group = self._groups(m[1], m[2]).get(m[3])
+            group = self._groups(m[1], m[2], only=m[3]).get(m[3])
         if group is None:
             message = (
                 f"The resource 'projects/{m[1]}/zones/{m[2]}/instanceGroupManagers/{m[3]}' "

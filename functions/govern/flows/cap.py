@@ -2,9 +2,9 @@
 
 Part of on_budget_alert's flow (flows/budget.py runs `first` with the stops and `later` after
 them). Every read goes through `Runner.gather`, so a listing that still fails after retries is
-handled by the framework's failure rules like the VM inventory's. After deciding, the pools to
-cap get their node count read from their instance groups (the record restore brings them back
-to). Decisions are govern/cap.py's.
+handled by the framework's failure rules like the VM inventory's. `sized` reads the node count of
+the pools to cap from their instance groups (the record restore brings them back to); the budget
+flow runs it beside the first actions, so no stop waits for it. Decisions are govern/cap.py's.
 """
 
 from __future__ import annotations
@@ -78,7 +78,6 @@ def plan(runner: Runner, ports: Ports, projects: Sequence[str], reason: str) -> 
     found = [item for chunk in runner.gather_all(reads) for item in chunk]
     clusters = [c for c in found if isinstance(c, Cluster)]
     result = cap.cap_clusters(clusters, policy, reason)
-    result.later = _sized(runner, ports, result.later)
     jobs = [j for j in found if isinstance(j, VertexJob)]
     endpoints = [e for e in found if isinstance(e, Endpoint)]
     result.first += cap.cancel_jobs(jobs, policy, reason)
@@ -95,7 +94,7 @@ class _GroupSize:
     problem: str = ""
 
 
-def _sized(runner: Runner, ports: Ports, actions: list[Action]) -> list[Action]:
+def sized(runner: Runner, ports: Ports, actions: list[Action]) -> list[Action]:
     """The pool actions with each pool's node count now (its instance groups' sizes summed).
 
     The size is what restore brings a pool back to (not its initialNodeCount). A size that
@@ -118,7 +117,7 @@ def _sized(runner: Runner, ports: Ports, actions: list[Action]) -> list[Action]:
     found = {s.group: s for chunk in runner.gather_all(reads) for s in chunk}
     sized: list[Action] = []
     for action in actions:
-        if not isinstance(action, CapNodePool) or action not in wanted:
+        if not isinstance(action, CapNodePool) or not action.needs_size:
             sized.append(action)
             continue
         pool = action.pool

@@ -19,37 +19,43 @@ from govern.gcp.clients import (
     parsed,
     translated,
 )
+from govern.gcp.rest import Rest, session
 from govern.models import Workload
-from govern.parse.reader import last_segment
+from govern.parse.reader import integer, last_segment
 
 BASE = "//compute.googleapis.com"
+GOOGLE = "https://compute.googleapis.com"
 
 
 class ComputeAdapter:
-    """ports.Compute over compute_v1.InstancesClient (and InstanceGroupManagersClient).
+    """ports.Compute over compute_v1.InstancesClient; instance group sizes over plain REST.
 
-    The instance group client is built on first use: only the budget cap reads group sizes.
+    instanceGroupManagers.get goes through a JSON session (gcp/rest.py), not compute_v1's
+    client: the budget cap reads one group per pool and zone (thousands at org scale), and the
+    client's proto conversion costs milliseconds of CPU per call under the GIL.
     """
 
-    def __init__(self, client: Any, groups: Callable[[], Any] | None = None) -> None:
+    def __init__(
+        self, client: Any, groups: Callable[[], Rest] | None = None, base_url: str = GOOGLE
+    ) -> None:
         self._client = client
         self._make_groups = groups
-        self._groups: Any = None
+        self._groups: Rest | None = None
         self._lock = threading.Lock()
+        self._base = base_url.rstrip("/")
 
     def group_size(self, project: str, zone: str, name: str) -> int:
         """instanceGroupManagers.get -> targetSize (int32: the number of VMs the group keeps)."""
-        with self._lock:
-            if self._groups is None:
-                if self._make_groups is None:
-                    raise ports.PortError("compute: no instance group client")
+        with self._lock:  # the session is built on first use: only the budget cap reads groups
+            if self._groups is None and self._make_groups is not None:
                 self._groups = self._make_groups()
             groups = self._groups
+        if groups is None:
+            raise ports.PortError("compute: no session for instance groups")
+        path = f"projects/{project}/zones/{zone}/instanceGroupManagers/{name}"
         with translated(f"compute instanceGroupManagers.get {project}/{zone}/{name}"):
-            group = groups.get(
-                project=project, zone=zone, instance_group_manager=name, **call_options()
-            )
-        return int(group.target_size)
+            group = groups.request("GET", f"{self._base}/compute/v1/{path}")
+        return integer(group.get("targetSize"))
 
     def list_instances(self, project: str) -> ports.Listing[Workload]:
         """All instances of the project via one aggregatedList (paged).
@@ -119,10 +125,6 @@ def create(endpoint: str | None = None) -> ComputeAdapter:
     """Compute adapter; `endpoint` like http://127.0.0.1:9090 for a local fake."""
     return ComputeAdapter(
         build_client("google.cloud.compute_v1", "instances", "InstancesClient", endpoint),
-        lambda: build_client(
-            "google.cloud.compute_v1",
-            "instance_group_managers",
-            "InstanceGroupManagersClient",
-            endpoint,
-        ),
+        lambda: Rest(session(endpoint)),
+        endpoint or GOOGLE,
     )
