@@ -289,3 +289,23 @@ def test_a_stack_without_gke_restores_nothing_above_zero(prod, capsys, tmp_path)
     ]
     assert prod.container.sizes[(PROJECT, REGION, CLUSTER, "l4-spot")] == 0
     assert prod.vertex.split(ENDPOINT) == {"11": 70, "12": 30}  # endpoints are not bounded
+
+
+def test_marks_written_before_sizes_were_recorded_still_restore(prod, capsys):
+    cap_prod(capsys)
+    gke = prod.container
+    # What the previous version wrote: no size; a fixed pool's initialNodeCount per zone.
+    gke.pool(PROJECT, REGION, CLUSTER, "l4-spot")["config"]["resourceLabels"]["mlgov-cap-prev"] = (
+        "autoscale-total-2-16-any"
+    )
+    gke.pool(PROJECT, REGION, CLUSTER, "t4-fixed")["config"]["resourceLabels"]["mlgov-cap-prev"] = (
+        "fixed-2"
+    )
+    assert mlgov(prod.server, "restore", "--json") == 0
+    doc = _doc(capsys)
+    assert gke.sizes[(PROJECT, REGION, CLUSTER, "l4-spot")] == 1  # its minimum, 2 over 2 zones
+    assert gke.sizes[(PROJECT, REGION, CLUSTER, "t4-fixed")] == 2
+    assert _item(doc, "/l4-spot")["notes"] == [
+        "its size at cap time was not recorded: back to its autoscaling minimum"
+    ]
+    assert _item(doc, "/t4-fixed")["before"] == "fixed size, 2 per zone"
