@@ -33,7 +33,7 @@ from tests.fakegcp.notebooks import FakeNotebooks
 from tests.fakegcp.server import FakeGcp
 from tests.fakegcp.tpu import FakeTpu
 from tests.fakegcp.vertex import FakeVertex
-from tests.functions.conftest import pubsub_event, send_event
+from tests.functions.conftest import WALL, pubsub_event, send_event
 
 REPO = Path(__file__).resolve().parents[2]
 PROJECT, REGION, CLUSTER = "acme-ml-prod", "europe-west4", "acme-prod-ml"
@@ -225,7 +225,7 @@ def seed(cloud: ProdCloud) -> None:
 
 @pytest.fixture
 def prod(monkeypatch: pytest.MonkeyPatch) -> Iterator[ProdCloud]:
-    fake_clock = FakeClock()
+    fake_clock = FakeClock(wall=WALL)  # inside the budget period the alert names
     with FakeGcp(clock=fake_clock) as server:
         compute = FakeCompute().install(server)
         FakeNotebooks().install(server)

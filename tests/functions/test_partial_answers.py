@@ -13,7 +13,6 @@ from datetime import timedelta
 
 import pytest
 
-from tests.fakegcp.clock import FakeClock
 from tests.functions.conftest import (
     CLUSTER,
     DEV,
@@ -65,7 +64,7 @@ def test_an_unreachable_zone_fails_the_alert_the_rest_is_stopped_and_redelivery_
 
 
 def test_a_scheduler_run_answers_503_naming_the_zone_then_the_retry_acts(cloud):
-    past = str(FakeClock().wall().date() - timedelta(days=1))
+    past = str(cloud.clock.wall().date() - timedelta(days=1))
     cloud.compute.add(DEV, A, "old-a", labels={"mlgov-expires-on": past})
     cloud.compute.add(DEV, B, "old-b", labels={"mlgov-expires-on": past})
     cloud.compute.unreachable.add((DEV, B))
@@ -84,7 +83,7 @@ def test_a_scheduler_run_answers_503_naming_the_zone_then_the_retry_acts(cloud):
 
 
 def test_an_unreachable_zone_the_stack_does_not_govern_is_no_failure(cloud):
-    past = str(FakeClock().wall().date() - timedelta(days=1))
+    past = str(cloud.clock.wall().date() - timedelta(days=1))
     cloud.compute.add(DEV, A, "old-a", labels={"mlgov-expires-on": past})
     cloud.compute.unreachable.add((DEV, "europe-west4-a"))
     report = http("reap_expired").post("/")
@@ -94,7 +93,7 @@ def test_an_unreachable_zone_the_stack_does_not_govern_is_no_failure(cloud):
 
 
 def test_a_tpu_zone_named_unreachable_fails_that_scope(cloud):
-    past = str(FakeClock().wall().date() - timedelta(days=1))
+    past = str(cloud.clock.wall().date() - timedelta(days=1))
     cloud.tpu.add(DEV, A, "tpu-a", labels={"mlgov-expires-on": past})
     cloud.tpu.add(DEV, B, "tpu-b", labels={"mlgov-expires-on": past})
     cloud.tpu.unreachable.add((DEV, B))
@@ -106,7 +105,7 @@ def test_a_tpu_zone_named_unreachable_fails_that_scope(cloud):
 
 
 def test_a_workbench_answer_with_only_unreachables_is_a_failed_listing(cloud):
-    past = str(FakeClock().wall().date() - timedelta(days=1))
+    past = str(cloud.clock.wall().date() - timedelta(days=1))
     cloud.notebooks.add(DEV, A, "nb-a", labels={"mlgov-expires-on": past})
     cloud.notebooks.unreachable.add((DEV, B))
     response = http("reap_expired").post("/")
