@@ -1,5 +1,8 @@
 """`mlgov diff`, `mlgov comment` and `mlgov prices refresh` (wired into the CLI by `register`).
 
+`diff` and `comment` read plans through document.py in every format it reads (mlgov's own plan
+document, `pulumi preview --json`, `pulumi stack export`); a preview alone is its own change.
+
 Handlers take the parsed argparse namespace and return an exit code (0 done); problems are
 raised as `CliError` (exit 2: missing file, bad JSON, unknown resource type, missing price, API
 error), printed by the CLI in its one format. The cost models themselves are governance/costs/.
@@ -10,19 +13,26 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from governance.tools.errors import CliError, Exit
+
+if TYPE_CHECKING:
+    from governance.tools.document import PlanDocument
+    from governance.tools.formats.plan_input import PlanInput
 
 NO_BASE = "none"  # `comment`'s BASE when the PR base could not be planned
 
 
 def run_diff(args: argparse.Namespace) -> int:
-    """`diff BASE HEAD`: per-resource and total monthly cost changes."""
+    """`diff BASE HEAD`, or `diff PREVIEW`: per-resource and total monthly cost changes."""
     from governance.tools.diff import diff_plans
-    from governance.tools.document import read_document
 
-    result = diff_plans(read_document(args.base), read_document(args.head))
+    if args.head is None:
+        base, head = _own_change(_read(args.base), args.base)
+    else:
+        base, head = _read(args.base).plan, _read(args.head).plan
+    result = diff_plans(base, head)
     if args.json:
         print(json.dumps(result.as_dict(), indent=2))
     elif args.markdown:
@@ -32,23 +42,66 @@ def run_diff(args: argparse.Namespace) -> int:
     return Exit.OK
 
 
+def _read(path: str) -> PlanInput:
+    """A plan in any format document.py reads; a Pulumi file's warnings go to stderr.
+
+    (A plan document's own warnings are about its stack's settings; `plan` printed them.)
+    """
+    from governance.tools.document import read_input
+    from governance.tools.errors import warn
+
+    read = read_input(path)
+    if read.converted:
+        warnings: list[dict[str, str]] = read.plan.get("warnings") or []
+        warn(f"{w['key']}: {w['message']}" for w in warnings)
+    return read
+
+
+def _own_change(read: PlanInput, path: str) -> tuple[PlanDocument, PlanDocument]:
+    """(before, after) of a file that carries its own change: a `pulumi preview --json`."""
+    if read.before is None:
+        raise CliError(
+            f"{path}: diff of one file needs a `pulumi preview --json` (it holds its own before "
+            f"and after); this is a {read.format}: give two, `mlgov diff BASE HEAD`"
+        )
+    return read.before, read.plan
+
+
+def _evaluated(read: PlanInput) -> PlanDocument:
+    """The plan to show: a Pulumi file's is evaluated here (mlgov's own carry their findings)."""
+    from governance.tools.plan import evaluate_document
+
+    return evaluate_document(read.plan) if read.converted else read.plan
+
+
 def run_comment(args: argparse.Namespace) -> int:
     """`comment --stack NAME BASE HEAD ...`: the whole pull-request comment (Markdown)."""
     from governance.tools.comment import StackPlans, render_comment
-    from governance.tools.document import read_document
+    from governance.tools.plan import evaluate_document
     from governance.tools.project import read_source
 
     triples: list[list[str]] = args.stack or []
     failed: list[list[str]] = args.failed or []
+    previews: list[list[str]] = args.preview or []
     plans = [
-        StackPlans(stack, read_document(head), None if base == NO_BASE else read_document(base))
+        StackPlans(
+            stack,
+            _evaluated(_read(head)),
+            None if base == NO_BASE else _evaluated(_read(base)),
+        )
         for stack, base, head in triples
     ]
+    for stack, path in previews:
+        before, after = _own_change(_read(path), path)
+        plans.append(StackPlans(stack, evaluate_document(after), evaluate_document(before)))
     for stack, path in failed:
         message, _ = read_source(path)
         plans.append(StackPlans(stack, {"stack": stack, "resources": []}, error=message))
     if not plans:
-        raise CliError("comment needs at least one --stack NAME BASE HEAD or --failed NAME FILE")
+        raise CliError(
+            "comment needs at least one --stack NAME BASE HEAD, --preview NAME FILE or "
+            "--failed NAME FILE"
+        )
     print(render_comment(plans), end="")
     return Exit.OK
 
@@ -93,12 +146,16 @@ def register(subparsers: Any) -> None:
     """Add `diff` and `prices refresh` to an argparse subparsers object."""
     diff = subparsers.add_parser(
         "diff",
-        help="monthly cost change between two plan documents (for pull requests)",
-        description="Compare the monthly cost of two plan documents, resource by resource.",
-        epilog="example: mlgov diff base.json head.json --markdown",
+        help="monthly cost change between two plans, or of one pulumi preview (for PRs)",
+        description="Compare the monthly cost of two plans, resource by resource. A plan is an "
+        "mlgov plan document, `pulumi preview --json` output or a `pulumi stack export`; one "
+        "preview alone is its own before and after.",
+        epilog="examples:\n  mlgov diff base.json head.json --markdown\n"
+        "  pulumi preview --json > preview.json && mlgov diff preview.json",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    diff.add_argument("base", help="plan document before the change (JSON; - = stdin)")
-    diff.add_argument("head", help="plan document after the change (JSON)")
+    diff.add_argument("base", help="plan before the change, or one preview (JSON; - = stdin)")
+    diff.add_argument("head", nargs="?", help="plan after the change (JSON)")
     fmt = diff.add_mutually_exclusive_group()
     fmt.add_argument("--markdown", action="store_true", help="print a PR comment")
     fmt.add_argument("--json", action="store_true", help="print JSON")
@@ -126,6 +183,13 @@ def register(subparsers: Any) -> None:
         action="append",
         metavar=("NAME", "FILE"),
         help="a stack whose plan failed at the head, and the file holding its error output",
+    )
+    comment.add_argument(
+        "--preview",
+        nargs=2,
+        action="append",
+        metavar=("NAME", "FILE"),
+        help="a stack and its `pulumi preview --json` output (its own base and head)",
     )
     comment.set_defaults(func=run_comment)
 

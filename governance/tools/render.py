@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from mlgov_policies.props import as_list, as_mapping, as_number, dig
+from mlgov_policies.props import as_list, as_mapping, as_number, dig, is_unknown
 from mlgov_policies.vocabulary import is_component
 
 Doc = Mapping[str, Any]
@@ -22,7 +22,7 @@ def region_of(inputs: Inputs) -> str:
     """The location a resource lives in (zone, region or multi-region), or '-' if global."""
     for key in ("zone", "location", "region"):
         if isinstance(value := inputs.get(key), str) and value:
-            return value
+            return "unknown" if is_unknown(value) else value
     return "-"
 
 
