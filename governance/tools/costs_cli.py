@@ -29,7 +29,7 @@ def run_diff(args: argparse.Namespace) -> int:
     from governance.tools.diff import diff_plans
 
     if args.head is None:
-        base, head = _own_change(_read(args.base), args.base)
+        base, head = _own_change(args.base)
     else:
         base, head = _read(args.base).plan, _read(args.head).plan
     result = diff_plans(base, head)
@@ -42,28 +42,38 @@ def run_diff(args: argparse.Namespace) -> int:
     return Exit.OK
 
 
-def _read(path: str) -> PlanInput:
-    """A plan in any format document.py reads; a Pulumi file's warnings go to stderr.
+def _warn(read: PlanInput) -> None:
+    """Print a Pulumi file's warnings on stderr.
 
-    (A plan document's own warnings are about its stack's settings; `plan` printed them.)
+    (A plan document's own warnings are about its stack's settings, which `plan` printed.)
     """
-    from governance.tools.document import read_input
     from governance.tools.errors import warn
 
-    read = read_input(path)
     if read.converted:
         warnings: list[dict[str, str]] = read.plan.get("warnings") or []
         warn(f"{w['key']}: {w['message']}" for w in warnings)
+
+
+def _read(path: str) -> PlanInput:
+    """A plan in any format document.py reads."""
+    from governance.tools.document import read_input
+
+    read = read_input(path)
+    _warn(read)
     return read
 
 
-def _own_change(read: PlanInput, path: str) -> tuple[PlanDocument, PlanDocument]:
+def _own_change(path: str) -> tuple[PlanDocument, PlanDocument]:
     """(before, after) of a file that carries its own change: a `pulumi preview --json`."""
+    from governance.tools.document import read_input
+
+    read = read_input(path)
     if read.before is None:
         raise CliError(
             f"{path}: diff of one file needs a `pulumi preview --json` (it holds its own before "
             f"and after); this is a {read.format}: give two, `mlgov diff BASE HEAD`"
         )
+    _warn(read)
     return read.before, read.plan
 
 
@@ -92,7 +102,7 @@ def run_comment(args: argparse.Namespace) -> int:
         for stack, base, head in triples
     ]
     for stack, path in previews:
-        before, after = _own_change(_read(path), path)
+        before, after = _own_change(path)
         plans.append(StackPlans(stack, evaluate_document(after), evaluate_document(before)))
     for stack, path in failed:
         message, _ = read_source(path)

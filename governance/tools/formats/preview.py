@@ -70,6 +70,8 @@ def read_preview(doc: Mapping[str, Any], source: str) -> PlanInput:
             f"{source}: a `{FORMAT}` digest of a preview that failed: {errors[0]}{more}; "
             f"its steps stop where it failed, so nothing can be checked: fix that and {RERUN}"
         )
+    if steps_raw is not None and not isinstance(steps_raw, list):
+        raise CliError(f"{source}: steps: must be a list of preview steps")
     if not steps_raw:
         said = _diagnostics(doc, None)
         raise CliError(
@@ -82,13 +84,11 @@ def read_preview(doc: Mapping[str, Any], source: str) -> PlanInput:
             )
             + f": see its stderr, fix that and {RERUN}"
         )
-    if not isinstance(steps_raw, list):
-        raise CliError(f"{source}: steps: must be a list of preview steps")
     steps = _steps(cast(list[Any], steps_raw), source)
-    config = cast(Mapping[str, Any], doc.get("config") or {})
+    config: Any = doc.get("config", {})
     if not isinstance(config, dict):
         raise CliError(f"{source}: config: must be an object of config keys")
-    default = from_config(config)
+    default = from_config(cast(Mapping[str, Any], config))
     after_providers, before_providers = _providers(steps, default)
     cleaner, before_cleaner = Cleaner(), Cleaner()
     after, before = Collected(), Collected()

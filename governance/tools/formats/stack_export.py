@@ -56,7 +56,9 @@ def read_stack_export(doc: Mapping[str, Any], source: str) -> PlanInput:
             f"({' or '.join(map(str, VERSIONS))}, what `pulumi stack export` writes)"
         )
     deployment, where, config = _deployment(doc, source)
-    resources_raw: Any = deployment.get("resources") or []
+    resources_raw: Any = deployment.get("resources")
+    if resources_raw is None:  # omitempty: a stack without resources
+        resources_raw = []
     if not isinstance(resources_raw, list):
         raise CliError(f"{source}: {where}.resources: must be a list of resources")
     states = [

@@ -9,7 +9,7 @@ What the engine serialises (FORMAT §1.7) becomes what a plan document's `inputs
 - every secret becomes `"[secret]"`: the digest's own `"[secret]"`, the state's
   `{4dabf...: 1b47..., ciphertext}` and `--show-secrets`' `plaintext` (never copied: plan
   documents end up in pull-request comments), and, as `plan` does for mlgov's own program
-  (offline.py), fields named like passwords even when the program did not mark them secret;
+  (offline.py), fields named like credentials even when the program did not mark them secret;
 - the other signature objects: assets and archives as `{"kind", "path"|"uri"}` (what offline.py
   writes), a resource reference as its id, a non-UTF-8 byte string as `b"<base64>"` (the text the
   digest itself prints since CLI 3.252), a NaN/Inf float as the string "nan"/"inf"/"-inf" (which
@@ -37,8 +37,24 @@ RESOURCE_REF_SIG: Final = "5cf8f73096256a8f31e491e813e4eb8e"
 BYTES_SIG: Final = "803fd3297a5875dc03ca845dda5d2a98"
 FLOAT_SIG: Final = "8ad145fe-0d11-4827-bfd7-1abcbf086f5c"
 SECRET_FIELDS: Final = frozenset({"password", "secretData", "privateKey"})
-"""Blinded even when not marked secret; the same set as governance/tools/offline.py (pinned by
-tests/formats): a plan document must not carry them whichever way it was made."""
+"""What governance/tools/offline.py blinds in mlgov's own program; `is_secret_field` blinds these
+and the other spellings other programs' providers use (pinned by tests/formats)."""
+_SECRET_PARTS: Final = ("password", "passphrase", "privatekey")
+
+
+def is_secret_field(key: str) -> bool:
+    """Whether a property holds a credential by its name (`masterPassword`, `clientSecret`).
+
+    A plan document must not carry one in plain text whichever way it was made: providers only
+    mark secret what the program or their schema marks (the AWS sample's RDS `password` and
+    `masterPassword` are plain text in the preview, FORMAT §1.7).
+    """
+    lowered = key.lower()
+    return (
+        key in SECRET_FIELDS
+        or any(part in lowered for part in _SECRET_PARTS)
+        or (key.endswith("Secret") and key[:1].islower())
+    )
 
 
 @dataclass
@@ -61,7 +77,7 @@ class Cleaner:
             if value == UNKNOWN:
                 self.unknowns += 1
                 return value
-            if value == SECRET or (key in SECRET_FIELDS and value):
+            if value == SECRET or (value and is_secret_field(key)):
                 self.secrets += 1
                 return SECRET
             return value
@@ -71,7 +87,7 @@ class Cleaner:
             obj = cast(dict[str, Any], value)
             if SIGNATURE_KEY in obj:
                 return self._signed(obj)
-            if key in SECRET_FIELDS and obj:
+            if obj and is_secret_field(key):
                 self.secrets += 1
                 return SECRET
             return {k: self.value(v, k) for k, v in obj.items() if not k.startswith("__")}
