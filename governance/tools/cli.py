@@ -15,7 +15,7 @@ import os
 import shutil
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 from governance import __version__
 from governance.tools.collector import fewer_collections
@@ -134,10 +134,24 @@ def _registrars() -> list[Callable[[Any], None]]:
     return [policy_config, costs, jobs, spend, cap]
 
 
+def _settings_error() -> type[Exception]:
+    """`SettingsError` if a subcommand loaded the settings, else a class nothing raises.
+
+    Importing governance.settings imports pulumi (SettingsError is a RunError): ~1 s that
+    `check`, `diff` and `comment` on a plan file never need (bench/RESULTS.md, "preview").
+    Nothing can raise the error before its module is imported.
+    """
+    module = sys.modules.get("governance.settings.errors")
+    return cast(type[Exception], module.SettingsError) if module is not None else _NotLoaded
+
+
+class _NotLoaded(Exception):
+    """Stands for SettingsError while governance.settings is not imported."""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code."""
     from governance.costs.errors import CostError
-    from governance.settings import SettingsError
 
     args = build_parser().parse_args(argv)
     try:
@@ -145,8 +159,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CliError as err:
         report(err.problems)
         return err.code
-    except SettingsError as err:
-        report(err.problems)
+    except _settings_error() as err:
+        report(cast(Any, err).problems)
         return Exit.INVALID
     except CostError as err:
         report([str(err)])

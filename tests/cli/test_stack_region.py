@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -48,7 +48,7 @@ def doc(**extra: Any) -> dict[str, Any]:
 
 
 def located(document: dict[str, Any]) -> list[tuple[str, str]]:
-    found = evaluate_document(document)["violations"]
+    found = cast(Any, evaluate_document(cast(Any, document)))["violations"]
     return [
         (v["resource"], v["message"]) for v in found if v["policy"] == "mlgov-location-in-region"
     ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -20,13 +21,33 @@ def load(name: str | Path) -> Any:
     return json.loads((DATA / name).read_text())
 
 
-def read(name: str | Path) -> PlanInput:
+@dataclass(frozen=True)
+class Read:
+    """A PlanInput with plain-dict documents (the tests index keys the TypedDict marks optional)."""
+
+    plan: Any
+    before: Any
+    format: str
+
+
+def _plain(got: PlanInput) -> Read:
+    return Read(got.plan, got.before, got.format)
+
+
+def read(name: str | Path) -> Read:
     path = DATA / name
-    return parse_input(path.read_text(), path.name)
+    return _plain(parse_input(path.read_text(), path.name))
 
 
-def read_doc(doc: Any, source: str = "x.json") -> PlanInput:
-    return parse_input(json.dumps(doc), source)
+def read_doc(doc: Any, source: str = "x.json") -> Read:
+    return _plain(parse_input(json.dumps(doc), source))
+
+
+def evaluate(doc: Any) -> Any:
+    """`check`'s evaluation, as a plain dict."""
+    from governance.tools.plan import evaluate_document
+
+    return evaluate_document(doc)
 
 
 def by_name(resources: list[Any]) -> dict[str, Any]:

@@ -10,12 +10,12 @@ import pytest
 
 from governance.tools.errors import CliError
 from governance.tools.formats.values import SECRET, UNKNOWN
-from governance.tools.plan import evaluate_document
 from tests.formats.conftest import (
     GCP_PREVIEW,
     NO_SAMES,
     REPLACEMENT_STEPS,
     by_name,
+    evaluate,
     load,
     read,
     read_doc,
@@ -50,7 +50,7 @@ def test_real_aws_previews_are_read(
 
 
 def test_aws_resources_are_reported_not_priced_by_mlgov() -> None:
-    plan = evaluate_document(read("preview_aws_components-60-creates_cli3.3x.json").plan)
+    plan = evaluate(read("preview_aws_components-60-creates_cli3.3x.json").plan)
     assert plan["cost"]["monthly_usd"] == 0
     rows = plan["resources"]
     assert rows and all(r.get("monthly_usd") is None for r in rows)
@@ -208,7 +208,7 @@ def test_locations_nobody_knows_stay_unknown_not_guessed() -> None:
     assert "provider 'europe' is not in the preview" in rows["eu-archive"]["inherited"]["zone"]
     assert "project" not in rows["eu-archive"]["inputs"]  # an unknown project is left out
     assert "region" not in plan and "assumptions" not in plan
-    evaluated = by_name(evaluate_document(plan)["resources"])
+    evaluated = by_name(evaluate(plan)["resources"])
     assert evaluated["features-cache"]["monthly_usd"] is None
     assert evaluated["eu-archive"]["monthly_usd"] is None
     messages = " ".join(w["message"] for w in plan["warnings"])

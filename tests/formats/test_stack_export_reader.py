@@ -11,8 +11,7 @@ import pytest
 
 from governance.tools.errors import CliError
 from governance.tools.formats.values import SECRET
-from governance.tools.plan import evaluate_document
-from tests.formats.conftest import DATA, V4_EXPORT, by_name, load, read, read_doc
+from tests.formats.conftest import DATA, V4_EXPORT, by_name, evaluate, load, read, read_doc
 
 EXPORTS = [
     # file, resources read, skipped, stack region, stack project
@@ -81,7 +80,7 @@ def test_project_comes_through_the_resources_own_provider() -> None:
 
 def test_the_real_default_provider_region_is_the_stack_region_for_the_location_rule() -> None:
     # Default provider in us-west1, every regional resource in us-central1.
-    plan = evaluate_document(read("stackexport_gcp_network-router-nat_cli3.163.0.json").plan)
+    plan = evaluate(read("stackexport_gcp_network-router-nat_cli3.163.0.json").plan)
     flagged = {
         v["resource"] for v in plan["violations"] if v["policy"] == "mlgov-location-in-region"
     }
@@ -89,7 +88,7 @@ def test_the_real_default_provider_region_is_the_stack_region_for_the_location_r
 
 
 def test_a_real_export_is_priced() -> None:
-    plan = evaluate_document(read("stackexport_gcp_gke-cluster-nodepool_cli3.102.0.json").plan)
+    plan = evaluate(read("stackexport_gcp_gke-cluster-nodepool_cli3.102.0.json").plan)
     rows = by_name(plan["resources"])
     assert rows["primarypreemptiblenodes"]["monthly_usd"] > 0
     assert rows["primary"]["monthly_usd"] > 0

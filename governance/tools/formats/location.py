@@ -116,10 +116,17 @@ class Providers:
     by_urn: Mapping[str, ProviderDefaults]
     default: ProviderDefaults
     """For a default provider the file does not list (every default provider of a preview)."""
+    _seen: dict[str, ProviderDefaults] = field(default_factory=dict[str, ProviderDefaults])
 
     def of(self, reference: Any) -> ProviderDefaults:
         """The defaults of the provider a resource references (FORMAT §1.6)."""
-        urn = provider_urn(reference) if isinstance(reference, str) else ""
+        key = reference if isinstance(reference, str) else ""
+        if (found := self._seen.get(key)) is None:
+            found = self._seen[key] = self._resolve(key)
+        return found
+
+    def _resolve(self, reference: str) -> ProviderDefaults:
+        urn = provider_urn(reference)
         if urn in self.by_urn:
             return self.by_urn[urn]
         if not urn or is_default_provider(urn):

@@ -6,7 +6,9 @@ in mlgov's own format have no `before` (a plan document is one state, not a chan
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, cast
 
 from governance.tools.document import PlanDocument
@@ -19,9 +21,14 @@ class PlanInput:
     """A plan document read from one file, in whichever format the file was."""
 
     plan: PlanDocument
-    before: PlanDocument | None = None
-    """The plan before the change, for a preview (its own before/after); None otherwise."""
     format: str = OWN_FORMAT
+    read_before: Callable[[], PlanDocument] | None = field(default=None, repr=False, compare=False)
+    """Builds `before` (a preview's: `check` never needs it, so it is built on first use)."""
+
+    @cached_property
+    def before(self) -> PlanDocument | None:
+        """The plan before the change, for a preview (its own before/after); None otherwise."""
+        return self.read_before() if self.read_before is not None else None
 
     @property
     def converted(self) -> bool:

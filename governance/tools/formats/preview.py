@@ -45,6 +45,7 @@ PHYSICAL_BEFORE = frozenset({"delete-replaced", "discard-replaced"})
 PHYSICAL = PHYSICAL_AFTER | PHYSICAL_BEFORE
 # Steps that change nothing the stack pays for (FORMAT §1.4 table).
 NOT_PRICED = frozenset({"read", "read-replacement", "refresh", "remove-pending-replace"})
+KNOWN = AFTER | BEFORE | PHYSICAL | NOT_PRICED
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 
@@ -90,31 +91,15 @@ def read_preview(doc: Mapping[str, Any], source: str) -> PlanInput:
         raise CliError(f"{source}: config: must be an object of config keys")
     default = from_config(cast(Mapping[str, Any], config))
     after_providers, before_providers = _providers(steps, default)
-    cleaner, before_cleaner = Cleaner(), Cleaner()
-    after, before = Collected(), Collected()
-    ops: Counter[str] = Counter()
-    warnings: list[dict[str, str]] = []
     logical = {urn for urn, op, _, _ in steps if op not in PHYSICAL}
-    for urn, op, old, new in steps:
-        ops[op] += 1
-        if op in NOT_PRICED or (op in PHYSICAL and urn in logical):
-            continue
-        if op not in AFTER | BEFORE | PHYSICAL:
-            warnings.append(
-                warning(source, f"step {urn}: op {op!r} is not one mlgov knows: skipped")
-            )
-            continue
-        if op in AFTER | PHYSICAL_AFTER and new is not None:
-            state, parsed = state_at(*new)
-            defaults = after_providers.of(state.get("provider"))
-            after.add(state, parsed, cleaner, defaults, extra={"op": op})
-        # A same step's two states are one resource; a same step without oldState (never seen,
-        # but nothing guarantees it) is the same resource before.
-        chosen = old if old is not None or op != "same" else new
-        if op in BEFORE | PHYSICAL_BEFORE and chosen is not None:
-            state, parsed = state_at(*chosen)
-            defaults = before_providers.of(state.get("provider"))
-            before.add(state, parsed, before_cleaner, defaults, extra={"op": op})
+    ops = Counter(op for _, op, _, _ in steps)
+    unknown_ops = [(urn, op) for urn, op, _, _ in steps if op not in KNOWN]
+    cleaner = Cleaner()
+    after = _side(steps, logical, after_providers, cleaner, before=False)
+    warnings = [
+        warning(source, f"step {urn}: op {op!r} is not one mlgov knows: skipped")
+        for urn, op in unknown_ops
+    ]
     stack = next((u.stack for urn, *_ in steps if (u := parse_urn(urn)) is not None), "")
     warnings += after.warnings(source) + _omitted_sames(doc, ops, source)
     if doc.get("maybeCorrupt") is True:
@@ -128,20 +113,47 @@ def read_preview(doc: Mapping[str, Any], source: str) -> PlanInput:
         "secrets": cleaner.secrets,
         "unknowns": cleaner.unknowns,
     }
+
+    def before() -> PlanDocument:  # only `diff` and `comment` need it: converted on demand
+        side = _side(steps, logical, before_providers, Cleaner(), before=True)
+        return _document(stack, default, side, [], summary)
+
     return PlanInput(
         plan=_document(stack, default, after, warnings, summary),
-        before=_document(stack, default, before, [], summary),
         format=FORMAT,
+        read_before=before,
     )
+
+
+def _side(
+    steps: list[Step], logical: set[str], providers: Providers, cleaner: Cleaner, *, before: bool
+) -> Collected:
+    """The resources after the change (or before it) by op (FORMAT §1.4 table)."""
+    collected = Collected()
+    ops = BEFORE | PHYSICAL_BEFORE if before else AFTER | PHYSICAL_AFTER
+    for urn, op, old, new in steps:
+        if op not in ops or (op in PHYSICAL and urn in logical):
+            continue
+        # A same step's two states are one resource; a same step without oldState (never
+        # seen, but nothing guarantees it) is the same resource before.
+        located = (old if old is not None or op != "same" else new) if before else new
+        if located is None:
+            continue
+        state, parsed = state_at(*located)
+        defaults = providers.of(state.get("provider"))
+        collected.add(state, parsed, cleaner, defaults, extra={"op": op})
+    return collected
 
 
 Located = tuple[Any, str]
 """A raw state and its key path (for errors)."""
+Step = tuple[str, str, Located | None, Located | None]
+"""(urn, op, oldState, newState)."""
 
 
-def _steps(raw: list[Any], source: str) -> list[tuple[str, str, Located | None, Located | None]]:
+def _steps(raw: list[Any], source: str) -> list[Step]:
     """(urn, op, oldState, newState) per step, sorted by URN (step order is not stable, §1.5)."""
-    steps: list[tuple[str, str, Located | None, Located | None]] = []
+    steps: list[Step] = []
     for i, item in enumerate(raw):
         path = f"{source}: steps[{i}]"
         if not isinstance(item, dict):
@@ -159,9 +171,7 @@ def _steps(raw: list[Any], source: str) -> list[tuple[str, str, Located | None, 
     return steps
 
 
-def _providers(
-    steps: list[tuple[str, str, Located | None, Located | None]], default: ProviderDefaults
-) -> tuple[Providers, Providers]:
+def _providers(steps: list[Step], default: ProviderDefaults) -> tuple[Providers, Providers]:
     """Provider configs by URN after and before the change (explicit providers only, §1.5)."""
     after: dict[str, ProviderDefaults] = {}
     before: dict[str, ProviderDefaults] = {}
