@@ -42,7 +42,7 @@ class UnknownResourceType(CostError):
             # A preview of another cloud's program (e.g. aws:): not a model mlgov lacks.
             message = (
                 f"not priced by mlgov: {type_!r} (resource {name!r}) is a {package!r} resource; "
-                "mlgov prices Google Cloud (gcp:) resources only"
+                "mlgov prices Google Cloud resources of pulumi-gcp (gcp:) only"
             )
         super().__init__(
             message

@@ -107,6 +107,27 @@ def test_diff_of_two_inputs_in_any_formats(cli: Cli) -> None:
     assert names["batch"] == "removed" and names["trainer"] == "added"
 
 
+def test_diff_of_a_stack_export_and_a_preview(cli: Cli) -> None:
+    result = cli(
+        "diff", DATA / "stackexport_gcp_instance-dns-2providers_cli3.91.1.json", GCP_PREVIEW
+    )
+    assert result.code == 0, result.err
+    assert "- removed  compute/Instance ins:" in result.out
+    assert "+ added    compute/Instance trainer:" in result.out
+
+
+def test_what_check_prints_can_be_checked_again(cli: Cli, tmp_path: Path) -> None:
+    first = cli("check", GCP_PREVIEW, "--json")
+    saved = tmp_path / "plan.json"
+    saved.write_text(first.out)
+    second = cli("check", saved, "--json")
+    assert second.code == first.code == 1
+    again, before = json.loads(second.out), json.loads(first.out)
+    assert again["violations"] == before["violations"]
+    assert again["cost"] == before["cost"]
+    assert again["source"]["format"] == "pulumi preview --json"  # still says where it came from
+
+
 def test_diff_of_one_file_that_is_not_a_preview(cli: Cli) -> None:
     result = cli("diff", V4_EXPORT)
     assert result.code == 2

@@ -54,7 +54,10 @@ def test_aws_resources_are_reported_not_priced_by_mlgov() -> None:
     assert plan["cost"]["monthly_usd"] == 0
     rows = plan["resources"]
     assert rows and all(r.get("monthly_usd") is None for r in rows)
-    assert all("mlgov prices Google Cloud (gcp:) resources only" in r["unpriced"] for r in rows)
+    assert all(
+        "mlgov prices Google Cloud resources of pulumi-gcp (gcp:) only" in r["unpriced"]
+        for r in rows
+    )
     unpriced = [v for v in plan["violations"] if v["policy"] == "mlgov-cost-unpriced"]
     assert len(unpriced) == 49 and {v["enforcement"] for v in unpriced} == {"advisory"}
 
