@@ -240,6 +240,20 @@ def test_physical_replacement_steps_alone_give_both_sides() -> None:
     assert [r["op"] for r in got.before["resources"]] == ["delete-replaced"]
 
 
+def test_a_refreshed_resource_is_counted_once_with_the_programs_step() -> None:
+    # `pulumi preview --refresh --json`: a drifted resource's refresh step is shown as an update
+    # (FORMAT §1.4) before the program's own step for the same URN.
+    doc = load(GCP_PREVIEW)
+    disk = next(s for s in doc["steps"] if s["urn"].endswith("::scratch"))
+    drifted = copy.deepcopy(disk)
+    drifted["newState"]["inputs"]["size"] = 250  # what the cloud has now
+    doc["steps"].insert(0, drifted)
+    got = read_doc(doc)
+    scratch = [r for r in got.plan["resources"] if r["name"].startswith("scratch")]
+    assert [r["inputs"]["size"] for r in scratch] == [500]
+    assert [r["name"] for r in got.before["resources"]].count("scratch") == 1
+
+
 def test_an_op_mlgov_does_not_know_is_skipped_with_a_warning() -> None:
     doc = load(REPLACEMENT_STEPS)
     doc["steps"][2]["op"] = "teleport"

@@ -129,16 +129,21 @@ def _side(
     steps: list[Step], logical: set[str], providers: Providers, cleaner: Cleaner, *, before: bool
 ) -> Collected:
     """The resources after the change (or before it) by op (FORMAT §1.4 table)."""
-    collected = Collected()
     ops = BEFORE | PHYSICAL_BEFORE if before else AFTER | PHYSICAL_AFTER
+    chosen: dict[str, tuple[str, Located]] = {}
     for urn, op, old, new in steps:
         if op not in ops or (op in PHYSICAL and urn in logical):
             continue
         # A same step's two states are one resource; a same step without oldState (never
         # seen, but nothing guarantees it) is the same resource before.
         located = (old if old is not None or op != "same" else new) if before else new
-        if located is None:
-            continue
+        if located is not None:
+            # One resource per URN: with `--refresh`, a drifted resource's refresh step is
+            # shown as an update or delete (FORMAT §1.4) before the program's own step for it,
+            # which is the one that says what the stack will hold.
+            chosen[urn] = (op, located)
+    collected = Collected()
+    for op, located in chosen.values():
         state, parsed = state_at(*located)
         defaults = providers.of(state.get("provider"))
         collected.add(state, parsed, cleaner, defaults, extra={"op": op})
@@ -152,7 +157,9 @@ Step = tuple[str, str, Located | None, Located | None]
 
 
 def _steps(raw: list[Any], source: str) -> list[Step]:
-    """(urn, op, oldState, newState) per step, sorted by URN (step order is not stable, §1.5)."""
+    """(urn, op, oldState, newState) per step, by URN (the order of resources is not stable,
+    §1.5), keeping the file's order within one URN (a refresh's step comes before the update's).
+    """
     steps: list[Step] = []
     for i, item in enumerate(raw):
         path = f"{source}: steps[{i}]"
@@ -167,7 +174,7 @@ def _steps(raw: list[Any], source: str) -> list[Step]:
         old = (step["oldState"], f"{path}.oldState") if step.get("oldState") is not None else None
         new = (step["newState"], f"{path}.newState") if step.get("newState") is not None else None
         steps.append((urn, op, old, new))
-    steps.sort(key=lambda s: (s[0], s[1]))
+    steps.sort(key=lambda s: s[0])  # stable: the order within one URN is kept
     return steps
 
 
