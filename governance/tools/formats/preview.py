@@ -6,7 +6,8 @@ The digest (FORMAT §1.2) lists steps; which state of a step holds the inputs de
 discard). `newState` is never assumed to exist (a delete has none). A replacement is one logical
 `replace` step unless `--show-replacement-steps` adds the physical `create-replacement` and
 `delete-replaced` steps (FORMAT §1.5); those count only for a URN without a logical step, so a
-replacement is never counted twice. `read` and `refresh` steps price nothing (FORMAT §1.4 table).
+replacement is never counted twice. `read` and `refresh` steps price nothing (FORMAT §1.4 table);
+a drifted resource that `--refresh` lists again as an update counts once, by the program's step.
 
 The "after" document is what `check` evaluates; with the "before" one, `diff` shows a preview's
 own change (deletes cost less, replaces show both sides). Project, region and zone come through
@@ -116,7 +117,7 @@ def read_preview(doc: Mapping[str, Any], source: str) -> PlanInput:
 
     def before() -> PlanDocument:  # only `diff` and `comment` need it: converted on demand
         side = _side(steps, logical, before_providers, Cleaner(), before=True)
-        return _document(stack, default, side, [], summary)
+        return _document(stack, default, side, [], dict(summary))
 
     return PlanInput(
         plan=_document(stack, default, after, warnings, summary),
