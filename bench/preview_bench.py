@@ -143,15 +143,17 @@ def _median(times: list[float]) -> str:
     return f"median {statistics.median(times):.3f}s (min {min(times):.3f}s, max {max(times):.3f}s)"
 
 
-def _process(args: list[str], runs: int) -> tuple[list[float], int]:
+def _process(args: list[str], runs: int, cwd: Path = ROOT) -> tuple[list[float], int]:
     times: list[float] = []
     code = 0
     env = {**os.environ, "COLUMNS": "120"}
+    if cwd != ROOT:  # the other tree's policies too (the venv's .pth names this tree's)
+        env["PYTHONPATH"] = str(cwd / "policies")
     for _ in range(runs):
         start = time.perf_counter()
         proc = subprocess.run(
             [sys.executable, "-m", "governance", *args],
-            cwd=ROOT,
+            cwd=cwd,
             capture_output=True,
             text=True,
             check=False,
@@ -164,11 +166,32 @@ def _process(args: list[str], runs: int) -> tuple[list[float], int]:
     return times, code
 
 
+def _compare(baseline: Path, plan: Any, tmp: Path, runs: int) -> None:
+    """`check` of the preview's resources as a plan document, in the baseline tree and here."""
+    own = {k: v for k, v in plan.items() if k != "source"}
+    own["resources"] = [
+        {k: v for k, v in r.items() if k in ("type", "name", "inputs")} for r in plan["resources"]
+    ]
+    path = tmp / "plan.json"
+    path.write_text(json.dumps(own))
+    times: dict[str, list[float]] = {"baseline": [], "this tree": []}
+    for _ in range(runs):  # interleaved, so both see the same load
+        for label, cwd in (("baseline", baseline), ("this tree", ROOT)):
+            times[label] += _process(["check", str(path)], 1, cwd)[0]
+    for label, found in times.items():
+        print(f"python -m governance check PLAN ({label}, same resources): {_median(found)}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--resources", type=int, default=5_000)
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--keep", help="also write the generated preview here")
+    parser.add_argument(
+        "--baseline",
+        help="a copy of another tree (e.g. `git archive main | tar -x -C DIR`): also time "
+        "`check` of the same resources as a plan document there and here, interleaved",
+    )
     args = parser.parse_args()
 
     digest = generate(args.resources)
@@ -210,6 +233,8 @@ def main() -> None:
         for command in (["check", str(path)], ["diff", str(path)]):
             times, code = _process(command, args.runs)
             print(f"python -m governance {command[0]} PREVIEW: exit {code}, {_median(times)}")
+        if args.baseline:
+            _compare(Path(args.baseline), read.plan, Path(tmp), args.runs)
     print(f"load average after: {os.getloadavg()[0]:.1f}")
 
 

@@ -172,3 +172,13 @@ def test_what_check_prints_for_a_pulumi_file_validates_against_the_schema(
     # The keys the readers add are described (not only allowed as extras).
     described = schema["properties"]["resources"]["items"]["properties"]
     assert {"urn", "inherited"} <= described.keys() and "source" in schema["properties"]
+
+
+def test_check_reads_a_preview_from_stdin(cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO(GCP_PREVIEW.read_text()))
+    result = cli("check", "-", "--json")
+    assert result.code == 1, result.err
+    doc = json.loads(result.out)
+    assert doc["source"]["file"] == "<stdin>" and len(doc["resources"]) == 8

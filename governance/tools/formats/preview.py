@@ -158,8 +158,10 @@ Step = tuple[str, str, Located | None, Located | None]
 
 
 def _steps(raw: list[Any], source: str) -> list[Step]:
-    """(urn, op, oldState, newState) per step, by URN (the order of resources is not stable,
-    §1.5), keeping the file's order within one URN (a refresh's step comes before the update's).
+    """(urn, op, oldState, newState) per step, in URN order.
+
+    The order of resources is not stable (FORMAT §1.5); the file's order within one URN is kept
+    (a refresh's step comes before the program's).
     """
     steps: list[Step] = []
     for i, item in enumerate(raw):
