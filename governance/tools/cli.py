@@ -26,6 +26,8 @@ examples:
   mlgov plan --stack dev                      plan the dev stack offline (human table)
   mlgov plan --stack dev --json > plan.json   the plan document
   mlgov check plan.json                       re-check a saved plan (- = stdin)
+  mlgov check preview.json                    check `pulumi preview --json` output (or a
+                                              `pulumi stack export`) of any Pulumi program
   mlgov diff base.json head.json --markdown   cost change between two plans
   mlgov jobs --stack dev list                 the stack's cleanup schedules
   mlgov cap status --stack prod               what the budget cap changed in GKE
@@ -112,10 +114,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     c = sub.add_parser(
         "check",
-        help="evaluate policies and costs over a plan document",
-        epilog="example: mlgov plan --stack dev --json | mlgov check -",
+        help="evaluate policies and costs over a plan document or a Pulumi preview",
+        description="Evaluate policies and costs over a plan: an mlgov plan document,\n"
+        "`pulumi preview --json` output or a `pulumi stack export` (told apart by content).",
+        epilog="examples:\n  mlgov plan --stack dev --json | mlgov check -\n"
+        "  pulumi preview --json --show-sames > preview.json && mlgov check preview.json",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    c.add_argument("path", help="plan document JSON file, or - for stdin")
+    c.add_argument("path", help="plan JSON file (any of those formats), or - for stdin")
     _output_flags(c)
     c.set_defaults(func=_check)
 
