@@ -157,9 +157,9 @@ def register(subparsers: Any) -> None:
     diff = subparsers.add_parser(
         "diff",
         help="monthly cost change between two plans, or of one pulumi preview (for PRs)",
-        description="Compare the monthly cost of two plans, resource by resource. A plan is an "
-        "mlgov plan document, `pulumi preview --json` output or a `pulumi stack export`; one "
-        "preview alone is its own before and after.",
+        description="Compare the monthly cost of two plans, resource by resource. A plan is an\n"
+        "mlgov plan document, `pulumi preview --json` output or a `pulumi stack export`;\n"
+        "one preview alone is its own before and after.",
         epilog="examples:\n  mlgov diff base.json head.json --markdown\n"
         "  pulumi preview --json > preview.json && mlgov diff preview.json",
         formatter_class=argparse.RawDescriptionHelpFormatter,
