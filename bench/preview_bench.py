@@ -19,6 +19,7 @@ import argparse
 import copy
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -143,14 +144,21 @@ def _median(times: list[float]) -> str:
     return f"median {statistics.median(times):.3f}s (min {min(times):.3f}s, max {max(times):.3f}s)"
 
 
+CPU: dict[str, list[float]] = {}
+"""CPU seconds (user + system) of each child process, by label: less sensitive than wall time
+to other work on a shared machine."""
+
+
 def _process(args: list[str], runs: int, cwd: Path = ROOT) -> tuple[list[float], int]:
     times: list[float] = []
+    label = f"{args[0]} {'PLAN' if args[-1].endswith('plan.json') else 'PREVIEW'} {cwd.name}"
     code = 0
     env = {**os.environ, "COLUMNS": "120"}
     if cwd != ROOT:  # the other tree's policies too (the venv's .pth names this tree's)
         env["PYTHONPATH"] = str(cwd / "policies")
     for _ in range(runs):
         start = time.perf_counter()
+        used = resource.getrusage(resource.RUSAGE_CHILDREN)
         proc = subprocess.run(
             [sys.executable, "-m", "governance", *args],
             cwd=cwd,
@@ -160,6 +168,9 @@ def _process(args: list[str], runs: int, cwd: Path = ROOT) -> tuple[list[float],
             env=env,
         )
         times.append(time.perf_counter() - start)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = after.ru_utime - used.ru_utime + after.ru_stime - used.ru_stime
+        CPU.setdefault(label, []).append(cpu)
         code = proc.returncode
         if code not in (0, 1):
             raise SystemExit(f"mlgov {' '.join(args)} exited {code}: {proc.stderr[-800:]}")
@@ -235,6 +246,8 @@ def main() -> None:
             print(f"python -m governance {command[0]} PREVIEW: exit {code}, {_median(times)}")
         if args.baseline:
             _compare(Path(args.baseline), read.plan, Path(tmp), args.runs)
+    for label, found in CPU.items():
+        print(f"CPU time (user+system) of `{label}`: median {statistics.median(found):.3f}s")
     print(f"load average after: {os.getloadavg()[0]:.1f}")
 
 
