@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
+from governance.tools.cost_comment import cost_section
 from governance.tools.diff import CENT, CostDiff, diff_plans
 from governance.tools.render import cost_cell, price_notes, region_of, settings_cell, short_type
 from mlgov_policies.vocabulary import is_component
@@ -192,6 +193,7 @@ def _section(s: _Section) -> list[str]:
         "",
         *_resources(head),
         "",
+        *cost_section(head),
     ]
     notes = price_notes(head)
     saved = d.head.baseline_monthly_usd - d.head.monthly_usd

@@ -18,13 +18,16 @@ from governance.costs.catalog import default_catalog
 from governance.costs.errors import CostError
 from governance.costs.estimate import ResourceCost, estimate_resources
 from governance.costs.findings import NOT_OFFERED, cost_findings
+from governance.costs.usage_file import UsageFile, UsageFileError
 from governance.tools.collector import fewer_collections
+from governance.tools.cost_lines import COST_LINE_KEYS, cost_line_keys
 from governance.tools.document import (
     SCHEMA_VERSION,
     PlanDocument,
     PlanResource,
     assumptions_of,
     policy_config_of,
+    usage_file_of,
 )
 from governance.tools.errors import CliError, Exit
 from governance.tools.project import find_project, read_stack_config, settings_of, stack_file_of
@@ -32,15 +35,23 @@ from mlgov_policies.evaluate import evaluate_resources
 from mlgov_policies.vocabulary import is_component
 
 
-def evaluate_document(doc: PlanDocument) -> PlanDocument:
-    """Fill `monthly_usd`, `cost` and `violations` of a (shape-checked) plan document, in place."""
+def evaluate_document(doc: PlanDocument, usage_file: UsageFile | None = None) -> PlanDocument:
+    """Fill `monthly_usd`, `cost` and `violations` of a (shape-checked) plan document, in place.
+
+    `usage_file` (a `--usage-file`) replaces the usage file the document carries, if any.
+    """
     # Component resources (our own `mlgov:index:*` wrappers) hold no cloud resource themselves.
     resources = [r for r in doc["resources"] if not is_component(r["type"])]
     catalog = default_catalog()
+    declared = usage_file if usage_file is not None else usage_file_of(doc)
     try:
-        report = estimate_resources(resources, assumptions_of(doc), catalog)
+        report = estimate_resources(resources, assumptions_of(doc), catalog, declared)
+    except UsageFileError as err:
+        raise CliError(err.problems) from None
     except CostError as err:
         raise CliError(f"cost: {err}") from None
+    if declared is not None:
+        doc["usage_file"] = declared.as_dict()
     costs = {(rc.type, rc.name): rc for rc in report.resources}
     for resource in resources:
         if (rc := costs.get((resource["type"], resource["name"]))) is not None:
@@ -65,6 +76,8 @@ def evaluate_document(doc: PlanDocument) -> PlanDocument:
     doc["price_catalog"] = {"version": catalog.version, "date": catalog.generated}
     if catalog.refreshed:
         doc["price_catalog"]["refreshed"] = catalog.refreshed
+    # where each price a cost line used comes from, once per document (the lines name the key)
+    doc["price_catalog"]["sources"] = report.price_sources()
     doc["violations"] = violations
     doc["cost"] = report.as_dict()
     return doc
@@ -77,8 +90,10 @@ def _cost_keys(resource: PlanResource, rc: ResourceCost) -> None:
     committed one, and the nearest-location prices it used.
     """
     doc = cast(dict[str, Any], resource)
-    for key in ("unpriced", "list_monthly_usd", "price_fallbacks", "worst_case_monthly_usd"):
+    for key in ("unpriced", "list_monthly_usd", "price_fallbacks", "worst_case_monthly_usd",
+                *COST_LINE_KEYS):  # fmt: skip
         doc.pop(key, None)  # `check` re-evaluates a document that may carry old values
+    cost_line_keys(doc, rc)
     if rc.unpriced:
         doc["monthly_usd"] = None
         doc["unpriced"] = rc.unpriced
@@ -99,7 +114,10 @@ def _cost_keys(resource: PlanResource, rc: ResourceCost) -> None:
         ]
 
 
-def plan_config(config: Mapping[str, Any], stack: str, program: Path, source: Path) -> PlanDocument:
+def plan_config(
+    config: Mapping[str, Any], stack: str, program: Path, source: Path,
+    usage_file: UsageFile | None = None,
+) -> PlanDocument:  # fmt: skip
     """The plan document for one stack's config (runs `program` under mocks)."""
     from governance.settings import settings_warnings
     from governance.tools.offline import run_program
@@ -124,14 +142,16 @@ def plan_config(config: Mapping[str, Any], stack: str, program: Path, source: Pa
             "policy_config": settings.policy_config(),
             "assumptions": settings.usage.model_dump(mode="json"),
         }
-        return evaluate_document(doc)
+        return evaluate_document(doc, usage_file)
 
 
-def plan_stack(stack: str | None = None, config: str | None = None) -> PlanDocument:
+def plan_stack(
+    stack: str | None = None, config: str | None = None, usage_file: UsageFile | None = None
+) -> PlanDocument:
     """The plan document for `--stack NAME` or `--config PATH` (project found from here)."""
     name, path = stack_file_of(stack, config)
     project = find_project(Path.cwd(), path.parent)
-    return plan_config(read_stack_config(path), name, project.program, path)
+    return plan_config(read_stack_config(path), name, project.program, path, usage_file)
 
 
 def exit_code(doc: Mapping[str, Any]) -> Exit:
