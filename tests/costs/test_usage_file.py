@@ -112,3 +112,19 @@ def test_unreadable_and_non_yaml_files_name_the_file(tmp_path):
         load_usage_file(write(tmp_path, "resource_usage: [unclosed"))
     with pytest.raises(UsageFileError, match="must be a mapping"):
         load_usage_file(write(tmp_path, "- a list\n"))
+
+
+def test_the_readme_lists_every_type_and_key_a_usage_file_accepts():
+    import re
+
+    from governance.costs.registry import DECLARED
+    from tests.costs.test_assumptions import README
+
+    table = README.read_text().split("| type | usage-file keys |", 1)[1].split("\n\n", 1)[0]
+    rows = [line.split(" | ", 1) for line in table.splitlines()[2:]]
+    documented = {
+        re.findall(r"`([^`]+)`", t)[0]: [k for k in re.findall(r"`([a-z_]+)`", keys)
+                                         if k != "nodes_per_zone" or "nodePool" in t]
+        for t, keys in rows
+    }  # fmt: skip
+    assert documented == {t: list(m.model_fields) for t, m in DECLARED.items()}
