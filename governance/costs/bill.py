@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Generator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from governance.costs.catalog import Price
 
@@ -53,20 +53,23 @@ _FIELDS = (
 )  # fmt: skip
 
 
-@dataclass(frozen=True, slots=True)
-class CostLine:
+class CostLine(NamedTuple):
     """One line of a resource's arithmetic, structured.
 
     `kind` is "charge" (quantity x unit price = amount), "adjustment" (an amount that is not a
     catalog price times a quantity, e.g. a free-tier credit), "note" (explains, adds nothing),
     "usage" (a part priced per unit whose quantity is usage nobody declared: `usd` is None and
     `usage_key` names what to declare) or "unpriced" (a part with no price: `usd` is None, `text`
-    says why).
+    says why). `bill` is "governed" or "baseline"; `text` is the explanation line as
+    `ResourceCost.lines` holds it; `requested_region` is where the resource is when the price is
+    the nearest priced location's.
     """
 
-    bill: str  # "governed" or "baseline"
+    # A named tuple, not a dataclass: an estimate builds one per line (tens of thousands for a
+    # large plan), and tuple construction is several times cheaper than a dataclass __init__.
+    bill: str
     kind: str
-    text: str  # the explanation line, as `ResourceCost.lines` holds it
+    text: str
     what: str = ""
     usd: float | None = None
     quantity: float | None = None
@@ -78,7 +81,6 @@ class CostLine:
     price_date: str = ""
     source: str = ""
     requested_region: str = ""
-    """Where the resource is, when the price is the nearest priced location's (else "")."""
     usage_key: str = ""
     detail: str = ""
 
@@ -128,9 +130,9 @@ class Bill:
                 self._fallbacks.append(found)
         return where + "]"
 
-    def _line(self, kind: str, text: str, **fields: Any) -> None:
+    def _line(self, kind: str, text: str, what: str = "", usd: float | None = None) -> None:
         self.lines.append(text)
-        self.entries.append(CostLine(self.name, kind, text, **fields))
+        self.entries.append(CostLine(self.name, kind, text, what, usd))
 
     @contextmanager
     def part(self, name: str) -> Generator[None]:
@@ -167,12 +169,12 @@ class Bill:
             f"{self.label}{what}: {self._where(price)} ${price.usd:g}/{price.unit} x {detail} "
             f"= ${usd:.2f}{suffix}"
         )
-        self._line(
-            "charge", text, what=what, usd=usd, quantity=qty, unit=price.unit,
-            unit_usd=price.usd, key=price.key, region=price.region,
-            pricing=pricing or PRICING.get(price.usage, price.usage), price_date=price.date,
-            source=price.source, requested_region=price.requested, detail=detail,
-        )  # fmt: skip
+        self.lines.append(text)
+        self.entries.append(CostLine(
+            self.name, "charge", text, what, usd, qty, price.unit, price.usd, price.key,
+            price.region, pricing or PRICING.get(price.usage, price.usage), price.date,
+            price.source, price.requested, "", detail,
+        ))  # fmt: skip
 
     def note(self, text: str) -> None:
         """An explanation line that changes nothing."""
@@ -188,8 +190,11 @@ class Bill:
         """A part priced per unit of usage nobody declared: shown with its price, never $0.
 
         `usage_key` is the usage-file key that prices it; `per` how the quantity is counted
-        when the unit alone does not say (e.g. "per 1,000 class A operations").
+        when the unit alone does not say (e.g. "per 1,000 class A operations"). Said once, on
+        the governed bill: the ungoverned baseline depends on the same usage.
         """
+        if self.name == "baseline":
+            return
         # not a charge: a fallback price here is said in the line, not recorded as a fallback
         what = self.prefix + what
         unit = per or f"per {price.unit}"
@@ -198,12 +203,12 @@ class Bill:
             f"{f', nearest priced location to {price.requested}' if price.requested else ''}] "
             f"${price.usd:g} {unit} (declare `{usage_key}` in the usage file)"
         )
-        self._line(
-            "usage", text, what=what, unit=price.unit, unit_usd=price.usd, key=price.key,
-            region=price.region, pricing=PRICING.get(price.usage, price.usage),
-            price_date=price.date, source=price.source, requested_region=price.requested,
-            usage_key=usage_key,
-        )  # fmt: skip
+        self.lines.append(text)
+        self.entries.append(CostLine(
+            self.name, "usage", text, what, None, None, price.unit, price.usd, price.key,
+            price.region, PRICING.get(price.usage, price.usage), price.date, price.source,
+            price.requested, usage_key,
+        ))  # fmt: skip
 
     def unpriced_part(self, part: str, reason: str) -> None:
         """A part with no price (e.g. a retired GPU): named once, left out of every bill.
@@ -225,12 +230,11 @@ class Quote:
 
     `ceiling_usd` is an informational monthly amount the resource bounds (a quota's worst case):
     shown next to the estimate, never added to either bill. `unpriced_parts` are the parts with
-    no price (the rest is priced); `declared` is the usage the usage file gave this resource.
+    no price (the rest is priced).
     """
 
     __slots__ = (
-        "baseline", "ceiling_usd", "declared", "entries", "fallbacks", "governed", "lines",
-        "unpriced_parts",
+        "baseline", "ceiling_usd", "entries", "fallbacks", "governed", "lines", "unpriced_parts",
     )  # fmt: skip
 
     def __init__(self) -> None:
@@ -242,7 +246,6 @@ class Quote:
         self.governed = Bill("", *shared)
         self.baseline = Bill("baseline ", *shared)
         self.ceiling_usd: float | None = None
-        self.declared: dict[str, Any] = {}
 
     @classmethod
     def free(cls, reason: str) -> Quote:

@@ -39,6 +39,17 @@ REFERENCED = frozenset({
 })  # fmt: skip
 
 
+_EMPTY: dict[type[BaseModel], BaseModel] = {}
+
+
+def _empty(model: type[M]) -> M:
+    """The model with nothing declared, built once per model (an estimate asks per resource)."""
+    found = _EMPTY.get(model)
+    if found is None:
+        found = _EMPTY[model] = model()
+    return found  # pyright: ignore[reportReturnType]
+
+
 def ref_name(ref: object) -> str:
     """The name a reference ends with: a self link, a `projects/.../images/x` path or a name."""
     text = as_str(ref)
@@ -155,13 +166,13 @@ class PlanContext:
 
     def declared(self, res: Resource) -> dict[str, Any]:
         """The usage the usage file declares for `res` (only the keys it sets)."""
-        found = self.declared_usage.of(res) if self.declared_usage is not None else None
+        found = self.declared_usage.of(res) if self.declared_usage else None
         return found.model_dump(exclude_none=True) if found is not None else {}
 
     def usage_of(self, res: Resource, model: type[M]) -> M:
         """`res`'s declaration as its type's model (every field None when nothing declared)."""
-        found = self.declared_usage.of(res) if self.declared_usage is not None else None
-        return found if isinstance(found, model) else model()
+        found = self.declared_usage.of(res) if self.declared_usage else None
+        return found if isinstance(found, model) else _empty(model)
 
     def region(self, inputs: Mapping[str, Any], *keys: str) -> str:
         """The pricing region from the first of `keys` the inputs set, else the default region."""

@@ -85,13 +85,12 @@ def resource_text(row: Row) -> list[str]:
     out += [f"    {line_text(x)}" for x in governed]
     if baseline:
         texts = [line_text(x) for x in baseline]
-        if texts == [line_text(x) for x in governed]:
+        # the parts that depend on usage are said once, on the governed bill
+        if texts == [line_text(x) for x in governed if x.get("kind") != "usage"]:
             out.append(f"  ungoverned baseline: the same, {_usd(_total(baseline))}/month")
         else:
-            # the parts that depend on usage read the same in both bills: said once, above
-            shown = [t for t, x in zip(texts, baseline, strict=True) if x.get("kind") != "usage"]
             out.append(f"  ungoverned baseline {_usd(_total(baseline))}/month:")
-            out += [f"    {t}" for t in shown]
+            out += [f"    {t}" for t in texts]
     return out
 
 
