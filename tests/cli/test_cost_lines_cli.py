@@ -110,7 +110,9 @@ def test_explain_one_resource_shows_quantity_times_unit_price(plan_file, capsys)
     )
     baseline = f"  ungoverned baseline ${2190 * e2 + 300 * price('disk.pd-balanced'):,.2f}/month:"
     assert baseline in lines
-    assert lines[lines.index(baseline) + 1] == "    on-demand, 3 node(s) always on (no scale-to-zero)"
+    assert (
+        lines[lines.index(baseline) + 1] == "    on-demand, 3 node(s) always on (no scale-to-zero)"
+    )
 
 
 def test_explain_all_names_depends_on_usage_and_unpriced_parts(plan_file, capsys):
@@ -126,7 +128,10 @@ def test_explain_all_names_depends_on_usage_and_unpriced_parts(plan_file, capsys
 def test_explain_an_unknown_name_is_invalid_input(plan_file, capsys):
     code, _, err = run(["check", str(plan_file), "--explain", "nope"], capsys)
     assert code == 2
-    assert "--explain nope: no resource of the plan has that name (resources: old-gpu, pool, raw)" in err
+    assert (
+        "--explain nope: no resource of the plan has that name (resources: old-gpu, pool, raw)"
+        in err
+    )
 
 
 def test_usage_file_prices_declared_usage_and_is_recorded(plan_file, tmp_path, capsys):

@@ -60,7 +60,9 @@ def partial(
 
 def usage_lines(cost: ResourceCost) -> dict[str, str]:
     """{what: usage key} of the governed lines that depend on undeclared usage."""
-    return {x.what: x.usage_key for x in cost.cost_lines if x.kind == "usage" and x.bill == "governed"}
+    return {
+        x.what: x.usage_key for x in cost.cost_lines if x.kind == "usage" and x.bill == "governed"
+    }
 
 
 def notebook(name: str = "nb-alice", **gce: Any) -> dict[str, Any]:

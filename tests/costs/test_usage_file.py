@@ -30,7 +30,9 @@ def write(tmp_path: Path, text: str) -> Path:
 
 
 def test_a_valid_file_declares_per_type_and_per_name(tmp_path):
-    path = write(tmp_path, """\
+    path = write(
+        tmp_path,
+        """\
 version: 1
 resource_type_default_usage:
   gcp:storage/bucket:Bucket:
@@ -39,7 +41,8 @@ resource_usage:
   raw:
     monthly_class_a_operations: 40000
     monthly_egress_gb: 0
-""")
+""",
+    )
     file = load_usage_file(path)
     assert file.source == str(path)
     report = estimate_resources([BUCKET, OTHER], USAGE, usage_file=file)

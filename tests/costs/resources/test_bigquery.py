@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from governance.costs.assumptions import UsageAssumptions
@@ -11,7 +13,7 @@ DAY_MS = 86_400_000
 USAGE = UsageAssumptions(as_of=AS_OF, bigquery_ingest={"f": 5.0})  # 5 GiB/day
 
 
-def dataset(**inputs: object) -> dict[str, object]:
+def dataset(**inputs: object) -> dict[str, Any]:
     return {"type": "gcp:bigquery/dataset:Dataset", "name": "f",
             "inputs": {"datasetId": "f", "location": "us-central1", **inputs}}  # fmt: skip
 

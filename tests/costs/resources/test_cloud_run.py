@@ -68,9 +68,7 @@ def test_tier_1_region_uses_tier_1_prices():
     declared = parse_usage_file({"resource_usage": {"svc": {
         "monthly_requests": 1_000_000, "average_request_seconds": 1}}})  # fmt: skip
     cost = estimate_resources([service("us-central1")], USAGE, usage_file=declared).get("svc")
-    assert cost.monthly_usd == pytest.approx(
-        1_000_000 * (0.000024 + 0.5 * 0.0000025 + 0.0000004)
-    )
+    assert cost.monthly_usd == pytest.approx(1_000_000 * (0.000024 + 0.5 * 0.0000025 + 0.0000004))
 
 
 def test_job_bills_executions_tasks_and_seconds():

@@ -84,8 +84,9 @@ def test_an_a100_attached_to_n1_is_named_not_priced():
     assert cost.monthly_usd == pytest.approx(
         176 * price("gce.type.n1-standard-8", usage="spot") + DISK
     )
-    assert "attaches only as part of its accelerator-optimized machine types" in (
-        parts["GPU 1 x nvidia-tesla-a100"]
+    assert (
+        "attaches only as part of its accelerator-optimized machine types"
+        in (parts["GPU 1 x nvidia-tesla-a100"])
     )
 
 
@@ -97,8 +98,9 @@ def test_boot_disk_without_size_is_at_least_the_smallest_disk_and_says_why():
     assert cost.baseline_monthly_usd == pytest.approx(
         730 * hourly("ondemand") + 10 * price("disk.pd-standard")
     )
-    assert any("image debian-12's size is unknown here: at least 10 GiB" in line
-               for line in cost.lines)
+    assert any(
+        "image debian-12's size is unknown here: at least 10 GiB" in line for line in cost.lines
+    )
 
 
 def test_boot_disk_from_an_image_in_the_plan_is_the_image_size():

@@ -35,7 +35,9 @@ def image(name: str, **inputs: object) -> dict[str, object]:
 
 def test_a_disk_from_an_image_in_the_plan_is_the_images_size():
     # disk.pd-standard x 30 GiB: the image's diskSizeGb (Infracost's image_disk_size case)
-    cost = one(disk(image="projects/p/global/images/golden"), others=[image("golden", diskSizeGb=30)])
+    cost = one(
+        disk(image="projects/p/global/images/golden"), others=[image("golden", diskSizeGb=30)]
+    )
     assert cost.monthly_usd == pytest.approx(30 * price("disk.pd-standard", "europe-west4"))
 
 

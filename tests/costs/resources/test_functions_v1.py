@@ -43,4 +43,6 @@ def test_declared_usage_is_priced_per_memory_tier():
 
 
 def test_unknown_memory_size_is_unpriced_naming_it():
-    assert "availableMemoryMb 300 is not a 1st gen size" in unpriced(function(availableMemoryMb=300))
+    assert "availableMemoryMb 300 is not a 1st gen size" in unpriced(
+        function(availableMemoryMb=300)
+    )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from governance.costs.estimate import estimate_resources
@@ -23,7 +25,7 @@ TEMPLATE = {
 }  # fmt: skip
 
 
-def group(**inputs: object) -> dict[str, object]:
+def group(**inputs: object) -> dict[str, Any]:
     return {
         "type": "gcp:compute/instanceGroupManager:InstanceGroupManager",
         "name": "mig",

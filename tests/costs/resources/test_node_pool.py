@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from governance.costs.assumptions import UsageAssumptions
@@ -78,7 +80,7 @@ def test_tpu_pool_is_priced_per_chip_without_disks():
     assert cost.baseline_monthly_usd == pytest.approx(730 * 4 * price("tpu.v5litepod.chip"))
 
 
-def pool_in(location: str, **inputs: object) -> dict[str, object]:
+def pool_in(location: str, **inputs: object) -> dict[str, Any]:
     """An e2-medium pool with no nodeLocations of its own."""
     return {
         "type": "gcp:container/nodePool:NodePool",

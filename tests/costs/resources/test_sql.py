@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from typing import Any
 
 import pytest
 
@@ -16,7 +17,7 @@ def compute() -> float:
     return 730 * (1 * price("sql.enterprise.vcpu") + 3.75 * price("sql.enterprise.ram"))
 
 
-def with_settings(**settings: object) -> dict[str, object]:
+def with_settings(**settings: object) -> dict[str, Any]:
     res = copy.deepcopy(SQL)
     res["inputs"]["settings"].update(settings)
     return res

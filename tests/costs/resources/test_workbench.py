@@ -76,7 +76,9 @@ def test_a_retired_gpu_leaves_the_rest_of_the_notebook_priced():
     cost, parts = partial(nb)
     hours = 88 + 22 * 1.0
     fee = 4 * price("workbench.mgmt.vcpu")
-    assert cost.monthly_usd == pytest.approx(hours * (price("gce.type.n1-standard-4") + fee) + DISKS)
+    assert cost.monthly_usd == pytest.approx(
+        hours * (price("gce.type.n1-standard-4") + fee) + DISKS
+    )
     assert "no price for GPU nvidia-tesla-k80" in parts["GPU 1 x nvidia-tesla-k80"]
     assert "workbench.mgmt.gpu.nvidia-tesla-k80" in parts["Workbench GPU fee 1 x nvidia-tesla-k80"]
 
