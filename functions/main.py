@@ -181,6 +181,7 @@ def _log_summary(report: Report, runner: execute.Runner, answer: str) -> None:
         unfinished=len(report.unfinished),
         errors=list(report.errors),
         unreadable=list(report.unreadable),
+        not_capped=list(report.not_capped),
         seconds=round(runner.elapsed(), 3),
     )
 
@@ -298,11 +299,15 @@ def on_budget_alert(event: Any) -> None:
             )
             raise
         if isinstance(outcome, flows.Quiet):
+            # Acknowledged: a late, foreign or self-contradicting message stays what it is.
             logs.log(
-                "WARNING" if outcome.inconsistent else "INFO",
+                outcome.severity,
                 f"budget alert: no action ({outcome.reason})",
                 summary=True,
+                answer="acknowledged",
                 budget_id=alert.budget_id,
+                verdict=outcome.verdict,
+                **outcome.details,
             )
             return
         answer = "raised for redelivery" if outcome.failed else "acknowledged"

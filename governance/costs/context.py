@@ -66,6 +66,22 @@ class AddressUse:
     spot: bool
 
 
+_LOCATION_SEGMENTS = ("locations", "zones", "regions")
+
+
+def _ref_location(ref: object) -> str:
+    """The location a reference path names (`.../locations/us-central1-a/...`), or ""."""
+    parts = (as_str(ref) or "").split("/")
+    for i, part in enumerate(parts[:-1]):
+        if part in _LOCATION_SEGMENTS:
+            return parts[i + 1]
+    return ""
+
+
+def _locations(inputs: Mapping[str, Any]) -> set[str]:
+    return {s for k in ("location", "zone", "region") if (s := as_str(inputs.get(k)))}
+
+
 def _nat_ips(inputs: Mapping[str, Any]) -> Iterator[str]:
     """Every `networkInterfaces[].accessConfigs[].natIp` a VM or template names."""
     for nic in as_list(inputs.get("networkInterfaces")):
@@ -98,12 +114,14 @@ class PlanContext:
     """Name of the GKE cluster the free-tier credit goes to (the first zonal one), or ""."""
     declared_usage: DeclaredUsage | None = None
     """The usage file resolved against this plan (None: no usage file)."""
-    references: Mapping[str, Mapping[str, Resource]] = field(
-        default_factory=dict[str, Mapping[str, Resource]]
+    references: Mapping[str, Mapping[str, Sequence[Resource]]] = field(
+        default_factory=dict[str, Mapping[str, Sequence[Resource]]]
     )
-    """Type -> {Pulumi name, GCP name -> resource} for the types in `REFERENCED`."""
+    """Type -> {Pulumi name, GCP name, address -> resources} for the types in `REFERENCED`."""
     address_users: Mapping[str, AddressUse] = field(default_factory=dict[str, AddressUse])
     """natIp value (an address, or a reference to an Address resource) -> the VM using it."""
+    instance_configs: Mapping[str, int] = field(default_factory=dict[str, int])
+    """Managed instance group name -> its per-instance configs in the plan (stateful VMs)."""
 
     @classmethod
     def build(
@@ -117,16 +135,22 @@ class PlanContext:
         tables: dict[str, list[Mapping[str, Any]]] = {}
         jobs: list[Resource] = []
         free_cluster = ""
-        references: dict[str, dict[str, Resource]] = {}
+        references: dict[str, dict[str, list[Resource]]] = {}
         users: dict[str, AddressUse] = {}
+        configs: dict[str, int] = {}
         for res in resources:
+            if res.type in (v.COMPUTE_PER_INSTANCE_CONFIG, v.COMPUTE_REGION_PER_INSTANCE_CONFIG):
+                group = ref_name(res.inputs.get("instanceGroupManager")) or ref_name(
+                    res.inputs.get("regionInstanceGroupManager")
+                )
+                configs[group] = configs.get(group, 0) + 1
             if res.type in REFERENCED:
                 index = references.setdefault(res.type, {})
-                names = [res.gcp_name, res.name]  # the Pulumi name wins a collision
+                names = {res.name, res.gcp_name}
                 if address := as_str(res.inputs.get("address")):
-                    names.insert(0, address)  # a static IP is referred to by its value too
+                    names.add(address)  # a static IP is referred to by its value too
                 for name in names:
-                    index[name] = res
+                    index.setdefault(name, []).append(res)
             if res.type in (v.COMPUTE_INSTANCE, v.COMPUTE_INSTANCE_TEMPLATE,
                             v.COMPUTE_REGION_INSTANCE_TEMPLATE):  # fmt: skip
                 for ip in _nat_ips(res.inputs):
@@ -157,12 +181,22 @@ class PlanContext:
             declared_usage=declared,
             references=references,
             address_users=users,
+            instance_configs=configs,
         )
 
     def referenced(self, type_: str, ref: object) -> Resource | None:
-        """The plan's resource of `type_` that `ref` (name, path or self link) names, or None."""
+        """The plan's resource of `type_` that `ref` (name, path or self link) names, or None.
+
+        Several resources can share a GCP name in different locations (a cluster `default` in
+        a zone and another in a region): a path that names a location
+        (`projects/p/locations/us-central1-a/clusters/default`) picks the one there.
+        """
         name = ref_name(ref)
-        return self.references.get(type_, {}).get(name) if name else None
+        found = self.references.get(type_, {}).get(name, ()) if name else ()
+        if len(found) > 1 and (where := _ref_location(ref)):
+            here = [r for r in found if where in _locations(r.inputs)]
+            found = here or found
+        return found[0] if found else None
 
     def declared(self, res: Resource) -> dict[str, Any]:
         """The usage the usage file declares for `res` (only the keys it sets)."""

@@ -109,6 +109,10 @@ FREE: Final[dict[str, str]] = {
     "the managed instance groups that use them)",
     v.COMPUTE_REGION_INSTANCE_TEMPLATE: "instance templates have no charge (their VMs are "
     "priced on the managed instance groups that use them)",
+    v.COMPUTE_PER_INSTANCE_CONFIG: "per-instance configs have no charge (their VMs are priced "
+    "on their managed instance group)",
+    v.COMPUTE_REGION_PER_INSTANCE_CONFIG: "per-instance configs have no charge (their VMs are "
+    "priced on their managed instance group)",
     v.SERVICE_NETWORKING_CONNECTION: "private service access has no charge",
     v.SERVICE_ACCOUNT: "service accounts have no charge",
     v.SERVICE_ACCOUNT_IAM_MEMBER: "IAM bindings have no charge",

@@ -96,6 +96,7 @@ RULES: tuple[Rule, ...] = (
     acceptance.scheduler.RULE,
     schema.VALID_INPUTS,
     schema.KNOWN_TYPE,
+    gke.AUTOPILOT_NOT_CAPPED,
 )
 
 ALL_RULES: Mapping[str, Rule] = {rule.name: rule for rule in RULES}

@@ -81,6 +81,10 @@ COMPUTE_INSTANCE_GROUP_MANAGER: Final = "gcp:compute/instanceGroupManager:Instan
 COMPUTE_REGION_INSTANCE_GROUP_MANAGER: Final = (
     "gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager"
 )
+COMPUTE_PER_INSTANCE_CONFIG: Final = "gcp:compute/perInstanceConfig:PerInstanceConfig"
+COMPUTE_REGION_PER_INSTANCE_CONFIG: Final = (
+    "gcp:compute/regionPerInstanceConfig:RegionPerInstanceConfig"
+)
 FUNCTION_V1: Final = "gcp:cloudfunctions/function:Function"
 CLOUD_RUN_JOB: Final = "gcp:cloudrunv2/job:Job"
 CLOUD_RUN_V1_SERVICE: Final = "gcp:cloudrun/service:Service"

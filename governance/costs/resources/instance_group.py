@@ -1,11 +1,12 @@
 """Managed instance groups (zonal and regional): `targetSize` VMs of their instance template.
 
 Instance templates cost nothing themselves (registry.py says so); a group runs its template's VM
-`targetSize` times (a usage file's `instances` wins, e.g. for a group an autoscaler sizes), all
-month, with the template's disks, local SSD and external IPs (vm_pricing.py). The template is
-found in the plan from `versions[0].instanceTemplate` (or the older `instanceTemplate`); a
-template outside the plan cannot be priced. A group with more than one version is priced as its
-first version's template. The baseline runs the same VMs on-demand.
+`targetSize` times, or once per per-instance config of the plan when there are more (a stateful
+group creates the instance a config names; a usage file's `instances` wins, e.g. for a group an
+autoscaler sizes), all month, with the template's disks, local SSD and external IPs
+(vm_pricing.py). The template is found in the plan from `versions[0].instanceTemplate` (or the
+older `instanceTemplate`); a template outside the plan cannot be priced. A group with more than
+one version is priced as its first version's template. The baseline runs the same VMs on-demand.
 """
 
 from __future__ import annotations
@@ -61,6 +62,8 @@ def estimate(res: Resource, ctx: PlanContext) -> Quote:
     declared = ctx.usage_of(res, Declared)
     if declared.instances is not None:
         count, why = declared.instances, "usage file instances"
+    elif (configs := ctx.instance_configs.get(res.gcp_name, 0)) > number(inputs.get("targetSize")):
+        count, why = float(configs), f"{configs} per-instance config(s) above targetSize"
     elif (size := number(inputs.get("targetSize"), -1.0)) >= 0 and "targetSize" in inputs:
         count, why = size, "targetSize"
     else:

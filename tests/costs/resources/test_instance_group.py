@@ -77,3 +77,13 @@ def test_a_retired_gpu_on_the_template_prices_the_rest():
     cost, parts = partial(group(targetSize=4), others=[template])
     assert cost.monthly_usd == pytest.approx(4 * VM)
     assert list(parts) == ["GPU 2 x nvidia-tesla-k80"]
+
+
+def test_per_instance_configs_add_the_stateful_vms_they_name():
+    # Infracost's per_instance_config case: targetSize 0 and one config: one VM of the template
+    config = {"type": "gcp:compute/perInstanceConfig:PerInstanceConfig", "name": "pic",
+              "inputs": {"name": "instance-1", "zone": "us-central1-a",
+                         "instanceGroupManager": "mig"}}  # fmt: skip
+    cost = one(group(targetSize=0, name="mig"), others=[TEMPLATE, config])
+    assert cost.monthly_usd == pytest.approx(VM)
+    assert one(config).monthly_usd == 0
