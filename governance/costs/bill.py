@@ -71,10 +71,10 @@ class CostLine(NamedTuple):
     kind: str
     text: str
     what: str = ""
-    usd: float | None = None
     quantity: float | None = None
     unit: str = ""
     unit_usd: float | None = None
+    usd: float | None = None
     key: str = ""
     region: str = ""
     pricing: str = ""
@@ -84,13 +84,19 @@ class CostLine(NamedTuple):
     usage_key: str = ""
     detail: str = ""
 
-    def as_dict(self) -> dict[str, Any]:
-        """The plan document's shape: every field that applies (empty ones left out)."""
+    def as_dict(self, source: bool = True) -> dict[str, Any]:
+        """The plan document's shape: every field that applies (empty ones left out).
+
+        `source=False` leaves the price's source out (a document lists each key's once).
+        """
         out: dict[str, Any] = {"kind": self.kind}
-        for name in _FIELDS:
-            value = getattr(self, name)
+        for name, value in zip(_FIELDS, self[3:], strict=True):
             if value is not None and value != "":
-                out[name] = round(value, 6) if name == "usd" else value
+                out[name] = value
+        if self.usd is not None:
+            out["usd"] = round(self.usd, 6)
+        if not source:
+            out.pop("source", None)
         out["text"] = self.text
         return out
 
@@ -132,7 +138,7 @@ class Bill:
 
     def _line(self, kind: str, text: str, what: str = "", usd: float | None = None) -> None:
         self.lines.append(text)
-        self.entries.append(CostLine(self.name, kind, text, what, usd))
+        self.entries.append(CostLine(self.name, kind, text, what, usd=usd))
 
     @contextmanager
     def part(self, name: str) -> Generator[None]:
@@ -171,7 +177,7 @@ class Bill:
         )
         self.lines.append(text)
         self.entries.append(CostLine(
-            self.name, "charge", text, what, usd, qty, price.unit, price.usd, price.key,
+            self.name, "charge", text, what, qty, price.unit, price.usd, usd, price.key,
             price.region, pricing or PRICING.get(price.usage, price.usage), price.date,
             price.source, price.requested, "", detail,
         ))  # fmt: skip
@@ -205,7 +211,7 @@ class Bill:
         )
         self.lines.append(text)
         self.entries.append(CostLine(
-            self.name, "usage", text, what, None, None, price.unit, price.usd, price.key,
+            self.name, "usage", text, what, None, price.unit, price.usd, None, price.key,
             price.region, PRICING.get(price.usage, price.usage), price.date, price.source,
             price.requested, usage_key,
         ))  # fmt: skip

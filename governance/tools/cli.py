@@ -85,11 +85,17 @@ def _usage_file(args: argparse.Namespace) -> Any:
         raise CliError(err.problems) from None
 
 
+def _shows_lines(args: argparse.Namespace) -> bool:
+    """Whether the output shows cost lines (`--json`, `--explain`; the plan table does not)."""
+    return bool(args.json) or getattr(args, "explain", None) is not None
+
+
 def _plan(args: argparse.Namespace) -> int:
     from governance.tools import plan
 
     usage = _usage_file(args)
-    return _emit(plan.plan_stack(stack=args.stack, config=args.config, usage_file=usage), args)
+    doc = plan.plan_stack(args.stack, args.config, usage, _shows_lines(args))
+    return _emit(doc, args)
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -97,7 +103,7 @@ def _check(args: argparse.Namespace) -> int:
     from governance.tools.document import read_document
 
     usage = _usage_file(args)
-    return _emit(plan.evaluate_document(read_document(args.path), usage), args)
+    return _emit(plan.evaluate_document(read_document(args.path), usage, _shows_lines(args)), args)
 
 
 def _output_flags(parser: argparse.ArgumentParser) -> None:

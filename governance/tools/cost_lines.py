@@ -23,16 +23,11 @@ from governance.costs.estimate import ResourceCost
 COST_LINE_KEYS = ("cost_lines", "baseline_cost_lines", "unpriced_parts", "declared_usage")
 
 
-def _as_dict(line: Any) -> dict[str, Any]:
-    out = line.as_dict()
-    out.pop("source", None)  # one `cost.price_sources` map per document, not one per line
-    return out
-
-
 def cost_line_keys(row: dict[str, Any], cost: ResourceCost) -> None:
     """Write the resource's cost lines (and unpriced parts, declared usage) onto its row."""
-    row["cost_lines"] = [_as_dict(x) for x in cost.cost_lines if x.bill == "governed"]
-    baseline = [_as_dict(x) for x in cost.cost_lines if x.bill == "baseline"]
+    # a price's source is listed once per document (`price_catalog.sources`), not per line
+    row["cost_lines"] = [x.as_dict(False) for x in cost.cost_lines if x.bill == "governed"]
+    baseline = [x.as_dict(False) for x in cost.cost_lines if x.bill == "baseline"]
     if baseline:
         row["baseline_cost_lines"] = baseline
     if cost.unpriced_parts:

@@ -35,10 +35,14 @@ from mlgov_policies.evaluate import evaluate_resources
 from mlgov_policies.vocabulary import is_component
 
 
-def evaluate_document(doc: PlanDocument, usage_file: UsageFile | None = None) -> PlanDocument:
+def evaluate_document(
+    doc: PlanDocument, usage_file: UsageFile | None = None, cost_lines: bool = True
+) -> PlanDocument:
     """Fill `monthly_usd`, `cost` and `violations` of a (shape-checked) plan document, in place.
 
     `usage_file` (a `--usage-file`) replaces the usage file the document carries, if any.
+    `cost_lines=False` leaves the rows' cost lines out (the plan table does not show them, and
+    for a large plan writing them is most of the time `check` spends on costs).
     """
     # Component resources (our own `mlgov:index:*` wrappers) hold no cloud resource themselves.
     resources = [r for r in doc["resources"] if not is_component(r["type"])]
@@ -55,7 +59,7 @@ def evaluate_document(doc: PlanDocument, usage_file: UsageFile | None = None) ->
     costs = {(rc.type, rc.name): rc for rc in report.resources}
     for resource in resources:
         if (rc := costs.get((resource["type"], resource["name"]))) is not None:
-            _cost_keys(resource, rc)
+            _cost_keys(resource, rc, cost_lines)
     stack = doc.get("stack") or ""
     found = evaluate_resources(resources, policy_config_of(doc), stack=stack)
     violations = [v.as_dict() for v in found]
@@ -76,14 +80,15 @@ def evaluate_document(doc: PlanDocument, usage_file: UsageFile | None = None) ->
     doc["price_catalog"] = {"version": catalog.version, "date": catalog.generated}
     if catalog.refreshed:
         doc["price_catalog"]["refreshed"] = catalog.refreshed
-    # where each price a cost line used comes from, once per document (the lines name the key)
-    doc["price_catalog"]["sources"] = report.price_sources()
+    if cost_lines:
+        # where each price a cost line used comes from, once per document (lines name the key)
+        doc["price_catalog"]["sources"] = report.price_sources()
     doc["violations"] = violations
     doc["cost"] = report.as_dict()
     return doc
 
 
-def _cost_keys(resource: PlanResource, rc: ResourceCost) -> None:
+def _cost_keys(resource: PlanResource, rc: ResourceCost, lines: bool = True) -> None:
     """Set a row's cost keys from its estimate.
 
     `monthly_usd` (null when unpriced, with `unpriced` saying why), the list price beside a
@@ -93,7 +98,8 @@ def _cost_keys(resource: PlanResource, rc: ResourceCost) -> None:
     for key in ("unpriced", "list_monthly_usd", "price_fallbacks", "worst_case_monthly_usd",
                 *COST_LINE_KEYS):  # fmt: skip
         doc.pop(key, None)  # `check` re-evaluates a document that may carry old values
-    cost_line_keys(doc, rc)
+    if lines:
+        cost_line_keys(doc, rc)
     if rc.unpriced:
         doc["monthly_usd"] = None
         doc["unpriced"] = rc.unpriced
@@ -116,7 +122,7 @@ def _cost_keys(resource: PlanResource, rc: ResourceCost) -> None:
 
 def plan_config(
     config: Mapping[str, Any], stack: str, program: Path, source: Path,
-    usage_file: UsageFile | None = None,
+    usage_file: UsageFile | None = None, cost_lines: bool = True,
 ) -> PlanDocument:  # fmt: skip
     """The plan document for one stack's config (runs `program` under mocks)."""
     from governance.settings import settings_warnings
@@ -142,16 +148,19 @@ def plan_config(
             "policy_config": settings.policy_config(),
             "assumptions": settings.usage.model_dump(mode="json"),
         }
-        return evaluate_document(doc, usage_file)
+        return evaluate_document(doc, usage_file, cost_lines)
 
 
 def plan_stack(
-    stack: str | None = None, config: str | None = None, usage_file: UsageFile | None = None
+    stack: str | None = None,
+    config: str | None = None,
+    usage_file: UsageFile | None = None,
+    cost_lines: bool = True,
 ) -> PlanDocument:
     """The plan document for `--stack NAME` or `--config PATH` (project found from here)."""
     name, path = stack_file_of(stack, config)
     project = find_project(Path.cwd(), path.parent)
-    return plan_config(read_stack_config(path), name, project.program, path, usage_file)
+    return plan_config(read_stack_config(path), name, project.program, path, usage_file, cost_lines)
 
 
 def exit_code(doc: Mapping[str, Any]) -> Exit:
