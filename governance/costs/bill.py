@@ -87,7 +87,9 @@ class CostLine(NamedTuple):
     def as_dict(self, source: bool = True) -> dict[str, Any]:
         """The plan document's shape: every field that applies (empty ones left out).
 
-        `source=False` leaves the price's source out (a document lists each key's once).
+        `source=False` is the plan document's row shape: without the price's source (a document
+        lists each key's once) and, for charges and usage lines, without `text` (the fields say
+        it all, and a large plan's JSON would carry every line twice).
         """
         out: dict[str, Any] = {"kind": self.kind}
         for name, value in zip(_FIELDS, self[3:], strict=True):
@@ -97,6 +99,8 @@ class CostLine(NamedTuple):
             out["usd"] = round(self.usd, 6)
         if not source:
             out.pop("source", None)
+            if self.kind in ("charge", "usage"):
+                return out
         out["text"] = self.text
         return out
 

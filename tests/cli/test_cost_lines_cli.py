@@ -65,7 +65,7 @@ def test_json_rows_carry_cost_lines_that_add_up(plan_file, capsys):
         "kind": "charge", "what": "machine", "quantity": 2190.0, "unit": "hour",
         "unit_usd": e2, "usd": round(2190 * e2, 6), "key": "gce.type.e2-medium",
         "region": "us-central1", "pricing": "on-demand", "price_date": "2026-07-30",
-        "detail": "3 x 730 h", "text": machine["text"],
+        "detail": "3 x 730 h",
     }  # fmt: skip
     assert doc["price_catalog"]["sources"]["gce.type.e2-medium"]["date"] == "2026-07-30"
 
