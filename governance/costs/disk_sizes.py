@@ -5,7 +5,9 @@
   (`gcloud compute disks create --size`, Google Cloud SDK, read 2026-11-25); other types have no
   documented default here, so their size is unknown, never guessed.
 - A disk created from an image or snapshot is at least that source's size (Compute Engine
-  refuses a smaller one), and is that size when `size` is not given.
+  refuses a smaller one), and is that size when `size` is not given; when that size is unknown
+  (a source outside the plan), a pd-standard, pd-balanced or pd-ssd disk is at least 10 GiB,
+  the smallest one there is, and the line says why.
 - An image is its `diskSizeGb`, else the size of the disk, image or snapshot it is made from; a
   snapshot is (at most) its source disk's size.
 
@@ -31,6 +33,9 @@ DEFAULT_SIZE_GB = {
     "pd-ssd": 100.0,
     "pd-extreme": 1000.0,
 }
+# The smallest Persistent Disk of these types (https://cloud.google.com/compute/docs/disks:
+# 10 GiB to 64 TiB): a lower bound for a disk made from an image whose size nobody knows.
+MIN_GB = {"pd-standard": 10.0, "pd-balanced": 10.0, "pd-ssd": 10.0}
 _DEPTH = 8  # sources of sources; a cycle in a broken plan stops here
 
 
@@ -91,6 +96,9 @@ def disk_size(ctx: PlanContext, inputs: Mapping[str, Any], depth: int = 0) -> Si
             return Size(source.gib, f"size {given:g} is below {source.why}: at least that")
         return Size(given, "size")
     if source is not None:
+        if source.gib is None and kind in MIN_GB:
+            return Size(MIN_GB[kind], f"at least {MIN_GB[kind]:g} GiB, the smallest {kind} disk: "
+                        f"{source.why}")  # fmt: skip
         return source
     if kind in DEFAULT_SIZE_GB:
         return Size(DEFAULT_SIZE_GB[kind], f"no size: {kind}'s default")

@@ -24,7 +24,7 @@ from typing import Any
 from governance.costs.bill import Quote
 from governance.costs.context import PlanContext, is_spot, ref_name
 from governance.costs.disk_pricing import charge_disk, charge_performance
-from governance.costs.disk_sizes import disk_kind, image_size
+from governance.costs.disk_sizes import MIN_GB, disk_kind, image_size
 from governance.costs.errors import CatalogError
 from governance.costs.inputs import number, text
 from governance.costs.machine_pricing import attached_gpus, charge_machine
@@ -34,9 +34,7 @@ from mlgov_policies import vocabulary as v
 from mlgov_policies.props import as_list, as_mapping, as_str, dig
 
 LOCAL_SSD_GIB = 375.0  # one local SSD disk (https://cloud.google.com/compute/docs/disks/local-ssd)
-MIN_PD_GIB = 10.0
 DEFAULT_DISK_TYPE = "pd-standard"  # instances.insert and instance templates: the default type
-_MIN_KNOWN = frozenset({"pd-standard", "pd-balanced", "pd-ssd"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,13 +72,13 @@ def _disk(ctx: PlanContext, label: str, kind: str, size: object, image: object) 
     if known is not None and known.gib is not None:
         return VmDisk(label, kind, known.gib, f"the size of image {ref_name(image)}")
     source = f"image {ref_name(image) or '?'}" if image else "no image"
-    if kind in _MIN_KNOWN:
+    if kind in MIN_GB:
         return VmDisk(
             label,
             kind,
-            MIN_PD_GIB,
+            MIN_GB[kind],
             f"no size; {source}'s size is unknown here: at "
-            f"least {MIN_PD_GIB:g} GiB, the smallest Persistent Disk",
+            f"least {MIN_GB[kind]:g} GiB, the smallest Persistent Disk",
         )
     return VmDisk(label, kind, None, f"no size and {source}'s size is unknown")
 

@@ -59,10 +59,16 @@ def test_image_sizes_follow_their_sources_through_the_plan():
     assert cost.monthly_usd == pytest.approx(20 * price("disk.pd-standard", "europe-west4"))
 
 
-def test_a_disk_from_an_image_outside_the_plan_says_its_size_is_unknown():
-    cost, parts = partial(disk(image="debian-cloud/debian-12"))
-    assert cost.monthly_usd == 0
-    assert parts == {"capacity": "image debian-12 is not in the plan, so its size is unknown"}
+def test_a_disk_from_an_image_outside_the_plan_is_at_least_the_smallest_disk_and_says_why():
+    # disk.pd-standard x 10 GiB (the smallest Persistent Disk), a lower bound with its reason
+    cost = one(disk(image="debian-cloud/debian-12"))
+    assert cost.monthly_usd == pytest.approx(10 * price("disk.pd-standard", "europe-west4"))
+    assert (
+        "at least 10 GiB, the smallest pd-standard disk: image debian-12 is not in the plan"
+        in (cost.lines[0])
+    )
+    _, parts = partial(disk(type="pd-extreme", image="debian-cloud/debian-12", provisionedIops=1))
+    assert parts["capacity"] == "image debian-12 is not in the plan, so its size is unknown"
 
 
 def test_pd_extreme_bills_provisioned_iops():
