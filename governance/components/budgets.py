@@ -17,10 +17,7 @@ import pulumi_gcp as gcp
 from governance.labels import Labels
 from governance.naming import resource_name
 from governance.settings.budget import CURRENCY, PERIOD
-from mlgov_policies.vocabulary import component_type
-
-# Cloud Billing publishes programmatic budget notifications as this identity.
-BUDGET_PUBLISHER = "serviceAccount:billing-budget-alert@system.gserviceaccount.com"
+from mlgov_policies.vocabulary import BUDGET_PUBLISHER, component_type
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -9,8 +9,9 @@ instance group prices `count` VMs of its template), charged by `price_vm`:
   size when the image is in the plan, else at least 10 GiB, the smallest Persistent Disk
   (https://cloud.google.com/compute/docs/disks: 10 GiB to 64 TiB), with a line saying the
   image's size is unknown;
-- local SSD scratch disks (375 GiB each unless sized) for the hours the VM runs: stopping a VM
-  discards them;
+- local SSD scratch disks (375 GiB each unless sized) all month, like persistent disks: a stopped
+  VM keeps its local SSDs, and pays for them, unless `scheduling.onInstanceStopAction.
+  discardLocalSsd` is true (then for the hours it runs; mlgov's own stop keeps them too);
 - each external IP on a network interface (`accessConfigs`) for the hours the VM runs, at the
   standard or spot in-use price, unless it names a static address of the plan (priced there).
 """
@@ -59,6 +60,8 @@ class VmSpec:
     local_ssd_gib: float
     external_ips: int
     region: str
+    discard_local_ssd: bool = False
+    """Stopping the VM discards its local SSDs (so they bill only while it runs)."""
 
 
 def _disk(ctx: PlanContext, label: str, kind: str, size: object, image: object) -> VmDisk:
@@ -110,7 +113,12 @@ def instance_spec(ctx: PlanContext, inputs: Mapping[str, Any], region: str) -> V
         number(d.get("size"), LOCAL_SSD_GIB) or LOCAL_SSD_GIB
         for d in map(as_mapping, as_list(inputs.get("scratchDisks")))
     )
-    return VmSpec(shape, gpus, is_spot(inputs), disks, ssd, _external_ips(ctx, inputs), region)
+    return VmSpec(shape, gpus, is_spot(inputs), disks, ssd, _external_ips(ctx, inputs), region,
+                  _discards(inputs))  # fmt: skip
+
+
+def _discards(inputs: Mapping[str, Any]) -> bool:
+    return dig(inputs, "scheduling", "onInstanceStopAction", "discardLocalSsd") is True
 
 
 def template_spec(ctx: PlanContext, inputs: Mapping[str, Any], region: str) -> VmSpec:
@@ -128,7 +136,8 @@ def template_spec(ctx: PlanContext, inputs: Mapping[str, Any], region: str) -> V
             continue  # an existing disk, priced as its own resource
         label = "boot disk" if d.get("boot") is True or (i == 0 and "boot" not in d) else "disk"
         disks.append(_disk(ctx, f"{label} {i}", kind, d.get("diskSizeGb"), d.get("sourceImage")))
-    return VmSpec(shape, gpus, is_spot(inputs), disks, ssd, _external_ips(ctx, inputs), region)
+    return VmSpec(shape, gpus, is_spot(inputs), disks, ssd, _external_ips(ctx, inputs), region,
+                  _discards(inputs))  # fmt: skip
 
 
 def price_vm(
@@ -167,12 +176,12 @@ def price_vm(
                 charge_performance(b, ctx.catalog, disk.kind, disk.iops, None, spec.region, count)
         if spec.local_ssd_gib:
             price = ctx.catalog.price("disk.local-ssd", spec.region, usage)
-            b.charge(
-                "local SSD",
-                price,
-                count * spec.local_ssd_gib * h / HOURS_PER_MONTH,
-                f"{many}{spec.local_ssd_gib:g} GiB x {h:g}/730 h (discarded when stopped)",
-            )
+            if spec.discard_local_ssd:
+                share, why = h / HOURS_PER_MONTH, f" x {h:g}/730 h (discarded when stopped)"
+            else:
+                share, why = 1.0, " (kept, and billed, while the VM is stopped)"
+            b.charge("local SSD", price, count * spec.local_ssd_gib * share,
+                     f"{many}{spec.local_ssd_gib:g} GiB{why}")  # fmt: skip
         if spec.external_ips:
             key = "network.ip.spot_vm" if usage == "spot" else "network.ip.vm"
             price = ctx.catalog.price(key, spec.region)

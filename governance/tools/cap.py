@@ -31,12 +31,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from governance.deadlines import HTTP_TIMEOUT, Endpoint, http_session
 from governance.tools.errors import CliError, Exit
 
 POOL_LABEL = "mlgov-cap-prev"
 NAP_PREFIX = "mlgov-cap-nap-"
 GOOGLE = "https://container.googleapis.com"
-CALL_TIMEOUT_S = 30.0
+CALL_TIMEOUT_S = HTTP_TIMEOUT  # (connect, read): an endpoint that never answers fails in seconds
 OPERATION_TIMEOUT_S = 900.0
 _AUTOSCALE = re.compile(r"autoscale-(total|zone)-(\d+)-(\d+)(?:-(any|balanced))?")
 _FIXED = re.compile(r"fixed-(\d+)")
@@ -185,10 +186,9 @@ class _Gke:
 
 
 def _session(url: str | None) -> Any:
-    import requests
-
+    """A requests session for the container API that fails fast (deadlines.http_session)."""
     if url is not None:
-        return requests.Session()
+        return http_session(Endpoint("container", url, "--endpoint"))
     import google.auth
     import google.auth.exceptions
     from google.auth.transport.requests import AuthorizedSession
@@ -202,7 +202,7 @@ def _session(url: str | None) -> Any:
             "no Google credentials: run `gcloud auth application-default login` "
             "(or pass --endpoint for a local server)"
         ) from None
-    return AuthorizedSession(credentials)
+    return http_session(Endpoint("container"), AuthorizedSession(credentials))
 
 
 # --------------------------------------------------------------------------- the command

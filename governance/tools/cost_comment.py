@@ -6,14 +6,17 @@ usage file, what it declared per resource, the stack's usage settings that diffe
 defaults, how many parts still depend on undeclared usage), then one folded `<details>` per
 resource with a cost, holding its lines as quantity x unit price = amount with catalog key,
 location, pricing model and price date (the same words as `mlgov plan --explain`, explain.py).
-Pure: a document in, Markdown lines out.
+Everything that comes from a plan (names, keys, the words of each line) is escaped (escape.py),
+as the rest of the comment is. Pure: a document in, Markdown lines out.
 """
 
 from __future__ import annotations
 
+import html
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
+from governance.tools import escape
 from governance.tools.explain import line_text
 from governance.tools.render import short_type
 from mlgov_policies.vocabulary import is_component
@@ -21,8 +24,14 @@ from mlgov_policies.vocabulary import is_component
 Row = Mapping[str, Any]
 
 
-def _cell(text: object) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
+def _summary_text(value: object, limit: int = 100) -> str:
+    """Untrusted text inside an HTML `<summary>`, where Markdown escapes do nothing.
+
+    HTML-escaped, on one line, with @mentions and #references broken as escape.py does.
+    """
+    one_line = "".join(ch if ch.isprintable() else " " for ch in str(value))[:limit]
+    escaped = html.escape(one_line, quote=True)
+    return escaped.replace("@", "@" + escape.ZWSP).replace("#", "#" + escape.ZWSP)
 
 
 def _rows(doc: Mapping[str, Any]) -> list[Row]:
@@ -44,18 +53,21 @@ def usage_assumptions(doc: Mapping[str, Any]) -> list[str]:
     declared = {str(r["name"]): r["declared_usage"] for r in _rows(doc) if r.get("declared_usage")}
     if usage_file:
         source = usage_file.get("source") or "carried in the plan document"
-        out.append(f"Usage file: `{source}`, declaring usage for {len(declared)} resource(s).")
+        out.append(
+            f"Usage file: {escape.code(source, 200, table=False)}, declaring usage for "
+            f"{len(declared)} resource(s)."
+        )
         for name, values in sorted(declared.items()):
-            pairs = ", ".join(f"`{k}` {v}" for k, v in cast(Mapping[str, Any], values).items())
-            out.append(f"- `{name}`: {_cell(pairs)}")
+            pairs = ", ".join(f"{k} {v}" for k, v in cast(Mapping[str, Any], values).items())
+            out.append(f"- {escape.code(name, 100, table=False)}: {escape.text(pairs, 400)}")
     else:
         out.append("Usage file: none (`--usage-file`): usage-based parts are shown per unit.")
     assumed = cast(Mapping[str, Any], doc.get("assumptions") or {})
     defaults = UsageAssumptions().model_dump(mode="json")
     changed = {k: v for k, v in assumed.items() if k != "as_of" and defaults.get(k, v) != v}
     if changed:
-        pairs = ", ".join(f"`{k}` {v} (default {defaults[k]})" for k, v in changed.items())
-        out.append(f"Stack usage settings: {_cell(pairs)}.")
+        pairs = ", ".join(f"{k} {v} (default {defaults[k]})" for k, v in changed.items())
+        out.append(f"Stack usage settings: {escape.text(pairs, 1000)}.")
     waiting = sum(1 for r in _rows(doc) for x in _lines(r) if x.get("kind") == "usage")
     if waiting:
         out.append(f"{waiting} part(s) depend on usage nobody declared and are not in the total.")
@@ -73,11 +85,12 @@ def cost_details(rows: Sequence[Row]) -> list[str]:
             "unpriced" if row.get("unpriced") else f"${float(row.get('monthly_usd') or 0):,.2f}"
         )
         out += [
-            f"<details><summary><code>{row['name']}</code> ({short_type(str(row['type']))}): "
-            f"{amount}/month, {len(lines)} line(s)</summary>",
+            f"<details><summary><code>{_summary_text(row['name'])}</code> "
+            f"({_summary_text(short_type(str(row['type'])))}): {amount}/month, "
+            f"{len(lines)} line(s)</summary>",
             "",
         ]
-        out += [f"- {_cell(line_text(x))}" for x in lines]
+        out += [f"- {escape.text(line_text(x), 600)}" for x in lines]
         out += ["", "</details>"]
     return out
 

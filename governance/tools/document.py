@@ -52,6 +52,8 @@ class PlanDocument(TypedDict, total=False):
     policy_config: dict[str, Any]
     assumptions: dict[str, Any]
     usage_file: dict[str, Any]
+    acknowledgements: list[dict[str, str]]
+    """Weakening changes the stack accepts (`mlgov:settings.acknowledge`): {change, reason}."""
 
 
 def _number(value: Any) -> bool:
@@ -97,20 +99,22 @@ def shape_problems(doc: Any) -> list[str]:
     for key in ("policy_config", "assumptions", "cost", "usage_file"):
         if d.get(key) is not None and not isinstance(d.get(key), dict):
             problems.append(f"{key}: must be an object")
-    return problems + _warnings_problems(d.get("warnings"))
+    problems += _pairs_problems(d.get("acknowledgements"), "acknowledgements", ("change", "reason"))
+    return problems + _pairs_problems(d.get("warnings"), "warnings", ("key", "message"))
 
 
-def _warnings_problems(warnings: Any) -> list[str]:
-    """Problems of the optional `warnings` list (settings that do nothing, from `plan`)."""
-    if warnings is None:
+def _pairs_problems(items: Any, name: str, keys: tuple[str, str]) -> list[str]:
+    """Problems of an optional list of two-string objects (`warnings`, `acknowledgements`)."""
+    if items is None:
         return []
-    if not isinstance(warnings, list):
-        return ["warnings: must be a list of {key, message} objects"]
+    first, second = keys
+    if not isinstance(items, list):
+        return [f"{name}: must be a list of {{{first}, {second}}} objects"]
     problems: list[str] = []
-    for i, item in enumerate(cast(list[Any], warnings)):
+    for i, item in enumerate(cast(list[Any], items)):
         entry = cast(dict[str, Any], item) if isinstance(item, dict) else {}
-        if not all(isinstance(entry.get(k), str) for k in ("key", "message")):
-            problems.append(f"warnings[{i}]: must be an object with string key and message")
+        if not all(isinstance(entry.get(k), str) for k in keys):
+            problems.append(f"{name}[{i}]: must be an object with string {first} and {second}")
     return problems
 
 

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from governance.costs.catalog import default_catalog
+from governance.tools import escape
 from governance.tools.cli import main
 from governance.tools.comment import StackPlans, render_comment
 from governance.tools.plan import evaluate_document
@@ -175,8 +176,9 @@ def test_pr_comment_folds_each_resources_cost_lines_and_states_usage(capsys):
     assert "4 part(s) depend on usage nobody declared and are not in the total." in body
     assert "<details><summary><code>pool</code> (container/NodePool): $" in body
     e2 = price("gce.type.e2-medium")
-    assert (
-        f"- machine: 2,190 hour x ${e2:g}/hour = ${2190 * e2:,.2f} (3 x 730 h)   "
-        "[gce.type.e2-medium, us-central1, on-demand, price of 2026-07-30]" in body
+    line = (
+        f"machine: 2,190 hour x ${e2:g}/hour = ${2190 * e2:,.2f} (3 x 730 h)   "
+        "[gce.type.e2-medium, us-central1, on-demand, price of 2026-07-30]"
     )
-    assert "- unpriced part: GPU 2 x nvidia-tesla-k80:" in body
+    assert f"- {escape.text(line)}" in body  # escaped like everything a plan carries
+    assert f"- {escape.text('unpriced part: GPU 2 x nvidia-tesla-k80:')}" in body

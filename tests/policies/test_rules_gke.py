@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 from policy_cases import Case, apply, case_id, cfg, check_case, d, s
-from policy_fixtures import PROD_CONFIG
+from policy_fixtures import NODES_SA, PROD_CONFIG
 
 from mlgov_policies.config import PolicyConfig
 from mlgov_policies.evaluate import evaluate_resources
@@ -59,7 +59,11 @@ CASES: tuple[Case, ...] = (
     Case(
         "autopilot",
         "mlgov-gke-autopilot-not-capped",
-        (d("gke", "clusterAutoscaling"), s("gke", "enableAutopilot", True)),
+        (
+            d("gke", "clusterAutoscaling"),
+            s("gke", "enableAutopilot", True),
+            s("gke", "clusterAutoscaling.autoProvisioningDefaults.serviceAccount", NODES_SA),
+        ),
     ),
     Case(
         "autopilot-exempt",
@@ -67,6 +71,7 @@ CASES: tuple[Case, ...] = (
         (
             d("gke", "clusterAutoscaling"),
             s("gke", "enableAutopilot", True),
+            s("gke", "clusterAutoscaling.autoProvisioningDefaults.serviceAccount", NODES_SA),
             s("gke", "resourceLabels.mlgov-exempt", "true"),
         ),
     ),
@@ -76,7 +81,15 @@ CASES: tuple[Case, ...] = (
         "mlgov-gke-no-gpu-default-pool",
         (
             s("gke", "removeDefaultNodePool", False),
-            s("gke", "nodeConfig", {"machineType": "n1-standard-4", "guestAccelerators": _T4}),
+            s(
+                "gke",
+                "nodeConfig",
+                {
+                    "machineType": "n1-standard-4",
+                    "guestAccelerators": _T4,
+                    "serviceAccount": NODES_SA,
+                },
+            ),
         ),
     ),
     Case(
@@ -84,7 +97,7 @@ CASES: tuple[Case, ...] = (
         None,
         (
             s("gke", "removeDefaultNodePool", False),
-            s("gke", "nodeConfig", {"machineType": "e2-standard-4"}),
+            s("gke", "nodeConfig", {"machineType": "e2-standard-4", "serviceAccount": NODES_SA}),
         ),
     ),
     Case(
@@ -181,7 +194,13 @@ def test_control_plane_messages_name_the_open_setting() -> None:
 
 
 def test_the_autopilot_finding_says_what_the_cap_leaves_running() -> None:
-    stack = apply((d("gke", "clusterAutoscaling"), s("gke", "enableAutopilot", True)))
+    stack = apply(
+        (
+            d("gke", "clusterAutoscaling"),
+            s("gke", "enableAutopilot", True),
+            s("gke", "clusterAutoscaling.autoProvisioningDefaults.serviceAccount", NODES_SA),
+        )
+    )
     (violation,) = evaluate_resources(stack, PolicyConfig.from_mapping(PROD_CONFIG))
     assert (violation.policy, violation.enforcement) == (
         "mlgov-gke-autopilot-not-capped",

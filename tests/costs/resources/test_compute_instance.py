@@ -43,15 +43,18 @@ def test_on_demand_scheduling_uses_on_demand_prices():
     assert one(vm).monthly_usd == pytest.approx(176 * hourly("ondemand") + DISK)
 
 
-def test_local_ssd_scratch_disk_is_billed_for_the_hours_the_vm_runs():
-    # disk.local-ssd (spot) x 375 GiB x 176/730 of a month: stopping a VM discards its local SSD
+def test_local_ssd_scratch_disk_is_billed_all_month_unless_stopping_discards_it():
+    # disk.local-ssd (spot) x 375 GiB: a stopped VM keeps its local SSD and pays for it
     vm = copy.deepcopy(VM)
     vm["inputs"]["scratchDisks"] = [{"interface": "NVME"}]
-    ssd = 375 * 176 / 730 * price("disk.local-ssd", usage="spot")
+    ssd = 375 * price("disk.local-ssd", usage="spot")
     assert one(vm).monthly_usd == pytest.approx(176 * hourly("spot") + DISK + ssd)
     assert one(vm).baseline_monthly_usd == pytest.approx(
         730 * hourly("ondemand") + DISK + 375 * price("disk.local-ssd")
     )
+    # onInstanceStopAction.discardLocalSsd: only for the 176 h it runs
+    vm["inputs"]["scheduling"]["onInstanceStopAction"] = {"discardLocalSsd": True}
+    assert one(vm).monthly_usd == pytest.approx(176 * hourly("spot") + DISK + ssd * 176 / 730)
 
 
 def test_an_ephemeral_external_ip_is_billed_while_the_vm_runs():
