@@ -25,9 +25,9 @@ from tests.fakegcp.server import FakeGcp
 from tests.fakegcp.tpu import FakeTpu
 from tests.fakegcp.vertex import FakeVertex
 
-# Nodes running when the demo starts, per node pool (the plan gives only the bounds): the
-# system pool at its minimum, and a training job holding two T4 nodes.
-BUSY_NODES = {"system": 1, "t4-spot": 2}
+# Nodes running per zone when the demo starts, per node pool (the plan gives only the bounds):
+# the system pool at one node per zone, and a training job holding a T4 node in each zone.
+BUSY_NODES = {"system": 1, "t4-spot": 1}
 # The DESIGN.md contract 2 service keys the fake serves (BigQuery is the emulator's).
 SERVICES = (
     "compute",
@@ -131,11 +131,15 @@ def seed(cloud: Cloud, plan: Mapping[str, Any]) -> Seeded:
     nap = {lim["resourceType"]: (_count(lim["minimum"]), _count(lim["maximum"])) for lim in limits}
     name = cluster["name"]
     cloud.container.add_cluster(
-        project, region, name, nap=nap, labels=dict(cluster["resourceLabels"])
+        project,
+        region,
+        name,
+        nap=nap,
+        labels=dict(cluster["resourceLabels"]),
+        zones=list(cluster.get("nodeLocations") or []) or None,
     )
     pools: list[str] = []
     accelerated: list[str] = []
-    zone = notebooks[0][0] if notebooks else f"{region}-a"
     for pool in _of_type(plan, "gcp:container/nodePool:NodePool"):
         config = pool["nodeConfig"]
         accelerators = config.get("guestAccelerators") or []
@@ -143,6 +147,7 @@ def seed(cloud: Cloud, plan: Mapping[str, Any]) -> Seeded:
             k: _count(v) if k.endswith("Count") else v for k, v in pool["autoscaling"].items()
         }
         nodes = BUSY_NODES.get(pool["name"], 0)
+        zones = list(pool.get("nodeLocations") or cluster.get("nodeLocations") or [f"{region}-a"])
         cloud.container.add_pool(
             project,
             region,
@@ -155,15 +160,17 @@ def seed(cloud: Cloud, plan: Mapping[str, Any]) -> Seeded:
             nodes=nodes,
             initial=_count(pool.get("initialNodeCount")),
             labels=dict(config.get("resourceLabels") or {}),
+            locations=zones,
         )
-        for i in range(nodes):  # the pool's node VMs: GKE manages them, the cap scales the pool
-            cloud.compute.add(
-                project,
-                zone,
-                f"gke-{name}-{pool['name']}-node-{i}",
-                labels={"goog-gke-node": "", "goog-k8s-cluster-name": name},
-                machine_type=config["machineType"],
-            )
+        for node_zone in zones:  # the pool's node VMs: GKE manages them, the cap scales the pool
+            for i in range(nodes):
+                cloud.compute.add(
+                    project,
+                    node_zone,
+                    f"gke-{name}-{pool['name']}-{node_zone[-1]}{i}",
+                    labels={"goog-gke-node": "", "goog-k8s-cluster-name": name},
+                    machine_type=config["machineType"],
+                )
         pools.append(pool["name"])
         if accelerators:
             accelerated.append(pool["name"])

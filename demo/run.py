@@ -134,7 +134,7 @@ def story(n: Narrator, workdir: Path, teardown: Teardown) -> None:
     for zone, name in seeded.notebooks:
         n.point(f"Workbench notebook {name} in {zone}: ACTIVE")
     for pool, (nodes, _) in _pools(c, seeded).items():
-        n.point(f"GKE cluster {seeded.cluster}, node pool {pool}: {nodes} node(s) running")
+        n.point(f"GKE cluster {seeded.cluster}, node pool {pool}: {nodes} node(s) per zone running")
     n.point(f"{len(seeded.jobs)} Cloud Scheduler jobs calling the cleanup functions")
     endpoints = {service: server.url for service in fake_cloud.SERVICES}
     endpoints["bigquery"] = emulator.url
@@ -195,6 +195,7 @@ def story(n: Narrator, workdir: Path, teardown: Teardown) -> None:
         f"notification names the budget by its id, here {budget_id}, the id the plan gives "
         "it under mocks (a deployed stack renders the real one)."
     )
+    before = _pools(c, seeded)
     dry = {**policy, "dry_run": True}
     writes = c.writes()
     fn = function.BudgetFunction(json.dumps(dry), endpoints, workdir, "dry-run")
@@ -240,7 +241,7 @@ def story(n: Narrator, workdir: Path, teardown: Teardown) -> None:
     for zone, name in seeded.notebooks:
         n.point(f"{name}: {c.notebooks.state(seeded.project, zone, name)}")
     for pool, (nodes, on) in after.items():
-        n.point(f"node pool {pool}: {nodes} node(s), autoscaling {'on' if on else 'off'}")
+        n.point(f"node pool {pool}: {nodes} node(s) per zone, autoscaling {'on' if on else 'off'}")
     for rtype, (low, high) in gpu_limits.items():
         n.point(f"NAP limit {rtype}: {low}-{high}")
     n.mlgov(["cap", "status", "--stack", STACK])
@@ -248,20 +249,24 @@ def story(n: Narrator, workdir: Path, teardown: Teardown) -> None:
     # -- 9. restore --------------------------------------------------------------------------
     n.step("Back to normal: mlgov cap restore")
     n.say(
-        "Once the budget is raised or the month is over, cap restore reads those labels and "
-        "puts the pools and limits back. --dry-run first shows what it would do."
+        "Once the budget is raised or the month is over, cap restore reads those labels and puts "
+        "each pool back to its autoscaling and its size at the cap, and the limits back. It also "
+        "says what it cannot undo. --dry-run first shows what it would do."
     )
     n.mlgov(["cap", "restore", "--stack", STACK, "--dry-run"])
     n.mlgov(["cap", "restore", "--stack", STACK])
     restored = _pools(c, seeded)
     for pool in seeded.accelerator_pools:
-        _check(restored[pool][1], f"autoscaling is back on for {pool}")
+        _check(
+            restored[pool] == before[pool],
+            f"{pool} is back to {before[pool][0]} node(s), autoscaling on",
+        )
     limits = c.container.limits(seeded.project, seeded.region, seeded.cluster)
     _check(all(limits[k] == v for k, v in seeded.nap.items()), "NAP limits are what the plan says")
     n.mlgov(["cap", "status", "--stack", STACK])
     n.say(
-        "The autoscaler brings GPU nodes back as training jobs ask for them. The notebooks "
-        "stay stopped until their owners start them again."
+        "The GPU pool runs its training nodes again. The notebooks stay stopped: restore starts "
+        "nothing the cap stopped, and their owners start them when they need them."
     )
 
 

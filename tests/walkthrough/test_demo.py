@@ -81,7 +81,7 @@ def test_demo_runs_every_step_and_leaves_nothing_behind(tmp_path: Path) -> None:
         in real
     )
     assert "stop notebooks locations/us-central1-a/instances/acme-dev-nb-alice: done" in real
-    assert "node pool t4-spot: capped" in real
+    assert "  restore sets: nvidia-tesla-t4 0-4" in real
     last_status = out.split("== 9/9", 1)[1].rsplit("$ mlgov cap status --stack dev", 1)[1]
     assert "  nothing capped" in last_status.splitlines()
     assert "Traceback" not in out + done.stderr
