@@ -40,6 +40,9 @@ class Teardown(contextlib.ExitStack):
         self._previous = {
             sig: signal.signal(sig, _raise_stopped) for sig in (signal.SIGTERM, signal.SIGHUP)
         }
+        # Ctrl-C stops the demo even when it was started with SIGINT ignored (a background job
+        # of a non-interactive shell inherits that, and Python then installs no handler).
+        self._previous[signal.SIGINT] = signal.signal(signal.SIGINT, signal.default_int_handler)
         return super().__enter__()
 
     def __exit__(
@@ -49,13 +52,11 @@ class Teardown(contextlib.ExitStack):
         tb: TracebackType | None,
     ) -> bool:
         # Cleaning up takes a few seconds at most; a second Ctrl-C must not cut it short.
-        interrupt = signal.signal(signal.SIGINT, signal.SIG_IGN)
         for sig in self._previous:
             signal.signal(sig, signal.SIG_IGN)
         try:
             return bool(super().__exit__(exc_type, exc, tb))
         finally:
-            signal.signal(signal.SIGINT, interrupt)
             for sig, handler in self._previous.items():
                 signal.signal(sig, handler)
 

@@ -96,6 +96,8 @@ def test_demo_runs_every_step_and_leaves_nothing_behind(tmp_path: Path) -> None:
 
 
 def test_ctrl_c_stops_the_servers_and_removes_the_files(tmp_path: Path) -> None:
+    # Started with SIGINT ignored, as a background job of a script would be: the demo still
+    # answers Ctrl-C.
     demo = subprocess.Popen(
         [sys.executable, "-m", "demo"],
         cwd=REPO,
@@ -103,6 +105,7 @@ def test_ctrl_c_stops_the_servers_and_removes_the_files(tmp_path: Path) -> None:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
     )
     assert demo.stdout is not None
     seen: list[str] = []
