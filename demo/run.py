@@ -279,7 +279,7 @@ def main(argv: list[str] | None = None) -> int:
     n.say(
         "mlgov demo: the dev stack's spend, cleanup jobs and budget cap, on this machine only. "
         "Nothing here talks to Google and nothing needs an account: a local BigQuery and a "
-        "fake Google Cloud stand in. It takes about a minute, and cleans up after itself, "
+        "fake Google Cloud stand in. It takes a minute or two, and cleans up after itself, "
         "also on Ctrl-C."
     )
     workdir = Path(tempfile.mkdtemp(prefix="mlgov-demo-"))
