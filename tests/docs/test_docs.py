@@ -59,9 +59,16 @@ def test_makefile_targets_install_before_running() -> None:
         assert rule is not None, f"no `{target}` target"
         assert "install" in rule.group(1).split(), f"`make {target}` must install first"
     assert "uv.lock" in makefile and "--frozen" in makefile
-    # `make test` also checks the package as a user installs it.
+    # `make test` also checks the package as a user installs it, builds the site strictly and
+    # runs the README's first screen on a fresh clone.
     test_rule = makefile.split("\ntest:", 1)[1].split("\n\n", 1)[0]
     assert "package-check" in test_rule
+    assert "docs" in test_rule.splitlines()[0].split()
+    assert "fresh-clone-check" in test_rule
+    docs_rule = makefile.split("\ndocs:", 1)[1].split("\n\n", 1)[0]
+    assert "mkdocs build --strict" in docs_rule and "--quiet" not in docs_rule
+    demo_rule = re.search(r"^demo:(.*)$", makefile, re.M)
+    assert demo_rule is not None and {"install", "bqemulator"} <= set(demo_rule.group(1).split())
 
 
 def test_make_dry_run_plan_uses_the_dev_stack() -> None:
