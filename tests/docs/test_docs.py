@@ -275,3 +275,10 @@ def test_a_broken_link_or_anchor_fails_the_build(tmp_path: Path, link: str, comp
     done = mkdocs(config)
     assert done.returncode != 0
     assert complaint in done.stderr, done.stderr
+
+
+def test_code_in_lists_is_indented_as_mkdocs_reads_it() -> None:
+    """Python-Markdown nests a block in a list item only at 4 spaces (GitHub takes fewer)."""
+    for page in sorted((REPO / "docs").rglob("*.md")):
+        for number, line in enumerate(page.read_text().splitlines(), 1):
+            assert not re.match(r"^ {1,3}```", line), f"{page.relative_to(REPO)}:{number}"
