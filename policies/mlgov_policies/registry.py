@@ -24,6 +24,7 @@ from mlgov_policies.rules import (
     bigquery,
     billing,
     cloudlogging,
+    compute,
     functions,
     gke,
     iam,
@@ -99,6 +100,7 @@ RULES: tuple[Rule, ...] = (
     gke.AUTOPILOT_NOT_CAPPED,
     iam.DEDICATED_SERVICE_ACCOUNT,
     billing.BUDGET_TOPIC_PUBLISHER,
+    compute.NO_PUBLIC_IP,
 )
 
 ALL_RULES: Mapping[str, Rule] = {rule.name: rule for rule in RULES}
