@@ -21,6 +21,7 @@ from typing import Any, cast
 from governance import __version__
 from governance.tools.collector import fewer_collections
 from governance.tools.errors import PROG, CliError, Exit, report, warn
+from governance.tools.policy_config import policy_config_flag
 
 EXAMPLES = """\
 examples:
@@ -29,6 +30,8 @@ examples:
   mlgov check plan.json                       re-check a saved plan (- = stdin)
   mlgov check preview.json                    check `pulumi preview --json` output (or a
                                               `pulumi stack export`) of any Pulumi program
+  mlgov check preview.json --policy-config policy.yaml
+                                              ... with your levels and settings per rule
   mlgov diff base.json head.json --markdown   cost and governance changes
   mlgov jobs --stack dev list                 the stack's cleanup schedules
   mlgov cap status --stack prod               what the budget cap changed in GKE
@@ -85,7 +88,7 @@ def _emit(doc: Any, args: argparse.Namespace) -> int:
     return plan.exit_code(doc)
 
 
-def _usage_file(args: argparse.Namespace) -> Any:
+def usage_file_arg(args: argparse.Namespace) -> Any:
     """The `--usage-file` given (checked; exit 2 naming each bad key), or None."""
     if not getattr(args, "usage_file", None):
         return None
@@ -105,7 +108,7 @@ def _shows_lines(args: argparse.Namespace) -> bool:
 def _plan(args: argparse.Namespace) -> int:
     from governance.tools import plan
 
-    usage = _usage_file(args)
+    usage = usage_file_arg(args)
     doc = plan.plan_stack(args.stack, args.config, usage, _shows_lines(args))
     return _emit(doc, args)
 
@@ -113,9 +116,12 @@ def _plan(args: argparse.Namespace) -> int:
 def _check(args: argparse.Namespace) -> int:
     from governance.tools import plan
     from governance.tools.document import read_document
+    from governance.tools.policy_config import policy_config_arg
 
-    usage = _usage_file(args)
-    return _emit(plan.evaluate_document(read_document(args.path), usage, _shows_lines(args)), args)
+    usage = usage_file_arg(args)
+    pack = policy_config_arg(args)
+    doc = read_document(args.path)
+    return _emit(plan.evaluate_document(doc, usage, _shows_lines(args), pack), args)
 
 
 def _output_flags(parser: argparse.ArgumentParser) -> None:
@@ -130,6 +136,11 @@ def _output_flags(parser: argparse.ArgumentParser) -> None:
         help="print every resource's cost lines (quantity x unit price = amount, catalog key, "
         "location, pricing model, price date); NAME: only that resource",
     )
+    usage_file_flag(parser)
+
+
+def usage_file_flag(parser: argparse.ArgumentParser) -> None:
+    """Add `--usage-file PATH` to a subcommand."""
     parser.add_argument(
         "--usage-file",
         metavar="PATH",
@@ -170,6 +181,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     c.add_argument("path", help="plan JSON file (any of those formats), or - for stdin")
     _output_flags(c)
+    policy_config_flag(c)
     c.set_defaults(func=_check)
 
     for register in _registrars():

@@ -20,10 +20,11 @@ from typing import Any, cast
 
 from governance.tools import escape
 from governance.tools.cost_comment import cost_section
-from governance.tools.diff import CENT, CostDiff, diff_plans
+from governance.tools.diff import CENT, REPLACED_NOTE, CostDiff, diff_plans
 from governance.tools.fit import GITHUB_LIMIT, fit
 from governance.tools.govdiff import render as govrender
 from governance.tools.govdiff.review import Review, no_changes, review
+from governance.tools.policy_scope import policy_note
 from governance.tools.render import cost_cell, region_of, settings_cell, short_type
 from mlgov_policies.props import as_list, as_mapping
 from mlgov_policies.vocabulary import is_component
@@ -209,6 +210,8 @@ class _Section:
             f"| | **total** | | **{_usd(d.base.monthly_usd)}** | "
             f"**{_usd(d.head.monthly_usd)}** | **{_signed(d.delta)}** |"
         )
+        if any(c.status == "replaced" for c in shown):
+            rows += ["", f"<sub>{REPLACED_NOTE}.</sub>"]
         return rows
 
     def _resources(self, level: int) -> list[str]:
@@ -265,6 +268,8 @@ class _Section:
         notes += [
             f"\\* {escape.text(n, 400)}" for n in as_list(as_mapping(head.get("cost")).get("notes"))
         ]
+        if (policies := policy_note(head)) is not None:
+            notes.append(escape.text(policies, 600))
         d = self.diff
         saved = d.head.baseline_monthly_usd - d.head.monthly_usd
         notes.append(

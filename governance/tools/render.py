@@ -66,7 +66,7 @@ def cost_cell(resource: Mapping[str, Any]) -> str:
 
 
 def price_notes(doc: Doc) -> list[str]:
-    """The catalog's date and what a reader of the total must know (fallbacks, gaps)."""
+    """The catalog's date, what a reader of the total must know, how policies were chosen."""
     catalog = as_mapping(doc.get("price_catalog"))
     notes: list[str] = []
     if catalog.get("date"):
@@ -77,6 +77,10 @@ def price_notes(doc: Doc) -> list[str]:
             + " (`mlgov prices refresh` updates it)"
         )
     notes += [f"* {n}" for n in as_list(as_mapping(doc.get("cost")).get("notes"))]
+    from governance.tools.policy_scope import policy_note  # the policy modules load on use
+
+    if (policies := policy_note(doc)) is not None:
+        notes.append(policies)
     return notes
 
 

@@ -82,7 +82,7 @@ def test_diff_of_one_preview_is_its_own_change(cli: Cli) -> None:
     pool = changes["gpu-pool"]
     assert pool["status"] == "removed" and pool["before_usd"] > 0 and pool["after_usd"] == 0
     sql = changes["metadata"]  # replaced: priced on both sides
-    assert sql["status"] == "changed" and 0 < sql["before_usd"] < sql["after_usd"]
+    assert sql["status"] == "replaced" and 0 < sql["before_usd"] < sql["after_usd"]
     disk = changes["scratch"]  # 100 -> 500 GB
     assert disk["after_usd"] == pytest.approx(5 * disk["before_usd"], rel=0.01)
     assert changes["nb-alice"]["status"] == changes["trainer"]["status"] == "added"
@@ -97,7 +97,10 @@ def test_diff_of_one_preview_as_markdown(cli: Cli) -> None:
     result = cli("diff", GCP_PREVIEW, "--markdown")
     assert result.code == 0
     assert "| removed | `gpu-pool` | container/NodePool |" in result.out
-    assert "| changed | `metadata` | sql/DatabaseInstance |" in result.out
+    assert "| replaced | `metadata` | sql/DatabaseInstance | $100.32 | $198.95 | +$98.63 |" in (
+        result.out
+    )
+    assert "replaced: the old resource is deleted and a new one created" in result.out
 
 
 def test_diff_of_two_inputs_in_any_formats(cli: Cli) -> None:
