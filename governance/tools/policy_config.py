@@ -46,11 +46,14 @@ def parse_policy_config(raw: object, source: str) -> PackConfig:
 
 def load_policy_config(path: str) -> PackConfig:
     """Read and check a `--policy-config` file (JSON, or YAML); CliError names file and key."""
+    from pathlib import Path
+
     import yaml
 
-    from governance.tools.project import read_source
+    from governance.tools.project import display, read_text
 
-    text, name = read_source(path)
+    # A path, never stdin: `check -` reads the plan from there.
+    text, name = read_text(Path(path)), display(Path(path))
     try:
         raw: Any = json.loads(text)
     except ValueError:

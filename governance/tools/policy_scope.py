@@ -120,7 +120,7 @@ def record(doc: PlanDocument, scope: Scope) -> None:
     """Write how `doc` was checked into it (nothing for an own plan without a policy config)."""
     raw = cast(dict[str, Any], doc)
     raw.pop("policy_selection", None)
-    if scope.program == MLGOV and scope.pack is None:
+    if scope.pack is None and not isinstance(raw.get("source"), dict):
         return
     changed = {
         name: level for name, level in scope.levels.items() if level != ALL_RULES[name].enforcement

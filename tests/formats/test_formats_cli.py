@@ -3,38 +3,12 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from governance.tools.cli import main
 from governance.tools.comment import MARKER
-from tests.formats.conftest import DATA, GCP_PREVIEW, NO_SAMES, V4_EXPORT
-
-
-@dataclass
-class Run:
-    code: int
-    out: str
-    err: str
-
-
-Cli = Callable[..., Run]
-
-
-@pytest.fixture
-def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Cli:
-    monkeypatch.setenv("COLUMNS", "200")
-
-    def run(*args: str | Path) -> Run:
-        capsys.readouterr()
-        code = main([str(a) for a in args])
-        out, err = capsys.readouterr()
-        return Run(code, out, err)
-
-    return run
+from tests.formats.conftest import DATA, GCP_PREVIEW, NO_SAMES, V4_EXPORT, Cli
 
 
 def test_check_a_gcp_preview(cli: Cli) -> None:
