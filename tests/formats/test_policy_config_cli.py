@@ -269,3 +269,65 @@ def test_diff_takes_the_environment_for_the_governance_review(cli: Cli, tmp_path
     assert json.loads(result.out)["governance"]["prod"] is True
     # a stack named prod is prod for the review with or without a config
     assert json.loads(cli("diff", REPLACEMENT_STEPS, "--json").out)["governance"]["prod"] is True
+
+
+def test_what_check_prints_with_a_config_validates_against_the_schema(
+    cli: Cli, tmp_path: Path
+) -> None:
+    import jsonschema
+
+    schema = json.loads((REPO / "governance" / "tools" / "plan.schema.json").read_text())
+    validator = jsonschema.Draft202012Validator(schema)
+    config = write(tmp_path, "c.json", {"all": "advisory", "mlgov-location-in-region": {}})
+    doc = json.loads(cli("check", GCP_PREVIEW, "--json", "--policy-config", config).out)
+    assert list(validator.iter_errors(doc)) == []
+    assert {"policy_selection", "policy_pack_config"} <= schema["properties"].keys()
+    doc["policy_selection"]["environment"] = "production"
+    errors = list(validator.iter_errors(doc))
+    assert [".".join(map(str, e.absolute_path)) for e in errors] == ["policy_selection.environment"]
+
+
+def test_a_carried_config_that_is_not_an_object_is_exit_2(cli: Cli, tmp_path: Path) -> None:
+    doc = json.loads(cli("check", GCP_PREVIEW, "--json").out)
+    doc["policy_pack_config"] = {"policies": {"mlgov-nope": "mandatory"}}
+    result = cli("check", write(tmp_path, "d.json", doc))
+    assert result.code == 2
+    assert result.err.startswith("mlgov: error: policy_pack_config.policies: mlgov-nope: ")
+    doc["policy_pack_config"] = "all"
+    result = cli("check", write(tmp_path, "d.json", doc))
+    assert result.code == 2 and "policy_pack_config: must be an object" in result.err
+
+
+def _readme_section(title: str) -> str:
+    readme = (REPO / "README.md").read_text()
+    return readme.split(f"### {title}\n", 1)[1].split("\n### ", 1)[0]
+
+
+def test_the_readme_table_is_the_other_program_table() -> None:
+    section = _readme_section("Which policies run on your program")
+    rows = [line.split(" | ") for line in section.splitlines() if line.startswith("| `mlgov-")]
+    table = [(r[0].strip("| `"), r[1], r[2], r[3].removesuffix(" |")) for r in rows]
+    assert table == [
+        (
+            name,
+            "not run" if o.level == "disabled" else "advisory",
+            f"`{o.unless}` set" if o.unless else "listing it",
+            o.why,
+        )
+        for name, o in OTHER_PROGRAM.items()
+    ]
+
+
+def test_the_readme_example_config_is_valid_and_does_what_it_says(cli: Cli, tmp_path: Path) -> None:
+    section = _readme_section("Your levels and settings: `--policy-config`")
+    example = section.split("<!-- policy-config example -->\n```yaml\n", 1)[1].split("```")[0]
+    config = write(tmp_path, "policy.yaml", example)
+    result = cli("check", GCP_PREVIEW, "--json", "--policy-config", config)
+    assert result.err == ""  # valid, and no setting CrossGuard would read differently
+    found = findings(result.out)
+    location = {
+        r for level, p, r in found if p == "mlgov-location-in-region" and level == "mandatory"
+    }
+    assert "nb-alice" in location and "trainer" not in location  # europe-west4 is the region
+    assert ("advisory", "mlgov-labels-required", "trainer") in found  # `all: advisory`
+    assert {level for level, p, _ in found if p != "mlgov-location-in-region"} == {"advisory"}
