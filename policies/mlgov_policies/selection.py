@@ -123,7 +123,8 @@ OTHER_PROGRAM: Mapping[str, OtherProgram] = {
     ),
     "mlgov-storage-lifecycle-required": OtherProgram("advisory", _HOUSE_BUCKET),
     "mlgov-storage-abort-incomplete-uploads": OtherProgram(
-        "advisory", "mlgov's storage hygiene; a bucket that never takes multipart uploads needs none"
+        "advisory",
+        "mlgov's storage hygiene; a bucket that never takes multipart uploads needs none",
     ),
     "mlgov-artifactregistry-cleanup-policies": OtherProgram(
         "advisory", "mlgov's image retention; another team may keep every image it shipped"
