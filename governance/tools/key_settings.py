@@ -91,11 +91,9 @@ def _tpu(i: Inputs) -> list[str]:
 
 def _sql(i: Inputs) -> list[str]:
     s = as_mapping(i.get("settings"))
-    parts = [
-        str(dig(s, "tier")),
-        str(dig(s, "availabilityType") or "ZONAL"),
-        f"{_n(dig(s, 'diskSize'))} GB",
-    ]
+    parts = [str(dig(s, "tier")), str(dig(s, "availabilityType") or "ZONAL")]
+    if (size := dig(s, "diskSize")) is not None:  # unset (Google's default) read "None GB"
+        parts.append(f"{_n(size)} GB")
     if dig(s, "backupConfiguration", "enabled"):
         parts.append("backups")
     if i.get("deletionProtection"):

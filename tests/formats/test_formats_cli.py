@@ -162,3 +162,10 @@ def test_check_reads_a_preview_from_stdin(cli: Cli, monkeypatch: pytest.MonkeyPa
     assert result.code == 1, result.err
     doc = json.loads(result.out)
     assert doc["source"]["file"] == "<stdin>" and len(doc["resources"]) == 8
+
+
+def test_the_comment_shows_no_disk_size_a_database_does_not_set(cli: Cli) -> None:
+    # The preview's replaced Cloud SQL instance leaves settings.diskSize to Google's default.
+    body = cli("comment", "--preview", "dev", GCP_PREVIEW).out
+    assert "| `metadata` | sql/DatabaseInstance | us-central1 | db-custom-4-15360, ZONAL |" in body
+    assert "None GB" not in body
