@@ -26,6 +26,7 @@ from governance.costs.resources import (
     pubsub,
     quota_override,
     scheduler,
+    spend_cap,
     sql,
     storage,
     tpu_vm,
@@ -55,6 +56,7 @@ PRICED: Final[dict[str, CostModel]] = {
     v.LOGGING_EXCLUSION: logging.exclusion,
     v.VERTEX_TENSORBOARD: vertex.tensorboard,
     v.VERTEX_METADATA_STORE: vertex.metadata_store,
+    v.SPEND_CAP_BUDGET: spend_cap.estimate,
 }
 
 FREE: Final[dict[str, str]] = {

@@ -17,7 +17,15 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from governance.tools.diff import CENT, CostDiff, diff_plans
-from governance.tools.render import cost_cell, price_notes, region_of, settings_cell, short_type
+from governance.tools.render import (
+    CEILINGS_TITLE,
+    ceilings,
+    cost_cell,
+    price_notes,
+    region_of,
+    settings_cell,
+    short_type,
+)
 from mlgov_policies.vocabulary import is_component
 
 MARKER = "<!-- mlgov-plan-comment -->"
@@ -166,6 +174,19 @@ def _failed(s: _Section) -> list[str]:
     ]
 
 
+def _ceilings(doc: Doc) -> list[str]:
+    # Spend caps cost $0 and would fold away with the free resources; their ceiling must show.
+    caps = ceilings(doc)
+    if not caps:
+        return []
+    return [
+        f"**{CEILINGS_TITLE[0].upper()}{CEILINGS_TITLE[1:]}**",
+        "",
+        *(f"- {c}" for c in caps),
+        "",
+    ]
+
+
 def _section(s: _Section) -> list[str]:
     if s.plans.error:
         return _failed(s)
@@ -190,6 +211,7 @@ def _section(s: _Section) -> list[str]:
         "",
         *_changes(d, s.plans.base is not None),
         "",
+        *_ceilings(head),
         *_resources(head),
         "",
     ]

@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from mlgov_policies.compat.spend_caps import BY_SERVICE, money_value
 from mlgov_policies.props import as_list, as_mapping, as_number, dig
-from mlgov_policies.vocabulary import is_component
+from mlgov_policies.vocabulary import SPEND_CAP_BUDGET, is_component
 
 Doc = Mapping[str, Any]
 Inputs = Mapping[str, Any]
@@ -130,9 +131,13 @@ def _table(i: Inputs) -> list[str]:
 
 
 def _budget(i: Inputs) -> list[str]:
-    units = dig(i, "amount", "specifiedAmount", "units")
+    amount = money_value(dig(i, "amount", "specifiedAmount"))
     rules = as_list(i.get("thresholdRules"))
-    return [f"${units}/month", f"{len(rules)} thresholds"]
+    parts = [f"${amount:,.2f}/month" if amount is not None else "$?/month"]
+    if services := as_list(dig(i, "budgetFilter", "services")):
+        named = [BY_SERVICE[s].name if s in BY_SERVICE else str(s) for s in services]
+        parts.append(f"on {', '.join(named)}")
+    return [*parts, f"{len(rules)} thresholds"]
 
 
 def _bucket(i: Inputs) -> list[str]:
@@ -189,6 +194,16 @@ def _log_exclusion(i: Inputs) -> list[str]:
     return [f"excludes {i.get('filter')}"]
 
 
+def _spend_cap(i: Inputs) -> list[str]:
+    services = as_list(dig(i, "budgetFilter", "services"))
+    service = BY_SERVICE.get(str(services[0])) if services else None
+    amount = money_value(dig(i, "amount", "specifiedAmount"))
+    return [
+        service.name if service else "?",
+        f"spend cap {_usd(amount)}/month" if amount is not None else "spend cap ?",
+    ]
+
+
 def _labels_only(i: Inputs) -> list[str]:
     return []
 
@@ -208,6 +223,7 @@ SUMMARIES: dict[str, Callable[[Inputs], list[str]]] = {
     "gcp:serviceusage/consumerQuotaOverride:ConsumerQuotaOverride": _quota,
     "gcp:logging/projectBucketConfig:ProjectBucketConfig": _log_bucket,
     "gcp:logging/projectExclusion:ProjectExclusion": _log_exclusion,
+    SPEND_CAP_BUDGET: _spend_cap,
 }
 
 
@@ -235,9 +251,41 @@ def settings_cell(r: Mapping[str, Any]) -> str:
     """A row's key cost settings, with an informational worst case where the resource has one."""
     cell = key_settings(r["type"], r.get("inputs") or {})
     if isinstance(worst := r.get("worst_case_monthly_usd"), int | float):
-        # A quota's ceiling: shown beside the estimate, never added to it.
-        cell += f", worst case {_usd(worst)}/month (not in total)"
+        # A quota's or a spend cap's ceiling: shown beside the estimate, never added to it.
+        lag = " + enforcement lag" if r["type"] == SPEND_CAP_BUDGET else ""
+        cell += f", worst case {_usd(worst)}/month{lag} (not in total)"
     return cell
+
+
+def ceilings(doc: Doc) -> list[str]:
+    """One line per spend cap: the month's worst case for its service in its project.
+
+    A cap bounds spend the estimate does not cover (model calls, requests), so plans and comments
+    show it beside the estimate. It is a floor of the worst case: Google enforces on estimated
+    cost data that lags usage, and work already running and storage keep billing.
+    """
+    lines: list[str] = []
+    for r in doc.get("resources", []):
+        if r.get("type") != SPEND_CAP_BUDGET:
+            continue
+        i = as_mapping(r.get("inputs"))
+        services = as_list(dig(i, "budgetFilter", "services"))
+        projects = as_list(dig(i, "budgetFilter", "projects"))
+        service = BY_SERVICE.get(str(services[0])) if services else None
+        worst = r.get("worst_case_monthly_usd")
+        if not isinstance(worst, int | float):
+            worst = money_value(dig(i, "amount", "specifiedAmount"))
+        lines.append(
+            f"{service.name if service else '?'} in {projects[0] if projects else '?'}: "
+            f"at most {_usd(worst)}/month + enforcement lag (spend cap {r.get('name')}, Preview)"
+        )
+    return lines
+
+
+CEILINGS_TITLE = (
+    "spend caps (the month's worst case per capped service, beside the estimate; enforcement "
+    "lags estimated cost, and running work and storage still bill):"
+)
 
 
 def cost_cell(resource: Mapping[str, Any]) -> str:
@@ -340,6 +388,8 @@ def text(doc: Doc, width: int | None = None) -> str:
         cells = [_cut(cell, w).ljust(w) for cell, w in zip(row, widths, strict=True)]
         lines.append((" " * _GAP).join(cells).rstrip())
     lines += ["", _cost_line(doc), *price_notes(doc)]
+    if caps := ceilings(doc):
+        lines += ["", CEILINGS_TITLE, *(f"  {c}" for c in caps)]
     mandatory, advisory = _counts(doc)
     for v in doc.get("violations", []):
         lines += [
@@ -377,6 +427,10 @@ def markdown(doc: Doc) -> str:
         f"**{mandatory} mandatory**, {advisory} advisory finding(s)",
         "",
     ]
+    if caps := ceilings(doc):
+        out += [f"**{CEILINGS_TITLE[0].upper()}{CEILINGS_TITLE[1:]}**", ""]
+        out += [f"- {_md_cell(c)}" for c in caps]
+        out.append("")
     if doc.get("violations"):
         out += ["| enforcement | policy | resource | problem | fix |", "|---|---|---|---|---|"]
         out += [

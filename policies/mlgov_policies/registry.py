@@ -96,6 +96,10 @@ RULES: tuple[Rule, ...] = (
     acceptance.scheduler.RULE,
     schema.VALID_INPUTS,
     schema.KNOWN_TYPE,
+    acceptance.spend_caps.BODY_RULE,
+    acceptance.spend_caps.CURRENCY_RULE,
+    billing.SPEND_CAP_PAIRED,
+    billing.SPEND_CAP_BLOCKS_AUTOMATION,
 )
 
 ALL_RULES: Mapping[str, Rule] = {rule.name: rule for rule in RULES}

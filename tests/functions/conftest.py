@@ -23,6 +23,7 @@ from functions_framework import create_app
 from govern import clock, execute, gcp
 from govern.models import ActionPolicy
 from tests.fakegcp.billing import FakeBilling
+from tests.fakegcp.billingbudgets import FakeBudgets
 from tests.fakegcp.clock import FakeClock
 from tests.fakegcp.compute import FakeCompute
 from tests.fakegcp.container import FakeContainer
@@ -73,6 +74,7 @@ class Cloud:
     clock: FakeClock
     container: FakeContainer
     vertex: FakeVertex
+    budgets: FakeBudgets
 
     def mutations(self) -> list[Any]:
         """Requests that change state (anything but GET)."""
@@ -94,6 +96,7 @@ def cloud(monkeypatch: pytest.MonkeyPatch) -> Iterator[Cloud]:
             clock_,
             FakeContainer().install(server),
             FakeVertex().install(server),
+            FakeBudgets().install(server),
         )
         monkeypatch.setenv(
             "MLGOV_API_ENDPOINTS",
@@ -109,6 +112,7 @@ def cloud(monkeypatch: pytest.MonkeyPatch) -> Iterator[Cloud]:
                         "monitoring",
                         "container",
                         "aiplatform",
+                        "billingbudgets",
                     )
                 }
             ),

@@ -18,6 +18,7 @@ import pytest
 from govern.flows import FLOWS
 from govern.permissions import PERMISSIONS
 from tests.fakegcp import iam
+from tests.functions import test_spend_caps as spend_caps
 from tests.functions.conftest import (
     DEV,
     PROD,
@@ -41,6 +42,7 @@ EXPECTED = {
         "aiplatform.endpoints.undeploy",
         "aiplatform.hyperparameterTuningJobs.cancel",
         "aiplatform.hyperparameterTuningJobs.list",
+        "billing.resourcebudgets.read",
         "compute.instances.list",
         "compute.instances.stop",
         "container.clusters.list",
@@ -77,7 +79,7 @@ EXPECTED = {
     ),
 }
 # Policy keys a scenario needs to take every branch (undeploying endpoints is opt-in).
-SCENARIO_POLICY = {"on_budget_alert": {"undeploy_endpoints": True}}
+SCENARIO_POLICY = {"on_budget_alert": {"undeploy_endpoints": True, "spend_caps": spend_caps.CAPS}}
 
 
 def _budget_alert(cloud) -> None:
@@ -104,6 +106,9 @@ def _budget_alert(cloud) -> None:
         DEV, "us-central1", "e1", models={"1": 100}, labels={"mlgov-undeploy-at-cap": "true"}
     )
     send_event(pubsub_event(budget_data(1.2, 1200)))
+    # A spend cap's alerts-only budget: the cap's state is read (and nothing done).
+    spend_caps.seed_cap(cloud, "ENFORCED")
+    send_event(spend_caps.pair_alert(2100.0, 1.0))
 
 
 def _reap_idle_vms(cloud) -> None:

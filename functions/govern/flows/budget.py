@@ -2,7 +2,9 @@
 
 Stops come first (with Vertex AI cancels and GKE NAP limits), then GKE accelerator pools are
 scaled to zero (flows/cap.py); unlinking billing (the last resort, opted into per project) runs
-last. Decisions are decide.py's and cap.py's; this module only sequences reads and actions.
+last. An alert from a spend cap's alerts-only budget only reports the cap's state
+(flows/spend_caps.py). Decisions are decide.py's and cap.py's; this module only sequences reads
+and actions.
 """
 
 from __future__ import annotations
@@ -15,12 +17,27 @@ from govern.actions import DisableBilling, StopInstance, StopNotebook, StopTpuNo
 from govern.execute import ReadCall, Runner
 from govern.flows import cap
 from govern.flows.base import Flow, inventory, together
+from govern.flows.spend_caps import SpendCapNotice, spend_cap_alert
 from govern.models import BudgetAlert, Report
-from govern.ports import GET_BILLING_INFO, LIST_INSTANCES, LIST_NOTEBOOKS, LIST_TPU_NODES, Ports
+from govern.ports import (
+    GET_BILLING_INFO,
+    GET_SPEND_CAP,
+    LIST_INSTANCES,
+    LIST_NOTEBOOKS,
+    LIST_TPU_NODES,
+    Ports,
+)
 
 BUDGET_ALERT: Final = Flow(
     "on_budget_alert",
-    reads=(LIST_INSTANCES, LIST_NOTEBOOKS, LIST_TPU_NODES, GET_BILLING_INFO, *cap.CAP_READS),
+    reads=(
+        LIST_INSTANCES,
+        LIST_NOTEBOOKS,
+        LIST_TPU_NODES,
+        GET_BILLING_INFO,
+        *cap.CAP_READS,
+        GET_SPEND_CAP,
+    ),
     actions=(StopInstance, StopNotebook, StopTpuNode, DisableBilling, *cap.CAP_ACTIONS),
 )
 
@@ -36,13 +53,17 @@ class Quiet:
     inconsistent: bool = False
 
 
-def budget_alert(alert: BudgetAlert, ports: Ports, runner: Runner) -> Report | Quiet:
-    """Act on one budget alert under runner.policy.
+def budget_alert(
+    alert: BudgetAlert, ports: Ports, runner: Runner
+) -> Report | Quiet | SpendCapNotice:
+    """Act on one budget alert under runner.policy (a spend cap's pair: report its state only).
 
     Raises:
         decide.DecisionError: the alert's budget is not in the policy.
     """
     policy, entry_point = runner.policy, BUDGET_ALERT.entry_point
+    if (capped := policy.spend_caps.get(alert.budget_id)) is not None:
+        return spend_cap_alert(alert, capped, ports, runner)
     scope = decide.budget_scope(alert, policy)
     if not scope.stop_projects:
         return Quiet(scope.reason, scope.inconsistent)
