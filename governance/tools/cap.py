@@ -4,6 +4,10 @@
 
     mlgov cap status --stack NAME [--json]
     mlgov cap restore --stack NAME [--dry-run] [--json]
+    mlgov cap lift --stack NAME --service KEY --reason TEXT [--dry-run] [--json]
+
+`status` also lists the stack's spend caps, and `lift` lifts an enforced one: both live in
+spend_caps.py.
 
 At the cap, the budget function scales GPU/TPU node pools to zero (autoscaling off) and sets node
 auto-provisioning's accelerator limits to zero, keeping what they were in resource labels:
@@ -109,22 +113,27 @@ def decode_nap(labels: Mapping[str, str]) -> dict[str, tuple[int, int]]:
 # --------------------------------------------------------------------------- registration
 def register(subparsers: Any) -> None:
     """Add the `cap` subcommand to the CLI's subparsers."""
+    from governance.tools import spend_caps
     from governance.tools.cli import stack_flags
 
     p = subparsers.add_parser(
         "cap",
-        help="show or undo what the budget cap changed in the stack's GKE cluster",
+        help="show or undo what the budget cap changed in GKE; show and lift spend caps",
         description="See and restore the GKE node pools and NAP limits the budget cap changed.",
         epilog=(
             "examples:\n  mlgov cap status --stack prod\n  mlgov cap restore --stack prod --dry-run"
+            "\n  mlgov cap lift --stack prod --service vertex_ai --reason 'launch day'"
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("action", choices=("status", "restore"), help="what to do")
+    p.add_argument("action", choices=("status", "restore", *spend_caps.ACTIONS), help="what to do")
     stack_flags(p)
     p.add_argument("--endpoint", help="container API base URL (http(s)://...); anonymous access")
-    p.add_argument("--dry-run", action="store_true", help="restore: print the plan, change nothing")
+    p.add_argument(
+        "--dry-run", action="store_true", help="restore, lift: print the plan, change nothing"
+    )
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    spend_caps.add_arguments(p)
     p.set_defaults(func=handler)
 
 
@@ -320,11 +329,33 @@ def _restore(
 
 def handler(args: argparse.Namespace) -> int:
     """Run `cap`; returns the exit code (problems are raised as CliError)."""
+    from governance.tools import spend_caps
+
+    if args.action in spend_caps.ACTIONS:
+        return spend_caps.lift(args)
+    if args.dry_run and args.action != "restore":
+        raise CliError("--dry-run: only with `restore` or `lift`")
+    caps = args.action == "status" and spend_caps.declares_spend_caps(args)
+    doc = _gke(args) if not caps or _declares_gke(args) else {"action": args.action}
+    if caps:
+        doc["spend_caps"] = spend_caps.status(args)
+    if args.json:
+        print(json.dumps(doc, indent=2))
+    return Exit.OK
+
+
+def _declares_gke(args: argparse.Namespace) -> bool:
+    from governance.tools.project import read_stack_config, settings_of, stack_file_of
+
+    _name, path = stack_file_of(args.stack, args.config)
+    return settings_of(read_stack_config(path), path).gke is not None
+
+
+def _gke(args: argparse.Namespace) -> dict[str, Any]:
+    """The GKE part: read, restore if asked, print text; the JSON document."""
     from governance.tools.jobs import endpoint
 
     target = _target(args)
-    if args.dry_run and args.action != "restore":
-        raise CliError("--dry-run: only with `restore`")
     url = endpoint(args.endpoint, "container")
     gke = _Gke(_session(url), url or GOOGLE)
     cluster = gke.call("GET", target.path)
@@ -334,8 +365,6 @@ def handler(args: argparse.Namespace) -> int:
     verb = {"status": "before the cap:", "restore": "restored to"}[args.action]
     if args.action == "restore" and args.dry_run:
         verb = "would restore to"
-    if args.json:
-        print(json.dumps({"action": args.action, "dry_run": args.dry_run, **plan}, indent=2))
-    else:
+    if not args.json:
         _print_plan(plan, verb)
-    return Exit.OK
+    return {"action": args.action, "dry_run": args.dry_run, **plan}
