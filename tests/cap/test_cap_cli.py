@@ -16,6 +16,7 @@ import pytest
 from govern import execute, flows, gcp, parse
 from govern.models import ActionPolicy
 from governance.tools.cli import main
+from tests.fakegcp.billingbudgets import FakeBudgets
 from tests.fakegcp.clock import FakeClock
 from tests.fakegcp.container import FakeContainer
 from tests.fakegcp.server import FakeGcp
@@ -57,9 +58,12 @@ class _NoVertex(_Nothing):
 
 
 @pytest.fixture
-def gke() -> Iterator[tuple[FakeGcp, FakeContainer]]:
+def gke(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[FakeGcp, FakeContainer]]:
     with FakeGcp() as server:
         fake = FakeContainer().install(server)
+        # The prod stack declares a spend cap, which `cap status` lists too (none deployed here).
+        FakeBudgets().install(server).add_account()
+        monkeypatch.setenv("MLGOV_API_ENDPOINTS", json.dumps({"billingbudgets": server.url}))
         fake.add_cluster(PROJECT, REGION, CLUSTER, nap={"cpu": (0, 512), "nvidia-l4": (0, 32)})
         fake.add_pool(
             PROJECT,
@@ -135,6 +139,8 @@ def test_status_shows_what_the_cap_changed(gke, capsys):
     assert "  NAP limit nvidia-l4: now 0-0; before the cap: 0-32" in out
     assert not any("system" in line for line in out)
     assert len([r for r in server.calls() if r.method != "GET"]) == writes  # status only reads
+    assert out[-1].split()[:3] == ["vertex_ai", PROJECT, "5,000.00"]
+    assert out[-1].split()[3] == "NOT"  # NOT DEPLOYED: no `pulumi up` in this test
 
 
 def test_restore_dry_run_changes_nothing(gke, capsys):

@@ -37,6 +37,7 @@ READ_METHODS = {
     "aiplatform.projects.locations.customJobs.list": "vertex.list_jobs",
     "aiplatform.projects.locations.hyperparameterTuningJobs.list": "vertex.list_jobs",
     "aiplatform.projects.locations.endpoints.list": "vertex.list_endpoints",
+    "billingbudgets.billingAccounts.budgets.get": "budgets.get_spend_cap",
 }
 ACTION_METHODS = {
     "StopInstance": {"compute.stop"},

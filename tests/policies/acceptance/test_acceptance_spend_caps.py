@@ -84,7 +84,7 @@ CASES = [
 @pytest.mark.parametrize(
     ("path", "value", "field", "schema_field", "says"),
     CASES,
-    ids=[f"{c[0]}={c[1]!r}"[:60] for c in CASES],
+    ids=[f"{c[0]}=" + ("<deleted>" if c[1] is DELETE else repr(c[1]))[:40] for c in CASES],
 )
 def test_each_rule_is_one_finding_naming_field_rule_and_source(
     path, value, field, schema_field, says
