@@ -179,12 +179,8 @@ def _ceilings(doc: Doc) -> list[str]:
     caps = ceilings(doc)
     if not caps:
         return []
-    return [
-        f"**{CEILINGS_TITLE[0].upper()}{CEILINGS_TITLE[1:]}**",
-        "",
-        *(f"- {c}" for c in caps),
-        "",
-    ]
+    title = f"**{CEILINGS_TITLE[0].upper()}{CEILINGS_TITLE[1:]}** {caps[-1]}"
+    return [title, "", *(f"- {c}" for c in caps[:-1]), ""]
 
 
 def _section(s: _Section) -> list[str]:

@@ -277,14 +277,15 @@ def ceilings(doc: Doc) -> list[str]:
             worst = money_value(dig(i, "amount", "specifiedAmount"))
         lines.append(
             f"{service.name if service else '?'} in {projects[0] if projects else '?'}: "
-            f"at most {_usd(worst)}/month + enforcement lag (spend cap {r.get('name')}, Preview)"
+            f"at most {_usd(worst)}/month + enforcement lag ({r.get('name')})"
         )
-    return lines
+    return [*lines, CEILINGS_NOTE] if lines else []
 
 
-CEILINGS_TITLE = (
-    "spend caps (the month's worst case per capped service, beside the estimate; enforcement "
-    "lags estimated cost, and running work and storage still bill):"
+CEILINGS_TITLE = "spend caps (Preview): the month's worst case for each capped service"
+CEILINGS_NOTE = (
+    "(not in the estimate; Google enforces on lagging cost estimates, and running work and "
+    "storage still bill)"
 )
 
 
@@ -389,7 +390,7 @@ def text(doc: Doc, width: int | None = None) -> str:
         lines.append((" " * _GAP).join(cells).rstrip())
     lines += ["", _cost_line(doc), *price_notes(doc)]
     if caps := ceilings(doc):
-        lines += ["", CEILINGS_TITLE, *(f"  {c}" for c in caps)]
+        lines += ["", f"{CEILINGS_TITLE}:", *(f"  {c}" for c in caps)]
     mandatory, advisory = _counts(doc)
     for v in doc.get("violations", []):
         lines += [
@@ -428,8 +429,8 @@ def markdown(doc: Doc) -> str:
         "",
     ]
     if caps := ceilings(doc):
-        out += [f"**{CEILINGS_TITLE[0].upper()}{CEILINGS_TITLE[1:]}**", ""]
-        out += [f"- {_md_cell(c)}" for c in caps]
+        out += [f"**{CEILINGS_TITLE[0].upper()}{CEILINGS_TITLE[1:]}** {caps[-1]}", ""]
+        out += [f"- {_md_cell(c)}" for c in caps[:-1]]
         out.append("")
     if doc.get("violations"):
         out += ["| enforcement | policy | resource | problem | fix |", "|---|---|---|---|---|"]

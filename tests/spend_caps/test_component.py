@@ -135,7 +135,11 @@ def test_without_caps_nothing_of_it_is_planned():
 
 def test_text_markdown_and_the_pr_comment_show_the_ceiling_beside_the_estimate(capped_plan):
     human = text(capped_plan, 250)
-    assert "spend caps (the month's worst case per capped service, beside the estimate" in human
+    assert "spend caps (Preview): the month's worst case for each capped service:" in human
+    assert (
+        "Google enforces on lagging cost estimates, and running work and storage still bill"
+        in human
+    )
     assert "Vertex AI in projects/345678901234: at most $2,000.00/month + enforcement lag" in human
     assert "Gemini API in projects/345678901234: at most $300.00/month + enforcement lag" in human
     assert human.index("estimated $") < human.index("spend caps (")
@@ -143,9 +147,10 @@ def test_text_markdown_and_the_pr_comment_show_the_ceiling_beside_the_estimate(c
     assert "- Vertex AI in projects/345678901234: at most $2,000.00/month + enforcement lag" in md
     comment = render_comment([StackPlans("prod", capped_plan)])
     assert (
-        "at most $2,000.00/month + enforcement lag (spend cap spend-caps-vertex-ai, Preview)"
-        in comment
+        "- Vertex AI in projects/345678901234: at most $2,000.00/month + enforcement lag "
+        "(spend-caps-vertex-ai)" in comment
     )
+    assert "**Spend caps (Preview): the month's worst case for each capped service**" in comment
 
 
 def test_a_cap_on_cloud_run_functions_is_pointed_out_beside_the_governance_functions():
