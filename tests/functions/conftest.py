@@ -134,6 +134,7 @@ class AdapterPorts:
     monitoring: Any
     container: Any
     vertex: Any
+    budgets: Any
 
 
 def adapter_ports(cloud: Cloud) -> AdapterPorts:
@@ -147,6 +148,7 @@ def adapter_ports(cloud: Cloud) -> AdapterPorts:
         monitoring=gcp.ADAPTERS["monitoring"](url),
         container=gcp.ADAPTERS["container"](url),
         vertex=gcp.ADAPTERS["aiplatform"](url),
+        budgets=gcp.ADAPTERS["billingbudgets"](url),
     )
 
 

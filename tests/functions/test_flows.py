@@ -12,7 +12,7 @@ from datetime import UTC, date, datetime
 import pytest
 
 from govern import decide, execute, flows
-from govern.models import ActionPolicy, BudgetAlert, Recommendation, Workload
+from govern.models import ActionPolicy, BudgetAlert, Recommendation, Report, Workload
 from tests.fakegcp.clock import FakeClock
 from tests.functions.conftest import BUDGET, DEV, PROD, policy_dict
 from tests.functions.memory import MemoryCloud, MemoryPorts
@@ -95,7 +95,7 @@ def _budget_cloud() -> MemoryCloud:
 def test_budget_alert_stops_everything_before_unlinking_billing():
     cloud = _budget_cloud()
     report = flows.budget_alert(BudgetAlert(BUDGET, 1300, 1000, 1.3), MemoryPorts(cloud), _runner())
-    assert not isinstance(report, flows.Quiet)
+    assert isinstance(report, Report)
     assert report.counts() == {"done": 5}
     mutations = [m for m, _ in cloud.calls if m.endswith((".stop", ".unlink"))]
     assert mutations[-1] == "billing.unlink"
@@ -128,7 +128,7 @@ def test_budget_alert_dry_run_reads_but_changes_nothing():
     report = flows.budget_alert(
         BudgetAlert(BUDGET, 1300, 1000, 1.3), MemoryPorts(cloud), _runner(dry_run=True)
     )
-    assert not isinstance(report, flows.Quiet)
+    assert isinstance(report, Report)
     assert report.counts() == {"simulated": 5}
     assert cloud.methods() == {
         "compute.list_instances",

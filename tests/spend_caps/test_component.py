@@ -86,7 +86,8 @@ def capped_config(caps: dict) -> dict:
 @pytest.fixture(scope="module")
 def capped_plan() -> dict:
     config = capped_config({"vertex_ai": 2000, "gemini_api": 300})
-    return plan_config(config, "prod", REPO / "__main__.py", REPO / "stacks" / "Pulumi.prod.yaml")
+    doc = plan_config(config, "prod", REPO / "__main__.py", REPO / "stacks" / "Pulumi.prod.yaml")
+    return dict(doc)
 
 
 def _resource(doc: dict, name: str) -> dict:
@@ -155,7 +156,9 @@ def test_text_markdown_and_the_pr_comment_show_the_ceiling_beside_the_estimate(c
 
 def test_a_cap_on_cloud_run_functions_is_pointed_out_beside_the_governance_functions():
     config = capped_config({"cloud_run_functions": 50})
-    doc = plan_config(config, "prod", REPO / "__main__.py", REPO / "stacks" / "Pulumi.prod.yaml")
+    doc = dict(
+        plan_config(config, "prod", REPO / "__main__.py", REPO / "stacks" / "Pulumi.prod.yaml")
+    )
     [finding] = doc["violations"]
     assert finding["policy"] == "mlgov-billing-spend-cap-blocks-automation"
     assert finding["enforcement"] == "advisory"
