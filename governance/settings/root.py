@@ -16,6 +16,7 @@ from governance.costs.assumptions import UsageAssumptions
 from governance.labels import label_problem
 from governance.settings import (
     acceptance,
+    acknowledge,
     artifacts,
     billing_export,
     budget,
@@ -28,6 +29,7 @@ from governance.settings import (
     query_quotas,
     training,
 )
+from governance.settings.acknowledge import Acknowledgement
 from governance.settings.artifacts import ArtifactSettings
 from governance.settings.automation import AutomationSettings
 from governance.settings.base import REGION_PATTERN, Environment, Model, Problem, Zone
@@ -83,6 +85,8 @@ class Settings(Model):
     vertex: VertexSettings | None = None
     usage: UsageAssumptions = Field(default_factory=UsageAssumptions)
     spend_caps: SpendCaps = Field(default_factory=no_spend_caps)
+    # Weakening governance changes this stack accepts (the PR check's prod rule).
+    acknowledge: tuple[Acknowledgement, ...] = ()
 
     @model_validator(mode="before")
     @classmethod
@@ -175,6 +179,7 @@ CHECKS: tuple[Callable[[Settings], Iterator[Problem]], ...] = (
     query_quotas.problems,
     log_volume.problems,
     acceptance.problems,
+    acknowledge.problems,
 )
 
 

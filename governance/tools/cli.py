@@ -14,8 +14,9 @@ import json
 import os
 import shutil
 import sys
+import warnings
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 from governance import __version__
 from governance.tools.collector import fewer_collections
@@ -26,9 +27,12 @@ examples:
   mlgov plan --stack dev                      plan the dev stack offline (human table)
   mlgov plan --stack dev --json > plan.json   the plan document
   mlgov check plan.json                       re-check a saved plan (- = stdin)
-  mlgov diff base.json head.json --markdown   cost change between two plans
+  mlgov check preview.json                    check `pulumi preview --json` output (or a
+                                              `pulumi stack export`) of any Pulumi program
+  mlgov diff base.json head.json --markdown   cost and governance changes
   mlgov jobs --stack dev list                 the stack's cleanup schedules
   mlgov cap status --stack prod               what the budget cap changed in GKE
+  mlgov report -o report.html                 one HTML page of where the money goes
 
 exit codes: 0 fine, 1 mandatory policy violation, 2 invalid input
 """
@@ -48,10 +52,18 @@ def stack_flags(parser: argparse.ArgumentParser) -> None:
     which.add_argument("--config", help="path to any Pulumi stack file")
 
 
-def terminal_width() -> int | None:
-    """The width to fit tables to: $COLUMNS, else the terminal's; None when not a terminal."""
+PIPED_WIDTH = 120  # tables written to a pipe or a file (logs, CI, `| less`) stay this narrow
+
+
+def terminal_width() -> int:
+    """The width to fit tables to: $COLUMNS, else the terminal's, else PIPED_WIDTH."""
     columns = shutil.get_terminal_size(fallback=(0, 0)).columns
-    return columns if columns > 0 else None
+    return columns if columns > 0 else PIPED_WIDTH
+
+
+def plain_output() -> bool:
+    """Whether stdout is not a terminal: then tables are plain ASCII (cuts shown as `...`)."""
+    return not sys.stdout.isatty()
 
 
 def _emit(doc: Any, args: argparse.Namespace) -> int:
@@ -65,7 +77,7 @@ def _emit(doc: Any, args: argparse.Namespace) -> int:
     elif args.markdown:
         print(render.markdown(doc))
     else:
-        print(render.text(doc, terminal_width()))
+        print(render.text(doc, terminal_width(), plain=plain_output()))
     return plan.exit_code(doc)
 
 
@@ -112,10 +124,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     c = sub.add_parser(
         "check",
-        help="evaluate policies and costs over a plan document",
-        epilog="example: mlgov plan --stack dev --json | mlgov check -",
+        help="evaluate policies and costs over a plan document or a Pulumi preview",
+        description="Evaluate policies and costs over a plan: an mlgov plan document,\n"
+        "`pulumi preview --json` output or a `pulumi stack export` (told apart by content).",
+        epilog="examples:\n  mlgov plan --stack dev --json | mlgov check -\n"
+        "  pulumi preview --json --show-sames > preview.json && mlgov check preview.json",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    c.add_argument("path", help="plan document JSON file, or - for stdin")
+    c.add_argument("path", help="plan JSON file (any of those formats), or - for stdin")
     _output_flags(c)
     c.set_defaults(func=_check)
 
@@ -130,23 +146,57 @@ def _registrars() -> list[Callable[[Any], None]]:
     from governance.tools.costs_cli import register as costs
     from governance.tools.jobs import register as jobs
     from governance.tools.policy_config import register as policy_config
+    from governance.tools.report.cli import register as report
 
-    return [policy_config, costs, jobs, spend, cap]
+    return [policy_config, costs, jobs, spend, cap, report]
+
+
+def quiet_python_version_notices() -> None:
+    """Filter google-api-core's notice that a Python version's support ends in a year or less.
+
+    Every google-cloud-* library (through google-api-core) warns once at import, as a
+    FutureWarning printed on stderr, that Google will stop supporting the running Python in new
+    releases once that Python reaches its end of life (3.11: notices from 2026-10-24 on, one per
+    library, five lines for `spend`). It is about future library releases, not this run, and an
+    operator can do nothing about it mid-command; mlgov supports 3.11 (pyproject's
+    requires-python). Only that notice is filtered: the ones for a Python already past its end
+    of life, or no longer supported by the installed library, still show.
+    """
+    warnings.filterwarnings(
+        "ignore",
+        message=r"You are using a Python version \(.*\) which Google will stop supporting",
+        category=FutureWarning,
+    )
+
+
+def _settings_error() -> type[Exception]:
+    """`SettingsError` if a subcommand loaded the settings, else a class nothing raises.
+
+    Importing governance.settings imports pulumi (SettingsError is a RunError): ~1 s that
+    `check`, `diff` and `comment` on a plan file never need (bench/RESULTS.md, "preview").
+    Nothing can raise the error before its module is imported.
+    """
+    module = sys.modules.get("governance.settings.errors")
+    return cast(type[Exception], module.SettingsError) if module is not None else _NotLoaded
+
+
+class _NotLoaded(Exception):
+    """Stands for SettingsError while governance.settings is not imported."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code."""
     from governance.costs.errors import CostError
-    from governance.settings import SettingsError
 
+    quiet_python_version_notices()
     args = build_parser().parse_args(argv)
     try:
         code: int = args.func(args)
     except CliError as err:
         report(err.problems)
         return err.code
-    except SettingsError as err:
-        report(err.problems)
+    except _settings_error() as err:
+        report(cast(Any, err).problems)
         return Exit.INVALID
     except CostError as err:
         report([str(err)])

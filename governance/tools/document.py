@@ -1,7 +1,9 @@
 """The plan document (DESIGN.md contract 1): its type, and the one loader `check` and `diff` use.
 
 `plan` builds a `PlanDocument`; `check` and `diff` read one with `read_document`, which checks its
-shape and reports every problem at once, each naming its path (`resources[3].name`). The usage
+shape and reports every problem at once, each naming its path (`resources[3].name`). The same
+loader reads `pulumi preview --json` and `pulumi stack export` files (formats/ converts them;
+`read_input` also gives a preview's plan before the change). The usage
 assumptions and policy config a document carries are parsed on demand (`assumptions_of`,
 `policy_config_of`), because `diff` only needs them when it re-estimates. The JSON Schema in
 plan.schema.json describes the same shape for other tools.
@@ -11,7 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any, NotRequired, Required, TypedDict, cast
+from typing import TYPE_CHECKING, Any, NotRequired, Required, TypedDict, cast
 
 from pydantic import ValidationError
 
@@ -19,6 +21,9 @@ from governance.costs.assumptions import UsageAssumptions
 from governance.tools.errors import CliError
 from governance.tools.project import read_source
 from mlgov_policies.config import PolicyConfig, PolicyConfigError
+
+if TYPE_CHECKING:
+    from governance.tools.formats.plan_input import PlanInput
 
 SCHEMA_VERSION = 1
 """Bumped only when a key changes meaning or goes away; added keys keep the version."""
@@ -50,6 +55,10 @@ class PlanDocument(TypedDict, total=False):
     cost: dict[str, Any]
     policy_config: dict[str, Any]
     assumptions: dict[str, Any]
+    acknowledgements: list[dict[str, str]]
+    """Weakening changes the stack accepts (`mlgov:settings.acknowledge`): {change, reason}."""
+    source: dict[str, Any]
+    """For a file in one of Pulumi's formats: which, and what was read and skipped (formats/)."""
 
 
 def _number(value: Any) -> bool:
@@ -95,42 +104,63 @@ def shape_problems(doc: Any) -> list[str]:
     for key in ("policy_config", "assumptions", "cost"):
         if d.get(key) is not None and not isinstance(d.get(key), dict):
             problems.append(f"{key}: must be an object")
-    return problems + _warnings_problems(d.get("warnings"))
+    problems += _pairs_problems(d.get("acknowledgements"), "acknowledgements", ("change", "reason"))
+    return problems + _pairs_problems(d.get("warnings"), "warnings", ("key", "message"))
 
 
-def _warnings_problems(warnings: Any) -> list[str]:
-    """Problems of the optional `warnings` list (settings that do nothing, from `plan`)."""
-    if warnings is None:
+def _pairs_problems(items: Any, name: str, keys: tuple[str, str]) -> list[str]:
+    """Problems of an optional list of two-string objects (`warnings`, `acknowledgements`)."""
+    if items is None:
         return []
-    if not isinstance(warnings, list):
-        return ["warnings: must be a list of {key, message} objects"]
+    first, second = keys
+    if not isinstance(items, list):
+        return [f"{name}: must be a list of {{{first}, {second}}} objects"]
     problems: list[str] = []
-    for i, item in enumerate(cast(list[Any], warnings)):
+    for i, item in enumerate(cast(list[Any], items)):
         entry = cast(dict[str, Any], item) if isinstance(item, dict) else {}
-        if not all(isinstance(entry.get(k), str) for k in ("key", "message")):
-            problems.append(f"warnings[{i}]: must be an object with string key and message")
+        if not all(isinstance(entry.get(k), str) for k in keys):
+            problems.append(f"{name}[{i}]: must be an object with string {first} and {second}")
     return problems
 
 
-def parse_document(text: str, source: str) -> PlanDocument:
-    """A plan document from JSON text, shape-checked; CliError names each bad path."""
+def parse_input(text: str, source: str) -> PlanInput:
+    """The plan in JSON text: mlgov's own document, or a Pulumi preview or stack export.
+
+    Pulumi's formats are detected from the content and converted (governance/tools/formats/);
+    CliError names each bad path, or says what to run when the file is none of them.
+    """
+    from governance.tools.formats.detect import explain_not_json, read_format
+    from governance.tools.formats.plan_input import PlanInput
+
     try:
         doc = json.loads(text)
     except ValueError as err:
-        raise CliError(f"{source}: not valid JSON ({err})") from None
+        raise CliError(explain_not_json(text, source, err)) from None
+    if (converted := read_format(doc, source)) is not None:
+        return converted
     if problems := shape_problems(doc):
         raise CliError([f"{source}: {p}" for p in problems])
     checked = cast(PlanDocument, doc)
     for resource in checked["resources"]:
         resource.setdefault("inputs", {})
     checked.setdefault("stack", "")
-    return checked
+    return PlanInput(checked)
+
+
+def parse_document(text: str, source: str) -> PlanDocument:
+    """A plan document from JSON text, shape-checked (a Pulumi file: the plan after it)."""
+    return parse_input(text, source).plan
+
+
+def read_input(source: str) -> PlanInput:
+    """Read a plan from a path, or stdin for `-`, in any format `parse_input` reads."""
+    text, name = read_source(source)
+    return parse_input(text, name)
 
 
 def read_document(source: str) -> PlanDocument:
     """Read a plan document from a path, or stdin for `-`."""
-    text, name = read_source(source)
-    return parse_document(text, name)
+    return read_input(source).plan
 
 
 def assumptions_of(doc: Mapping[str, Any], source: str = "") -> UsageAssumptions:

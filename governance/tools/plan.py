@@ -10,6 +10,7 @@ Rendering is in render.py.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, cast
 
@@ -28,6 +29,7 @@ from governance.tools.document import (
 )
 from governance.tools.errors import CliError, Exit
 from governance.tools.project import find_project, read_stack_config, settings_of, stack_file_of
+from mlgov_policies.config import PolicyConfig
 from mlgov_policies.evaluate import evaluate_resources
 from mlgov_policies.vocabulary import is_component
 
@@ -46,7 +48,7 @@ def evaluate_document(doc: PlanDocument) -> PlanDocument:
         if (rc := costs.get((resource["type"], resource["name"]))) is not None:
             _cost_keys(resource, rc)
     stack = doc.get("stack") or ""
-    found = evaluate_resources(resources, policy_config_of(doc), stack=stack)
+    found = evaluate_resources(resources, _policy_config(doc), stack=stack)
     violations = [v.as_dict() for v in found]
     # A TPU in a zone Google's zone list rules out is already a finding (with the zone and its
     # source); the estimate's "not offered in this region" would say it a second time.
@@ -68,6 +70,20 @@ def evaluate_document(doc: PlanDocument) -> PlanDocument:
     doc["violations"] = violations
     doc["cost"] = report.as_dict()
     return doc
+
+
+def _policy_config(doc: PlanDocument) -> PolicyConfig:
+    """The document's policy config; its top-level `region` is the stack's when it names none.
+
+    Without this, a document without `policy_config` (a saved plan, a Pulumi preview) had a
+    region only when every resource agreed on one, so one resource in another region made the
+    location rule compare nothing.
+    """
+    config = policy_config_of(doc)
+    region = doc.get("region")
+    if config.region is None and isinstance(region, str) and region.strip():
+        return replace(config, region=region.strip())
+    return config
 
 
 def _cost_keys(resource: PlanResource, rc: ResourceCost) -> None:
@@ -124,6 +140,9 @@ def plan_config(config: Mapping[str, Any], stack: str, program: Path, source: Pa
             "policy_config": settings.policy_config(),
             "assumptions": settings.usage.model_dump(mode="json"),
         }
+        if settings.acknowledge:
+            # For `comment`/`diff`: the weakening changes this stack accepts (govdiff/review.py).
+            doc["acknowledgements"] = [a.model_dump() for a in settings.acknowledge]
         return evaluate_document(doc)
 
 

@@ -13,7 +13,8 @@ an ENFORCED one: it sets `spendCap.inputState` to AWAITING_NEXT_PERIOD (update m
 Google re-arms the cap. It needs a reason, and logs one JSON line (who, when, why, before, after)
 on stderr; Google's audit log records the call too. Automation never lifts a cap.
 
-`MLGOV_API_ENDPOINTS={"billingbudgets": URL}` talks to another base URL, anonymously. Exit
+`--endpoint URL` (as for the rest of `cap`) or `MLGOV_API_ENDPOINTS={"billingbudgets": URL}`
+talks to another base URL, anonymously. Exit
 codes: 0 done (or nothing to do); 1 the API refused or could not be reached, or the cap to lift
 was not found; 2 invalid input (unknown stack or service, a project the stack does not govern,
 no reason, bad endpoint, no credentials).
@@ -77,11 +78,21 @@ def _stack(args: argparse.Namespace) -> tuple[str, Settings]:
     return name, settings_of(read_stack_config(path), path)
 
 
-def _api() -> BudgetApi:
-    from governance.endpoints import EndpointError
-    from governance.spend_caps.api import BudgetApi, NoCredentials
+def _api(args: argparse.Namespace) -> BudgetApi:
+    """The Budget API client, at `--endpoint` like the rest of `cap`, else as configured.
+
+    MLGOV_API_ENDPOINTS `billingbudgets`/`cloudbilling`, else Google's with application default
+    credentials.
+    """
+    import requests
+
+    from governance.endpoints import EndpointError, check_url
+    from governance.spend_caps.api import BudgetApi, Endpoints, NoCredentials
 
     try:
+        if flag := getattr(args, "endpoint", None):
+            url = check_url(flag, "--endpoint")
+            return BudgetApi(requests.Session(), Endpoints(url, url, anonymous=True))
         return BudgetApi.connect()
     except (NoCredentials, EndpointError) as err:
         raise CliError(str(err)) from None
@@ -159,38 +170,45 @@ def _usd(value: float | None, currency: str = "") -> str:
     return "-" if value is None else f"{value:,.2f}" + (f" {currency}" if currency else "")
 
 
-def print_rows(stack: str, s: Settings, found: Sequence[Row]) -> None:
-    """The human `status` table of spend caps."""
-    print(f"spend caps on billingAccounts/{s.billing_account}, project {s.project} (Preview)")
+def print_section(doc: Mapping[str, Any]) -> None:
+    """The human `status` table of spend caps, from the `status` document."""
+    print(
+        f"spend caps on billingAccounts/{doc['billing_account']}, project {doc['project']} "
+        "(Preview)"
+    )
+    caps: list[Mapping[str, Any]] = list(doc["caps"])
     header = ("SERVICE", "PROJECT", "CAP", "STATE", "RECONCILING", "BUDGET")
     table = [header] + [
         (
-            r.service + ("" if r.declared is not None else " (not in the stack)"),
-            r.project,
-            _usd(r.amount if r.amount is not None else r.declared, r.currency),
-            r.output_state,
-            "yes" if r.reconciling else "no",
-            r.budget or "-",
+            c["service"] + ("" if c["declared"] is not None else " (not in the stack)"),
+            c["project"],
+            _usd(c["amount"] if c["amount"] is not None else c["declared"], c["currency"]),
+            c["output_state"],
+            "yes" if c["reconciling"] else "no",
+            c["budget"] or "-",
         )
-        for r in found
+        for c in caps
     ]
     widths = [max(len(line[i]) for line in table) for i in range(len(header))]
     for line in table:
         print("  " + "  ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)).rstrip())
-    for r in found:
-        if r.output_state == "ENFORCED":
+    for c in caps:
+        if c["output_state"] == "ENFORCED":
             print(
-                f"  {r.service} is ENFORCED: new usage is blocked until next month; to lift it: "
-                f"mlgov cap lift --stack {stack} --service {r.service} "
+                f"  {c['service']} is ENFORCED: new usage is blocked until next month; to lift "
+                f"it: mlgov cap lift --stack {doc['stack']} --service {c['service']} "
                 "--reason '...'"
             )
-        if r.declared is not None and r.amount is not None and r.amount != r.declared:
-            print(f"  {r.service}: Google has {_usd(r.amount)}, the stack declares "
-                  f"{_usd(r.declared)}; `pulumi up` sets it")  # fmt: skip
+        declared, amount = c["declared"], c["amount"]
+        if declared is not None and amount is not None and amount != declared:
+            print(
+                f"  {c['service']}: Google has {_usd(amount)}, the stack declares "
+                f"{_usd(declared)}; `pulumi up` sets it"
+            )
 
 
-def status(args: argparse.Namespace) -> dict[str, Any] | None:
-    """`cap status` for spend caps: print the table (or return the JSON part); None if no caps.
+def status(args: argparse.Namespace, *, show: bool = True) -> dict[str, Any] | None:
+    """`cap status` for spend caps: the JSON part (printed as text if `show`); None if no caps.
 
     Raises:
         CliError: invalid input (exit 2) or the API failed (exit 1).
@@ -198,14 +216,16 @@ def status(args: argparse.Namespace) -> dict[str, Any] | None:
     name, s = _stack(args)
     if not s.spend_caps:
         return None
-    found = rows(s, caps_on_project(_api(), s))
-    if not args.json:
-        print_rows(name, s, found)
-    return {
+    found = rows(s, caps_on_project(_api(args), s))
+    doc: dict[str, Any] = {
+        "stack": name,
         "billing_account": s.billing_account,
         "project": s.project,
         "caps": [{**asdict(r), "found": r.found} for r in found],
     }
+    if show and not args.json:
+        print_section(doc)
+    return doc
 
 
 def declares_spend_caps(args: argparse.Namespace) -> bool:
@@ -265,7 +285,7 @@ def lift(args: argparse.Namespace) -> int:
         raise CliError("--dry-run: only with `restore` or `lift`")
     name, s = _stack(args)
     key = _check_lift_args(args, name, s)
-    api = _api()
+    api = _api(args)
     [row] = [
         r for r in rows(s, caps_on_project(api, s)) if r.service == key and r.declared is not None
     ]

@@ -10,7 +10,7 @@ something it is granted, fails here.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import main
 import pytest
@@ -27,6 +27,7 @@ from tests.functions.conftest import (
     pubsub_event,
     send_event,
     set_policy,
+    workbench_vm,
 )
 
 A, B = "us-central1-a", "us-central1-b"
@@ -38,13 +39,17 @@ EXPECTED = {
     "on_budget_alert": (
         "aiplatform.customJobs.cancel",
         "aiplatform.customJobs.list",
+        "aiplatform.endpoints.get",
         "aiplatform.endpoints.list",
         "aiplatform.endpoints.undeploy",
+        "aiplatform.endpoints.update",
         "aiplatform.hyperparameterTuningJobs.cancel",
         "aiplatform.hyperparameterTuningJobs.list",
         "billing.resourcebudgets.read",
+        "compute.instanceGroupManagers.get",
         "compute.instances.list",
         "compute.instances.stop",
+        "container.clusters.get",
         "container.clusters.list",
         "container.clusters.update",
         "container.operations.get",
@@ -105,6 +110,10 @@ def _budget_alert(cloud) -> None:
     cloud.vertex.add_endpoint(
         DEV, "us-central1", "e1", models={"1": 100}, labels={"mlgov-undeploy-at-cap": "true"}
     )
+    # Someone relabels the cluster and the endpoint just before the cap writes its marks: the
+    # fresh reads after the conflicts (clusters.get, endpoints.get) are taken too.
+    cloud.container.races = 1
+    cloud.vertex.races = 1
     send_event(pubsub_event(budget_data(1.2, 1200)))
     # A spend cap's alerts-only budget: the cap's state is read (and nothing done).
     spend_caps.seed_cap(cloud, "ENFORCED")
@@ -118,7 +127,7 @@ def _reap_idle_vms(cloud) -> None:
 
 
 def _reap_expired(cloud) -> None:
-    past = str(datetime.now(UTC).date() - timedelta(days=1))
+    past = str(cloud.clock.wall().date() - timedelta(days=1))
     cloud.compute.add(DEV, A, "vm", labels={"mlgov-expires-on": past})
     cloud.notebooks.add(DEV, A, "nb", labels={"mlgov-expires-on": past})
     cloud.tpu.add(DEV, B, "tpu", labels={"mlgov-expires-on": past})
@@ -127,9 +136,7 @@ def _reap_expired(cloud) -> None:
 
 def _reap_idle_gpus(cloud) -> None:
     vm = cloud.compute.add(DEV, A, "gpu", gpus=1, labels={"workload": "training"})
-    nb = cloud.compute.add(
-        DEV, B, "nb-gpu", gpus=1, labels={"workload": "notebook", "goog-caip-notebook": ""}
-    )
+    nb = workbench_vm(cloud, DEV, B, "nb-gpu", gpus=1, labels={"workload": "notebook"})
     cloud.notebooks.add(DEV, B, "nb-gpu", gpus=1, labels={"workload": "notebook"})
     cloud.monitoring.set(DEV, vm["id"], 0.0)
     cloud.monitoring.set(DEV, nb["id"], 0.0)

@@ -8,7 +8,6 @@ request and answer is checked against the discovery documents (conftest).
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -20,6 +19,8 @@ from governance.spend_caps.provider import SpendCapBudgetProvider
 from governance.tools.cli import main
 from tests.conftest import REPO
 from tests.fakegcp.billingbudgets import ACCOUNT
+from tests.fakegcp.container import FakeContainer
+from tests.fakegcp.vertex import FakeVertex
 from tests.spend_caps.conftest import NUMBER, PROJECT, VERTEX
 
 GEMINI = "services/AEFD-7695-64FA"
@@ -49,6 +50,9 @@ def deploy(budgets, key: str, service: str, amount: float) -> str:
 
 @pytest.fixture
 def deployed(budgets):
+    # `cap status` reads GKE and Vertex AI too (nothing capped there): the same fake answers.
+    FakeContainer().install(budgets.server)
+    FakeVertex().install(budgets.server)
     vertex = deploy(budgets, "vertex_ai", VERTEX, 2000)
     gemini = deploy(budgets, "gemini_api", GEMINI, 300)
     budgets.api.spend(vertex, 2150.0)  # Google enforces the Vertex AI cap
@@ -56,8 +60,8 @@ def deployed(budgets):
     return vertex, gemini
 
 
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
+def run(capsys, *argv: str, endpoint: str | None = None) -> tuple[int, str, str]:
+    code = main([*argv, *(["--endpoint", endpoint] if endpoint else [])])
     out = capsys.readouterr()
     return code, out.out, out.err
 
@@ -66,7 +70,9 @@ def test_status_lists_each_caps_output_state_and_reconciling(budgets, deployed, 
     vertex, gemini = deployed
     budgets.api.budgets[gemini]["spendCap"]["reconciling"] = True
     path = stack_file(tmp_path, {"vertex_ai": 2000, "gemini_api": 300})
-    code, out, err = run(capsys, "cap", "status", "--config", path, "--json")
+    code, out, err = run(
+        capsys, "cap", "status", "--config", path, "--json", endpoint=budgets.server.url
+    )
     assert (code, err) == (0, "")
     caps = json.loads(out)["spend_caps"]["caps"]
     assert [(c["service"], c["output_state"], c["reconciling"], c["budget"]) for c in caps] == [
@@ -74,17 +80,18 @@ def test_status_lists_each_caps_output_state_and_reconciling(budgets, deployed, 
         ("gemini_api", "CONFIGURED", True, gemini),
     ]
     assert caps[0]["amount"] == 2000.0 and caps[0]["currency"] == "USD"
-    [listing] = budgets.server.calls("GET")
+    [listing] = budgets.server.calls("GET", "/budgets")
     assert listing.query == {"scope": [f"projects/{NUMBER}"]}
     assert budgets.server.calls("PATCH") == []  # status changes nothing
 
 
 def test_status_text_says_how_to_lift_an_enforced_cap(budgets, deployed, tmp_path, capsys):
     path = stack_file(tmp_path, {"vertex_ai": 2000, "gemini_api": 300})
-    code, out, _ = run(capsys, "cap", "status", "--config", path)
+    code, out, _ = run(capsys, "cap", "status", "--config", path, endpoint=budgets.server.url)
     assert code == 0
     lines = out.splitlines()
-    assert lines[0] == f"spend caps on billingAccounts/{ACCOUNT}, project {PROJECT} (Preview)"
+    assert f"spend caps on billingAccounts/{ACCOUNT}, project {PROJECT} (Preview)" in lines
+    assert lines[0].startswith("stack prod: governed acme-ml-prod")  # the GKE/Vertex part first
     assert any(
         line.split()[:4] == ["vertex_ai", PROJECT, "2,000.00", "USD"] and "ENFORCED" in line
         for line in lines
@@ -96,7 +103,9 @@ def test_status_names_caps_not_deployed_and_caps_the_stack_does_not_declare(
     budgets, deployed, tmp_path, capsys
 ):
     path = stack_file(tmp_path, {"vertex_ai": 2000, "cloud_run": 50})
-    code, out, _ = run(capsys, "cap", "status", "--config", path, "--json")
+    code, out, _ = run(
+        capsys, "cap", "status", "--config", path, "--json", endpoint=budgets.server.url
+    )
     assert code == 0
     caps = {(c["service"], c["declared"]): c for c in json.loads(out)["spend_caps"]["caps"]}
     assert caps[("cloud_run", 50.0)]["output_state"] == "NOT DEPLOYED"
@@ -109,10 +118,15 @@ def test_status_names_caps_not_deployed_and_caps_the_stack_does_not_declare(
 def test_status_reads_every_page(budgets, deployed, tmp_path, capsys):
     budgets.api.page_size = 1
     path = stack_file(tmp_path, {"vertex_ai": 2000, "gemini_api": 300})
-    code, out, _ = run(capsys, "cap", "status", "--config", path, "--json")
+    code, out, _ = run(
+        capsys, "cap", "status", "--config", path, "--json", endpoint=budgets.server.url
+    )
     assert code == 0
     assert [c["found"] for c in json.loads(out)["spend_caps"]["caps"]] == [True, True]
-    assert [r.query.get("pageToken") for r in budgets.server.calls("GET")] == [None, ["1"]]
+    assert [r.query.get("pageToken") for r in budgets.server.calls("GET", "/budgets")] == [
+        None,
+        ["1"],
+    ]
 
 
 def test_lift_lifts_an_enforced_cap_with_the_input_state_only_and_logs_it(
@@ -234,15 +248,28 @@ def test_a_refused_lift_exits_1_with_googles_answer(budgets, deployed, tmp_path,
     assert "HTTP 403 PERMISSION_DENIED: denied" in err and "billing.resourcebudgets.write" in err
 
 
-def test_status_with_gke_and_caps_shows_both(budgets, deployed, tmp_path, capsys, monkeypatch):
-    from tests.fakegcp.container import FakeContainer
-
-    FakeContainer().install(budgets.server).add_cluster(PROJECT, "europe-west4", "acme-prod-ml")
-    env = json.loads(os.environ["MLGOV_API_ENDPOINTS"])
-    monkeypatch.setenv("MLGOV_API_ENDPOINTS", json.dumps({**env, "container": budgets.server.url}))
+def test_status_with_gke_and_caps_shows_both(budgets, deployed, tmp_path, capsys):
     path = stack_file(tmp_path, {"vertex_ai": 2000}, gke=True)
-    code, out, _ = run(capsys, "cap", "status", "--config", path, "--json")
+    code, out, _ = run(
+        capsys, "cap", "status", "--config", path, "--json", endpoint=budgets.server.url
+    )
     doc = json.loads(out)
     assert code == 0
-    assert doc["cluster"].endswith("clusters/acme-prod-ml") and doc["pools"] == []
+    assert doc["items"] == [] and doc["projects"] == {PROJECT: ["europe-west4-a", "europe-west4-b"]}
     assert doc["spend_caps"]["caps"][0]["output_state"] == "ENFORCED"
+
+
+def test_status_reports_an_unreachable_budget_api_and_still_shows_the_rest(
+    budgets, deployed, tmp_path, capsys
+):
+    budgets.server.inject(
+        "/budgets",
+        403,
+        method="GET",
+        body={"error": {"code": 403, "message": "denied", "status": "PERMISSION_DENIED"}},
+    )
+    path = stack_file(tmp_path, {"vertex_ai": 2000})
+    code, out, err = run(capsys, "cap", "status", "--config", path, endpoint=budgets.server.url)
+    assert code == 1
+    assert out.startswith("stack prod: governed")
+    assert "billingbudgets: list billingAccounts/" in err and "HTTP 403 PERMISSION_DENIED" in err

@@ -17,6 +17,7 @@ import yaml
 
 from governance.components.spend_caps import SpendCap, SpendCaps, SpendCapsArgs
 from governance.spend_caps import changes
+from governance.tools import escape
 from governance.tools.comment import StackPlans, render_comment
 from governance.tools.plan import plan_config
 from governance.tools.render import markdown, text
@@ -147,10 +148,8 @@ def test_text_markdown_and_the_pr_comment_show_the_ceiling_beside_the_estimate(c
     md = markdown(capped_plan)
     assert "- Vertex AI in projects/345678901234: at most $2,000.00/month + enforcement lag" in md
     comment = render_comment([StackPlans("prod", capped_plan)])
-    assert (
-        "- Vertex AI in projects/345678901234: at most $2,000.00/month + enforcement lag "
-        "(spend-caps-vertex-ai)" in comment
-    )
+    line = "Vertex AI in projects/345678901234: at most $2,000.00/month + enforcement lag (spend-caps-vertex-ai)"
+    assert f"- {escape.text(line)}" in comment  # escaped for GitHub's Markdown
     assert "**Spend caps (Preview): the month's worst case for each capped service**" in comment
 
 

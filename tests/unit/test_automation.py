@@ -44,18 +44,28 @@ STOP_PERMS = [
     "tpu.nodes.list",
     "tpu.nodes.stop",
 ]
-# The budget cap also reaches GKE (pools, NAP) and Vertex AI jobs (issue 12).
+# The budget cap also reaches GKE (pools, NAP) and Vertex AI jobs (issue 12); it reads each
+# pool's size from its instance groups and a cluster again after a label conflict (issue 19).
 CAP_PERMS = [
     "aiplatform.customJobs.cancel",
     "aiplatform.customJobs.list",
     "aiplatform.hyperparameterTuningJobs.cancel",
     "aiplatform.hyperparameterTuningJobs.list",
+    "compute.instanceGroupManagers.get",
+    "container.clusters.get",
     "container.clusters.list",
     "container.clusters.update",
     "container.operations.get",
 ]
 BUDGET_PERMS = sorted(STOP_PERMS + CAP_PERMS)
-UNDEPLOY_PERMS = ["aiplatform.endpoints.list", "aiplatform.endpoints.undeploy"]
+# Undeploying records each deployment on the endpoint first (endpoints.patch; .get again after a
+# stale etag), so that `mlgov cap restore` can deploy it again.
+UNDEPLOY_PERMS = [
+    "aiplatform.endpoints.get",
+    "aiplatform.endpoints.list",
+    "aiplatform.endpoints.undeploy",
+    "aiplatform.endpoints.update",
+]
 BILLING_PERMS = ["resourcemanager.projects.deleteBillingAssignment", "resourcemanager.projects.get"]
 
 
@@ -296,6 +306,10 @@ def test_policy_env_var_is_the_rendered_stack_policy(dev):
                     "projects": ["acme-ml-dev"],
                     "stop_at": 1.0,
                     "disable_billing_at": 1.5,
+                    "billing_account": s.billing_account,
+                    "amount": float(s.budget.amount_usd),
+                    "currency": "USD",
+                    "period": "MONTH",
                 }
             },
             "idle_gpu": {
@@ -402,6 +416,12 @@ def test_program_deploys_functions_wired_to_the_budget(stack):
     policy = json.loads(listener["serviceConfig"]["environmentVariables"]["MLGOV_POLICY"])
     assert policy["dry_run"] is s.automation.dry_run
     assert list(policy["budgets"]) == ["mock-budget-budget"]
+    # The function checks each notification against the budget the program deployed.
+    rendered = policy["budgets"]["mock-budget-budget"]
+    assert rendered["billing_account"] == budget["billingAccount"] == s.billing_account
+    assert rendered["amount"] == float(budget["amount"]["specifiedAmount"]["units"])
+    assert rendered["currency"] == budget["amount"]["specifiedAmount"]["currencyCode"]
+    assert rendered["period"] == budget["budgetFilter"]["calendarPeriod"]
     billing_allowed = stack == "dev"
     assert policy["projects"][s.project]["allow_billing_disable"] is billing_allowed
     unlink = [
