@@ -70,11 +70,22 @@ class Endpoints:
         return cls(budgets or BUDGETS, billing or BILLING, anonymous=budgets is not None)
 
 
-def _session(anonymous: bool) -> Any:
-    import requests
+def session(endpoints: Endpoints, flag: str | None = None) -> Any:
+    """A session that fails fast when the endpoint does not answer (governance/deadlines.py).
 
-    if anonymous:
-        return requests.Session()
+    Anonymous at a local endpoint, else with application default credentials. `flag` names the
+    command-line flag that set the URL, for the error that names the endpoint.
+
+    Raises:
+        NoCredentials: no application default credentials for Google's endpoints.
+    """
+    from governance.deadlines import Endpoint, http_session
+
+    where = Endpoint(
+        "billingbudgets", endpoints.budgets if endpoints.anonymous else None, flag=flag
+    )
+    if endpoints.anonymous:
+        return http_session(where)
     import google.auth
     import google.auth.exceptions
     from google.auth.transport.requests import AuthorizedSession
@@ -85,7 +96,7 @@ def _session(anonymous: bool) -> Any:
         raise NoCredentials(
             "no Google credentials: run `gcloud auth application-default login`"
         ) from err
-    return AuthorizedSession(credentials)
+    return http_session(where, AuthorizedSession(credentials))
 
 
 def _error(call: str, response: Any) -> ApiError:
@@ -108,6 +119,9 @@ class BudgetApi:
         self._session = session
         self.endpoints = endpoints
         self._sleep = sleep
+        # Until the endpoint has answered once, no answer is not retried: a wrong URL or a
+        # silent server must fail in seconds (deadlines.py), not after every retry.
+        self._answered = False
 
     @classmethod
     def connect(cls, environ: Mapping[str, str] | None = None) -> BudgetApi:
@@ -118,7 +132,7 @@ class BudgetApi:
             governance.endpoints.EndpointError: MLGOV_API_ENDPOINTS is malformed.
         """
         endpoints = Endpoints.from_environment(environ)
-        return cls(_session(endpoints.anonymous), endpoints)
+        return cls(session(endpoints), endpoints)
 
     # -- transport ---------------------------------------------------------------------------
     def _call(
@@ -145,13 +159,15 @@ class BudgetApi:
                     timeout=CALL_TIMEOUT_S,
                 )
             except requests.RequestException as err:
-                failure = ApiError(call, 0, "", f"{type(err).__name__}: {err}")
+                failure = ApiError(call, 0, "", str(err) or type(err).__name__)
             else:
+                self._answered = True
                 if response.status_code < 400:
                     answer: dict[str, Any] = response.json() if response.content else {}
                     return answer
                 failure = _error(call, response)
-            if not (retry and failure.transient) or attempt == ATTEMPTS:
+            unanswered = failure.status == 0 and not self._answered
+            if not (retry and failure.transient) or unanswered or attempt == ATTEMPTS:
                 raise failure
             self._sleep(pause)
             pause = min(pause * 2, 8.0)

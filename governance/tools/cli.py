@@ -72,7 +72,11 @@ def _emit(doc: Any, args: argparse.Namespace) -> int:
     # Settings that do nothing: on stderr, so `--json` output stays a clean document.
     warnings: list[dict[str, str]] = doc.get("warnings") or []
     warn(f"{w['key']}: {w['message']}" for w in warnings)
-    if args.json:
+    if getattr(args, "explain", None) is not None:
+        from governance.tools.explain import explain
+
+        print(explain(doc, args.explain or None))
+    elif args.json:
         print(json.dumps(doc, indent=2, sort_keys=False))
     elif args.markdown:
         print(render.markdown(doc))
@@ -81,23 +85,56 @@ def _emit(doc: Any, args: argparse.Namespace) -> int:
     return plan.exit_code(doc)
 
 
+def _usage_file(args: argparse.Namespace) -> Any:
+    """The `--usage-file` given (checked; exit 2 naming each bad key), or None."""
+    if not getattr(args, "usage_file", None):
+        return None
+    from governance.costs.usage_file import UsageFileError, load_usage_file
+
+    try:
+        return load_usage_file(args.usage_file)
+    except UsageFileError as err:
+        raise CliError(err.problems) from None
+
+
+def _shows_lines(args: argparse.Namespace) -> bool:
+    """Whether the output shows cost lines (`--json`, `--explain`; the plan table does not)."""
+    return bool(args.json) or getattr(args, "explain", None) is not None
+
+
 def _plan(args: argparse.Namespace) -> int:
     from governance.tools import plan
 
-    return _emit(plan.plan_stack(stack=args.stack, config=args.config), args)
+    usage = _usage_file(args)
+    doc = plan.plan_stack(args.stack, args.config, usage, _shows_lines(args))
+    return _emit(doc, args)
 
 
 def _check(args: argparse.Namespace) -> int:
     from governance.tools import plan
     from governance.tools.document import read_document
 
-    return _emit(plan.evaluate_document(read_document(args.path)), args)
+    usage = _usage_file(args)
+    return _emit(plan.evaluate_document(read_document(args.path), usage, _shows_lines(args)), args)
 
 
 def _output_flags(parser: argparse.ArgumentParser) -> None:
     fmt = parser.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="print the plan document as JSON")
     fmt.add_argument("--markdown", action="store_true", help="print a PR-comment summary")
+    fmt.add_argument(
+        "--explain",
+        nargs="?",
+        const="",
+        metavar="NAME",
+        help="print every resource's cost lines (quantity x unit price = amount, catalog key, "
+        "location, pricing model, price date); NAME: only that resource",
+    )
+    parser.add_argument(
+        "--usage-file",
+        metavar="PATH",
+        help="YAML usage file: usage per resource name or type (README: Cost estimates)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:

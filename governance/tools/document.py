@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, NotRequired, Required, TypedDict, cast
 from pydantic import ValidationError
 
 from governance.costs.assumptions import UsageAssumptions
+from governance.costs.usage_file import UsageFile, UsageFileError, parse_usage_file
 from governance.tools.errors import CliError
 from governance.tools.project import read_source
 from mlgov_policies.config import PolicyConfig, PolicyConfigError
@@ -55,6 +56,7 @@ class PlanDocument(TypedDict, total=False):
     cost: dict[str, Any]
     policy_config: dict[str, Any]
     assumptions: dict[str, Any]
+    usage_file: dict[str, Any]
     acknowledgements: list[dict[str, str]]
     """Weakening changes the stack accepts (`mlgov:settings.acknowledge`): {change, reason}."""
     source: dict[str, Any]
@@ -101,7 +103,7 @@ def shape_problems(doc: Any) -> list[str]:
     seen: set[tuple[str, str]] = set()
     for i, item in enumerate(cast(list[Any], resources)):
         problems += _resource_problems(i, item, seen)
-    for key in ("policy_config", "assumptions", "cost"):
+    for key in ("policy_config", "assumptions", "cost", "usage_file"):
         if d.get(key) is not None and not isinstance(d.get(key), dict):
             problems.append(f"{key}: must be an object")
     problems += _pairs_problems(d.get("acknowledgements"), "acknowledgements", ("change", "reason"))
@@ -181,3 +183,16 @@ def policy_config_of(doc: Mapping[str, Any], source: str = "") -> PolicyConfig:
         return PolicyConfig.from_mapping(cast(Mapping[str, Any], doc.get("policy_config") or {}))
     except PolicyConfigError as err:
         raise CliError(f"{where}policy_config: {err}") from None
+
+
+def usage_file_of(doc: Mapping[str, Any], source: str = "") -> UsageFile | None:
+    """The usage file a document carries (`usage_file`), or None; CliError names each bad key."""
+    raw = doc.get("usage_file")
+    if raw is None:
+        return None
+    where = f"{source}: " if source else ""
+    body = {k: v for k, v in cast(Mapping[str, Any], raw).items() if k != "source"}
+    try:
+        return parse_usage_file(body, str(cast(Mapping[str, Any], raw).get("source") or ""))
+    except UsageFileError as err:
+        raise CliError([f"{where}usage_file.{p}" for p in err.problems]) from None

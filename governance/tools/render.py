@@ -280,12 +280,13 @@ def text(doc: Doc, width: int | None = None, *, plain: bool = False) -> str:
         first = summary[0].ljust(sum(widths[:-1]) + 2 * (len(widths) - 2) if span is None else span)
         lines += [f"{first}  {cost_cell({'monthly_usd': 0.0}).rjust(cost_width)}", *summary[1:]]
     lines.append("")
-    for footer in (_cost_line(doc), *price_notes(doc), *FOOTER_HINTS):
-        lines += _wrap(footer, width, "  ")
-    if caps := ceilings(doc):
-        lines += ["", *_wrap(f"{CEILINGS_TITLE}:", width, "  ")]
+    lines += _wrap(_cost_line(doc), width, "  ")
+    if caps := ceilings(doc):  # right under the estimate: what it cannot include, bounded
+        lines += _wrap(f"{CEILINGS_TITLE}:", width, "  ")
         for cap in caps:
             lines += _wrap(f"  {cap}", width, "    ")
+    for footer in (*price_notes(doc), *FOOTER_HINTS):
+        lines += _wrap(footer, width, "  ")
     lines += _findings(doc, width)
     mandatory, advisory = _counts(doc)
     verdict = (

@@ -84,15 +84,14 @@ def _api(args: argparse.Namespace) -> BudgetApi:
     MLGOV_API_ENDPOINTS `billingbudgets`/`cloudbilling`, else Google's with application default
     credentials.
     """
-    import requests
-
     from governance.endpoints import EndpointError, check_url
-    from governance.spend_caps.api import BudgetApi, Endpoints, NoCredentials
+    from governance.spend_caps.api import BudgetApi, Endpoints, NoCredentials, session
 
     try:
         if flag := getattr(args, "endpoint", None):
             url = check_url(flag, "--endpoint")
-            return BudgetApi(requests.Session(), Endpoints(url, url, anonymous=True))
+            endpoints = Endpoints(url, url, anonymous=True)
+            return BudgetApi(session(endpoints, "--endpoint"), endpoints)
         return BudgetApi.connect()
     except (NoCredentials, EndpointError) as err:
         raise CliError(str(err)) from None

@@ -102,7 +102,10 @@ def test_diff_of_one_preview_as_markdown(cli: Cli) -> None:
 
 def test_diff_of_two_inputs_in_any_formats(cli: Cli) -> None:
     result = cli("diff", DATA / "preview_gcp_replacement-steps_read.json", GCP_PREVIEW, "--json")
-    assert result.code == 0, result.err
+    # Two unrelated programs: the prod one's project becomes the dev one's, which the governance
+    # review counts as a prod weakening nobody acknowledged (exit 1); the cost diff is complete.
+    assert result.code == 1, result.err
+    assert json.loads(result.out)["governance"]["blocking"] == ["stack.project"]
     names = {c["name"]: c["status"] for c in json.loads(result.out)["changes"]}
     assert names["batch"] == "removed" and names["trainer"] == "added"
 
@@ -137,7 +140,7 @@ def test_diff_of_one_file_that_is_not_a_preview(cli: Cli) -> None:
 
 def test_comment_on_a_preview(cli: Cli) -> None:
     result = cli("comment", "--preview", "dev", GCP_PREVIEW)
-    assert result.code == 0, result.err
+    assert result.code == 1, result.err  # the comment is whole, and its mandatory finding blocks
     body = result.out
     assert body.startswith(MARKER)
     assert ":x: `dev`" in body and "this PR cannot merge as is" in body
@@ -147,13 +150,13 @@ def test_comment_on_a_preview(cli: Cli) -> None:
 
 def test_comment_stack_triple_evaluates_pulumi_files(cli: Cli) -> None:
     result = cli("comment", "--stack", "dev", "none", GCP_PREVIEW)
-    assert result.code == 0, result.err
+    assert result.code == 1, result.err  # a mandatory finding blocks the PR
     assert "`mlgov-location-in-region`" in result.out  # findings came from evaluating it
 
 
 def test_comment_warns_about_a_partial_preview(cli: Cli) -> None:
     result = cli("comment", "--preview", "staging", NO_SAMES)
-    assert result.code == 0
+    assert result.code == 1  # blocked by its mandatory findings; the warning is still printed
     assert "--show-sames" in result.err
 
 
