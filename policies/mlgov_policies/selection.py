@@ -101,6 +101,12 @@ OTHER_PROGRAM: Mapping[str, OtherProgram] = {
     "mlgov-bigquery-billing-export-retained": OtherProgram(
         "disabled", "finds the billing export dataset by mlgov's dataset name and workload label"
     ),
+    "mlgov-billing-spend-cap-paired": OtherProgram(
+        "disabled", "pairs mlgov's spend caps with the budget its budget function listens to"
+    ),
+    "mlgov-billing-spend-cap-blocks-automation": OtherProgram(
+        "disabled", "protects mlgov's own governance functions from its spend caps"
+    ),
     # --- advisory: mlgov's cost house rules, shown to reviewers but never blocking ----------------
     "mlgov-workbench-idle-shutdown": OtherProgram(
         "advisory", "mlgov's idle limit for notebooks; another team may run them differently"
