@@ -10,7 +10,6 @@ the invalid entries are set aside, and problems about what was set aside are not
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any, cast, get_origin
 
@@ -19,6 +18,7 @@ from pydantic import ValidationError
 from governance.settings import ineffective
 from governance.settings.errors import ROOT, SettingsError, SettingsWarning, key_path, message
 from governance.settings.root import Settings, semantic_problems
+from governance.untrusted import UntrustedInputError, load_json
 
 # Settings fields whose value comes from Pulumi's own provider keys.
 PROVIDER_KEYS = {"project": "gcp:project", "region": "gcp:region"}
@@ -115,9 +115,9 @@ def settings_from_config(config: Mapping[str, Any]) -> Settings:
     raw = config.get(ROOT)
     if isinstance(raw, str):
         try:
-            raw = json.loads(raw)
-        except ValueError:
-            raise SettingsError([f"{ROOT}: is not valid JSON"]) from None
+            raw = load_json(raw)
+        except UntrustedInputError as err:
+            raise SettingsError([f"{ROOT}: {err}"]) from None
     if raw is None:
         raise SettingsError([f"{ROOT}: required key is missing; see stacks/Pulumi.dev.yaml"])
     if not isinstance(raw, Mapping):

@@ -1,7 +1,8 @@
 """The plan document (DESIGN.md contract 1): its type, and the one loader `check` and `diff` use.
 
 `plan` builds a `PlanDocument`; `check` and `diff` read one with `read_document`, which checks its
-shape and reports every problem at once, each naming its path (`resources[3].name`). The usage
+shape and reports every problem at once, each naming its path (`resources[3].name`); the JSON is
+parsed with bounded nesting and size (governance/untrusted.py, `MAX_DOCUMENT_BYTES`). The usage
 assumptions and policy config a document carries are parsed on demand (`assumptions_of`,
 `policy_config_of`), because `diff` only needs them when it re-estimates. The JSON Schema in
 plan.schema.json describes the same shape for other tools.
@@ -9,7 +10,6 @@ plan.schema.json describes the same shape for other tools.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any, NotRequired, Required, TypedDict, cast
 
@@ -18,10 +18,13 @@ from pydantic import ValidationError
 from governance.costs.assumptions import UsageAssumptions
 from governance.tools.errors import CliError
 from governance.tools.project import read_source
+from governance.untrusted import UntrustedInputError, load_json
 from mlgov_policies.config import PolicyConfig, PolicyConfigError
 
 SCHEMA_VERSION = 1
 """Bumped only when a key changes meaning or goes away; added keys keep the version."""
+MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
+"""Largest plan document read (one of 10,000 resources is ~3 MB; bench/RESULTS.md times 50 MB)."""
 
 
 class PlanResource(TypedDict):
@@ -115,9 +118,9 @@ def _warnings_problems(warnings: Any) -> list[str]:
 def parse_document(text: str, source: str) -> PlanDocument:
     """A plan document from JSON text, shape-checked; CliError names each bad path."""
     try:
-        doc = json.loads(text)
-    except ValueError as err:
-        raise CliError(f"{source}: not valid JSON ({err})") from None
+        doc = load_json(text)
+    except UntrustedInputError as err:
+        raise CliError(f"{source}: {err}") from None
     if problems := shape_problems(doc):
         raise CliError([f"{source}: {p}" for p in problems])
     checked = cast(PlanDocument, doc)
@@ -129,7 +132,7 @@ def parse_document(text: str, source: str) -> PlanDocument:
 
 def read_document(source: str) -> PlanDocument:
     """Read a plan document from a path, or stdin for `-`."""
-    text, name = read_source(source)
+    text, name = read_source(source, MAX_DOCUMENT_BYTES)
     return parse_document(text, name)
 
 
