@@ -24,7 +24,7 @@ from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fie
 Environment = Literal["dev", "staging", "prod"]
 
 REGION_PATTERN = r"[a-z]+-[a-z]+[0-9]+"
-ZONE_PATTERN = r"[a-z]+-[a-z]+[0-9]+-[a-z]"
+ZONE_PATTERN = r"[a-z]+-[a-z]+[0-9]+-[a-z][a-z0-9]{0,5}"  # -a, or an AI zone's -ai1b
 HHMM_PATTERN = r"([01][0-9]|2[0-3]):[0-5][0-9]"
 RESOURCE_KEY_PATTERN = r"[a-z]([a-z0-9-]{0,38}[a-z0-9])?"
 BIGQUERY_ID_PATTERN = r"[A-Za-z_][A-Za-z0-9_]{0,1023}"

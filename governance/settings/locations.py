@@ -3,8 +3,9 @@
 Regions are the price catalog's (governance/costs/prices_regional.json, built from Google's
 Billing Catalog: a region is priced exactly where Google sells in it), plus those of the zone
 table. Zones are Google's Compute Engine regions-and-zones table, kept as data with its source
-and date in zones.json; a region the catalog prices but the table lacks (the file says which) has
-its zones accepted unjudged. A typo gets a suggestion: the region's real zones, or the closest
+and date in zones.json, plus the zones Google's TPU page names (AI zones such as us-central1-ai1
+are only there); a region the catalog prices but the table lacks (the file says which) has its
+zones accepted unjudged. A typo gets a suggestion: the region's real zones, or the closest
 region names. Whether a machine, GPU or TPU is sold in the region is offered.py's concern.
 """
 
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from governance.costs.catalog import default_catalog
 from governance.settings.base import REGION_PATTERN, Problem, shown
+from mlgov_policies.compat.tpus import TPU_GENERATIONS
 
 if TYPE_CHECKING:
     from governance.settings.root import Settings
@@ -37,6 +39,12 @@ def zone_table() -> Mapping[str, Any]:
 
 def _table_zones() -> Mapping[str, list[str]]:
     return cast(Mapping[str, list[str]], zone_table()["regions"])
+
+
+@functools.cache
+def _tpu_zones() -> frozenset[str]:
+    """Zones Google's TPU page names (each generation's list, with its own source)."""
+    return frozenset(zone for g in TPU_GENERATIONS for zone in g.zones)
 
 
 @functools.cache
@@ -89,7 +97,7 @@ def zone_problem(zone: str) -> str | None:
             f"{shown(zone)} is not a zone Google offers: no region {region!r}{_close(zone, every)}"
         )
     zones = _table_zones().get(region)
-    if zones is None or zone in zones:
+    if zones is None or zone in zones or zone in _tpu_zones():
         return None
     return (
         f"{shown(zone)} is not a zone Google offers; did you mean one of {region}'s zones "

@@ -28,7 +28,10 @@ _MAX_ROUNDS = 3
 def _set_aside(data: dict[str, Any], loc: tuple[int | str, ...]) -> tuple[str, ...] | None:
     """Remove the invalid part at `loc` from `data`; the key path removed, or None if it can't be.
 
-    A named entry (`notebooks.alice`) goes on its own; anything else takes its top-level key.
+    A named entry (`notebooks.alice`) goes on its own; in a section (`automation.time_zone`), the
+    deepest mapping key on the path, so the rest of the section keeps its values (setting the
+    whole section aside would bring back its defaults, and with them problems the user does not
+    have); anything else takes its top-level key.
     """
     if not loc:
         return None
@@ -41,8 +44,35 @@ def _set_aside(data: dict[str, Any], loc: tuple[int | str, ...]) -> tuple[str, .
         remaining.pop(str(loc[1]), None)
         data[top] = remaining
         return (top, str(loc[1]))
+    if not named and isinstance(entries, dict) and (path := _deepest_key(data, loc)):
+        return path
     data.pop(top, None)
     return (top,)
+
+
+def _deepest_key(data: dict[str, Any], loc: tuple[int | str, ...]) -> tuple[str, ...] | None:
+    """Remove the deepest key on `loc` in a mapping below the top level; its path, or None.
+
+    The mappings on the way are copied, so the caller's config is untouched.
+    """
+    parents: list[dict[str, Any]] = [data]
+    for part in loc[:-1]:
+        child = parents[-1].get(part) if isinstance(part, str) else None
+        if not isinstance(child, dict):
+            break
+        parents.append(cast(dict[str, Any], child))
+    depth = len(parents) - 1  # mappings below the top level reached along loc
+    while depth >= 1 and not isinstance(loc[depth], str):
+        depth -= 1
+    if depth < 1 or loc[depth] not in parents[depth]:
+        return None
+    node = data
+    for part in loc[:depth]:
+        copied = dict(cast(dict[str, Any], node[str(part)]))
+        node[str(part)] = copied
+        node = copied
+    node.pop(str(loc[depth]))
+    return tuple(str(p) for p in loc[: depth + 1])
 
 
 def _structure(

@@ -14,7 +14,8 @@ limits back and removes the labels; the next `pulumi up` would restore the decla
 
 The stack file gives the project, region and cluster name. `--endpoint URL` or
 `MLGOV_API_ENDPOINTS={"container": URL}` points at another container API base URL (a local
-fake), with anonymous access. Exit codes: 0 done; 1 the API refused or could not be reached;
+fake), with anonymous access. Exit codes: 0 done; 4 (`Exit.CLOUD`) the API refused or could not
+be reached;
 2 invalid input (unknown stack, no GKE cluster in it, bad endpoint, no credentials, a label
 value this version cannot read). GKE runs one operation per cluster at a time: each write waits
 for its operation before the next.
@@ -144,7 +145,7 @@ class _Gke:
             response = self._session.request(method, url, json=body, timeout=CALL_TIMEOUT_S)
         except requests.RequestException as err:
             raise CliError(
-                f"gke: {method} {path}: {type(err).__name__}: {err}", Exit.FAILED
+                f"gke: {method} {path}: {type(err).__name__}: {err}", Exit.CLOUD
             ) from None
         if response.status_code >= 400:
             try:
@@ -157,7 +158,7 @@ class _Gke:
                 else ""
             )
             raise CliError(
-                f"gke: {method} {path}: HTTP {response.status_code}: {message}{hint}", Exit.FAILED
+                f"gke: {method} {path}: HTTP {response.status_code}: {message}{hint}", Exit.CLOUD
             )
         answer: dict[str, Any] = response.json() if response.content else {}
         return answer
@@ -170,7 +171,7 @@ class _Gke:
         while op.get("status") != "DONE":
             if time.monotonic() - started > OPERATION_TIMEOUT_S:
                 raise CliError(
-                    f"gke: operation {op.get('name')} still {op.get('status')}", Exit.FAILED
+                    f"gke: operation {op.get('name')} still {op.get('status')}", Exit.CLOUD
                 )
             time.sleep(pause)
             op = self.call(
@@ -180,7 +181,7 @@ class _Gke:
         error = op.get("error") or {}
         if error.get("code"):
             raise CliError(
-                f"gke: operation {op.get('name')} failed: {error.get('message')}", Exit.FAILED
+                f"gke: operation {op.get('name')} failed: {error.get('message')}", Exit.CLOUD
             )
 
 

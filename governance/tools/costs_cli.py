@@ -1,8 +1,9 @@
 """`mlgov diff`, `mlgov comment` and `mlgov prices refresh` (wired into the CLI by `register`).
 
 Handlers take the parsed argparse namespace and return an exit code (0 done); problems are
-raised as `CliError` (exit 2: missing file, bad JSON, unknown resource type, missing price, API
-error), printed by the CLI in its one format. The cost models themselves are governance/costs/.
+raised as `CliError` (exit 2: missing file, bad JSON, unknown resource type, missing price, no
+credentials; exit 4: the Catalog API refused or failed), printed by the CLI in its one format.
+The cost models themselves are governance/costs/.
 """
 
 from __future__ import annotations
@@ -69,8 +70,12 @@ def run_prices_refresh(args: argparse.Namespace) -> int:
     Catalog(shipped, origin=str(source))  # a bad input file is exit 2 before any API call
     try:
         result = refresh_document(shipped, fetch_skus(args.endpoint))
-    except (GoogleAPICallError, DefaultCredentialsError) as err:
+    except DefaultCredentialsError as err:  # no credentials: the caller's input, exit 2
         raise CliError(f"Cloud Billing Catalog API: {str(err).splitlines()[0]}") from None
+    except GoogleAPICallError as err:  # the API refused or failed: exit 4
+        raise CliError(
+            f"Cloud Billing Catalog API: {str(err).splitlines()[0]}", Exit.CLOUD
+        ) from None
     output = Path(args.output) if args.output else source
     try:
         output.write_text(render_document(result.document), encoding="utf-8")

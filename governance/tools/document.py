@@ -98,7 +98,22 @@ def shape_problems(doc: Any) -> list[str]:
     for key in ("policy_config", "assumptions", "cost"):
         if d.get(key) is not None and not isinstance(d.get(key), dict):
             problems.append(f"{key}: must be an object")
-    return problems + _warnings_problems(d.get("warnings"))
+    return (
+        problems + _violations_problems(d.get("violations")) + _warnings_problems(d.get("warnings"))
+    )
+
+
+def _violations_problems(violations: Any) -> list[str]:
+    """Problems of the optional `violations` list (`diff` and `comment` read it as written)."""
+    if violations is None:
+        return []
+    if not isinstance(violations, list):
+        return ["violations: must be a list of {policy, resource, enforcement, message} objects"]
+    return [
+        f"violations[{i}]: must be an object"
+        for i, item in enumerate(cast(list[Any], violations))
+        if not isinstance(item, dict)
+    ]
 
 
 def _warnings_problems(warnings: Any) -> list[str]:

@@ -6,8 +6,8 @@
 The stack file gives the project, region and job ids (the names components/automation.py deploys
 the jobs under; JOB may be `reap-idle-vms`, `reap_idle_vms` or the full job id). `--endpoint URL` or
 `MLGOV_API_ENDPOINTS={"cloudscheduler": URL}` points the client at a local server, with anonymous
-credentials. Exit codes: 0 done; 1 Cloud Scheduler answered with an error or could not be
-reached (one line naming the job and the status); 2 invalid input: unknown stack or job, bad
+credentials. Exit codes: 0 done; 4 (`Exit.CLOUD`) Cloud Scheduler answered with an error or could
+not be reached (one line naming the job and the status); 2 invalid input: unknown stack or job, bad
 settings or endpoint, no Google credentials. Registering the subcommand imports nothing heavy;
 the client library is imported only when a handler runs.
 """
@@ -198,10 +198,10 @@ def _api_error(err: Exception, what: str) -> CliError:
             | exceptions.Unauthenticated,
         ):
             hint = " (needs roles/cloudscheduler.admin on the project, or .viewer to list)"
-        return CliError(f"cloud scheduler: {what}: {status}: {detail}{hint}", Exit.FAILED)
+        return CliError(f"cloud scheduler: {what}: {status}: {detail}{hint}", Exit.CLOUD)
     if isinstance(err, exceptions.RetryError):
-        return CliError(f"cloud scheduler: {what}: gave up retrying: {err.cause}", Exit.FAILED)
-    return CliError(f"cloud scheduler: {what}: {type(err).__name__}: {err}", Exit.FAILED)
+        return CliError(f"cloud scheduler: {what}: gave up retrying: {err.cause}", Exit.CLOUD)
+    return CliError(f"cloud scheduler: {what}: {type(err).__name__}: {err}", Exit.CLOUD)
 
 
 def _calls_failing() -> tuple[type[Exception], ...]:

@@ -194,6 +194,6 @@ def test_a_stack_without_gke_and_a_bad_endpoint_are_invalid_input(gke, capsys, t
     assert main(["cap", "status", "--stack", "prod", "--dry-run", "--endpoint", server.url]) == 2
 
 
-def test_an_unreachable_api_exits_1(capsys):
-    assert main(["cap", "status", "--stack", "prod", "--endpoint", "http://127.0.0.1:9"]) == 1
+def test_an_unreachable_api_exits_4(capsys):
+    assert main(["cap", "status", "--stack", "prod", "--endpoint", "http://127.0.0.1:9"]) == 4
     assert "gke: GET" in capsys.readouterr().err

@@ -275,7 +275,7 @@ def test_endpoint_problems_exit_2(
     assert code == 2 and message in err and "Traceback" not in err
 
 
-def test_an_unreachable_endpoint_exits_2_after_the_timeout(
+def test_an_unreachable_endpoint_exits_4_after_the_timeout(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     with socket.socket() as s:  # a port nothing listens on
@@ -283,5 +283,5 @@ def test_an_unreachable_endpoint_exits_2_after_the_timeout(
         port = s.getsockname()[1]
     monkeypatch.setenv("MLGOV_API_ENDPOINTS", json.dumps({"bigquery": f"http://127.0.0.1:{port}"}))
     code, _, err = run(capsys, "--stack", "dev", "--no-plan", "--timeout", "1")
-    assert code == 2
+    assert code == 4
     assert "cannot reach BigQuery within 1 s (--timeout)" in err and "Traceback" not in err
