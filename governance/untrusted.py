@@ -32,9 +32,10 @@ from yaml.resolver import Resolver
 
 MAX_DEPTH = 100
 """Most levels of nested lists and mappings (a plan's deepest inputs need ~10)."""
-MAX_VALUES = 500_000
-"""Most values a YAML document may expand to, aliases counted at their size (a stack file with
-10,000 notebooks has ~130,000)."""
+MAX_VALUES = 200_000
+"""Most values a YAML document may expand to, aliases counted at their size. A stack file with
+3,000 notebooks has ~40,000; the cost of a file of invalid values grows with this bound (~1.3 s
+of CPU per 100,000 problems, bench/RESULTS.md)."""
 
 _TIMESTAMP = "tag:yaml.org,2002:timestamp"
 

@@ -18,6 +18,7 @@ from pulumi.errors import RunError
 from pydantic import BaseModel
 
 ROOT = "mlgov:settings"
+MAX_SHOWN = 100  # problem lines in the message `pulumi up` prints (a file may hold a million)
 _PLAIN_KEY = re.compile(r"[A-Za-z0-9_:-]{1,100}")
 
 
@@ -26,7 +27,10 @@ class SettingsError(RunError):
 
     def __init__(self, problems: list[str]) -> None:
         self.problems = problems
-        super().__init__("invalid stack config:\n" + "\n".join(f"  {p}" for p in problems))
+        shown = [f"  {p}" for p in problems[:MAX_SHOWN]]
+        if len(problems) > MAX_SHOWN:
+            shown.append(f"  ... and {len(problems) - MAX_SHOWN:,} more problem(s) not shown")
+        super().__init__("invalid stack config:\n" + "\n".join(shown))
 
 
 class SettingsWarning(NamedTuple):

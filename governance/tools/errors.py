@@ -20,6 +20,8 @@ from typing import TextIO
 
 PROG = "mlgov"
 DEBUG_ENV = "MLGOV_DEBUG"
+MAX_PROBLEM_LINES = 100
+"""Most problem lines printed; a hostile file can hold a million invalid values."""
 
 
 class Exit(IntEnum):
@@ -49,10 +51,14 @@ class CliError(Exception):
 
 
 def report(problems: Iterable[str], stream: TextIO | None = None) -> None:
-    """Print problems in the one format every subcommand uses."""
+    """Print problems in the one format every subcommand uses (at most MAX_PROBLEM_LINES)."""
     out = stream if stream is not None else sys.stderr
-    for problem in problems:
+    lines = list(problems)
+    for problem in lines[:MAX_PROBLEM_LINES]:
         print(f"{PROG}: error: {problem}", file=out)
+    if len(lines) > MAX_PROBLEM_LINES:
+        more = len(lines) - MAX_PROBLEM_LINES
+        print(f"{PROG}: error: ... and {more:,} more problem(s) not shown", file=out)
 
 
 def debug_wanted(flag: bool, environ: Mapping[str, str] | None = None) -> bool:

@@ -130,7 +130,7 @@ def test_an_alias_bomb_stack_file_exits_2_naming_the_file(run: Run, tmp_path: Pa
     code, out, err = run("plan", "--config", str(path))
     assert (code, out) == (2, "")
     assert err == (
-        f"mlgov: error: {path}: line 8: expands to more than 500,000 values (an alias counts as "
+        f"mlgov: error: {path}: line 8: expands to more than 200,000 values (an alias counts as "
         "the values it repeats)\n"
     )
 
@@ -381,3 +381,15 @@ def test_deep_json_inside_an_input_string_is_not_a_crash(run: Run, tmp_path: Pat
     code, _, err = run("check", str(path))
     assert code in (0, 1), err
     assert "internal error" not in err
+
+
+def test_a_flood_of_problems_prints_100_lines_and_a_count(run: Run, tmp_path: Path) -> None:
+    zones = ", ".join(f"nowhere{i}-a" for i in range(300))
+    path = stack_file(tmp_path, DEV, "zones: [us-central1-a, us-central1-b]", f"zones: [{zones}]")
+    code, _, err = run("plan", "--config", str(path))
+    lines = err.splitlines()
+    assert code == 2
+    assert len(lines) == 101
+    assert lines[0].startswith(f"mlgov: error: {path}: mlgov:settings.zones.0: 'nowhere0-a'")
+    # 300 zones, and pydantic adding that no valid zone is left.
+    assert lines[-1] == "mlgov: error: ... and 201 more problem(s) not shown"
