@@ -181,4 +181,5 @@ def settings_of(config: Mapping[str, Any], path: Path) -> Settings:
     try:
         return settings_from_config(config)
     except SettingsError as err:
-        raise CliError([f"{display(path)}: {p}" for p in err.problems]) from None
+        where = display(path)  # once: a hostile file can have 200,000 problems
+        raise CliError([f"{where}: {p}" for p in err.problems]) from None
