@@ -10,6 +10,7 @@ expansion and nesting.
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
     from governance.settings import Settings
 
 PROJECT_FILES = ("Pulumi.yaml", "Pulumi.yml")
+STACK_NAME = re.compile(r"[A-Za-z0-9_.-]{1,100}")
 MAX_STACK_FILE_BYTES = 4 * 1024 * 1024
 """Largest stack or project file read (a stack with 10,000 notebooks is ~1.7 MB)."""
 
@@ -38,8 +40,9 @@ class PulumiProject:
 
     def stack_file(self, stack: str) -> Path:
         """The stack file of a named stack (`<stackConfigDir>/Pulumi.<stack>.yaml`)."""
-        if not stack or "/" in stack or stack.startswith("."):
-            raise CliError(f"--stack: {stack!r} is not a stack name (e.g. dev, staging, prod)")
+        # Pulumi's stack names: letters, digits, hyphens, underscores and periods.
+        if not STACK_NAME.fullmatch(stack) or stack.startswith("."):
+            raise CliError(f"--stack: {stack[:80]!r} is not a stack name (e.g. dev, staging, prod)")
         path = self.stack_dir / f"Pulumi.{stack}.yaml"
         if not path.is_file():
             raise CliError(

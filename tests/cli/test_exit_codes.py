@@ -393,3 +393,10 @@ def test_a_flood_of_problems_prints_100_lines_and_a_count(run: Run, tmp_path: Pa
     assert lines[0].startswith(f"mlgov: error: {path}: mlgov:settings.zones.0: 'nowhere0-a'")
     # 300 zones, and pydantic adding that no valid zone is left.
     assert lines[-1] == "mlgov: error: ... and 201 more problem(s) not shown"
+
+
+@pytest.mark.parametrize("stack", ["dev\nmlgov: error: forged", "../dev", "dev/x", ".hidden", ""])
+def test_stack_names_are_names(run: Run, stack: str) -> None:
+    code, _, err = run("plan", "--stack", stack)
+    assert code == 2
+    assert err.count("\n") == 1 and "is not a stack name" in err
