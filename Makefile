@@ -34,9 +34,28 @@ $(UV): | python-check
 	$(PY_BOOT) -m venv $(TOOLS)
 	$(TOOLS)/bin/pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
 
-# The marker file makes `install` a no-op until pyproject.toml or uv.lock changes.
-$(VENV)/.installed: $(UV) pyproject.toml uv.lock
-	@echo "installing .venv from uv.lock (first run only)"
+# Which interpreter .venv is built from: PY_BOOT's version and real path, kept in PY_STAMP and
+# rewritten (at parse time, so `make -n` sees it too) only when it changes. A different
+# interpreter (`make plan PY_BOOT=python3.12`) makes the stamp newer than the marker below, so
+# .venv is rebuilt with it; the same one under another name (python3 -> python3.11) changes
+# nothing. A first stamp in an existing checkout takes the marker's time: no rebuild for it.
+# An unsupported or missing PY_BOOT writes no stamp; python-check says why it is refused.
+# (The BigQuery emulator's venv, for tests only, keeps the interpreter it was built with.)
+PY_STAMP := $(TOOLS)/py-boot
+PY_BOOT_ID := $(shell $(PY_BOOT) -c 'import os, sys; print(sys.version.split()[0], os.path.realpath(sys.executable))' 2>/dev/null)
+ifneq ($(PY_BOOT_ID),)
+$(shell mkdir -p $(TOOLS) && if [ ! -f $(PY_STAMP) ]; then echo '$(PY_BOOT_ID)' > $(PY_STAMP) \
+	&& { [ ! -f $(VENV)/.installed ] || touch -r $(VENV)/.installed $(PY_STAMP); }; \
+	elif [ "$$(cat $(PY_STAMP))" != '$(PY_BOOT_ID)' ]; then echo '$(PY_BOOT_ID)' > $(PY_STAMP); fi)
+endif
+$(PY_STAMP): ;
+
+# The marker file makes `install` a no-op until pyproject.toml, uv.lock or the interpreter changes.
+$(VENV)/.installed: $(UV) pyproject.toml uv.lock $(PY_STAMP)
+	@if [ -f $@ ] && [ $(PY_STAMP) -nt $@ ]; then \
+		echo "PY_BOOT is now $(PY_BOOT) (Python $$(cat $(PY_STAMP))): rebuilding .venv with it"; \
+		rm -rf $(VENV); \
+	else echo "installing .venv from uv.lock"; fi
 	@$(UV) sync --frozen --quiet --python $(PY_BOOT)
 	@cd "$$($(PY) -c 'import sysconfig; print(sysconfig.get_path("purelib"))')" \
 		&& $(CURDIR)/$(PY) -m compileall -q -j 0 $(PLAN_PACKAGES) pulumi_gcp/*.py \

@@ -146,7 +146,14 @@ def run(projects: int, concurrency: int, rps: float, latency: float) -> dict[str
 
     app: Any = create_app("on_budget_alert", str(REPO / "functions" / "main.py"), "cloudevent")
     client = app.test_client()
-    data = {"costAmount": 1500.0, "budgetAmount": 1000.0, "alertThresholdExceeded": 1.5}
+    data = {
+        "costAmount": 1500.0,
+        "budgetAmount": 1000.0,
+        "alertThresholdExceeded": 1.5,
+        "currencyCode": "USD",
+        # This month's: a notification of an earlier period acts on nothing.
+        "costIntervalStart": time.strftime("%Y-%m-01T00:00:00Z", time.gmtime()),
+    }
     event = CloudEvent(
         {"type": "google.cloud.pubsub.topic.v1.messagePublished", "source": "//bench", "id": "1"},
         {

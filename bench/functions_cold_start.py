@@ -39,7 +39,9 @@ from cloudevents.conversion import to_structured
 from cloudevents.http import CloudEvent
 t1 = time.perf_counter()
 client = create_app("on_budget_alert", "functions/main.py", "cloudevent").test_client()
-data = {"costAmount": 1300.0, "budgetAmount": 1000.0, "alertThresholdExceeded": 1.2, "currencyCode": "USD"}
+# costIntervalStart: this month's (a notification of an earlier period acts on nothing).
+data = {"costAmount": 1300.0, "budgetAmount": 1000.0, "alertThresholdExceeded": 1.2, "currencyCode": "USD",
+        "costIntervalStart": time.strftime("%Y-%m-01T00:00:00Z", time.gmtime())}
 event = CloudEvent({"type": "google.cloud.pubsub.topic.v1.messagePublished",
                     "source": "//pubsub.googleapis.com/projects/p/topics/t", "id": "1"},
                    {"message": {"data": base64.b64encode(json.dumps(data).encode()).decode(),

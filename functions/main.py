@@ -25,6 +25,7 @@ import sys
 import threading
 import traceback
 import uuid
+import warnings
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any, TypeVar
@@ -32,6 +33,18 @@ from typing import Any, TypeVar
 from govern import clock, execute, flows, gcp, logs, parse, ports
 from govern.decide import DecisionError
 from govern.models import ActionPolicy, PolicyError, Report
+
+# The functions run on python311 (governance/components/automation.py RUNTIME). From 2026-10-24 on,
+# every google-cloud-* library warns at import (a FutureWarning on stderr, so a log entry per
+# library on every cold start) that Google will stop supporting Python 3.11 in new releases once
+# it reaches its end of life. It says nothing about this run and nobody can act on it from here;
+# only that notice is filtered (the ones for a Python past its end of life, or unsupported by the
+# installed library, still show). Set at import: the adapters import their clients lazily, later.
+warnings.filterwarnings(
+    "ignore",
+    message=r"You are using a Python version \(.*\) which Google will stop supporting",
+    category=FutureWarning,
+)
 
 F = TypeVar("F", bound=Callable[..., Any])
 SERVICES = tuple(gcp.ADAPTERS)
@@ -181,6 +194,7 @@ def _log_summary(report: Report, runner: execute.Runner, answer: str) -> None:
         unfinished=len(report.unfinished),
         errors=list(report.errors),
         unreadable=list(report.unreadable),
+        not_capped=list(report.not_capped),
         seconds=round(runner.elapsed(), 3),
     )
 
@@ -298,11 +312,15 @@ def on_budget_alert(event: Any) -> None:
             )
             raise
         if isinstance(outcome, flows.Quiet):
+            # Acknowledged: a late, foreign or self-contradicting message stays what it is.
             logs.log(
-                "WARNING" if outcome.inconsistent else "INFO",
+                outcome.severity,
                 f"budget alert: no action ({outcome.reason})",
                 summary=True,
+                answer="acknowledged",
                 budget_id=alert.budget_id,
+                verdict=outcome.verdict,
+                **outcome.details,
             )
             return
         answer = "raised for redelivery" if outcome.failed else "acknowledged"

@@ -35,13 +35,14 @@ def test_quick_start_is_exactly_two_commands() -> None:
 
 
 def test_ci_runs_the_readme_test_command() -> None:
+    """.ci/run is the README's test command, after installing the browser the report tests use."""
     ci = (REPO / ".ci" / "run").read_text()
     commands = [
         line.strip()
         for line in ci.splitlines()
         if line.strip() and not line.lstrip().startswith(("#", "set ", "cd "))
     ]
-    assert commands == [quick_start_commands()[1]]
+    assert commands == [".ci/browser", "export MLGOV_REQUIRE_BROWSER=1", quick_start_commands()[1]]
 
 
 def test_makefile_targets_install_before_running() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -75,52 +76,100 @@ def test_offline_job_needs_no_credentials() -> None:
     assert '--json) > "$out/base/$stack.json"' in runs
     assert 'args+=(--stack "$stack" "$base" "$out/head/$stack.json")' in runs
     assert 'args+=(--failed "$stack" "$out/head/$stack.err")' in runs
-    assert '-m governance comment "${args[@]}" > "$RUNNER_TEMP/comment.md"' in runs
+    assert '-m governance comment "${args[@]}" --full-report "$out/report.md"' in runs
+    assert job["permissions"] == {"contents": "read"}
 
 
-def test_plan_failures_fail_the_job_after_commenting() -> None:
+def test_blocking_stacks_fail_the_job_after_the_comment_is_rendered() -> None:
     steps = _pr()["jobs"]["offline"]["steps"]
     names = [s.get("name", "") for s in steps]
-    comment = names.index("Post or update the PR comment")
-    fail = names.index("Fail on mandatory policy violations")
-    assert comment < fail
+    plans = names.index("Plan every stack at the PR head and base")
+    upload = names.index("Upload the comment for the comment job")
+    fail = names.index("Fail on blocking stacks")
+    assert plans < upload < fail
+    assert steps[upload]["if"].startswith("always()")
     assert steps[fail]["if"] == "steps.plans.outputs.status != '0'"
     assert "exit 1" in steps[fail]["run"]
 
 
-def test_single_sticky_comment() -> None:
-    steps = _pr()["jobs"]["offline"]["steps"]
-    step = next(s for s in steps if s.get("name") == "Post or update the PR comment")
+def test_single_sticky_comment_posted_by_a_job_that_runs_no_pr_code() -> None:
+    job = _pr()["jobs"]["comment"]
+    assert job["needs"] == "offline"
+    assert job["permissions"] == {"pull-requests": "write"}
+    uses = [step.get("uses", "") for step in job["steps"]]
+    assert not any(u.startswith("actions/checkout@") for u in uses)
+    assert not any("run" in step for step in job["steps"])
+    step = next(s for s in job["steps"] if s.get("name") == "Post or update the PR comment")
     assert step["uses"].startswith("actions/github-script@v")
     script = step["with"]["script"]
-    assert "<!-- mlgov-plan-comment -->" in script
-    assert step["env"]["COMMENT"] == "${{ runner.temp }}/comment.md"
-    assert "updateComment" in script
-    assert "createComment" in script
-    assert _pr()["jobs"]["offline"]["permissions"]["pull-requests"] == "write"
+    assert "updateComment" in script and "createComment" in script
+    assert 'c.user.login === "github-actions[bot]"' in script
+    assert step["env"]["COMMENT"] == "${{ runner.temp }}/mlgov-comment/comment.md"
+    # no other job may write to the PR
+    for name, other in _pr()["jobs"].items():
+        if name != "comment":
+            assert "pull-requests" not in (other.get("permissions") or {}), name
+    assert _pr()["permissions"] == {"contents": "read"}
 
 
 def test_the_comment_marker_is_the_one_mlgov_comment_writes() -> None:
     from governance.tools.comment import MARKER
 
-    steps = _pr()["jobs"]["offline"]["steps"]
+    steps = _pr()["jobs"]["comment"]["steps"]
     step = next(s for s in steps if s.get("name") == "Post or update the PR comment")
     assert f'const marker = "{MARKER}";' in step["with"]["script"]
 
 
-def test_preview_job_runs_only_with_credentials() -> None:
+def test_preview_runs_behind_an_environment_with_step_scoped_secrets() -> None:
     job = _pr()["jobs"]["preview"]
-    assert "secrets" not in str(job.get("if", ""))
-    assert job["env"]["HAS_GCP"] == "${{ secrets.GCP_WORKLOAD_IDENTITY_PROVIDER != '' }}"
-    gated = [s for s in job["steps"] if s.get("name") != "No GCP credentials configured"]
-    assert all(s.get("if") == "env.HAS_GCP == 'true'" for s in gated)
+    assert job["environment"] == "preview"
+    assert "vars.GCP_WORKLOAD_IDENTITY_PROVIDER != ''" in job["if"]
+    assert "secrets" not in str(job["if"])
+    assert job["permissions"] == {"contents": "read", "id-token": "write"}
+    assert "env" not in job  # nothing job-wide: each step gets only what it needs
     assert job["strategy"]["matrix"]["stack"] == ["dev", "staging", "prod"]
-    runs = _runs(job)
-    assert "pulumi preview" in runs
-    assert "--policy-pack policies" in runs
-    assert '--policy-pack-config "policies/config.$STACK.json"' in runs
+    names = [s.get("name") or s.get("uses") for s in job["steps"]]
+    install = names.index("Install the project environment (includes pulumi-policy for the pack)")
+    auth = next(i for i, n in enumerate(names) if str(n).startswith("google-github-actions/auth"))
+    assert install < auth  # PR code installs before any credential exists
+    preview = job["steps"][names.index("pulumi preview --policy-pack policies")]
+    assert set(preview["env"]) >= {"PULUMI_ACCESS_TOKEN", "PULUMI_CONFIG_PASSPHRASE"}
+    assert "pulumi preview" in preview["run"]
+    assert "--policy-pack policies" in preview["run"]
+    assert '--policy-pack-config "policies/config.$STACK.json"' in preview["run"]
     for stack in job["strategy"]["matrix"]["stack"]:
         assert (ROOT / "policies" / f"config.{stack}.json").is_file()
+
+
+def _secret_uses(node: Any, where: str) -> list[str]:
+    """Paths under `node` whose value references `secrets.`."""
+    if isinstance(node, dict):
+        return [p for k, v in node.items() for p in _secret_uses(v, f"{where}.{k}")]
+    if isinstance(node, list):
+        return [p for i, v in enumerate(node) for p in _secret_uses(v, f"{where}[{i}]")]
+    return [where] if "secrets." in str(node) else []
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=[p.name for p in WORKFLOWS])
+def test_secrets_are_step_scoped_and_checkouts_keep_no_token(path: Path) -> None:
+    workflow = _load(path)
+    assert "secrets." not in yaml.safe_dump(workflow.get("env") or {})
+    for name, job in workflow["jobs"].items():
+        assert "secrets." not in yaml.safe_dump(job.get("env") or {}), name
+        assert "secrets." not in str(job.get("if", "")), name
+        for i, step in enumerate(job.get("steps", [])):
+            uses = _secret_uses(step, f"{name}.steps[{i}]")
+            # only a step's own env may carry a secret, and never a step that checks out code
+            assert all(".env." in u for u in uses), uses
+            if step.get("uses", "").startswith("actions/checkout@"):
+                assert step["with"]["persist-credentials"] is False, (name, i)
+    steps_with_secrets = [
+        (name, step.get("name"))
+        for name, job in workflow["jobs"].items()
+        for step in job.get("steps", [])
+        if _secret_uses(step, "")
+    ]
+    assert steps_with_secrets == [("preview", "pulumi preview --policy-pack policies")]
 
 
 def test_actions_are_pinned_to_a_version() -> None:
@@ -129,3 +178,106 @@ def test_actions_are_pinned_to_a_version() -> None:
             for step in job.get("steps", []):
                 if "uses" in step:
                     assert "@" in step["uses"], step["uses"]
+
+
+def test_the_pr_report_is_written_from_the_head_plans_and_uploaded() -> None:
+    steps = _pr()["jobs"]["offline"]["steps"]
+    names = [s.get("name", "") for s in steps]
+    write = names.index("Write the cost report (one HTML page that opens offline)")
+    assert '-m governance report "${args[@]}" --no-spend' in steps[write]["run"]
+    assert '"$RUNNER_TEMP"/mlgov-report/head/*.json' in steps[write]["run"]
+    assert '-o "$RUNNER_TEMP/mlgov-report/mlgov-report.html"' in steps[write]["run"]
+    # The page travels in the one mlgov-report artifact the comment links to.
+    upload = steps[write + 1]
+    assert upload["uses"].startswith("actions/upload-artifact@v")
+    assert upload["with"]["name"] == "mlgov-report"
+    assert upload["with"]["path"] == "${{ runner.temp }}/mlgov-report/"
+    assert names.index("Plan every stack at the PR head and base") < write
+    assert write < names.index("Fail on blocking stacks")
+
+
+# ------------------------------------------------------------ the plan step, run for real
+FAKE_PY = """#!/usr/bin/env bash
+# Stands in for .venv/bin/python: `-m governance plan --stack S --json` exits $RC_<side>_<S>,
+# `-m governance comment ...` records its arguments and exits $COMMENT_RC, `-c` runs python.
+if [ "$1" = "-c" ]; then exec python3 "$@"; fi
+side=head; [ "$PWD" != "$GITHUB_WORKSPACE" ] && side=base
+if [ "$3" = "plan" ]; then
+  var="RC_${side}_$5"; echo '{"stack": "'"$5"'", "resources": []}'; exit "${!var:-0}"
+fi
+if [ "$3" = "comment" ]; then
+  shift 3; printf '%s\\n' "$@" > "$RUNNER_TEMP/comment-args"; echo "<!-- mlgov-plan-comment -->"
+  exit "${COMMENT_RC:-0}"
+fi
+exit 99
+"""
+
+
+def _run_plan_step(tmp_path: Path, env: dict[str, str]) -> tuple[int, list[str], str]:
+    """Run the offline job's plan step in a scratch git repository with a fake `$PY`."""
+    step = next(
+        s for s in _pr()["jobs"]["offline"]["steps"]
+        if s.get("name") == "Plan every stack at the PR head and base"
+    )  # fmt: skip
+    work, temp = tmp_path / "work", tmp_path / "runner"
+    (work / ".venv" / "bin").mkdir(parents=True)
+    temp.mkdir()
+    fake = work / ".venv" / "bin" / "python"
+    fake.write_text(FAKE_PY)
+    fake.chmod(0o755)
+    git = ["git", "-c", "user.email=t@t", "-c", "user.name=t"]
+    subprocess.run([*git, "init", "-q", str(work)], check=True)
+    subprocess.run([*git, "-C", str(work), "add", "-A"], check=True)
+    subprocess.run([*git, "-C", str(work), "commit", "-qm", "base"], check=True)
+    sha = subprocess.run(
+        ["git", "-C", str(work), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    output = tmp_path / "github-output"
+    full_env = {
+        "PATH": os.environ["PATH"], "HOME": str(tmp_path), "PY": ".venv/bin/python",
+        "GITHUB_WORKSPACE": str(work), "RUNNER_TEMP": str(temp), "GITHUB_OUTPUT": str(output),
+        "BASE_SHA": sha, "REPORT_URL": "https://example.test/run", **env,
+    }  # fmt: skip
+    result = subprocess.run(
+        ["bash", "-e", "-c", step["run"]], cwd=work, env=full_env, capture_output=True, text=True,
+        timeout=60, check=False,
+    )  # fmt: skip
+    args = (
+        (temp / "comment-args").read_text().splitlines() if (temp / "comment-args").exists() else []
+    )
+    return result.returncode, args, output.read_text() if output.exists() else result.stderr
+
+
+@pytest.mark.parametrize(
+    ("codes", "failed", "status"),
+    [
+        ({}, [], "0"),
+        ({"RC_head_dev": "1"}, [], "1"),  # a mandatory finding: planned, and it blocks
+        ({"RC_head_staging": "2"}, ["staging"], "1"),  # invalid input: the plan failed
+        ({"RC_head_prod": "3"}, ["prod"], "1"),  # anything else too, never "planned"
+        ({"RC_head_prod": "70"}, ["prod"], "1"),
+        ({"RC_head_dev": "130"}, ["dev"], "1"),
+    ],
+)
+def test_only_exit_codes_0_and_1_count_as_planned(tmp_path: Path, codes, failed, status) -> None:
+    rc, args, output = _run_plan_step(tmp_path, codes)
+    assert rc == 0, output
+    assert f"status={status}" in output
+    assert [args[i + 1] for i, a in enumerate(args) if a == "--failed"] == failed
+    planned = [args[i + 1] for i, a in enumerate(args) if a == "--stack"]
+    assert planned == [s for s in ("dev", "staging", "prod") if s not in failed]
+    assert "--full-report" in args and "--report-url" in args
+
+
+@pytest.mark.parametrize(("base_rc", "has_base"), [("0", True), ("1", True), ("2", False),
+                                                   ("3", False)])  # fmt: skip
+def test_a_base_plan_counts_only_with_exit_0_or_1(tmp_path: Path, base_rc, has_base) -> None:
+    _, args, _ = _run_plan_step(tmp_path, {"RC_base_prod": base_rc})
+    i = args.index("prod")
+    assert (args[i + 1] != "none") is has_base
+
+
+@pytest.mark.parametrize(("comment_rc", "status"), [("0", "0"), ("1", "1"), ("2", "1")])
+def test_the_comments_exit_code_blocks_too(tmp_path: Path, comment_rc, status) -> None:
+    rc, _, output = _run_plan_step(tmp_path, {"COMMENT_RC": comment_rc})
+    assert rc == 0 and f"status={status}" in output

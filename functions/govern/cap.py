@@ -25,6 +25,19 @@ from govern.labels import UNDEPLOY_LABEL, UNDEPLOY_VALUE
 from govern.models import ActionPolicy
 from govern.vertex import Endpoint, VertexJob, region_of
 
+AUTOPILOT_REASON = (
+    "Autopilot cluster: GKE provisions its nodes and it has no node pools or node "
+    "auto-provisioning limits the cap can set; not capped (its workloads keep running)"
+)
+
+
+@dataclass(frozen=True)
+class NotCapped(Skip):
+    """Left running because the cap cannot reach it by design (an Autopilot cluster).
+
+    The report names each in `not_capped`, and the run says so once at WARNING.
+    """
+
 
 @dataclass
 class CapPlan:
@@ -53,8 +66,8 @@ def _exempt(policy: ActionPolicy) -> str:
 def cap_clusters(clusters: Iterable[Cluster], policy: ActionPolicy, reason: str) -> CapPlan:
     """Close NAP's accelerator limits and scale GPU/TPU pools to zero in governed clusters.
 
-    Exempt clusters and pools and Autopilot clusters are left alone; pools without
-    accelerators (system pools) are never touched.
+    Exempt clusters and pools are left alone, Autopilot clusters too (NotCapped: nothing the
+    cap sets exists there); pools without accelerators (system pools) are never touched.
     """
     plan = CapPlan()
     for cluster in sorted(clusters, key=lambda c: c.target):
@@ -64,9 +77,7 @@ def cap_clusters(clusters: Iterable[Cluster], policy: ActionPolicy, reason: str)
             plan.first.append(Skip(cluster.target, _exempt(policy)))
             continue
         if cluster.autopilot:
-            plan.first.append(
-                Skip(cluster.target, "Autopilot cluster: GKE sizes its nodes; not capped")
-            )
+            plan.first.append(NotCapped(cluster.target, AUTOPILOT_REASON))
             continue
         if cluster.nap_open():
             plan.first.append(CapAutoprovisioning(cluster.target, reason, cluster=cluster))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime, timedelta
 
 from govern import claims
 from govern.actions import (
@@ -23,7 +23,15 @@ from govern.actions import (
     StopTpuNode,
 )
 from govern.labels import EXPIRES_LABEL, WORKLOAD_LABEL
-from govern.models import ActionPolicy, BudgetAlert, Recommendation, Workload
+from govern.models import (
+    ActionPolicy,
+    BudgetAlert,
+    BudgetPolicy,
+    Recommendation,
+    Unjudged,
+    Usage,
+    Workload,
+)
 
 IDLE_SUBTYPE = "STOP_VM"
 # alertThresholdExceeded may exceed costAmount / budgetAmount by float rounding, no more.
@@ -53,35 +61,56 @@ class BudgetScope:
     inconsistent: bool = False
 
 
-def budget_scope(alert: BudgetAlert, policy: ActionPolicy) -> BudgetScope:
-    """Decide how far a budget alert goes, on the spend ratio costAmount / budgetAmount.
+def budget_of(alert: BudgetAlert, policy: ActionPolicy) -> BudgetPolicy:
+    """The stack's budget the alert's budgetId names.
 
-    `alertThresholdExceeded` only confirms the ratio, never raises it: Google sends the highest
-    threshold crossed, which cannot exceed the highest configured threshold (so a stop level
-    above it would be unreachable), and a message whose threshold exceeds its own ratio is
-    inconsistent and not acted on. Forecasts never trigger anything.
+    Raises:
+        DecisionError: naming both the message's budgetId and the stack's budget ids.
+    """
+    budget = policy.budgets.get(alert.budget_id)
+    if budget is None:
+        ours = ", ".join(repr(b) for b in sorted(policy.budgets)) or "none"
+        raise DecisionError(
+            f"budget {alert.budget_id!r} is not in MLGOV_POLICY.budgets (the stack's: {ours}); "
+            "not acted on"
+        )
+    return budget
+
+
+def budget_scope(alert: BudgetAlert, policy: ActionPolicy) -> BudgetScope:
+    """Decide how far a budget alert goes, on the spend ratio costAmount / budget amount.
+
+    The budget amount is the one the stack configured (the policy's `amount`), never the
+    message's `budgetAmount`, which only serves when the policy does not carry it.
+    `alertThresholdExceeded` only confirms the message's own ratio, never raises it: Google
+    sends the highest threshold crossed, which cannot exceed the highest configured threshold
+    (so a stop level above it would be unreachable), and a message whose threshold exceeds its
+    own costAmount / budgetAmount is inconsistent and not acted on. Forecasts never trigger
+    anything. Whether the message is the stack's and of the current period is checked before
+    (notifications.judge).
 
     Raises:
         DecisionError: the budget id is not in the policy.
     """
-    budget = policy.budgets.get(alert.budget_id)
-    if budget is None:
-        raise DecisionError(f"budget {alert.budget_id!r} is not in MLGOV_POLICY.budgets; ignored")
-    fraction = alert.spend_ratio
+    budget = budget_of(alert, policy)
+    own = alert.spend_ratio
+    fraction = own if budget.amount is None else alert.cost_amount / budget.amount
     if fraction is None:
         return BudgetScope(0.0, (), (), "budgetAmount is 0: no spend ratio to act on")
     threshold = alert.alert_threshold
-    if threshold is not None and threshold > fraction + RATIO_TOLERANCE:
+    if threshold is not None and own is not None and threshold > own + RATIO_TOLERANCE:
         return BudgetScope(
             fraction,
             (),
             (),
             f"inconsistent notification: alertThresholdExceeded {threshold:g} but costAmount "
-            f"{alert.cost_amount:g} / budgetAmount {alert.budget_amount:g} = {fraction:.4g}; "
+            f"{alert.cost_amount:g} / budgetAmount {alert.budget_amount:g} = {own:.4g}; "
             "not acted on",
             inconsistent=True,
         )
     spent = f"actual spend at {fraction:.0%} of budget {alert.budget_id}"
+    if budget.amount is not None:
+        spent += f" ({alert.cost_amount:g} of the stack's {budget.amount:g})"
     if fraction < budget.stop_at:
         return BudgetScope(fraction, (), (), f"{spent}, below stop_at {budget.stop_at:.0%}")
     billing: tuple[str, ...] = ()
@@ -97,21 +126,40 @@ def _governed(w: Workload, policy: ActionPolicy) -> bool:
     return project is not None and w.zone in project.zones
 
 
+USER_MANAGED_NOTEBOOK = (
+    "user-managed notebook VM (Notebooks v1, which the v2 API never lists): stopped through Compute"
+)
+WORKBENCH_VM = "Workbench VM: handled through the Notebooks API"
+
+
 def _stop(w: Workload, reason: str) -> Action:
     if w.kind == "notebook":
         return StopNotebook(w.target, reason, workload=w)
     if w.kind == "tpu":
         return StopTpuNode(w.target, reason, workload=w)
+    if w.user_managed_notebook:
+        reason = f"{reason}; {USER_MANAGED_NOTEBOOK}"
     return StopInstance(w.target, reason, workload=w)
 
 
-def _leave_alone(w: Workload, policy: ActionPolicy) -> str | None:
-    """Why `w` must not be stopped, or None if it may be."""
+def _notebooks_listed(workloads: Iterable[Workload]) -> frozenset[tuple[str, str, str]]:
+    """(project, zone, name) of the instances the Notebooks v2 API listed."""
+    return frozenset(w.key for w in workloads if w.kind == "notebook")
+
+
+def _leave_alone(
+    w: Workload, policy: ActionPolicy, notebooks: frozenset[tuple[str, str, str]] = frozenset()
+) -> str | None:
+    """Why `w` must not be stopped, or None if it may be.
+
+    `notebooks`: the Workbench instances the v2 API listed. A notebook VM among them is a
+    Workbench VM whatever its metadata says, and is stopped through that API, not twice.
+    """
     if policy.is_exempt(w.labels):
         key, value = policy.exempt_label
         return f"exempt ({key}={value})"
-    if w.managed_by == "workbench":
-        return "Workbench VM: handled through the Notebooks API"
+    if w.managed_by == "workbench" or (w.user_managed_notebook and w.key in notebooks):
+        return WORKBENCH_VM
     if w.managed_by is not None:
         return f"managed by {w.managed_by}: stopping it through Compute would fight its owner"
     if not w.running:
@@ -124,10 +172,12 @@ def stop_workloads(
 ) -> list[Action]:
     """Stop every running, governed, non-exempt workload (budget cap)."""
     actions: list[Action] = []
+    workloads = list(workloads)
+    notebooks = _notebooks_listed(workloads)
     for w in sorted(workloads, key=lambda w: w.target):
         if not _governed(w, policy):
             continue
-        why_not = _leave_alone(w, policy)
+        why_not = _leave_alone(w, policy, notebooks)
         actions.append(Skip(w.target, why_not) if why_not else _stop(w, reason))
     return actions
 
@@ -239,6 +289,8 @@ def _reap_one(
 def reap_expired(workloads: Iterable[Workload], policy: ActionPolicy, today: date) -> list[Action]:
     """Stop governed workloads whose `mlgov-expires-on` date lies before `today`."""
     actions: list[Action] = []
+    workloads = list(workloads)
+    notebooks = _notebooks_listed(workloads)
     for w in sorted(workloads, key=lambda w: w.target):
         raw = w.labels.get(EXPIRES_LABEL)
         if raw is None or not _governed(w, policy):
@@ -255,7 +307,7 @@ def reap_expired(workloads: Iterable[Workload], policy: ActionPolicy, today: dat
         if expires >= today:
             actions.append(Skip(w.target, f"expires on {raw}, not yet"))
             continue
-        why_not = _leave_alone(w, policy)
+        why_not = _leave_alone(w, policy, notebooks)
         actions.append(
             Skip(w.target, why_not) if why_not else _stop(w, f"{EXPIRES_LABEL} {raw} has passed")
         )
@@ -280,13 +332,17 @@ def gpu_candidates(workloads: Iterable[Workload], policy: ActionPolicy) -> list[
 
 def reap_idle_gpus(
     workloads: Iterable[Workload],
-    utilization: Mapping[str, float],
+    utilization: Mapping[str, Usage],
     policy: ActionPolicy,
+    now: datetime,
 ) -> list[Action]:
-    """Stop GPU VMs whose GPUs stayed under the utilization limit; no data means no action.
+    """Stop GPU VMs whose GPUs stayed under the utilization limit for the whole window.
 
-    `utilization` maps instance id to the busiest GPU's mean over the window (percent).
-    Workbench-backed GPU VMs are stopped through the Notebooks API (same zone and name).
+    `utilization` maps instance id to the busiest GPU's mean over the window (percent), or why
+    it cannot be judged. A VM is judged only once it has run for the whole window (its
+    lastStartTimestamp): a VM starting up is idle for a few minutes, not for the window. No
+    data means no action. Workbench-backed GPU VMs are stopped through the Notebooks API (same
+    zone and name).
     """
     limit = policy.idle_gpu.max_utilization_percent
     window = policy.idle_gpu.window_minutes
@@ -305,7 +361,10 @@ def reap_idle_gpus(
                 w.instance_id,
             )
         if policy.is_exempt(w.labels) or target.managed_by is not None or not w.running:
-            actions.append(Skip(target.target, _leave_alone(target, policy) or "not stoppable"))
+            actions.append(Skip(target.target, _leave_alone(target, policy) or "not stopped"))
+            continue
+        if too_soon := _not_run_for(w, window, now, "started"):
+            actions.append(Skip(target.target, too_soon))
             continue
         actions.append(
             _by_use(target, utilization.get(w.instance_id), limit, window, "GPU utilization")
@@ -313,11 +372,30 @@ def reap_idle_gpus(
     return actions
 
 
-def _by_use(w: Workload, used: float | None, limit: float, window: int, metric: str) -> Action:
+def _not_run_for(w: Workload, window: int, now: datetime, verb: str) -> str | None:
+    """Why `w` cannot be judged yet: it has not run for the whole window (or nobody knows)."""
+    if w.last_start is None:
+        return (
+            f"its start time is unknown, so it may not have run the whole {window} min; not judged"
+        )
+    ran = now - w.last_start
+    if ran < timedelta(minutes=window):
+        return (
+            f"{verb} {w.last_start:%Y-%m-%dT%H:%M:%SZ}, {max(0, int(ran.total_seconds() // 60))} "
+            f"min ago: judged once it has run the whole {window}-min window; not stopped"
+        )
+    return None
+
+
+def _by_use(w: Workload, used: Usage | None, limit: float, window: int, metric: str) -> Action:
     """Stop `w` if its accelerator's mean use stayed under `limit`; no data means no action."""
     chip = metric.split()[0]
     if used is None:
         return NoData(w.target, f"no {metric} data in the last {window} min; not stopped")
+    if isinstance(used, Unjudged):
+        if used.no_data:
+            return NoData(w.target, f"{metric}: {used.reason}, counted as no data; not stopped")
+        return Skip(w.target, f"{metric}: {used.reason}; not stopped")
     if used >= limit:
         return Skip(w.target, f"{chip} busy: {used:.1f}% >= {limit:g}% over {window} min")
     return _stop(w, f"{chip} idle: {used:.1f}% < {limit:g}% over {window} min")
@@ -337,16 +415,22 @@ def tpu_candidates(workloads: Iterable[Workload], policy: ActionPolicy) -> list[
 
 
 def reap_idle_tpus(
-    workloads: Iterable[Workload], duty_cycle: Mapping[str, float], policy: ActionPolicy
+    workloads: Iterable[Workload],
+    duty_cycle: Mapping[str, Usage],
+    policy: ActionPolicy,
+    now: datetime,
 ) -> list[Action]:
     """Stop TPU VMs whose TPUs stayed under the duty-cycle limit; no data means no action.
 
-    `duty_cycle` maps the node's name (or its numeric id) to the busiest worker's mean %.
+    `duty_cycle` maps the node's name (or its numeric id) to the busiest worker's mean %, or
+    why it cannot be judged. A TPU VM records no start time: one created within the window is
+    not judged, and one started again within it is judged only once its data covers the window
+    (parse/resources.py).
     """
     limit, window = policy.idle_tpu.max_duty_cycle_percent, policy.idle_tpu.window_minutes
     actions: list[Action] = []
     for w in tpu_candidates(workloads, policy):
-        why_not = _leave_alone(w, policy)
+        why_not = _leave_alone(w, policy) or _not_run_for(w, window, now, "created")
         if why_not:
             actions.append(Skip(w.target, why_not))
             continue

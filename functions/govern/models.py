@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from datetime import datetime
+from typing import Any, Literal, TypeAlias
+
+from govern.periods import Period
 
 Kind = Literal["compute", "notebook", "tpu"]
 Outcome = Literal["done", "simulated", "skipped", "failed"]
@@ -30,11 +33,26 @@ class ProjectPolicy:
 
 @dataclass(frozen=True)
 class BudgetPolicy:
-    """What a budget's notifications may do; thresholds are fractions of the budget amount."""
+    """What a budget's notifications may do; thresholds are fractions of the budget amount.
+
+    The optional keys say what the stack's budget is, so a notification can be checked against
+    it (notifications.py); None means the key is absent and that check is not made.
+    `amount` is the configured budget amount, the denominator of the spend ratio; `period`
+    defaults to a calendar month when absent.
+    """
 
     projects: tuple[str, ...]
     stop_at: float
     disable_billing_at: float | None
+    billing_account: str | None = None
+    amount: float | None = None
+    currency: str | None = None
+    period: Period | None = None
+
+    def absent(self) -> tuple[str, ...]:
+        """The optional keys this budget lacks (each an unchecked part of a notification)."""
+        keys = ("billing_account", "amount", "currency", "period")
+        return tuple(k for k in keys if getattr(self, k) is None)
 
 
 @dataclass(frozen=True)
@@ -112,7 +130,11 @@ class Workload:
 
     `managed_by` names the service that owns a Compute VM underneath (gke, workbench, mig);
     such VMs are stopped through their owner or not at all. `local_ssds` counts a Compute VM's
-    Local SSD (SCRATCH) disks, whose data a plain stop discards.
+    Local SSD (SCRATCH) disks, whose data a plain stop discards. `user_managed_notebook`: the VM
+    of a user-managed (Notebooks v1) notebook, which no API mlgov calls lists but Compute; it is
+    stopped through Compute. `last_start` (UTC): when a Compute VM last started
+    (lastStartTimestamp); for a TPU VM, which records no start time, when it was created; None
+    when unknown.
     """
 
     kind: Kind
@@ -125,6 +147,8 @@ class Workload:
     instance_id: str = ""
     managed_by: str | None = None
     local_ssds: int = 0
+    user_managed_notebook: bool = False
+    last_start: datetime | None = None
 
     @property
     def target(self) -> str:
@@ -140,6 +164,36 @@ class Workload:
     def key(self) -> tuple[str, str, str]:
         """(project, zone, name): how recommendations and metrics find their instance."""
         return (self.project, self.zone, self.name)
+
+
+@dataclass(frozen=True)
+class MetricWindow:
+    """The span an accelerator's use is judged over, and the step its points are aligned to."""
+
+    start: datetime
+    end: datetime
+    step_seconds: int
+
+    @property
+    def minutes(self) -> int:
+        """The window's length in whole minutes."""
+        return round((self.end - self.start).total_seconds() / 60)
+
+
+@dataclass(frozen=True)
+class Unjudged:
+    """An accelerator whose series cannot be judged; `reason` says why.
+
+    `no_data`: the series counts as no data (a unit other than the documented one), reported
+    with the others without data; otherwise the data does not cover the window yet.
+    """
+
+    reason: str
+    no_data: bool = False
+
+
+Usage: TypeAlias = float | Unjudged
+"""The busiest chip's mean use over the window (percent), or why it cannot be judged."""
 
 
 @dataclass(frozen=True)
@@ -224,6 +278,7 @@ class Report:
     unreadable: tuple[str, ...] = ()
     run_id: str = ""
     no_data: tuple[str, ...] = ()  # governed accelerators without utilization data
+    not_capped: tuple[str, ...] = ()  # what the budget cap cannot reach by design (Autopilot)
 
     @property
     def failed(self) -> bool:
@@ -244,6 +299,8 @@ class Report:
             parts.append(f"{len(self.errors)} error(s)")
         if self.unreadable:
             parts.append(f"{len(self.unreadable)} unreadable")
+        if self.not_capped:
+            parts.append(f"{len(self.not_capped)} not capped (by design)")
         return ", ".join(parts) or "nothing to do"
 
     def counts(self) -> dict[str, int]:
@@ -266,4 +323,5 @@ class Report:
             "errors": list(self.errors),
             "unreadable": list(self.unreadable),
             "no_data": list(self.no_data),
+            "not_capped": list(self.not_capped),
         }

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Final, Protocol, TypeVar
 
 from govern.gke import Autoscaling, Cluster, NodePool, ResourceLimit
-from govern.models import Recommendation, Workload
+from govern.models import Recommendation, Usage, Workload
 from govern.vertex import Endpoint, JobKind, VertexJob
 
 T = TypeVar("T")
@@ -151,14 +151,14 @@ class Monitoring(Protocol):
 
     def gpu_utilization(
         self, project: str, window_minutes: int, instance_ids: Sequence[str]
-    ) -> Mapping[str, float]:
-        """{instance_id: busiest GPU's mean utilization %} over the window; no data => absent."""
+    ) -> Mapping[str, Usage]:
+        """{instance_id: busiest GPU's mean utilization %, or why not judged}; no data: absent."""
         ...
 
     def tpu_duty_cycle(
         self, project: str, window_minutes: int, node_names: Sequence[str]
-    ) -> Mapping[str, float]:
-        """{TPU node name: busiest worker's mean duty cycle %} over the window; no data: absent."""
+    ) -> Mapping[str, Usage]:
+        """{TPU node name: busiest worker's mean duty cycle % or why not judged}; no data: none."""
         ...
 
 

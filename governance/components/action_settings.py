@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from governance.naming import resource_name
 from governance.settings import Settings
+from governance.settings.budget import CURRENCY, PERIOD
 from mlgov_policies.vocabulary import EXEMPT_LABEL, EXEMPT_VALUE
 
 EntryPoint = Literal["on_budget_alert", "reap_idle_vms", "reap_expired", "reap_idle_gpus"]
@@ -65,11 +66,19 @@ class ProjectPolicy(_Wire):
 
 
 class BudgetPolicy(_Wire):
-    """What one budget's notifications may do; thresholds are fractions of the budget amount."""
+    """What one budget's notifications may do; thresholds are fractions of the budget amount.
+
+    The last four keys say what the budget is, so the function acts only on notifications of
+    this budget's account and currency, in its current period, on costAmount / amount.
+    """
 
     projects: tuple[str, ...] = Field(min_length=1)
     stop_at: Annotated[float, Field(gt=0)]
     disable_billing_at: Annotated[float, Field(gt=0)] | None  # a required key; null = never
+    billing_account: Annotated[str, Field(pattern=r"^[0-9A-F]{6}-[0-9A-F]{6}-[0-9A-F]{6}$")]
+    amount: Annotated[float, Field(gt=0)]
+    currency: Annotated[str, Field(pattern=r"^[A-Z]{3}$")]
+    period: Literal["MONTH", "QUARTER", "YEAR"]
 
 
 class IdleGpuPolicy(_Wire):
@@ -133,7 +142,13 @@ def action_settings(
     budgets: dict[str, BudgetPolicy] = {}
     if stop_at is not None:
         budgets[budget_id] = BudgetPolicy(
-            projects=(s.project,), stop_at=stop_at, disable_billing_at=disable_at
+            projects=(s.project,),
+            stop_at=stop_at,
+            disable_billing_at=disable_at,
+            billing_account=s.billing_account,
+            amount=float(s.budget.amount_usd),
+            currency=CURRENCY,
+            period=PERIOD,
         )
     a = s.automation
     return ActionSettings(

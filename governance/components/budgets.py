@@ -16,10 +16,8 @@ import pulumi_gcp as gcp
 
 from governance.labels import Labels
 from governance.naming import resource_name
-from mlgov_policies.vocabulary import component_type
-
-# Cloud Billing publishes programmatic budget notifications as this identity.
-BUDGET_PUBLISHER = "serviceAccount:billing-budget-alert@system.gserviceaccount.com"
+from governance.settings.budget import CURRENCY, PERIOD
+from mlgov_policies.vocabulary import BUDGET_PUBLISHER, component_type
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -87,11 +85,11 @@ class ProjectBudget(pulumi.ComponentResource):
             budget_filter=gcp.billing.BudgetBudgetFilterArgs(
                 projects=[f"projects/{args.project_number}"],
                 credit_types_treatment="INCLUDE_ALL_CREDITS",
-                calendar_period="MONTH",
+                calendar_period=PERIOD,
             ),
             amount=gcp.billing.BudgetAmountArgs(
                 specified_amount=gcp.billing.BudgetAmountSpecifiedAmountArgs(
-                    currency_code="USD", units=str(args.amount_usd)
+                    currency_code=CURRENCY, units=str(args.amount_usd)
                 )
             ),
             threshold_rules=threshold_rules(args.thresholds, args.forecast_thresholds),

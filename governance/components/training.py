@@ -3,7 +3,8 @@
 It owns the GKE node pools for GPUs and TPUs (spot, autoscaling from zero, tainted so only
 training pods land there), standalone Cloud TPU VMs (spot scheduling) and standalone GPU VMs
 (SPOT provisioning plus a maximum run duration, after which GCP stops them; the Ops Agent, so the
-idle-GPU reaper has utilization data), and the service account those VMs run as. The cluster
+idle-GPU reaper has utilization data), and the dedicated service accounts the GPU VMs and the TPU
+VMs run as (never the default Compute account). The cluster
 itself is MlCluster in gke.py.
 """
 
@@ -169,9 +170,23 @@ class SpotTrainingPools(pulumi.ComponentResource):
             self._node_pool(name, key, pool, args, labels, child)
             for key, pool in args.pools.items()
         ]
-        vms: list[pulumi.Output[str]] = [
-            self._tpu_vm(name, key, tpu, args, child).name for key, tpu in args.tpu_vms.items()
-        ]
+        vms: list[pulumi.Output[str]] = []
+        if args.tpu_vms:
+            # A dedicated account: with none set, a TPU VM runs as the default Compute service
+            # account (tpu.v2 Node.serviceAccount), which is Editor on the project. It may write
+            # logs and metrics; grant it read access to your training data yourself.
+            tpu_sa = account_with_roles(
+                f"{name}-tpu-vm",
+                account_id=account_id(args.prefix, "training-tpus"),
+                project=args.project,
+                display_name="mlgov TPU VMs",
+                roles=OPS_AGENT_ROLES,
+                opts=child,
+            )
+            vms += [
+                self._tpu_vm(name, key, tpu, args, tpu_sa.email, child).name
+                for key, tpu in args.tpu_vms.items()
+            ]
         if args.gpu_vms:
             # What the Ops Agent needs to ship metrics and logs (installation doc,
             # "Authorization"): no more.
@@ -259,6 +274,7 @@ class SpotTrainingPools(pulumi.ComponentResource):
         key: str,
         tpu: TpuVm,
         args: SpotTrainingPoolsArgs,
+        email: pulumi.Input[str],
         child: pulumi.ResourceOptions,
     ) -> gcp.tpu.V2Vm:
         labels = args.labels.for_workload("training", expires_on=tpu.expires_on, exempt=tpu.exempt)
@@ -270,6 +286,7 @@ class SpotTrainingPools(pulumi.ComponentResource):
             accelerator_type=tpu.accelerator_type,
             runtime_version=tpu.runtime_version,
             scheduling_config=gcp.tpu.V2VmSchedulingConfigArgs(spot=tpu.spot),
+            service_account=gcp.tpu.V2VmServiceAccountArgs(email=email, scopes=SCOPES),
             network_config=gcp.tpu.V2VmNetworkConfigArgs(
                 network=args.network_id, subnetwork=args.subnet_id, enable_external_ips=False
             ),

@@ -26,7 +26,7 @@ API did not answer, so a renamed SKU shows up as "kept", never as a wrong price.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -317,10 +317,17 @@ def _availability(
     return dict(sorted(out.items()))
 
 
-def fetch_skus(endpoint: str | None = None) -> Iterator[dict[str, Any]]:
-    """SKUs (REST JSON shape) of the services in SERVICES, from the Cloud Billing Catalog API."""
+def fetch_skus(
+    endpoint: str | None = None, on_error: Callable[[Exception], None] | None = None
+) -> Iterator[dict[str, Any]]:
+    """SKUs (REST JSON shape) of the services in SERVICES, from the Cloud Billing Catalog API.
+
+    `on_error` sees each error the first call retries (deadlines.Waiting.saw, for progress).
+    """
     from google.cloud import billing_v1  # lazy: ~0.5 s, only `prices refresh` needs it
     from google.protobuf import json_format
+
+    from governance.deadlines import ATTEMPT_S, first_call_retry
 
     # google-cloud-billing is only partly typed; keep its objects as Any at this boundary
     billing: Any = billing_v1
@@ -331,7 +338,10 @@ def fetch_skus(endpoint: str | None = None) -> Iterator[dict[str, Any]]:
         options["credentials"] = AnonymousCredentials()
         options["client_options"] = {"api_endpoint": endpoint}
     client: Any = billing.CloudCatalogClient(**options)
-    for service in client.list_services():
+    # The first call finds out whether the endpoint answers at all: deadlines.py's short budget
+    # (the library's default retries for a minute). The SKU pages keep the library's defaults.
+    first = {"retry": first_call_retry(on_error), "timeout": ATTEMPT_S}
+    for service in client.list_services(**first):
         if service.display_name not in SERVICES:
             continue
         for sku in client.list_skus(parent=service.name):

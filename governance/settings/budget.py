@@ -9,12 +9,18 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from governance.settings.base import Fraction, Model, Positive, Problem
 
 if TYPE_CHECKING:
     from governance.settings.root import Settings
+
+
+CURRENCY: Final = "USD"
+"""The budget's currency (`amount_usd`); notifications name it as currencyCode."""
+PERIOD: Final = "MONTH"
+"""The budget's calendar period; the functions judge each notification within it."""
 
 
 class BudgetSettings(Model):
@@ -57,7 +63,7 @@ def problems(s: Settings) -> Iterator[Problem]:
 def threshold_warnings(b: BudgetSettings) -> list[Problem]:
     """Warnings (key path, message) for a stop level that is not one of `thresholds`.
 
-    The cap still fires there: it acts on costAmount / budgetAmount, and budget notifications
+    The cap still fires there: it acts on costAmount / the budget amount, and notifications
     arrive several times a day whether or not a threshold was crossed. But no console or email
     alert marks the moment, so the people watching the budget see it only in the logs.
     """

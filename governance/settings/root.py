@@ -16,6 +16,7 @@ from governance.costs.assumptions import UsageAssumptions
 from governance.labels import label_problem, reserved_label_problem
 from governance.settings import (
     acceptance,
+    acknowledge,
     artifacts,
     billing_export,
     budget,
@@ -29,6 +30,7 @@ from governance.settings import (
     query_quotas,
     training,
 )
+from governance.settings.acknowledge import Acknowledgement
 from governance.settings.artifacts import ArtifactSettings
 from governance.settings.automation import AutomationSettings
 from governance.settings.base import (
@@ -116,6 +118,8 @@ class Settings(Model):
     logging: LoggingSettings | None = None
     vertex: VertexSettings | None = None
     usage: UsageAssumptions = Field(default_factory=UsageAssumptions)
+    # Weakening governance changes this stack accepts (the PR check's prod rule).
+    acknowledge: tuple[Acknowledgement, ...] = ()
 
     @model_validator(mode="before")
     @classmethod
@@ -214,6 +218,7 @@ CHECKS: tuple[Callable[[Settings], Iterator[Problem]], ...] = (
     query_quotas.problems,
     log_volume.problems,
     acceptance.problems,
+    acknowledge.problems,
 )
 
 

@@ -164,12 +164,16 @@ def build(args: argparse.Namespace, now: datetime) -> dict[str, Any]:
     period = _window(args, now)
     stale_after = _stale_after(args.stale_hours)
     job_project = check_project(args.job_project, "--job-project") if args.job_project else None
+    endpoint = endpoint_from_env()
     runner = BigQueryRunner(
-        make_client(job_project or tables.project, endpoint_from_env()),
+        make_client(job_project or tables.project, endpoint),
         max_bytes=_max_bytes(args.max_gb),
         timeout_s=_positive(args.timeout, "--timeout", 3600),
+        endpoint=endpoint,
     )
-    # Everything above fails fast on bad input; building the plan takes seconds.
+    # Everything above fails fast on bad input, and so does a BigQuery that does not answer
+    # (the runner keeps this answer for the report): building the plan takes seconds.
+    runner.describe(tables.standard)
     request = report.SpendRequest(
         stack=stack,
         tables=tables,

@@ -18,7 +18,7 @@ from typing import Literal
 from governance.spend.tables import TableId
 from governance.spend.window import Window
 
-QueryName = Literal["freshness", "attribution", "resources"]
+QueryName = Literal["freshness", "attribution", "resources", "daily"]  # daily: report/daily.py
 ParamType = Literal["STRING", "TIMESTAMP"]
 
 # Google's labels on GKE node VMs, which carry a node pool's cost in the detailed export

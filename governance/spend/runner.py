@@ -10,6 +10,10 @@ Errors name what to fix: a missing dataset or table, the permission that was ref
 (`bigquery.tables.get`, `bigquery.tables.getData`, `bigquery.jobs.create`) and the role that
 grants it, or the cap. With `MLGOV_API_ENDPOINTS={"bigquery": URL}` the client talks to that
 endpoint (an emulator) with anonymous credentials (DESIGN.md contract 2).
+
+The first call (`describe`, whose answers are kept) has governance/deadlines.py's short budget:
+a wrong endpoint or no network fails in seconds with the endpoint named, not after --timeout;
+the queries after it keep --timeout, and a query that takes a while says so on stderr.
 """
 
 from __future__ import annotations
@@ -20,6 +24,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, cast
 
+from governance.deadlines import (
+    ATTEMPT_S,
+    FIRST_CALL_S,
+    Endpoint,
+    first_call_retry,
+    no_answer,
+    unreachable,
+    waiting,
+)
 from governance.endpoints import ENDPOINTS_ENV, EndpointError, api_endpoint
 from governance.spend.errors import EXIT_BIGQUERY_FAILED, EXIT_UNANSWERED, SpendError
 from governance.spend.queries import Param, Query
@@ -188,6 +201,9 @@ class BigQueryRunner:
     max_bytes: int = DEFAULT_MAX_BYTES
     timeout_s: float = TIMEOUT_S
     stats: list[QueryStats] = field(default_factory=list[QueryStats])
+    endpoint: str | None = None
+    """The MLGOV_API_ENDPOINTS URL the client uses (None: Google's), named when it is silent."""
+    _described: dict[str, TableInfo] = field(default_factory=dict[str, TableInfo])
 
     @property
     def job_project(self) -> str:
@@ -195,15 +211,35 @@ class BigQueryRunner:
         return str(self.client.project)
 
     def describe(self, table: TableId) -> TableInfo:
-        """`tables.get` (free): exists, row count, partitioning; SpendError on no access."""
+        """`tables.get` (free): exists, row count, partitioning; SpendError on no access.
+
+        Answers are kept: the CLI asks for the standard table first, to fail fast, and the
+        report asks again. The first call of a runner has deadlines.py's short budget.
+        """
+        if (known := self._described.get(str(table))) is None:
+            known = self._described[str(table)] = self._describe(table)
+        return known
+
+    def _describe(self, table: TableId) -> TableInfo:
         from google.api_core import exceptions as gexc
 
-        try:
-            got = self.client.get_table(str(table), retry=self._retry(), timeout=self.timeout_s)
-        except gexc.NotFound:
-            return TableInfo(table, exists=False, dataset_exists=self._dataset_exists(table))
-        except _failures() as err:
-            raise self._explain(err, None, table) from None
+        first = not self._described
+        where = Endpoint("bigquery", self.endpoint)
+        # The first call: deadlines.py's budget, or --timeout where that is shorter.
+        attempt = min(ATTEMPT_S, self.timeout_s) if first else self.timeout_s
+        what, limit = (where.where, FIRST_CALL_S) if first else (f"table {table}", self.timeout_s)
+        with waiting(what, min(limit, self.timeout_s + attempt)) as wait:
+            retry = first_call_retry(wait.saw, self.timeout_s) if first else self._retry()
+            try:
+                got = self.client.get_table(str(table), retry=retry, timeout=attempt)
+            except gexc.NotFound:
+                return TableInfo(table, exists=False, dataset_exists=self._dataset_exists(table))
+            except _failures() as err:
+                if first and isinstance(err, no_answer()):
+                    raise SpendError(
+                        unreachable(where, err, wait.elapsed), EXIT_BIGQUERY_FAILED
+                    ) from None
+                raise self._explain(err, None, table) from None
         rows = got.num_rows
         return TableInfo(
             table,
@@ -225,6 +261,10 @@ class BigQueryRunner:
 
     def run(self, query: Query) -> list[dict[str, Any]]:
         """Dry-run, check the cap, run with `maximum_bytes_billed`; rows as dicts."""
+        with waiting(f"BigQuery: the {query.name} query", self.timeout_s):
+            return self._run(query)
+
+    def _run(self, query: Query) -> list[dict[str, Any]]:
         from google.cloud import bigquery
 
         started = time.perf_counter()

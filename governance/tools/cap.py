@@ -30,14 +30,15 @@ import re
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
+from governance.deadlines import HTTP_TIMEOUT, Endpoint, http_session
 from governance.tools.errors import CliError, Exit
 
 POOL_LABEL = "mlgov-cap-prev"
 NAP_PREFIX = "mlgov-cap-nap-"
 GOOGLE = "https://container.googleapis.com"
-CALL_TIMEOUT_S = 30.0
+CALL_TIMEOUT_S = HTTP_TIMEOUT  # (connect, read): an endpoint that never answers fails in seconds
 OPERATION_TIMEOUT_S = 900.0
 _AUTOSCALE = re.compile(r"autoscale-(total|zone)-(\d+)-(\d+)(?:-(any|balanced))?")
 _FIXED = re.compile(r"fixed-(\d+)")
@@ -160,8 +161,13 @@ class _Gke:
             raise CliError(
                 f"gke: {method} {path}: HTTP {response.status_code}: {message}{hint}", Exit.CLOUD
             )
-        answer: dict[str, Any] = response.json() if response.content else {}
-        return answer
+        try:
+            answer: Any = response.json() if response.content else {}
+        except ValueError:
+            answer = None
+        if not isinstance(answer, dict):
+            raise CliError(f"gke: {method} {path}: the answer is not a JSON object", Exit.CLOUD)
+        return cast(dict[str, Any], answer)
 
     def write(self, method: str, path: str, body: dict[str, Any], location: str) -> None:
         """A write, then wait until its operation is DONE (GKE: one per cluster at a time)."""
@@ -186,10 +192,9 @@ class _Gke:
 
 
 def _session(url: str | None) -> Any:
-    import requests
-
+    """A requests session for the container API that fails fast (deadlines.http_session)."""
     if url is not None:
-        return requests.Session()
+        return http_session(Endpoint("container", url, "--endpoint"))
     import google.auth
     import google.auth.exceptions
     from google.auth.transport.requests import AuthorizedSession
@@ -203,7 +208,7 @@ def _session(url: str | None) -> Any:
             "no Google credentials: run `gcloud auth application-default login` "
             "(or pass --endpoint for a local server)"
         ) from None
-    return AuthorizedSession(credentials)
+    return http_session(Endpoint("container"), AuthorizedSession(credentials))
 
 
 # --------------------------------------------------------------------------- the command

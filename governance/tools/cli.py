@@ -16,6 +16,7 @@ import json
 import os
 import shutil
 import sys
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -36,9 +37,10 @@ examples:
   mlgov plan --stack dev                      plan the dev stack offline (human table)
   mlgov plan --stack dev --json > plan.json   the plan document
   mlgov check plan.json                       re-check a saved plan (- = stdin)
-  mlgov diff base.json head.json --markdown   cost change between two plans
+  mlgov diff base.json head.json --markdown   cost and governance changes
   mlgov jobs --stack dev list                 the stack's cleanup schedules
   mlgov cap status --stack prod               what the budget cap changed in GKE
+  mlgov report -o report.html                 one HTML page of where the money goes
 
 exit codes:
   0    fine (advisory findings allowed)
@@ -76,10 +78,18 @@ def stack_flags(parser: argparse.ArgumentParser) -> None:
     which.add_argument("--config", help="path to any Pulumi stack file")
 
 
-def terminal_width() -> int | None:
-    """The width to fit tables to: $COLUMNS, else the terminal's; None when not a terminal."""
+PIPED_WIDTH = 120  # tables written to a pipe or a file (logs, CI, `| less`) stay this narrow
+
+
+def terminal_width() -> int:
+    """The width to fit tables to: $COLUMNS, else the terminal's, else PIPED_WIDTH."""
     columns = shutil.get_terminal_size(fallback=(0, 0)).columns
-    return columns if columns > 0 else None
+    return columns if columns > 0 else PIPED_WIDTH
+
+
+def plain_output() -> bool:
+    """Whether stdout is not a terminal: then tables are plain ASCII (cuts shown as `...`)."""
+    return not sys.stdout.isatty()
 
 
 def _emit(doc: Any, args: argparse.Namespace) -> int:
@@ -93,7 +103,7 @@ def _emit(doc: Any, args: argparse.Namespace) -> int:
     elif args.markdown:
         print(render.markdown(doc))
     else:
-        print(render.text(doc, terminal_width()))
+        print(render.text(doc, terminal_width(), plain=plain_output()))
     return plan.exit_code(doc)
 
 
@@ -158,8 +168,27 @@ def _registrars() -> list[Callable[[Any], None]]:
     from governance.tools.costs_cli import register as costs
     from governance.tools.jobs import register as jobs
     from governance.tools.policy_config import register as policy_config
+    from governance.tools.report.cli import register as report
 
-    return [policy_config, costs, jobs, spend, cap]
+    return [policy_config, costs, jobs, spend, cap, report]
+
+
+def quiet_python_version_notices() -> None:
+    """Filter google-api-core's notice that a Python version's support ends in a year or less.
+
+    Every google-cloud-* library (through google-api-core) warns once at import, as a
+    FutureWarning printed on stderr, that Google will stop supporting the running Python in new
+    releases once that Python reaches its end of life (3.11: notices from 2026-10-24 on, one per
+    library, five lines for `spend`). It is about future library releases, not this run, and an
+    operator can do nothing about it mid-command; mlgov supports 3.11 (pyproject's
+    requires-python). Only that notice is filtered: the ones for a Python already past its end
+    of life, or no longer supported by the installed library, still show.
+    """
+    warnings.filterwarnings(
+        "ignore",
+        message=r"You are using a Python version \(.*\) which Google will stop supporting",
+        category=FutureWarning,
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -184,6 +213,7 @@ def _dispatch(arguments: list[str]) -> int:
     from governance.costs.errors import CostError
     from governance.settings import SettingsError
 
+    quiet_python_version_notices()
     args = build_parser().parse_args(arguments)
     try:
         code: int = args.func(args)

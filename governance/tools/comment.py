@@ -1,27 +1,38 @@
-"""The pull-request comment: every changed stack's cost diff and policy findings, in one body.
+"""The pull-request comment: every changed stack's governance changes, findings and cost diff.
 
-`render_comment(stacks)` is pure: for each stack, its plan document at the PR head and at the
-PR base (None when the base could not be planned), it writes the whole Markdown body the PR job
-posts and later updates in place (found again by `MARKER`). A stack is shown when its cost or
-findings change, or when it has a mandatory finding (the job then fails and the comment says
-why). Each section has the verdict, the findings, the cost changes (diff.py), the resources with
-the $0 ones folded into one line as Infracost does, the catalog's date and every price taken
-from another location. `mlgov comment` (cli) wraps it.
+`build_comment(stacks)` is pure: for each stack, its plan document at the PR head and at the PR
+base (None when the base could not be planned), it writes the Markdown body the PR job posts and
+later updates in place (found again by `MARKER`). A stack is shown when its governance, cost or
+findings change, or when it blocks the PR (a mandatory finding, a prod weakening nobody
+acknowledged, a plan that failed). Each section starts with its verdict, then **Governance
+weakened** (govdiff/render.py), the findings, the other governance changes, the cost changes
+(diff.py) and the resources with the $0 ones folded into one line. Everything that comes from a
+stack or a plan is escaped (escape.py); the body fits GitHub's limit by folding details (fit.py),
+and `Comment.full` is the unfolded report the workflow uploads as an artifact.
 """
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, cast
 
+from governance.tools import escape
 from governance.tools.diff import CENT, CostDiff, diff_plans
-from governance.tools.render import cost_cell, price_notes, region_of, settings_cell, short_type
+from governance.tools.fit import GITHUB_LIMIT, fit
+from governance.tools.govdiff import render as govrender
+from governance.tools.govdiff.review import Review, no_changes, review
+from governance.tools.render import cost_cell, region_of, settings_cell, short_type
+from mlgov_policies.props import as_list, as_mapping
 from mlgov_policies.vocabulary import is_component
 
 MARKER = "<!-- mlgov-plan-comment -->"
 Doc = Mapping[str, Any]
+# Detail levels of a stack's section, from everything (0) to the least that is still complete.
+FULL, NO_RESOURCES, FEW_COSTS, ADVISORY_GROUPED, MANDATORY_GROUPED, WEAKENED_GROUPED = range(6)
+_COST_ROWS = {FEW_COSTS: 20, ADVISORY_GROUPED: 20, MANDATORY_GROUPED: 5, WEAKENED_GROUPED: 5}
+_NAMES_SHOWN = 10
 
 
 @dataclass(frozen=True)
@@ -59,18 +70,25 @@ def _signed(value: float) -> str:
     return f"+${value:,.2f}" if value >= 0 else f"-${-value:,.2f}"
 
 
-def _cell(text: object) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
-
-
 def _empty(stack: str) -> Doc:
     return {"stack": stack, "resources": [], "cost": {"monthly_usd": 0, "baseline_monthly_usd": 0}}
 
 
-@dataclass(frozen=True)
+def _names(names: Sequence[str], shown: int = _NAMES_SHOWN) -> str:
+    listed = ", ".join(escape.code(n, 60) for n in names[:shown])
+    more = len(names) - shown
+    return listed + (f" and {more} more" if more > 0 else "")
+
+
+@dataclass
 class _Section:
     plans: StackPlans
     diff: CostDiff
+    review: Review
+    _rendered: dict[int, str] = field(default_factory=dict[int, str])
+    """Each level is rendered once: fitting asks for the same levels again."""
+
+    levels = WEAKENED_GROUPED + 1
 
     @property
     def findings_changed(self) -> bool:
@@ -78,156 +96,317 @@ class _Section:
 
     @property
     def blocking(self) -> int:
-        """Mandatory findings at the head (a plan that failed counts as one)."""
-        return _mandatory(self.plans.head) + (1 if self.plans.error else 0)
+        """Mandatory findings at the head, blocking weakenings, and a failed plan (one)."""
+        if self.plans.error:
+            return 1
+        return _mandatory(self.plans.head) + len(self.review.blocking)
 
     @property
     def shown(self) -> bool:
         p = self.plans
         changed = p.base is None or not self.diff.empty or self.findings_changed
-        return changed or bool(self.blocking)
+        governance = bool(self.review.changes or self.review.stale)
+        return changed or governance or bool(self.blocking)
 
-
-def _findings(doc: Doc) -> list[str]:
-    found = sorted(_violations(doc), key=lambda v: v.get("enforcement") != "mandatory")
-    if not found:
-        return ["No policy findings."]
-    rows = ["| | policy | resource | problem | fix |", "|---|---|---|---|---|"]
-    for v in found:
-        icon = ":x: mandatory" if v.get("enforcement") == "mandatory" else "advisory"
-        rows.append(
-            f"| {icon} | `{v.get('policy')}` | `{v.get('resource') or 'stack'}` | "
-            f"{_cell(v.get('message'))} | {_cell(v.get('remediation', ''))} |"
+    # ---------------------------------------------------------------- pieces
+    def _header(self) -> str:
+        name = escape.code(self.plans.stack, 100, table=False)
+        if self.plans.error:
+            return f"### :x: {name}: the stack could not be planned"
+        d = self.diff
+        change = ""
+        if self.plans.base is not None and not d.empty:
+            before = d.base.monthly_usd
+            pct = f", {d.delta / before:+.1%}" if before >= CENT else ""
+            change = f" ({_signed(d.delta)}{pct})"
+        mandatory = self.blocking
+        advisory = len(_violations(self.plans.head)) - _mandatory(self.plans.head)
+        weakened = len(self.review.weakened)
+        icon = ":x:" if mandatory else (":warning:" if weakened else ":white_check_mark:")
+        governance = (
+            f" · {weakened} governance weakening(s) of {len(self.review.changes)} change(s)"
+            if self.review.changes
+            else ""
         )
-    return rows
-
-
-def _changes(d: CostDiff, has_base: bool) -> list[str]:
-    if not has_base:
-        return ["No base plan to compare with (new stack, or the base did not plan): "
-                "every resource is new."]  # fmt: skip
-    if d.empty:
-        return ["No cost change."]
-    rows = [
-        "| | resource | type | before | after | change |",
-        "|---|---|---|---:|---:|---:|",
-    ]
-    for c in d.changes:
-        before = "unpriced" if c.unpriced_before else _usd(c.before)
-        after = "unpriced" if c.unpriced_after else _usd(c.after)
-        rows.append(
-            f"| {c.status} | `{c.name}` | {short_type(c.type)} | {before} | {after} | "
-            f"{_signed(c.delta)} |"
+        return (
+            f"### {icon} {name}: {_usd(d.head.monthly_usd)}/month{change} · "
+            f"{mandatory} mandatory, {advisory} advisory finding(s){governance}"
         )
-    rows.append(
-        f"| | **total** | | **{_usd(d.base.monthly_usd)}** | **{_usd(d.head.monthly_usd)}** | "
-        f"**{_signed(d.delta)}** |"
-    )
-    return rows
 
+    def _failed(self) -> list[str]:
+        return [
+            self._header(),
+            "",
+            "`mlgov plan` refused its settings (exit 2), so neither cost nor policies could run:",
+            "",
+            *escape.fence(self.plans.error),
+            "",
+        ]
 
-def _resources(doc: Doc) -> list[str]:
-    raw: Any = doc.get("resources") or []
-    resources = [r for r in cast(list[Mapping[str, Any]], raw) if not is_component(str(r["type"]))]
-    free = [r for r in resources if r.get("monthly_usd") == 0 and not r.get("unpriced")]
-    shown = sorted(
-        (r for r in resources if r not in free),
-        key=lambda r: (-(r.get("monthly_usd") or 0.0), str(r["name"])),
-    )
-    rows = [
-        f"<details><summary>Resources: {len(shown)} with a cost, {len(free)} free</summary>",
-        "",
-        "| resource | type | region | key cost settings | $/month |",
-        "|---|---|---|---|---:|",
-    ]
-    for r in shown:
-        inputs = cast(Mapping[str, Any], r.get("inputs") or {})
-        rows.append(
-            f"| `{r['name']}` | {short_type(str(r['type']))} | {region_of(inputs)} | "
-            f"{_cell(settings_cell(r))} | {cost_cell(r)} |"
+    def _findings(self, level: int) -> list[str]:
+        found = sorted(
+            _violations(self.plans.head), key=lambda v: v.get("enforcement") != "mandatory"
         )
-    if free:
-        kinds = Counter(short_type(str(r["type"])) for r in free)
-        summary = ", ".join(f"{t} x{n}" if n > 1 else t for t, n in sorted(kinds.items()))
-        rows.append(f"| {len(free)} free resources | {_cell(summary)} | | | $0.00 |")
-    return [*rows, "", "</details>"]
+        if not found:
+            return ["No policy findings."]
+        mandatory = [v for v in found if v.get("enforcement") == "mandatory"]
+        advisory = [v for v in found if v.get("enforcement") != "mandatory"]
+        rows = ["| | policy | resource | problem | fix |", "|---|---|---|---|---|"]
+        listed = mandatory if level < MANDATORY_GROUPED else []
+        grouped = [] if level < MANDATORY_GROUPED else list(mandatory)
+        if level < ADVISORY_GROUPED:
+            listed = listed + advisory
+        else:
+            grouped += advisory
+        for v in listed:
+            icon = ":x: mandatory" if v.get("enforcement") == "mandatory" else "advisory"
+            rows.append(
+                f"| {icon} | {escape.code(v.get('policy'))} | "
+                f"{escape.code(v.get('resource') or 'stack', 100)} | "
+                f"{escape.text(v.get('message'), 600)} | "
+                f"{escape.text(v.get('remediation', ''), 300)} |"
+            )
+        if not grouped:
+            return rows
+        by_policy: dict[tuple[str, str], list[str]] = defaultdict(list)
+        for v in grouped:
+            key = (str(v.get("enforcement")), str(v.get("policy")))
+            by_policy[key].append(str(v.get("resource") or "stack"))
+        for (enforcement, policy), names in sorted(by_policy.items()):
+            icon = ":x: mandatory" if enforcement == "mandatory" else "advisory"
+            rows.append(
+                f"| {icon} | {escape.code(policy)} | {len(names)} resource(s): "
+                f"{_names(names)} | (grouped to fit; each message in the full report) | |"
+            )
+        return rows
+
+    def _changes(self, level: int) -> list[str]:
+        d = self.diff
+        if self.plans.base is None:
+            return [
+                "No base plan to compare with (new stack, or the base did not plan): "
+                "every resource is new."
+            ]
+        if d.empty:
+            return ["No cost change."]
+        rows = [
+            "| | resource | type | before | after | change |",
+            "|---|---|---|---:|---:|---:|",
+        ]
+        cap = _COST_ROWS.get(level)
+        shown = d.changes if cap is None else d.changes[:cap]
+        for c in shown:
+            before = "unpriced" if c.unpriced_before else _usd(c.before)
+            after = "unpriced" if c.unpriced_after else _usd(c.after)
+            rows.append(
+                f"| {c.status} | {escape.code(c.name, 100)} | {escape.text(short_type(c.type))} | "
+                f"{before} | {after} | {_signed(c.delta)} |"
+            )
+        if (hidden := len(d.changes) - len(shown)) > 0:
+            rows.append(f"| | {hidden} more cost changes (full report) | | | | |")
+        rows.append(
+            f"| | **total** | | **{_usd(d.base.monthly_usd)}** | "
+            f"**{_usd(d.head.monthly_usd)}** | **{_signed(d.delta)}** |"
+        )
+        return rows
+
+    def _resources(self, level: int) -> list[str]:
+        raw: Any = self.plans.head.get("resources") or []
+        resources = [
+            r for r in cast(list[Mapping[str, Any]], raw) if not is_component(str(r["type"]))
+        ]
+        is_free = [r.get("monthly_usd") == 0 and not r.get("unpriced") for r in resources]
+        free = [r for r, f in zip(resources, is_free, strict=True) if f]
+        priced = len(resources) - len(free)
+        if level >= NO_RESOURCES:
+            return [
+                f"Resources: {priced} with a cost, {len(free)} free (table in the full report).",
+                "",
+            ]
+        shown = sorted(
+            (r for r, f in zip(resources, is_free, strict=True) if not f),
+            key=lambda r: (-(r.get("monthly_usd") or 0.0), str(r["name"])),
+        )
+        rows = [
+            f"<details><summary>Resources: {len(shown)} with a cost, {len(free)} free</summary>",
+            "",
+            "| resource | type | region | key cost settings | $/month |",
+            "|---|---|---|---|---:|",
+        ]
+        for r in shown:
+            inputs = cast(Mapping[str, Any], r.get("inputs") or {})
+            rows.append(
+                f"| {escape.code(r['name'], 100)} | {escape.text(short_type(str(r['type'])))} | "
+                f"{escape.text(region_of(inputs), 60)} | {escape.text(settings_cell(r), 300)} | "
+                f"{escape.text(cost_cell(r))} |"
+            )
+        if free:
+            kinds = Counter(short_type(str(r["type"])) for r in free)
+            summary = ", ".join(f"{t} x{n}" if n > 1 else t for t, n in sorted(kinds.items()))
+            rows.append(
+                f"| {len(free)} free resources | {escape.text(summary, 2000)} | | | $0.00 |"
+            )
+        return [*rows, "", "</details>", ""]
+
+    def _notes(self, level: int) -> list[str]:
+        if level >= MANDATORY_GROUPED:
+            return []
+        head = self.plans.head
+        catalog = as_mapping(head.get("price_catalog"))
+        notes: list[str] = []
+        if date := catalog.get("date"):
+            refreshed = catalog.get("refreshed")
+            notes.append(
+                f"prices: catalog of {escape.text(date, 40)}"
+                + (f", refreshed {escape.text(refreshed, 40)}" if refreshed else "")
+                + " (`mlgov prices refresh` updates it)"
+            )
+        notes += [
+            f"\\* {escape.text(n, 400)}" for n in as_list(as_mapping(head.get("cost")).get("notes"))
+        ]
+        d = self.diff
+        saved = d.head.baseline_monthly_usd - d.head.monthly_usd
+        notes.append(
+            f"ungoverned baseline {_usd(d.head.baseline_monthly_usd)}/month; governance saves "
+            f"{_usd(saved)}/month"
+        )
+        return [f"<sub>{n}</sub><br>" for n in notes]
+
+    # ---------------------------------------------------------------- Foldable
+    def render(self, level: int) -> str:
+        if level not in self._rendered:
+            self._rendered[level] = self._render(level)
+        return self._rendered[level]
+
+    def _render(self, level: int) -> str:
+        if self.plans.error:
+            return "\n".join(self._failed()) + "\n"
+        r = self.review
+        weakened_detail = (
+            2 if level >= WEAKENED_GROUPED else (1 if level >= MANDATORY_GROUPED else 0)
+        )
+        weakened = (
+            _grouped_weakenings(r)
+            if level >= WEAKENED_GROUPED
+            else govrender.weakened_markdown(r, weakened_detail)
+        )
+        other_detail = 0 if level < FEW_COSTS else (1 if level < ADVISORY_GROUPED else 2)
+        governance_note = (
+            ["No base plan to compare governance with."] if self.plans.base is None else []
+        )
+        out = [
+            self._header(),
+            "",
+            *weakened,
+            *[line for s in govrender.stale_markdown(r) for line in (s, "")],
+            "**Policy findings**",
+            "",
+            *self._findings(level),
+            "",
+            *governance_note,
+            *govrender.other_markdown(r, other_detail),
+            "**Cost changes**",
+            "",
+            *self._changes(level),
+            "",
+            *self._resources(level),
+            *self._notes(level),
+            "",
+        ]
+        return "\n".join(out) + "\n"
+
+    def summary(self) -> str:
+        return (
+            f"{self._header()}\n\n(Details did not fit in this comment: see the full report.)\n\n"
+        )
 
 
-def _failed(s: _Section) -> list[str]:
-    return [
-        f"### :x: `{s.plans.stack}`: the stack could not be planned",
-        "",
-        "`mlgov plan` refused its settings (exit 2), so neither cost nor policies could run:",
-        "",
-        "```",
-        s.plans.error.strip(),
-        "```",
-        "",
-    ]
+def _grouped_weakenings(r: Review) -> list[str]:
+    """Weakenings by what they lose, ids listed: the comment's last resort for huge PRs."""
+    groups: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for c in r.weakened:
+        status = (
+            "acknowledged" if r.reason(c) is not None else ("mandatory" if r.prod else "advisory")
+        )
+        groups[(status, c.why)].append(c.id)
+    rows = ["**Governance weakened**", "", "| | changes | what is lost |", "|---|---|---|"]
+    for (status, why), ids in sorted(groups.items()):
+        icon = ":x: mandatory" if status == "mandatory" else status
+        rows.append(f"| {icon} | {len(ids)}: {_names(ids, 20)} | {escape.text(why)} |")
+    return [*rows, "", "(Grouped to fit; the full report lists each change.)", ""]
 
 
-def _section(s: _Section) -> list[str]:
-    if s.plans.error:
-        return _failed(s)
-    head, d = s.plans.head, s.diff
-    mandatory = _mandatory(head)
-    advisory = len(_violations(head)) - mandatory
-    icon = ":x:" if mandatory else ":white_check_mark:"
-    change = ""
-    if s.plans.base is not None and not d.empty:
-        before = d.base.monthly_usd
-        pct = f", {d.delta / before:+.1%}" if before >= CENT else ""
-        change = f" ({_signed(d.delta)}{pct})"
-    out = [
-        f"### {icon} `{s.plans.stack}`: {_usd(d.head.monthly_usd)}/month{change} · "
-        f"{mandatory} mandatory, {advisory} advisory finding(s)",
-        "",
-        "**Policy findings**",
-        "",
-        *_findings(head),
-        "",
-        "**Cost changes**",
-        "",
-        *_changes(d, s.plans.base is not None),
-        "",
-        *_resources(head),
-        "",
-    ]
-    notes = price_notes(head)
-    saved = d.head.baseline_monthly_usd - d.head.monthly_usd
-    notes.append(
-        f"ungoverned baseline {_usd(d.head.baseline_monthly_usd)}/month; governance saves "
-        f"{_usd(saved)}/month"
-    )
-    out += [f"<sub>{n}</sub><br>" for n in notes]
-    return [*out, ""]
+@dataclass(frozen=True)
+class Comment:
+    """The PR comment (fitted), the full report, and how many things block the PR."""
+
+    text: str
+    full: str
+    blocking: int
+    folded: bool
 
 
-def render_comment(stacks: Sequence[StackPlans]) -> str:
-    """The whole PR comment (Markdown, starting with `MARKER`) for these stacks' plans."""
-    sections = [
-        _Section(p, diff_plans(p.base if p.base is not None else _empty(p.stack), p.head))
-        for p in stacks
-    ]
+def _section(p: StackPlans) -> _Section:
+    base = p.base if p.base is not None else _empty(p.stack)
+    governance = review(p.base, p.head) if p.base is not None else no_changes(p.head)
+    return _Section(p, diff_plans(base, p.head), governance)
+
+
+def build_comment(
+    stacks: Sequence[StackPlans], report_url: str | None = None, limit: int = GITHUB_LIMIT
+) -> Comment:
+    """The PR comment for these stacks' plans, fitted into `limit`, and the full report."""
+    sections = [_section(p) for p in stacks]
     shown = [s for s in sections if s.shown]
     quiet = [s.plans.stack for s in sections if not s.shown]
-    mandatory = sum(s.blocking for s in sections)
-    icon = ":x:" if mandatory else ":white_check_mark:"
+    blocking = sum(s.blocking for s in sections)
+    weakened = sum(len(s.review.weakened) for s in sections)
+    icon = ":x:" if blocking else ":white_check_mark:"
     verdict = (
-        f"{mandatory} mandatory finding(s) or failed plan(s): this PR cannot merge as is"
-        if mandatory
+        f"{blocking} mandatory finding(s), unacknowledged prod weakening(s) or failed plan(s): "
+        "this PR cannot merge as is"
+        if blocking
         else "no mandatory findings"
     )
-    out = [MARKER, "## mlgov plan: cost and policy check", "", f"{icon} {verdict}."]
+    head = [MARKER, "## mlgov plan: governance, cost and policy check", "", f"{icon} {verdict}."]
+    if weakened:
+        head.append(
+            f":warning: {weakened} change(s) weaken governance: see **Governance weakened**."
+        )
     if shown:
-        out.append(f"Stacks with changes: {', '.join(f'`{s.plans.stack}`' for s in shown)}.")
+        names = ", ".join(escape.code(s.plans.stack, 100, table=False) for s in shown)
+        head.append(f"Stacks with changes: {names}.")
     if quiet:
-        out.append(f"Unchanged (same cost and findings): {', '.join(f'`{q}`' for q in quiet)}.")
-    out.append("")
-    for s in shown:
-        out += _section(s)
-    out.append(
+        names = ", ".join(escape.code(q, 100, table=False) for q in quiet)
+        head.append(f"Unchanged (same governance, cost and findings): {names}.")
+    head.append("")
+    tail = [
         "<sub>Estimates: list prices x the plan's usage assumptions (README: Cost estimates); "
         "spot prices change up to daily.</sub>"
-    )
-    return "\n".join(out) + "\n"
+    ]
+    full = "\n".join(head) + "\n" + "".join(s.render(FULL) for s in shown) + "\n".join(tail) + "\n"
+    link = _report_link(report_url)
+    head_text, tail_text = "\n".join(head) + "\n", "\n".join([*link, *tail]) + "\n"
+    fitted = fit(head_text, shown, tail_text, limit)
+    if fitted.folded:
+        note = (
+            "Details were folded to fit GitHub's comment limit; the full report has them all.\n\n"
+        )
+        fitted = fit(head_text + note, shown, tail_text, limit)
+    text = fitted.text
+    return Comment(text, full, blocking, fitted.folded)
+
+
+def _report_link(url: str | None) -> list[str]:
+    # Only an https URL is linked (the workflow passes the artifact's); anything else is shown
+    # as text, never as a link.
+    if not url:
+        return []
+    if url.startswith("https://") and not any(c in url for c in " <>()[]`\"'\n"):
+        return [f"Full report (every resource, finding and change): [workflow artifact]({url})", ""]
+    return [f"Full report: {escape.text(url, 200)}", ""]
+
+
+def render_comment(stacks: Sequence[StackPlans], report_url: str | None = None) -> str:
+    """The whole PR comment (Markdown, starting with `MARKER`) for these stacks' plans."""
+    return build_comment(stacks, report_url).text

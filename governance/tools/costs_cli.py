@@ -1,8 +1,9 @@
 """`mlgov diff`, `mlgov comment` and `mlgov prices refresh` (wired into the CLI by `register`).
 
-Handlers take the parsed argparse namespace and return an exit code (0 done); problems are
-raised as `CliError` (exit 2: missing file, bad JSON, unknown resource type, missing price, no
-credentials; exit 4: the Catalog API refused or failed), printed by the CLI in its one format.
+Handlers take the parsed argparse namespace and return an exit code (0 done, 1 a blocking
+finding: a mandatory policy finding or an unacknowledged prod weakening); problems are raised as
+`CliError` (exit 2: missing file, bad JSON, unknown resource type, missing price, no credentials;
+exit 4: the Catalog API refused, failed or did not answer), printed by the CLI in its one format.
 The cost models themselves are governance/costs/.
 """
 
@@ -19,23 +20,36 @@ NO_BASE = "none"  # `comment`'s BASE when the PR base could not be planned
 
 
 def run_diff(args: argparse.Namespace) -> int:
-    """`diff BASE HEAD`: per-resource and total monthly cost changes."""
+    """`diff BASE HEAD`: cost changes and governance changes; 1 if prod loses governance unseen."""
     from governance.tools.diff import diff_plans
     from governance.tools.document import read_document
+    from governance.tools.govdiff import render as govrender
+    from governance.tools.govdiff import review
 
-    result = diff_plans(read_document(args.base), read_document(args.head))
+    base, head = read_document(args.base), read_document(args.head)
+    result = diff_plans(base, head)
+    governance = review(base, head)
     if args.json:
-        print(json.dumps(result.as_dict(), indent=2))
+        print(json.dumps({**result.as_dict(), "governance": governance.as_dict()}, indent=2))
     elif args.markdown:
-        print(result.render_markdown())
+        blocks = [
+            *govrender.weakened_markdown(governance),
+            *govrender.stale_markdown(governance),
+            *govrender.other_markdown(governance),
+        ]
+        print("\n".join([*blocks, result.render_markdown()]))
     else:
-        print(result.render_text())
-    return Exit.OK
+        print("\n".join([result.render_text(), *govrender.text_lines(governance)]))
+    return Exit.FAILED if governance.blocking else Exit.OK
 
 
 def run_comment(args: argparse.Namespace) -> int:
-    """`comment --stack NAME BASE HEAD ...`: the whole pull-request comment (Markdown)."""
-    from governance.tools.comment import StackPlans, render_comment
+    """`comment --stack NAME BASE HEAD ...`: the pull-request comment (Markdown) on stdout.
+
+    Exit 1 when a stack blocks the PR (a mandatory finding, a prod weakening nobody acknowledged,
+    a plan that failed), after printing the whole comment.
+    """
+    from governance.tools.comment import StackPlans, build_comment
     from governance.tools.document import read_document
     from governance.tools.project import read_source
 
@@ -50,8 +64,14 @@ def run_comment(args: argparse.Namespace) -> int:
         plans.append(StackPlans(stack, {"stack": stack, "resources": []}, error=message))
     if not plans:
         raise CliError("comment needs at least one --stack NAME BASE HEAD or --failed NAME FILE")
-    print(render_comment(plans), end="")
-    return Exit.OK
+    comment = build_comment(plans, args.report_url)
+    if args.full_report:
+        try:
+            Path(args.full_report).write_text(comment.full, encoding="utf-8")
+        except OSError as err:
+            raise CliError(f"cannot write {args.full_report}: {err.strerror}") from None
+    print(comment.text, end="")
+    return Exit.FAILED if comment.blocking else Exit.OK
 
 
 def run_prices_refresh(args: argparse.Namespace) -> int:
@@ -64,18 +84,24 @@ def run_prices_refresh(args: argparse.Namespace) -> int:
     from governance.costs.catalog_build.jsonfile import read_json_object
     from governance.costs.errors import CatalogError
     from governance.costs.refresh import fetch_skus, refresh_document
+    from governance.deadlines import Endpoint, no_answer, unreachable, waiting
 
     source = Path(args.catalog) if args.catalog else DEFAULT_PATH
     shipped = read_json_object(source, CatalogError, "price catalog")
     Catalog(shipped, origin=str(source))  # a bad input file is exit 2 before any API call
-    try:
-        result = refresh_document(shipped, fetch_skus(args.endpoint))
-    except DefaultCredentialsError as err:  # no credentials: the caller's input, exit 2
-        raise CliError(f"Cloud Billing Catalog API: {str(err).splitlines()[0]}") from None
-    except GoogleAPICallError as err:  # the API refused or failed: exit 4
-        raise CliError(
-            f"Cloud Billing Catalog API: {str(err).splitlines()[0]}", Exit.CLOUD
-        ) from None
+    where = Endpoint("cloudbilling", args.endpoint, "--endpoint", from_env=False)
+    # Reading every SKU takes a while on the real API: progress on stderr every few seconds.
+    with waiting(f"{where.where}: reading SKUs") as wait:
+        try:
+            result = refresh_document(shipped, fetch_skus(args.endpoint, wait.saw))
+        except no_answer() as err:
+            raise CliError(unreachable(where, err, wait.elapsed), Exit.CLOUD) from None
+        except DefaultCredentialsError as err:  # no credentials: the caller's input, exit 2
+            raise CliError(f"Cloud Billing Catalog API: {str(err).splitlines()[0]}") from None
+        except GoogleAPICallError as err:  # the API refused or failed: exit 4
+            raise CliError(
+                f"Cloud Billing Catalog API: {str(err).splitlines()[0]}", Exit.CLOUD
+            ) from None
     output = Path(args.output) if args.output else source
     try:
         output.write_text(render_document(result.document), encoding="utf-8")
@@ -98,8 +124,11 @@ def register(subparsers: Any) -> None:
     """Add `diff` and `prices refresh` to an argparse subparsers object."""
     diff = subparsers.add_parser(
         "diff",
-        help="monthly cost change between two plan documents (for pull requests)",
-        description="Compare the monthly cost of two plan documents, resource by resource.",
+        help="cost and governance changes between two plan documents (for pull requests)",
+        description="Compare two plan documents: monthly cost resource by resource, and every "
+        "change to what governs the stack (policy, budgets, limits, labels, schedules, IAM, "
+        "project and account), weakening ones first. Exit 1 when a prod stack weakens "
+        "governance without an acknowledgement.",
         epilog="example: mlgov diff base.json head.json --markdown",
     )
     diff.add_argument("base", help="plan document before the change (JSON; - = stdin)")
@@ -111,10 +140,13 @@ def register(subparsers: Any) -> None:
 
     comment = subparsers.add_parser(
         "comment",
-        help="the pull-request comment: cost diffs and policy findings of changed stacks",
+        help="the pull-request comment: governance changes, findings and cost diffs of stacks",
         description="Render the Markdown comment the PR job posts (and updates in place): for "
-        "each stack whose cost or findings change, or that has a mandatory finding, the "
-        "findings, the cost diff, the resources (free ones folded) and the catalog date.",
+        "each stack whose governance, cost or findings change, or that blocks the PR, the "
+        "weakened governance, the findings, the other governance changes, the cost diff, the "
+        "resources (free ones folded) and the catalog date. It fits GitHub's 65,536 characters "
+        "by folding details. Exit 1 when a stack blocks the PR (mandatory finding, unacknowledged "
+        "prod weakening, failed plan).",
         epilog="example: mlgov comment --stack dev base-dev.json head-dev.json "
         "--stack prod none head-prod.json",
     )
@@ -131,6 +163,16 @@ def register(subparsers: Any) -> None:
         action="append",
         metavar=("NAME", "FILE"),
         help="a stack whose plan failed at the head, and the file holding its error output",
+    )
+    comment.add_argument(
+        "--full-report",
+        metavar="FILE",
+        help="also write the unfolded report (every resource, finding and change) to FILE",
+    )
+    comment.add_argument(
+        "--report-url",
+        metavar="URL",
+        help="https link to the full report (the workflow artifact), shown in the comment",
     )
     comment.set_defaults(func=run_comment)
 

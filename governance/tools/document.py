@@ -53,6 +53,8 @@ class PlanDocument(TypedDict, total=False):
     cost: dict[str, Any]
     policy_config: dict[str, Any]
     assumptions: dict[str, Any]
+    acknowledgements: list[dict[str, str]]
+    """Weakening changes the stack accepts (`mlgov:settings.acknowledge`): {change, reason}."""
 
 
 def _number(value: Any) -> bool:
@@ -98,9 +100,9 @@ def shape_problems(doc: Any) -> list[str]:
     for key in ("policy_config", "assumptions", "cost"):
         if d.get(key) is not None and not isinstance(d.get(key), dict):
             problems.append(f"{key}: must be an object")
-    return (
-        problems + _violations_problems(d.get("violations")) + _warnings_problems(d.get("warnings"))
-    )
+    problems += _violations_problems(d.get("violations"))
+    problems += _pairs_problems(d.get("acknowledgements"), "acknowledgements", ("change", "reason"))
+    return problems + _pairs_problems(d.get("warnings"), "warnings", ("key", "message"))
 
 
 def _violations_problems(violations: Any) -> list[str]:
@@ -116,17 +118,18 @@ def _violations_problems(violations: Any) -> list[str]:
     ]
 
 
-def _warnings_problems(warnings: Any) -> list[str]:
-    """Problems of the optional `warnings` list (settings that do nothing, from `plan`)."""
-    if warnings is None:
+def _pairs_problems(items: Any, name: str, keys: tuple[str, str]) -> list[str]:
+    """Problems of an optional list of two-string objects (`warnings`, `acknowledgements`)."""
+    if items is None:
         return []
-    if not isinstance(warnings, list):
-        return ["warnings: must be a list of {key, message} objects"]
+    first, second = keys
+    if not isinstance(items, list):
+        return [f"{name}: must be a list of {{{first}, {second}}} objects"]
     problems: list[str] = []
-    for i, item in enumerate(cast(list[Any], warnings)):
+    for i, item in enumerate(cast(list[Any], items)):
         entry = cast(dict[str, Any], item) if isinstance(item, dict) else {}
-        if not all(isinstance(entry.get(k), str) for k in ("key", "message")):
-            problems.append(f"warnings[{i}]: must be an object with string key and message")
+        if not all(isinstance(entry.get(k), str) for k in keys):
+            problems.append(f"{name}[{i}]: must be an object with string {first} and {second}")
     return problems
 
 

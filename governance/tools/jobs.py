@@ -6,8 +6,10 @@
 The stack file gives the project, region and job ids (the names components/automation.py deploys
 the jobs under; JOB may be `reap-idle-vms`, `reap_idle_vms` or the full job id). `--endpoint URL` or
 `MLGOV_API_ENDPOINTS={"cloudscheduler": URL}` points the client at a local server, with anonymous
-credentials. Exit codes: 0 done; 4 (`Exit.CLOUD`) Cloud Scheduler answered with an error or could
-not be reached (one line naming the job and the status); 2 invalid input: unknown stack or job, bad
+credentials. Every call is the command's first: it gets governance/deadlines.py's short budget,
+so an endpoint that does not answer fails in seconds, named. Exit codes: 0 done; 4 (`Exit.CLOUD`)
+Cloud Scheduler answered with an error or could not be reached (one line naming the job and the
+status, or the endpoint); 2 invalid input: unknown stack or job, bad
 settings or endpoint, no Google credentials. Registering the subcommand imports nothing heavy;
 the client library is imported only when a handler runs.
 """
@@ -21,6 +23,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from governance.deadlines import (
+    ATTEMPT_S,
+    FIRST_CALL_S,
+    Endpoint,
+    first_call_retry,
+    no_answer,
+    unreachable,
+    waiting,
+)
 from governance.endpoints import EndpointError, api_endpoint, check_url
 from governance.tools.errors import CliError, Exit
 
@@ -30,7 +41,6 @@ Client = Any
 Job = Any
 
 ACTIONS = ("list", "run", "pause", "resume")
-CALL_TIMEOUT_S = 30.0
 _URL_PREFIX = re.compile(r"^[A-Z]+ https?://\S+: ")
 
 
@@ -82,10 +92,11 @@ def handler(args: argparse.Namespace) -> int:
     """Run `jobs`; returns the exit code (problems are raised as CliError)."""
     target = _target(args)
     job = _check_job(target, args.action, args.job)
-    client = _client(endpoint(args.endpoint, "cloudscheduler"))
+    where = Endpoint("cloudscheduler", endpoint(args.endpoint, "cloudscheduler"), "--endpoint")
+    client = _client(where.url)
     if job is None:
-        return _list(client, target, show_all=args.all, as_json=args.json)
-    return _act(client, target, args.action, job, as_json=args.json)
+        return _list(client, target, where, show_all=args.all, as_json=args.json)
+    return _act(client, target, where, args.action, job, as_json=args.json)
 
 
 # --------------------------------------------------------------------------- input
@@ -136,10 +147,6 @@ def endpoint(flag: str | None, service: str) -> str | None:
 
 # --------------------------------------------------------------------------- the API
 def _client(endpoint: str | None) -> Client:
-    import warnings
-
-    # The Google libraries warn on every start about Python 3.11's end of life (2027).
-    warnings.filterwarnings("ignore", message="You are using a Python version", module="google")
     import google.auth.exceptions
     from google.cloud import scheduler_v1
 
@@ -160,26 +167,11 @@ def _client(endpoint: str | None) -> Client:
         ) from None
 
 
-def _retry() -> Any:
-    """Retry idempotent calls briefly on transient errors (the library default waits 10 min)."""
-    from google.api_core import exceptions, retry
-
-    return retry.Retry(
-        predicate=retry.if_exception_type(
-            exceptions.ServiceUnavailable,
-            exceptions.DeadlineExceeded,
-            exceptions.InternalServerError,
-        ),
-        initial=0.5,
-        maximum=4.0,
-        multiplier=2.0,
-        timeout=CALL_TIMEOUT_S,
-    )
-
-
-def _api_error(err: Exception, what: str) -> CliError:
+def _api_error(err: Exception, what: str, where: Endpoint, waited_s: float) -> CliError:
     from google.api_core import exceptions
 
+    if isinstance(err, no_answer()):
+        return CliError(f"cloud scheduler: {what}: {unreachable(where, err, waited_s)}", Exit.CLOUD)
     if isinstance(err, exceptions.GoogleAPICallError):
         call_error: Any = err  # partly typed in google.api_core
         grpc_code = call_error.grpc_status_code
@@ -199,8 +191,6 @@ def _api_error(err: Exception, what: str) -> CliError:
         ):
             hint = " (needs roles/cloudscheduler.admin on the project, or .viewer to list)"
         return CliError(f"cloud scheduler: {what}: {status}: {detail}{hint}", Exit.CLOUD)
-    if isinstance(err, exceptions.RetryError):
-        return CliError(f"cloud scheduler: {what}: gave up retrying: {err.cause}", Exit.CLOUD)
     return CliError(f"cloud scheduler: {what}: {type(err).__name__}: {err}", Exit.CLOUD)
 
 
@@ -216,26 +206,31 @@ def _calls_failing() -> tuple[type[Exception], ...]:
     )
 
 
-def _fetch(client: Client, target: Target) -> list[Job]:
-    try:
-        pager = client.list_jobs(parent=target.parent, retry=_retry(), timeout=CALL_TIMEOUT_S)
-        return list(pager)
-    except _calls_failing() as err:
-        raise _api_error(err, f"list {target.parent}") from None
+def _fetch(client: Client, target: Target, where: Endpoint) -> list[Job]:
+    with waiting(where.where, FIRST_CALL_S) as wait:
+        try:
+            pager = client.list_jobs(
+                parent=target.parent, retry=first_call_retry(wait.saw), timeout=ATTEMPT_S
+            )
+            return list(pager)
+        except _calls_failing() as err:
+            raise _api_error(err, f"list {target.parent}", where, wait.elapsed) from None
 
 
-def _act(client: Client, target: Target, action: str, job: str, *, as_json: bool):
+def _act(client: Client, target: Target, where: Endpoint, action: str, job: str, *, as_json: bool):
     name = target.name(job)
-    try:
-        if action == "run":
-            # Not retried: a retried run could start the cleanup twice.
-            result = client.run_job(name=name, timeout=CALL_TIMEOUT_S)
-        elif action == "pause":
-            result = client.pause_job(name=name, retry=_retry(), timeout=CALL_TIMEOUT_S)
-        else:
-            result = client.resume_job(name=name, retry=_retry(), timeout=CALL_TIMEOUT_S)
-    except _calls_failing() as err:
-        raise _api_error(err, f"{action} {job}") from None
+    with waiting(where.where, FIRST_CALL_S) as wait:
+        retry, timeout = first_call_retry(wait.saw), ATTEMPT_S
+        try:
+            if action == "run":
+                # Not retried: a retried run could start the cleanup twice.
+                result = client.run_job(name=name, timeout=timeout)
+            elif action == "pause":
+                result = client.pause_job(name=name, retry=retry, timeout=timeout)
+            else:
+                result = client.resume_job(name=name, retry=retry, timeout=timeout)
+        except _calls_failing() as err:
+            raise _api_error(err, f"{action} {job}", where, wait.elapsed) from None
     row = _row(result)
     if as_json:
         print(json.dumps({"action": action, **row}, indent=2))
@@ -303,8 +298,8 @@ def _table(rows: Sequence[Mapping[str, str]]) -> Iterable[str]:
         yield "  ".join(r[k].ljust(w) for (_h, k), w in zip(columns, widths, strict=True)).rstrip()
 
 
-def _list(client: Client, target: Target, *, show_all: bool, as_json: bool) -> int:
-    found = {j.name.rsplit("/", 1)[-1]: j for j in _fetch(client, target)}
+def _list(client: Client, target: Target, where: Endpoint, *, show_all: bool, as_json: bool) -> int:
+    found = {j.name.rsplit("/", 1)[-1]: j for j in _fetch(client, target, where)}
     ours = list(target.jobs.values())
     rows = [_row(found[j]) if j in found else _missing(j, target) for j in ours]
     if show_all:

@@ -124,6 +124,9 @@ def plan_config(config: Mapping[str, Any], stack: str, program: Path, source: Pa
             "policy_config": settings.policy_config(),
             "assumptions": settings.usage.model_dump(mode="json"),
         }
+        if settings.acknowledge:
+            # For `comment`/`diff`: the weakening changes this stack accepts (govdiff/review.py).
+            doc["acknowledgements"] = [a.model_dump() for a in settings.acknowledge]
         return evaluate_document(doc)
 
 

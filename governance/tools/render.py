@@ -1,17 +1,25 @@
 """Human and pull-request (markdown) views of a plan document, and the one spelling of a type.
 
-Pure: a plan document in, text out. The key cost settings shown per resource are the handful of
-inputs that decide its bill (machine type, accelerators, spot, idle timeout, scaling bounds,
-tier, expirations), read with the policies' input readers (`mlgov_policies.props`). The human
-table fits the width it is given (the terminal's, from the CLI), cutting the key settings first.
+Pure: a plan document in, text out. The human view is a table for people: the most expensive
+resources first (ties by name; unpriced ones before all, since their cost is unknown), the free
+ones ($0.00: IAM bindings, service accounts, ...) folded into one entry with their count and
+kinds, and every line within the width it is given (the CLI passes the terminal's, or 120 when
+the output is piped). When the table is too wide, TYPE gives way first (to its kind, `NodePool`,
+then cut), then RESOURCE and REGION, and the key cost settings (key_settings.py) last: they wrap
+onto continuation lines rather than being cut. Footers wrap to the same width. layout.py does
+the fitting.
 """
 
 from __future__ import annotations
 
+import textwrap
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from mlgov_policies.props import as_list, as_mapping, as_number, dig
+from governance.tools.key_settings import key_settings
+from governance.tools.layout import Column, render
+from mlgov_policies.props import as_list, as_mapping
 from mlgov_policies.vocabulary import is_component
 
 Doc = Mapping[str, Any]
@@ -24,200 +32,6 @@ def region_of(inputs: Inputs) -> str:
         if isinstance(value := inputs.get(key), str) and value:
             return value
     return "-"
-
-
-def _n(value: Any) -> str:
-    """Numbers as the user wrote them: mocks hand integers back as floats (1.0 -> 1)."""
-    return f"{value:g}" if isinstance(value, int | float) else str(value)
-
-
-def _days(ms: Any) -> str:
-    try:
-        return f"{float(ms) / 86_400_000:g}d"
-    except (TypeError, ValueError):
-        return "?"
-
-
-def _workbench(i: Inputs) -> list[str]:
-    parts = [str(dig(i, "gceSetup", "machineType"))]
-    for acc in as_list(dig(i, "gceSetup", "acceleratorConfigs")):
-        parts.append(f"{_n(dig(acc, 'coreCount'))}x {dig(acc, 'type')}")
-    idle = dig(i, "gceSetup", "metadata", "idle-timeout-seconds")
-    try:  # a string of digits, as Workbench takes it; anything else is shown as written
-        idle_stop = f"idle stop {int(idle) // 60} min" if idle else "NO idle stop"
-    except (TypeError, ValueError):
-        idle_stop = f"idle stop {idle!r}?"
-    parts.append(idle_stop)
-    if dig(i, "gceSetup", "disablePublicIp"):
-        parts.append("no public IP")
-    return parts
-
-
-def _node_pool(i: Inputs) -> list[str]:
-    cfg = as_mapping(dig(i, "nodeConfig"))
-    parts = [str(dig(cfg, "machineType"))]
-    for acc in as_list(dig(cfg, "guestAccelerators")):
-        parts.append(f"{_n(dig(acc, 'count'))}x {dig(acc, 'type')}")
-    if dig(cfg, "spot") or dig(cfg, "preemptible"):
-        parts.append("spot")
-    auto = as_mapping(dig(i, "autoscaling"))
-    low = dig(auto, "totalMinNodeCount") or dig(auto, "minNodeCount") or 0
-    high = dig(auto, "totalMaxNodeCount") or dig(auto, "maxNodeCount")
-    parts.append(f"nodes {_n(low)}-{_n(high)}" if isinstance(high, int | float) else "fixed size")
-    return parts
-
-
-def _cluster(i: Inputs) -> list[str]:
-    ca = as_mapping(dig(i, "clusterAutoscaling"))
-    parts = ["NAP on" if dig(ca, "enabled") else "NAP off"]
-    if profile := dig(ca, "autoscalingProfile"):
-        parts.append(str(profile))
-    limits = [
-        f"{dig(limit, 'resourceType')}<={dig(limit, 'maximum'):g}"
-        for limit in as_list(dig(ca, "resourceLimits"))
-        if isinstance(dig(limit, "maximum"), int | float)
-    ]
-    parts += limits
-    if dig(i, "costManagementConfig", "enabled"):
-        parts.append("cost allocation")
-    return parts
-
-
-def _instance(i: Inputs) -> list[str]:
-    parts = [str(i.get("machineType"))]
-    for acc in as_list(i.get("guestAccelerators")):
-        parts.append(f"{_n(dig(acc, 'count'))}x {dig(acc, 'type')}")
-    if dig(i, "scheduling", "provisioningModel") == "SPOT":
-        parts.append("spot")
-    if (seconds := dig(i, "scheduling", "maxRunDuration", "seconds")) is not None:
-        parts.append(f"max run {float(seconds) / 3600:g}h")
-    return parts
-
-
-def _tpu(i: Inputs) -> list[str]:
-    parts = [str(i.get("acceleratorType"))]
-    sched = as_mapping(i.get("schedulingConfig"))
-    if dig(sched, "spot") or dig(sched, "preemptible"):
-        parts.append("spot")
-    return parts
-
-
-def _sql(i: Inputs) -> list[str]:
-    s = as_mapping(i.get("settings"))
-    parts = [
-        str(dig(s, "tier")),
-        str(dig(s, "availabilityType") or "ZONAL"),
-        f"{_n(dig(s, 'diskSize'))} GB",
-    ]
-    if dig(s, "backupConfiguration", "enabled"):
-        parts.append("backups")
-    if i.get("deletionProtection"):
-        parts.append("deletion protection")
-    return parts
-
-
-def _dataset(i: Inputs) -> list[str]:
-    parts: list[str] = []
-    if (ms := i.get("defaultTableExpirationMs")) is not None:
-        parts.append(f"tables expire {_days(ms)}")
-    if (ms := i.get("defaultPartitionExpirationMs")) is not None:
-        parts.append(f"partitions expire {_days(ms)}")
-    return parts or ["never expires"]
-
-
-def _table(i: Inputs) -> list[str]:
-    tp = as_mapping(i.get("timePartitioning"))
-    parts = [f"partitioned {dig(tp, 'type')}" if tp else "NOT partitioned"]
-    if i.get("requirePartitionFilter"):
-        parts.append("partition filter required")
-    return parts
-
-
-def _budget(i: Inputs) -> list[str]:
-    units = dig(i, "amount", "specifiedAmount", "units")
-    rules = as_list(i.get("thresholdRules"))
-    return [f"${units}/month", f"{len(rules)} thresholds"]
-
-
-def _bucket(i: Inputs) -> list[str]:
-    parts = [str(i.get("storageClass") or "STANDARD")]
-    for rule in as_list(i.get("lifecycleRules")):
-        action, cond = as_mapping(dig(rule, "action")), as_mapping(dig(rule, "condition"))
-        kind, age = action.get("type"), cond.get("age")
-        newer = as_number(cond.get("numNewerVersions"))
-        if kind == "SetStorageClass" and age is not None:
-            parts.append(f"{action.get('storageClass')} at {_n(age)}d")
-        elif kind == "Delete" and newer is not None:
-            # numNewerVersions counts the live version: N + 1 keeps N old versions.
-            parts.append(f"keep {newer - 1:g} old versions")
-        elif kind == "Delete" and age is not None:
-            parts.append(f"delete at {_n(age)}d")
-        elif kind == "AbortIncompleteMultipartUpload":
-            parts.append(f"abort uploads {_n(age)}d")
-    return parts if len(parts) > 1 else [*parts, "NO lifecycle"]
-
-
-def _repository(i: Inputs) -> list[str]:
-    parts = [str(i.get("format"))]
-    for policy in as_list(i.get("cleanupPolicies")):
-        keep = dig(policy, "mostRecentVersions", "keepCount")
-        older = dig(policy, "condition", "olderThan")
-        if keep is not None:
-            parts.append(f"keep {_n(keep)} recent")
-        elif isinstance(older, str) and older.endswith("s") and older[:-1].isdigit():
-            state = str(dig(policy, "condition", "tagState") or "ANY").lower()
-            parts.append(f"delete {state} after {int(older[:-1]) // 86_400}d")
-    if len(parts) == 1:
-        parts.append("NO cleanup")
-    if i.get("cleanupPolicyDryRun"):
-        parts.append("dry run")
-    return parts
-
-
-def _quota(i: Inputs) -> list[str]:
-    limit = str(i.get("limit") or "").replace("%2F", "/")
-    value = i.get("overrideValue")
-    try:
-        cap = f"{float(str(value)) / 1_048_576:g} TiB/day"
-    except ValueError:
-        cap = str(value)
-    scope = "per user" if limit.endswith("/user") else "per project"
-    return [f"query bytes <= {cap} {scope}"]
-
-
-def _log_bucket(i: Inputs) -> list[str]:
-    return [f"{i.get('bucketId')} keeps {_n(i.get('retentionDays'))} days"]
-
-
-def _log_exclusion(i: Inputs) -> list[str]:
-    return [f"excludes {i.get('filter')}"]
-
-
-def _labels_only(i: Inputs) -> list[str]:
-    return []
-
-
-SUMMARIES: dict[str, Callable[[Inputs], list[str]]] = {
-    "gcp:workbench/instance:Instance": _workbench,
-    "gcp:container/nodePool:NodePool": _node_pool,
-    "gcp:container/cluster:Cluster": _cluster,
-    "gcp:compute/instance:Instance": _instance,
-    "gcp:tpu/v2Vm:V2Vm": _tpu,
-    "gcp:sql/databaseInstance:DatabaseInstance": _sql,
-    "gcp:bigquery/dataset:Dataset": _dataset,
-    "gcp:bigquery/table:Table": _table,
-    "gcp:billing/budget:Budget": _budget,
-    "gcp:storage/bucket:Bucket": _bucket,
-    "gcp:artifactregistry/repository:Repository": _repository,
-    "gcp:serviceusage/consumerQuotaOverride:ConsumerQuotaOverride": _quota,
-    "gcp:logging/projectBucketConfig:ProjectBucketConfig": _log_bucket,
-    "gcp:logging/projectExclusion:ProjectExclusion": _log_exclusion,
-}
-
-
-def key_settings(type_: str, inputs: Inputs) -> str:
-    """The inputs that decide a resource's cost, as one short line."""
-    return ", ".join(SUMMARIES.get(type_, _labels_only)(inputs))
 
 
 def short_type(type_: str) -> str:
@@ -266,18 +80,81 @@ def price_notes(doc: Doc) -> list[str]:
     return notes
 
 
+FREE_BELOW = 0.005  # an estimate that rounds to $0.00 is free
+PLAIN_MARKER = "..."  # where a cell was cut, in plain (ASCII) output
+MARKER = "…"
+FREE_LINES = 2  # the folded free resources take at most this many lines
+FOOTER_HINTS: tuple[str, ...] = (
+    "`--json` prints every resource, free ones included, with its inputs and price.",
+)
+"""One line per way to see more about a row, printed under the totals."""
+
+
+def is_free(resource: Mapping[str, Any]) -> bool:
+    """A priced resource whose estimate rounds to $0.00 and that has no worst case to show."""
+    monthly = resource.get("monthly_usd")
+    return (
+        not resource.get("unpriced")
+        and isinstance(monthly, int | float)
+        and abs(monthly) < FREE_BELOW
+        and resource.get("worst_case_monthly_usd") is None
+    )
+
+
+def _by_cost(resource: Mapping[str, Any]) -> tuple[int, float, str]:
+    monthly = resource.get("monthly_usd")
+    amount = float(monthly) if isinstance(monthly, int | float) else 0.0
+    return (0 if resource.get("unpriced") else 1, -amount, str(resource.get("name")))
+
+
+def ordered(doc: Doc) -> tuple[list[Mapping[str, Any]], list[Mapping[str, Any]]]:
+    """The rows worth a line, most expensive first (unpriced first of all), and the free ones.
+
+    Component resources (`mlgov:index:*`) are neither: their children are the rows.
+    """
+    raw: Sequence[Mapping[str, Any]] = doc.get("resources") or []
+    resources = [r for r in raw if not is_component(str(r.get("type")))]
+    shown = sorted((r for r in resources if not is_free(r)), key=_by_cost)
+    free = sorted((r for r in resources if is_free(r)), key=lambda r: str(r.get("name")))
+    return shown, free
+
+
+def free_summary(
+    free: Sequence[Mapping[str, Any]], fits: Callable[[str], bool] | None = None
+) -> str:
+    """`52 free resources: 17 projects/IAMMember, 9 serviceaccount/Account, ...` (most first).
+
+    With `fits`, kinds are dropped from the end until the line fits: `... and 12 more kinds`.
+    """
+    kinds = sorted(
+        Counter(short_type(str(r.get("type"))) for r in free).items(),
+        key=lambda kv: (-kv[1], kv[0]),
+    )
+    head = f"{len(free)} free {'resource' if len(free) == 1 else 'resources'}: "
+    listed = [f"{n} {kind}" for kind, n in kinds]
+    for shown in range(len(listed), 0, -1):
+        rest = len(listed) - shown
+        line = head + ", ".join(listed[:shown]) + (f" and {rest} more kinds" if rest else "")
+        if fits is None or fits(line):
+            return line
+    return head + f"{len(listed)} kinds"
+
+
+def _row(r: Mapping[str, Any]) -> tuple[str, str, str, str, str]:
+    inputs: Mapping[str, Any] = r.get("inputs") or {}
+    return (
+        str(r["name"]),
+        short_type(str(r["type"])),
+        region_of(inputs),
+        settings_cell(r),
+        cost_cell(r),
+    )
+
+
 def _rows(doc: Doc) -> list[tuple[str, str, str, str, str]]:
-    return [
-        (
-            r["name"],
-            short_type(r["type"]),
-            region_of(r.get("inputs") or {}),
-            settings_cell(r),
-            cost_cell(r),
-        )
-        for r in doc.get("resources", [])
-        if not is_component(str(r["type"]))
-    ]
+    """Every non-component resource as a table row, in the document's order (markdown)."""
+    raw: Sequence[Mapping[str, Any]] = doc.get("resources") or []
+    return [_row(r) for r in raw if not is_component(str(r.get("type")))]
 
 
 def _counts(doc: Doc) -> tuple[int, int]:
@@ -301,68 +178,85 @@ def _cost_line(doc: Doc) -> str:
     return line
 
 
-# Columns of the human table. When the terminal is narrow, the widest of RESOURCE, REGION and
-# KEY COST SETTINGS gives up a character at a time down to its comfortable minimum; then TYPE;
-# then, on a very narrow terminal, all of them down to _TIGHT. The cost column is never cut.
-_HEADERS = ("RESOURCE", "TYPE", "REGION", "KEY COST SETTINGS", "$/MONTH")
-_TIGHT = 8
-_STAGES: tuple[dict[int, int], ...] = (
-    {0: 20, 2: 11, 3: 16},
-    {1: 20},
-    dict.fromkeys((0, 1, 2, 3), _TIGHT),
+def _kind(type_cell: str) -> str:
+    """TYPE's shorter spelling, its kind: `container/NodePool` -> `NodePool`."""
+    return type_cell.rsplit("/", 1)[-1]
+
+
+# The plan table's columns and the order they give way in (layout.py stages): TYPE to 16 (its
+# kind alone where the whole type does not fit: `NodePool`); the key cost settings to 40 (they
+# wrap, nothing is lost); RESOURCE (cut in the middle: names share prefixes) to 16, REGION to a
+# zone's length and TYPE to 8; only then the settings to 20, more lines each. $/MONTH is whole.
+COLUMNS = (
+    Column("RESOURCE", gives=((2, 16),), cut="middle"),
+    Column("TYPE", gives=((0, 16), (2, 8)), shorter=_kind),
+    Column("REGION", gives=((2, 14),)),
+    Column("KEY COST SETTINGS", gives=((1, 40), (3, 20)), wrap=True),
+    Column("$/MONTH", align="right"),
 )
-_GAP = 2
 
 
-def fit_widths(natural: Sequence[int], width: int | None) -> list[int]:
-    """Column widths that fit `width` characters (None: no limit), shrinking as _STAGES says."""
-    widths = list(natural)
-    if width is None:
-        return widths
-    excess = sum(widths) + _GAP * (len(widths) - 1) - width
-    for minimums in _STAGES:
-        while excess > 0:
-            room = [c for c, low in minimums.items() if widths[c] > low]
-            if not room:
-                break
-            widest = max(room, key=lambda c: widths[c])
-            widths[widest] -= 1
-            excess -= 1
-    return widths
+def _wrap(line: str, width: int | None, indent: str = "") -> list[str]:
+    """A footer line on lines of at most `width` (continuations indented by `indent`)."""
+    if width is None or len(line) <= width:
+        return [line]
+    return textwrap.wrap(
+        line,
+        width,
+        subsequent_indent=indent,
+        break_on_hyphens=False,
+        break_long_words=True,
+    )
 
 
-def _cut(cell: str, width: int) -> str:
-    return cell if len(cell) <= width else cell[: width - 1] + "…"
-
-
-def text(doc: Doc, width: int | None = None) -> str:
-    """The human view: a resource table (at most `width` wide), then findings, then the verdict."""
-    rows = [_HEADERS, *_rows(doc)]
-    widths = fit_widths([max(len(r[c]) for r in rows) for c in range(len(_HEADERS))], width)
-    lines = [f"mlgov plan for stack {doc.get('stack') or '?'}", ""]
-    for row in rows:
-        cells = [_cut(cell, w).ljust(w) for cell, w in zip(row, widths, strict=True)]
-        lines.append((" " * _GAP).join(cells).rstrip())
-    lines += ["", _cost_line(doc), *price_notes(doc)]
-    mandatory, advisory = _counts(doc)
+def _findings(doc: Doc, width: int | None) -> list[str]:
+    lines: list[str] = []
     for v in doc.get("violations", []):
-        lines += [
-            "",
+        head = (
             f"[{v.get('enforcement', '?').upper()}] {v.get('policy')} on "
-            f"{v.get('resource') or 'the stack'} ({short_type(str(v.get('type', '')))})",
-            f"  what: {v.get('message')}",
-        ]
+            f"{v.get('resource') or 'the stack'} ({short_type(str(v.get('type', '')))})"
+        )
+        lines += ["", *_wrap(head, width, "  ")]
+        lines += _wrap(f"  what: {v.get('message')}", width, " " * 8)
         if v.get("why"):
-            lines.append(f"  why:  {v['why']}")
+            lines += _wrap(f"  why:  {v['why']}", width, " " * 8)
         if v.get("remediation"):
-            lines.append(f"  fix:  {v['remediation']}")
+            lines += _wrap(f"  fix:  {v['remediation']}", width, " " * 8)
+    return lines
+
+
+def text(doc: Doc, width: int | None = None, *, plain: bool = False) -> str:
+    """The human view: the resource table, totals, findings and the verdict, `width` wide.
+
+    `width` None: no limit. `plain`: ASCII only (cuts shown as `...`), for pipes and files.
+    """
+    marker = PLAIN_MARKER if plain else MARKER
+    shown, free = ordered(doc)
+    widths, table = render(COLUMNS, [_row(r) for r in shown], width, marker)
+    lines = [f"mlgov plan for stack {doc.get('stack') or '?'}", "", *table]
+    if free:
+        # One entry for the free rows: the summary spans the text columns, $0.00 in the cost's.
+        cost_width = widths[-1]
+        span = None if width is None else max(width - cost_width - 2, 20)
+        summary = _wrap(
+            free_summary(free, lambda line: len(_wrap(line, span, "  ")) <= FREE_LINES),
+            span,
+            "  ",
+        )
+        first = summary[0].ljust(sum(widths[:-1]) + 2 * (len(widths) - 2) if span is None else span)
+        lines += [f"{first}  {cost_cell({'monthly_usd': 0.0}).rjust(cost_width)}", *summary[1:]]
+    lines.append("")
+    for footer in (_cost_line(doc), *price_notes(doc), *FOOTER_HINTS):
+        lines += _wrap(footer, width, "  ")
+    lines += _findings(doc, width)
+    mandatory, advisory = _counts(doc)
     verdict = (
         f"FAIL: {mandatory} mandatory violation(s), {advisory} advisory"
         if mandatory
         else f"OK: no mandatory violations, {advisory} advisory"
     )
     lines += ["", verdict]
-    return "\n".join(lines)
+    return "\n".join(line.rstrip() for line in lines)
 
 
 def _md_cell(value: str) -> str:

@@ -96,6 +96,9 @@ RULES: tuple[Rule, ...] = (
     acceptance.scheduler.RULE,
     schema.VALID_INPUTS,
     schema.KNOWN_TYPE,
+    gke.AUTOPILOT_NOT_CAPPED,
+    iam.DEDICATED_SERVICE_ACCOUNT,
+    billing.BUDGET_TOPIC_PUBLISHER,
 )
 
 ALL_RULES: Mapping[str, Rule] = {rule.name: rule for rule in RULES}

@@ -135,6 +135,11 @@ MANAGED_BY: Final = "mlgov"
 """The value of the `managed-by` label on everything mlgov creates."""
 
 # --- meaningful values the program writes and the rules recognise ---
+BUDGET_PUBLISHER: Final = "serviceAccount:billing-budget-alert@system.gserviceaccount.com"
+"""Who publishes budget notifications: Cloud Billing's Google-managed account. Connecting a topic
+to a budget grants it `roles/pubsub.publisher` on the topic (the caller needs
+`pubsub.topics.setIamPolicy` for that: Budget API `NotificationsRule.pubsubTopic`); the budget
+topic should have no other publisher (rule `mlgov-billing-budget-topic-publisher`)."""
 WORKLOAD_LABEL: Final = "workload"
 """The required label that names what a resource is for (one of REQUIRED_LABELS)."""
 BILLING_EXPORT_WORKLOAD: Final = "billing-export"

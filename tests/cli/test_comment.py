@@ -52,7 +52,7 @@ def test_a_changed_stack_shows_findings_cost_changes_and_folds_free_resources(ba
     assert not base["violations"]  # the shipped dev stack is clean
     head = with_a100_pool(base)
     text = render_comment([StackPlans("dev", head, base)])
-    assert text.startswith(MARKER + "\n## mlgov plan: cost and policy check\n")
+    assert text.startswith(MARKER + "\n## mlgov plan: governance, cost and policy check\n")
     assert "Stacks with changes: `dev`." in text
     added = next(c for c in text.splitlines() if "`training-a100-spot`" in c and "| added |" in c)
     # the row's delta is the new resource's own cost (the stack totals' difference can round a
@@ -74,7 +74,7 @@ def test_a_changed_stack_shows_findings_cost_changes_and_folds_free_resources(ba
 
 def test_unchanged_stacks_are_named_not_shown(base):
     text = render_comment([StackPlans("dev", base, base), StackPlans("staging", base, base)])
-    assert "Unchanged (same cost and findings): `dev`, `staging`." in text
+    assert "Unchanged (same governance, cost and findings): `dev`, `staging`." in text
     assert "### " not in text
     assert ":white_check_mark: no mandatory findings." in text
 
@@ -92,11 +92,11 @@ def test_mandatory_findings_and_fallback_prices_are_named_in_the_comment():
     assert line.startswith("| :x: mandatory | ")
     # prod's Cloud SQL in europe-west4 has no catalog price: the nearest location's, named
     assert (
-        "* metadata-instance: no price in europe-west4 for sql.enterprise.vcpu; "
+        "\\* metadata-instance\\: no price in europe-west4 for sql.enterprise.vcpu; "
         "priced from europe-west2, the nearest location with one"
     ) in text
     assert (
-        "* metadata-instance: no price in europe-west4 for sql.backup; "
+        "\\* metadata-instance\\: no price in europe-west4 for sql.backup; "
         "priced from us-central1, the nearest location with one"
     ) in text
     sql_row = next(v for v in text.splitlines() if "| `metadata-instance` |" in v)
@@ -112,7 +112,7 @@ def test_a_stack_that_cannot_be_planned_blocks_and_shows_its_error(base):
     ])  # fmt: skip
     assert "### :x: `qa`: the stack could not be planned" in text
     assert "```\nmlgov: error: mlgov:settings.zones: required key is missing\n```" in text
-    assert "1 mandatory finding(s) or failed plan(s)" in text
+    assert "1 mandatory finding(s), unacknowledged prod weakening(s) or failed plan(s)" in text
 
 
 def test_no_base_plan_shows_every_resource_as_new(base):
@@ -130,7 +130,7 @@ def test_mlgov_comment_command_in_process(base, tmp_path: Path, capsys):
     code = main(["comment", "--stack", "dev", str(b), str(h), "--stack", "prod", "none", str(h),
                  "--failed", "qa", str(err_file)])  # fmt: skip
     out, err = capsys.readouterr()
-    assert (code, err) == (0, "")
+    assert (code, err) == (1, "")  # the failed plan blocks the PR: exit 1, as for a finding
     assert out.startswith(MARKER)
     assert "| added | `training-a100-spot` |" in out
     assert "`prod`" in out and "No base plan to compare with" in out

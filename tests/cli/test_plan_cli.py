@@ -99,21 +99,6 @@ def test_plan_human_and_markdown_output(run_cli: Callable[..., Result]) -> None:
     assert "| `training-tpu-v5e` | container/NodePool | europe-west4 |" in md.stdout
 
 
-@pytest.mark.parametrize(("columns", "types_whole"), [(100, True), (80, False)])
-def test_plan_table_fits_the_terminal(
-    columns: int, types_whole: bool, run_cli: Callable[..., Result], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("COLUMNS", str(columns))
-    human = run_cli("plan", "--stack", "dev")
-    table = human.stdout.split("\n\n")[1].splitlines()
-    assert max(len(line) for line in table) <= columns
-    # The type is the last column to give way: whole on 100 columns.
-    whole = any(" cloudfunctionsv2/FunctionIamMember " in line for line in table)
-    assert whole is types_whole
-    assert all("$" in line for line in table[1:])  # the cost column is never cut
-    assert any("…" in line for line in table)  # the key settings gave way
-
-
 def test_plan_by_config_path_and_the_same_document(
     tmp_path: Path, run_cli: Callable[..., Result]
 ) -> None:

@@ -49,6 +49,12 @@ def test_every_stack_policy_parses_with_the_same_meaning(stack):
     assert budget.projects == (s.project,)
     assert budget.stop_at == s.budget.stop_at
     assert budget.disable_billing_at == (1.5 if stack == "dev" else None)
+    # What the budget is, so a notification can be checked against it (DESIGN.md contract 2).
+    assert budget.billing_account == s.billing_account
+    assert budget.amount == s.budget.amount_usd
+    assert budget.currency == "USD"
+    assert budget.period == "MONTH"
+    assert budget.absent() == ()
     assert policy.idle_gpu.max_utilization_percent == s.automation.idle_gpu_max_utilization_percent
     assert policy.idle_gpu.window_minutes == s.automation.idle_gpu_window_minutes
     assert policy.idle_gpu.workloads == s.automation.idle_gpu_workloads
@@ -145,3 +151,25 @@ def test_any_valid_settings_render_a_policy_the_functions_accept(
     assert policy.projects[s.project].zones == tuple(zones)
     assert policy.idle_gpu.window_minutes == window
     assert (budget_id in policy.budgets) is (stop_at is not None)
+
+
+def test_a_notification_of_the_rendered_budget_acts_and_a_foreign_one_does_not():
+    from datetime import UTC, datetime
+
+    from govern import notifications
+    from govern.models import BudgetAlert
+
+    s = stack_settings("staging")
+    budget = parse(action_settings(s, BUDGET_ID)).budgets[BUDGET_ID]
+    ours = BudgetAlert(
+        BUDGET_ID,
+        cost_amount=float(s.budget.amount_usd),
+        budget_amount=float(s.budget.amount_usd),
+        billing_account_id=s.billing_account,
+        currency="USD",
+        cost_interval_start="2026-11-01T07:00:00Z",
+    )
+    now = datetime(2026, 11, 21, tzinfo=UTC)
+    assert notifications.judge(ours, budget, now).acts
+    foreign = BudgetAlert(**{**ours.__dict__, "billing_account_id": "012345-6789AB-CDEF01"})
+    assert notifications.judge(foreign, budget, now).verdict == "mismatch"

@@ -14,12 +14,13 @@ from datetime import UTC, datetime, timedelta
 class FakeClock:
     """Monotonic time that only moves when someone sleeps or calls `advance` (thread-safe).
 
-    Its wall clock starts at the real UTC time of its creation and moves with it.
+    Its wall clock starts at `wall` (default: the real UTC time of its creation) and moves with
+    it, so a test that depends on the date (budget periods, expiry dates) can pin it.
     """
 
-    def __init__(self, start: float = 1000.0) -> None:
+    def __init__(self, start: float = 1000.0, wall: datetime | None = None) -> None:
         self._start = self._now = start
-        self._epoch = datetime.now(UTC)
+        self._epoch = wall if wall is not None else datetime.now(UTC)
         self._lock = threading.Lock()
         self.slept: list[float] = []
 
@@ -35,6 +36,11 @@ class FakeClock:
         with self._lock:
             self.slept.append(seconds)
             self._now += max(0.0, seconds)
+
+    def set_wall(self, wall: datetime) -> None:
+        """Make the wall clock read `wall` now (monotonic time is unchanged)."""
+        with self._lock:
+            self._epoch = wall - timedelta(seconds=self._now - self._start)
 
     def advance(self, seconds: float) -> None:
         """Let `seconds` pass without anyone sleeping (work that takes time)."""

@@ -56,7 +56,9 @@ class FakeCompute:
         machine_type: str = "n1-standard-1",
         metadata: dict[str, str] | None = None,
         local_ssds: int = 0,
+        last_start: str | None = None,
     ) -> dict[str, Any]:
+        """A VM; `last_start` is its lastStartTimestamp (default: it has run since its creation)."""
         inst = copy.deepcopy(TEMPLATE)
         inst_id = str(next(self._ids))
         inst.update(
@@ -68,6 +70,8 @@ class FakeCompute:
                 "selfLink": f"{BASE}/projects/{project}/zones/{zone}/instances/{name}",
                 "machineType": f"{BASE}/projects/{project}/zones/{zone}/machineTypes/{machine_type}",
                 "labels": dict(labels or {}),
+                # Compute's format, as recorded (instance-query/, filter-metrics/).
+                "lastStartTimestamp": last_start or TEMPLATE["creationTimestamp"],
             }
         )
         if gpus:

@@ -6,13 +6,15 @@ https://cloud.google.com/monitoring/api/metrics_opsagent#agent-gpu).
 TPU: `tpu.googleapis.com/accelerator/duty_cycle` (tpu_worker, one series per worker: resource
 labels `project_id`, `zone`, `node_id`, `worker_id`, metric label `accelerator_id`; the metric is
 listed in https://cloud.google.com/tpu/docs/troubleshooting/tpu-vm-monitoring).
-Answers one aligned (ALIGN_MEAN) point per series, in the v3 TimeSeries JSON shape, for the ids
+Answers one point per alignment period of the interval per series (each resource's percentages
+held constant), in the v3 TimeSeries JSON shape with the answer's `unit` ("%"), for the ids
 named in the filter's one_of(...) (or all, without one).
 """
 
 from __future__ import annotations
 
 import re
+from datetime import datetime, timedelta
 from typing import Any
 
 from tests.fakegcp.server import FakeGcp, Reply, Request, error_body
@@ -38,10 +40,17 @@ _SERIES = {
 
 
 class FakeMonitoring:
-    """Means per (metric, project, resource id): a list of per-GPU (per-worker) percentages."""
+    """Means per (metric, project, resource id): a list of per-GPU (per-worker) percentages.
+
+    `since` (resource id -> time) makes a resource's series begin then, as for a VM or agent
+    that started inside the window; `units` (resource id -> unit) reports a resource's series in
+    another unit (series-level `unit`, as TimeSeries allows).
+    """
 
     def __init__(self) -> None:
         self.values: dict[tuple[str, str, str], list[float]] = {}
+        self.since: dict[str, datetime] = {}
+        self.units: dict[str, str] = {}
 
     def set(self, project: str, instance_id: str, *per_gpu: float) -> None:
         self.values[(METRIC, project, instance_id)] = list(per_gpu)
@@ -65,34 +74,61 @@ class FakeMonitoring:
         ids = None
         if om := re.search(rf"resource\.labels\.{id_label} = one_of\(([^)]*)\)", flt):
             ids = {s.strip().strip('"') for s in om[1].split(",")}
+        stamps = _aligned(q)
         series: list[dict[str, Any]] = []
         for (name, project, rid), values in sorted(self.values.items()):
             if name != metric or project != m[1] or (ids is not None and rid not in ids):
                 continue
+            begins = self.since.get(rid)
+            times = [t for t in stamps if begins is None or t >= begins]
             for i, value in enumerate(values):
-                series.append(
-                    {
-                        "metric": {"type": metric, "labels": metric_labels(i)},
-                        "resource": {
-                            "type": resource_type,
-                            "labels": {
-                                "project_id": project,
-                                id_label: rid,
-                                "zone": "us-central1-a",
-                                **resource_labels(i),
-                            },
+                one: dict[str, Any] = {
+                    "metric": {"type": metric, "labels": metric_labels(i)},
+                    "resource": {
+                        "type": resource_type,
+                        "labels": {
+                            "project_id": project,
+                            id_label: rid,
+                            "zone": "us-central1-a",
+                            **resource_labels(i),
                         },
-                        "metricKind": "GAUGE",
-                        "valueType": "DOUBLE",
-                        "points": [
-                            {
-                                "interval": {
-                                    "startTime": q.get("interval.startTime"),
-                                    "endTime": q["interval.endTime"],
-                                },
-                                "value": {"doubleValue": value},
-                            }
-                        ],
-                    }
-                )
-        return Reply(200, {"timeSeries": series} if series else {"unit": "%"})
+                    },
+                    "metricKind": "GAUGE",
+                    "valueType": "DOUBLE",
+                    # Newest first; an aligned gauge point's interval is one instant (as recorded
+                    # in filter-metrics/: startTime == endTime).
+                    "points": [
+                        {
+                            "interval": {"startTime": _stamp(t), "endTime": _stamp(t)},
+                            "value": {"doubleValue": value},
+                        }
+                        for t in reversed(times)
+                    ],
+                }
+                if rid in self.units:
+                    one["unit"] = self.units[rid]
+                if times:
+                    series.append(one)
+        # The answer names the unit of all its series (ListTimeSeriesResponse.unit).
+        return Reply(200, {"timeSeries": series, "unit": "%"} if series else {"unit": "%"})
+
+
+def _stamp(t: datetime) -> str:
+    return t.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _aligned(query: dict[str, str]) -> list[datetime]:
+    """The step boundaries of the query's interval, oldest first, ending at its end time.
+
+    With an alignment period, one point per period (as ALIGN_MEAN gives); without one, a point
+    a minute (the metrics are sampled every 60 s).
+    """
+    end = datetime.fromisoformat(query["interval.endTime"])
+    start = datetime.fromisoformat(query.get("interval.startTime", query["interval.endTime"]))
+    step = timedelta(seconds=float(query.get("aggregation.alignmentPeriod", "60s").rstrip("s")))
+    times: list[datetime] = []
+    t = end
+    while t > start:
+        times.append(t)
+        t -= step
+    return sorted(times)

@@ -12,6 +12,7 @@ import base64
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -39,10 +40,30 @@ DATA = Path(__file__).parent / "data"
 DEV, PROD = "acme-ml-dev", "acme-ml-prod"
 ZONES = ["us-central1-a", "us-central1-b"]
 BUDGET = "de72f49d-779b-4945-a127-4d6ce8def0bb"  # the budgetId of the documented example
+# "Now" for every functions test on the fake cloud: inside November 2026's budget period (which
+# budget_data's costIntervalStart names), so no test depends on the day it runs.
+WALL = datetime(2026, 11, 21, 5, 0, tzinfo=UTC)
+
+
+# What the stack renders about its budget (DESIGN.md contract 2's optional budget keys), matching
+# the documented notification's billingAccountId and budget_data's amount and currency.
+ACCOUNT = "01D4EE-079462-DFD6EC"
+STACK_BUDGET = {"billing_account": ACCOUNT, "amount": 1000.0, "currency": "USD", "period": "MONTH"}
+
+
+def budget_dict(**changes: Any) -> dict[str, Any]:
+    """The test policy's budget (stop at 100%, unlink at 120%, the stack's keys), with changes."""
+    return {
+        "projects": [DEV, PROD],
+        "stop_at": 1.0,
+        "disable_billing_at": 1.2,
+        **STACK_BUDGET,
+        **changes,
+    }
 
 
 def policy_dict(**extra: Any) -> dict[str, Any]:
-    """The DESIGN.md policy (required keys only), plus `extra` optional keys."""
+    """The DESIGN.md policy (the budget with the keys the stack renders), plus `extra` keys."""
     return {
         "dry_run": False,
         "exempt_label": {"key": "mlgov-exempt", "value": "true"},
@@ -54,7 +75,7 @@ def policy_dict(**extra: Any) -> dict[str, Any]:
                 "allow_billing_disable": False,
             },
         },
-        "budgets": {BUDGET: {"projects": [DEV, PROD], "stop_at": 1.0, "disable_billing_at": 1.2}},
+        "budgets": {BUDGET: budget_dict()},
         **extra,
     }
 
@@ -81,7 +102,7 @@ class Cloud:
 
 @pytest.fixture
 def cloud(monkeypatch: pytest.MonkeyPatch) -> Iterator[Cloud]:
-    clock_ = FakeClock()
+    clock_ = FakeClock(wall=WALL)
     with FakeGcp(clock=clock_) as server:
         c = Cloud(
             server,
@@ -151,6 +172,49 @@ def runner(clock: FakeClock, **extra: Any) -> execute.Runner:
     return execute.Runner(ActionPolicy.from_json(json.dumps(policy_dict(**extra))), clock)
 
 
+# The Compute VMs under notebooks, as the recordings show them (tests/functions/data/SOURCES.md):
+# a Workbench instance's VM (Notebooks v2: gceSetup.metadata of the recorded v2 list) and a
+# user-managed notebook's VM (Notebooks v1: labels and metadata of the recorded v1 list).
+_V2_LIST = "get-notebooks.googleapis.com-v2-projects-cloud-custodian-locations---instances_1.json"
+_V2_INSTANCE = json.loads((DATA / _V2_LIST).read_text())["body"]["instances"][0]
+_V1_LIST = "get-v1-projects-cloud-custodian-locations---instances_1.json"
+V1_NOTEBOOK = json.loads((DATA / _V1_LIST).read_text())["body"]["instances"][0]
+
+
+def workbench_vm(
+    cloud: Cloud,
+    project: str,
+    zone: str,
+    name: str,
+    labels: dict[str, str] | None = None,
+    **kw: Any,
+) -> dict[str, Any]:
+    """The Compute VM of a Workbench instance: the v2 metadata, naming its own instance."""
+    path = f"projects/{project}/locations/{zone}/instances/{name}"
+    metadata = {
+        **_V2_INSTANCE["gceSetup"]["metadata"],
+        "resource-url": f"https://notebooks.googleapis.com/v2/{path}",
+        "report-event-url": f"https://notebooks.googleapis.com/v2/{path}:reportInfoSystem",
+    }
+    all_labels = {"goog-caip-notebook": "", **(labels or {})}
+    return cloud.compute.add(project, zone, name, labels=all_labels, metadata=metadata, **kw)
+
+
+def user_managed_notebook_vm(
+    cloud: Cloud,
+    project: str,
+    zone: str,
+    name: str,
+    labels: dict[str, str] | None = None,
+    **kw: Any,
+) -> dict[str, Any]:
+    """The Compute VM of a user-managed (v1) notebook: the recorded v1 labels and metadata."""
+    all_labels = {**V1_NOTEBOOK["labels"], **(labels or {})}
+    return cloud.compute.add(
+        project, zone, name, labels=all_labels, metadata=V1_NOTEBOOK["metadata"], **kw
+    )
+
+
 def seed_budget(cloud: Cloud) -> None:
     """The budget scenario: governed, exempt, stopped, managed and foreign workloads."""
     cloud.compute.add(DEV, ZONES[0], "vm-run")
@@ -158,13 +222,7 @@ def seed_budget(cloud: Cloud) -> None:
     cloud.compute.add(DEV, ZONES[1], "vm-exempt", labels={"mlgov-exempt": "true"})
     cloud.compute.add(DEV, ZONES[0], "vm-stopped", status="TERMINATED")
     cloud.compute.add(DEV, ZONES[0], "gke-node", labels={"goog-gke-node": ""})
-    cloud.compute.add(
-        DEV,
-        ZONES[0],
-        "nb-vm",
-        labels={"goog-caip-notebook": ""},
-        metadata={"notebooks-api": "PROD"},
-    )
+    workbench_vm(cloud, DEV, ZONES[0], "nb-vm")
     cloud.compute.add(DEV, "europe-west4-a", "vm-elsewhere")
     cloud.notebooks.add(DEV, ZONES[0], "nb-1")
     cloud.notebooks.add(DEV, ZONES[1], "nb-exempt", labels={"mlgov-exempt": "true"})
@@ -216,7 +274,7 @@ def pubsub_event(
                 "attributes": attributes
                 if attributes is not None
                 else {
-                    "billingAccountId": "01D4EE-079462-DFD6EC",
+                    "billingAccountId": ACCOUNT,
                     "budgetId": BUDGET,
                     "schemaVersion": "1.0",
                 },

@@ -101,15 +101,21 @@ def test_governed_cluster_pools_and_nap():
 
 
 @pytest.mark.parametrize(
-    ("c", "why"),
+    ("c", "kind", "why"),
     [
-        (cluster(pool(), resource_labels={"mlgov-exempt": "true"}), "exempt"),
-        (cluster(pool(), autopilot=True), "Autopilot"),
+        (cluster(pool(), resource_labels={"mlgov-exempt": "true"}), Skip, "exempt"),
+        (cluster(pool(), autopilot=True), cap.NotCapped, "Autopilot"),
+        # An exempt Autopilot cluster is left alone by choice, not named as out of reach.
+        (
+            cluster(pool(), autopilot=True, resource_labels={"mlgov-exempt": "true"}),
+            Skip,
+            "exempt",
+        ),
     ],
 )
-def test_exempt_and_autopilot_clusters_are_left_alone_whole(c, why):
+def test_exempt_and_autopilot_clusters_are_left_alone_whole(c, kind, why):
     plan = cap.cap_clusters([c], POLICY, "r")
-    assert [type(a) for a in plan.first] == [Skip] and plan.later == []
+    assert [type(a) for a in plan.first] == [kind] and plan.later == []
     assert why in plan.first[0].reason
 
 

@@ -17,10 +17,13 @@ from govern.actions import (
     StopNotebook,
     StopTpuNode,
 )
-from govern.models import ActionPolicy, BudgetAlert, Kind, Recommendation, Workload
-from tests.functions.conftest import BUDGET, DEV, PROD, policy_dict
+from govern.models import ActionPolicy, BudgetAlert, Kind, Recommendation, Unjudged, Workload
+from tests.functions.conftest import BUDGET, DEV, PROD, budget_dict, policy_dict
 
-POLICY = ActionPolicy.from_json(json.dumps(policy_dict()))
+# The budget's amount is 100, as the alerts' budgetAmount below (amount: the spend ratio's base).
+POLICY = ActionPolicy.from_json(
+    json.dumps(policy_dict(budgets={BUDGET: budget_dict(amount=100.0)}))
+)
 A, B = "us-central1-a", "us-central1-b"
 
 
@@ -235,6 +238,7 @@ def test_reap_expired_ignores_unlabelled():
 
 
 def gpu(name, util_id="1", workload="training", **kw):
+    kw.setdefault("last_start", NOW - timedelta(days=2))
     return vm(
         name,
         gpus=1,
@@ -259,10 +263,22 @@ def gpu(name, util_id="1", workload="training", **kw):
             StopNotebook,
             "GPU idle",
         ),
+        # Judged only once it has run the whole window (lastStartTimestamp)...
+        (
+            gpu("g", last_start=NOW - timedelta(minutes=5)),
+            {"1": 0.0},
+            Skip,
+            "5 min ago: judged once it has run the whole 60-min window",
+        ),
+        (gpu("g", last_start=NOW - timedelta(minutes=60)), {"1": 0.0}, StopInstance, "GPU idle"),
+        (gpu("g", last_start=None), {"1": 0.0}, Skip, "start time is unknown"),
+        # ...and on data that covers it, in the documented unit.
+        (gpu("g"), {"1": Unjudged("data covers 5 of the last 60 min")}, Skip, "covers 5 of"),
+        (gpu("g"), {"1": Unjudged("unit '10^2.%'", True)}, decide.NoData, "counted as no data"),
     ],
 )
 def test_reap_idle_gpus(w, util, expected, reason):
-    actions = decide.reap_idle_gpus([w], util, POLICY)
+    actions = decide.reap_idle_gpus([w], util, POLICY, NOW)
     assert [type(a) for a in actions] == [expected]
     assert reason in actions[0].reason
 

@@ -10,12 +10,14 @@ import pytest
 from cloudevents.conversion import to_binary
 
 from tests.functions.conftest import (
+    ACCOUNT,
     BUDGET,
     DATA,
     DEV,
     PROD,
     app_client,
     budget_data,
+    budget_dict,
     http,
     log_lines,
     post_report,
@@ -23,6 +25,7 @@ from tests.functions.conftest import (
     seed_budget,
     send_event,
     set_policy,
+    workbench_vm,
 )
 
 A, B = "us-central1-a", "us-central1-b"
@@ -106,14 +109,19 @@ def test_below_stop_at_or_forecast_only_does_nothing(cloud, data):
     assert cloud.server.calls() == []
 
 
-def test_documented_examples_parse_and_act_by_their_threshold(cloud, capsys):
+def test_documented_examples_parse_and_act_by_their_threshold(cloud, monkeypatch):
+    # Each in its own period, against a stack budget of its own amount.
     seed_budget(cloud)
     doc = json.loads((DATA / "budget-notification-format-example.json").read_text())
+    cloud.clock.set_wall(datetime(2021, 2, 20, tzinfo=UTC))
+    set_policy(monkeypatch, budgets={BUDGET: budget_dict(amount=152.557)})
     send_event(pubsub_event(doc["data"], doc["attributes"]))  # 0.9 actual (forecast 0.2): nothing
     assert cloud.server.calls() == []
     test_msg = json.loads(
         (DATA / "budget-notification-test-message-listen-to-notifications.json").read_text()
     )
+    cloud.clock.set_wall(datetime(2019, 1, 15, tzinfo=UTC))
+    set_policy(monkeypatch, budgets={BUDGET: budget_dict(amount=100.0)})
     send_event(pubsub_event(test_msg))  # alertThresholdExceeded 1.0 => stop
     assert cloud.compute.status(DEV, A, "vm-run") == "TERMINATED"
     assert cloud.billing.accounts[DEV] != ""
@@ -154,7 +162,7 @@ def test_raw_pubsub_push_body_is_accepted(cloud):
     body = {
         "message": {
             "data": base64.b64encode(json.dumps(budget_data(1.0, 1000)).encode()).decode(),
-            "attributes": {"budgetId": BUDGET, "schemaVersion": "1.0", "billingAccountId": "X"},
+            "attributes": {"budgetId": BUDGET, "schemaVersion": "1.0", "billingAccountId": ACCOUNT},
             "messageId": "42",
             "publishTime": "2026-11-21T05:00:00.000Z",
         },
@@ -320,7 +328,7 @@ def test_http_entry_points_reject_get_and_bad_policy(cloud, monkeypatch):
 
 
 def test_reap_expired(cloud):
-    today = datetime.now(UTC).date()
+    today = cloud.clock.wall().date()
     past, future = str(today - timedelta(days=1)), str(today + timedelta(days=1))
     cloud.compute.add(DEV, A, "old-vm", labels={"mlgov-expires-on": past})
     cloud.compute.add(DEV, A, "today-vm", labels={"mlgov-expires-on": str(today)})
@@ -363,9 +371,7 @@ def test_reap_idle_gpus(cloud):
         DEV, A, "gpu-exempt", gpus=1, labels={"workload": "training", "mlgov-exempt": "true"}
     )
     cloud.compute.add(DEV, A, "cpu-only", labels={"workload": "training"})
-    nb = cloud.compute.add(
-        DEV, B, "nb-gpu", gpus=1, labels={"workload": "notebook", "goog-caip-notebook": ""}
-    )
+    nb = workbench_vm(cloud, DEV, B, "nb-gpu", gpus=1, labels={"workload": "notebook"})
     cloud.notebooks.add(DEV, B, "nb-gpu", gpus=1, labels={"workload": "notebook"})
     cloud.monitoring.set(DEV, idle["id"], 1.0, 2.0)
     cloud.monitoring.set(DEV, busy["id"], 1.0, 80.0)  # one busy GPU keeps the VM
@@ -386,7 +392,10 @@ def test_reap_idle_gpus(cloud):
     assert cloud.compute.status(DEV, B, "nb-gpu") == "RUNNING"  # stopped via Notebooks, not Compute
     reads = cloud.server.calls("GET", "/timeSeries")
     assert len(reads) == 1
-    assert reads[0].query["aggregation.alignmentPeriod"] == ["3600s"]
+    # The hour ending now, in twelve aligned 5-minute steps (to see whether data covers it all).
+    assert reads[0].query["aggregation.alignmentPeriod"] == ["300s"]
+    assert reads[0].query["interval.startTime"] == ["2026-11-21T04:00:00Z"]
+    assert reads[0].query["interval.endTime"] == ["2026-11-21T05:00:00Z"]
     assert 'metric.type = "agent.googleapis.com/gpu/utilization"' in reads[0].query["filter"][0]
 
 
@@ -396,9 +405,9 @@ def test_reap_idle_gpus_threshold_and_window_are_configurable(cloud, monkeypatch
     cloud.monitoring.set(DEV, vm["id"], 40.0)
     report = post_report("reap_idle_gpus")
     assert report["counts"] == {"done": 1}
-    assert cloud.server.calls("GET", "/timeSeries")[0].query["aggregation.alignmentPeriod"] == [
-        "1800s"
-    ]
+    read = cloud.server.calls("GET", "/timeSeries")[0]
+    assert read.query["aggregation.alignmentPeriod"] == ["120s"]
+    assert read.query["interval.startTime"] == ["2026-11-21T04:30:00Z"]
 
 
 def test_reap_idle_gpus_monitoring_failure_never_stops(cloud, monkeypatch):

@@ -64,7 +64,21 @@ ACTION_METHODS = {
 
 
 def _runner(**extra) -> execute.Runner:
-    return execute.Runner(ActionPolicy.from_json(json.dumps(policy_dict(**extra))), FakeClock())
+    policy = ActionPolicy.from_json(json.dumps(policy_dict(**extra)))
+    return execute.Runner(policy, FakeClock(wall=NOW))
+
+
+def _alert(cost: float, budget: float, threshold: float, budget_id: str = BUDGET) -> BudgetAlert:
+    """A notification of the stack's budget for November 2026 (the period NOW is in)."""
+    return BudgetAlert(
+        budget_id,
+        cost,
+        budget,
+        threshold,
+        billing_account_id="01D4EE-079462-DFD6EC",
+        currency="USD",
+        cost_interval_start="2026-11-01T07:00:00Z",
+    )
 
 
 def _declared(flow: flows.Flow) -> set[str]:
@@ -76,6 +90,7 @@ def _declared(flow: flows.Flow) -> set[str]:
 
 
 def vm(name, zone=A, project=DEV, state="RUNNING", **kw) -> Workload:
+    kw.setdefault("last_start", datetime(2026, 11, 1, tzinfo=UTC))  # running for weeks
     return Workload("compute", project, zone, name, state, **kw)
 
 
@@ -93,7 +108,7 @@ def _budget_cloud() -> MemoryCloud:
 
 def test_budget_alert_stops_everything_before_unlinking_billing():
     cloud = _budget_cloud()
-    report = flows.budget_alert(BudgetAlert(BUDGET, 1300, 1000, 1.3), MemoryPorts(cloud), _runner())
+    report = flows.budget_alert(_alert(1300, 1000, 1.3), MemoryPorts(cloud), _runner())
     assert not isinstance(report, flows.Quiet)
     assert report.counts() == {"done": 5}
     mutations = [m for m, _ in cloud.calls if m.endswith((".stop", ".unlink"))]
@@ -105,28 +120,28 @@ def test_budget_alert_stops_everything_before_unlinking_billing():
 
 def test_budget_alert_below_disable_billing_never_reads_billing():
     cloud = _budget_cloud()
-    report = flows.budget_alert(BudgetAlert(BUDGET, 1000, 1000, 1.0), MemoryPorts(cloud), _runner())
+    report = flows.budget_alert(_alert(1000, 1000, 1.0), MemoryPorts(cloud), _runner())
     assert not isinstance(report, flows.Quiet)
     assert not {m for m in cloud.methods() if m.startswith("billing.")}
 
 
 def test_budget_alert_below_stop_at_is_quiet_and_reads_nothing():
     cloud = _budget_cloud()
-    outcome = flows.budget_alert(BudgetAlert(BUDGET, 500, 1000, 0.5), MemoryPorts(cloud), _runner())
-    assert outcome == flows.Quiet(f"actual spend at 50% of budget {BUDGET}, below stop_at 100%")
+    outcome = flows.budget_alert(_alert(500, 1000, 0.5), MemoryPorts(cloud), _runner())
+    assert outcome == flows.Quiet(
+        f"actual spend at 50% of budget {BUDGET} (500 of the stack's 1000), below stop_at 100%"
+    )
     assert cloud.calls == []
 
 
 def test_budget_alert_for_an_unknown_budget_raises_the_decision_error():
     with pytest.raises(decide.DecisionError):
-        flows.budget_alert(BudgetAlert("other", 5, 1, 5.0), MemoryPorts(MemoryCloud()), _runner())
+        flows.budget_alert(_alert(5, 1, 5.0, "other"), MemoryPorts(MemoryCloud()), _runner())
 
 
 def test_budget_alert_dry_run_reads_but_changes_nothing():
     cloud = _budget_cloud()
-    report = flows.budget_alert(
-        BudgetAlert(BUDGET, 1300, 1000, 1.3), MemoryPorts(cloud), _runner(dry_run=True)
-    )
+    report = flows.budget_alert(_alert(1300, 1000, 1.3), MemoryPorts(cloud), _runner(dry_run=True))
     assert not isinstance(report, flows.Quiet)
     assert report.counts() == {"simulated": 5}
     assert cloud.methods() == {

@@ -7,7 +7,7 @@ The same flows run end to end through functions_framework in test_entrypoints.py
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 from govern import flows, parse
 from tests.functions.conftest import (
@@ -67,13 +67,13 @@ def test_reap_idle_vms_retries_list_on_500(cloud):
 
 def test_time_budget_leaves_work_reported(cloud):
     cloud.server.latency_s = 0.1  # on the fake clock: each call takes 0.1 s of budget
-    past = str(datetime.now(UTC).date() - timedelta(days=3))
+    past = str(cloud.clock.wall().date() - timedelta(days=3))
     for i in range(6):
         cloud.compute.add(DEV, A, f"old-{i}", labels={"mlgov-expires-on": past})
     report = flows.reap_expired(
         adapter_ports(cloud),
         runner(cloud.clock, time_budget_seconds=0.2, max_concurrency=1),
-        datetime.now(UTC).date(),
+        cloud.clock.wall().date(),
     ).as_dict()
     # Listing used up the budget: nothing stopped, and each leftover is reported, not dropped.
     assert report["unfinished"] or report["errors"]

@@ -7,6 +7,7 @@ functions_framework against the fake Monitoring (both metrics) and TPU APIs.
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 
 import pytest
 
@@ -19,10 +20,13 @@ from tests.functions.memory import MemoryCloud, MemoryPorts
 
 A, B = "us-central1-a", "us-central1-b"
 POLICY = ActionPolicy.from_json(json.dumps(policy_dict()))
+NOW = datetime(2026, 11, 21, 5, 0, tzinfo=UTC)
+LONG_AGO = datetime(2026, 11, 1, tzinfo=UTC)  # created (or started) well before any window
 
 
 def tpu(name, state="READY", workload="training", **kw) -> Workload:
     labels = {"workload": workload, **kw.pop("labels", {})}
+    kw.setdefault("last_start", LONG_AGO)
     return Workload("tpu", DEV, kw.pop("zone", B), name, state, labels, **kw)
 
 
@@ -38,7 +42,7 @@ def tpu(name, state="READY", workload="training", **kw) -> Workload:
     ],
 )
 def test_reap_idle_tpus(w, duty, expected, reason):
-    actions = decide.reap_idle_tpus([w], duty, POLICY)
+    actions = decide.reap_idle_tpus([w], duty, POLICY, NOW)
     assert [type(a) for a in actions] == [expected]
     assert reason in actions[0].reason
 
@@ -52,17 +56,19 @@ def test_the_tpu_threshold_and_window_come_from_the_policy():
     policy = ActionPolicy.from_json(
         json.dumps(policy_dict(idle_tpu={"max_duty_cycle_percent": 50, "window_minutes": 15}))
     )
-    [action] = decide.reap_idle_tpus([tpu("t")], {"t": 40.0}, policy)
+    [action] = decide.reap_idle_tpus([tpu("t")], {"t": 40.0}, policy, NOW)
     assert isinstance(action, StopTpuNode) and "over 15 min" in action.reason
 
 
 def test_the_flow_reads_duty_cycle_once_per_project_and_reports_no_data_once(capsys):
-    gpu = Workload("compute", DEV, A, "gpu", "RUNNING", {"workload": "training"}, 1, "11")
+    gpu = Workload(
+        "compute", DEV, A, "gpu", "RUNNING", {"workload": "training"}, 1, "11", last_start=LONG_AGO
+    )
     cloud = MemoryCloud(
         workloads=[gpu, tpu("idle"), tpu("quiet"), tpu("busy")],
         duty_cycle={"idle": 0.5, "busy": 90.0},
     )
-    runner = execute.Runner(POLICY, FakeClock())
+    runner = execute.Runner(POLICY, FakeClock(wall=NOW))
     report = flows.reap_idle_gpus(MemoryPorts(cloud), runner)
     assert cloud.called("tpus.stop") == [(DEV, B, "idle")]
     assert cloud.called("monitoring.tpu_duty_cycle") == [(DEV, 60, ("busy", "idle", "quiet"))]

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import base64
 import json
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from govern import parse
-from govern.models import BudgetAlert
+from govern.models import BudgetAlert, MetricWindow, Unjudged
 from tests.fakegcp.recommender import instance_recommendation
 from tests.functions.conftest import DATA
 
@@ -93,17 +94,42 @@ def test_recorded_aggregated_instance():
     assert w.running
 
 
+V2_METADATA = json.loads(
+    (
+        DATA
+        / "get-notebooks.googleapis.com-v2-projects-cloud-custodian-locations---instances_1.json"
+    ).read_text()
+)["body"]["instances"][0]["gceSetup"]["metadata"]
+V1_NOTEBOOK = json.loads(
+    (DATA / "get-v1-projects-cloud-custodian-locations---instances_1.json").read_text()
+)["body"]["instances"][0]
+
+
 @pytest.mark.parametrize(
-    ("labels", "metadata", "managed_by"),
+    ("labels", "metadata", "managed_by", "user_managed_notebook"),
     [
-        ({"goog-gke-node": ""}, {}, "gke"),
-        ({}, {"created-by": "projects/1/zones/z/instanceGroupManagers/gke-pool-grp"}, "mig"),
-        ({"goog-caip-notebook": ""}, {}, "workbench"),
-        ({}, {"notebooks-api": "PROD"}, "workbench"),
-        ({"goog-dataproc-cluster-name": "c"}, {}, "dataproc"),
+        ({"goog-gke-node": ""}, {}, "gke", False),
+        ({}, {"created-by": "projects/1/zones/z/instanceGroupManagers/gke-pool-grp"}, "mig", False),
+        ({"goog-dataproc-cluster-name": "c"}, {}, "dataproc", False),
+        # A Workbench instance's VM says so in its metadata (recorded v2 gceSetup.metadata).
+        ({"goog-caip-notebook": ""}, V2_METADATA, "workbench", False),
+        ({}, {"notebooks-api-version": "v2"}, "workbench", False),
+        (
+            {},
+            {
+                "resource-url": "https://notebooks.googleapis.com/v2/projects/p/locations/z/instances/n"
+            },
+            "workbench",
+            False,
+        ),
+        # A user-managed notebook's VM (recorded v1 list): no owner that lists it but Compute.
+        (V1_NOTEBOOK["labels"], V1_NOTEBOOK["metadata"], None, True),
+        ({"goog-caip-notebook": ""}, {}, None, True),
+        ({}, {"notebooks-api": "PROD"}, None, True),
+        ({}, {}, None, False),
     ],
 )
-def test_compute_vms_owned_by_other_services(labels, metadata, managed_by):
+def test_compute_vms_owned_by_other_services(labels, metadata, managed_by, user_managed_notebook):
     raw = {
         "name": "n",
         "zone": "z",
@@ -111,7 +137,8 @@ def test_compute_vms_owned_by_other_services(labels, metadata, managed_by):
         "labels": labels,
         "metadata": {"items": [{"key": k, "value": v} for k, v in metadata.items()]},
     }
-    assert parse.compute_instance("p", raw).managed_by == managed_by
+    w = parse.compute_instance("p", raw)
+    assert (w.managed_by, w.user_managed_notebook) == (managed_by, user_managed_notebook)
 
 
 def test_gpu_count_from_accelerators_and_machine_family():
@@ -170,25 +197,107 @@ def test_recommendation_edge_cases():
     assert parse.recommendation("p", {**raw, "etag": ""}).problem == "recommendation has no etag"
 
 
+# An hour ending 05:00Z, in twelve 5-minute steps (gcp/monitoring.py's alignment).
+WINDOW = MetricWindow(
+    datetime(2026, 11, 21, 4, 0, tzinfo=UTC), datetime(2026, 11, 21, 5, 0, tzinfo=UTC), 300
+)
+
+
+def points(*values: float, first_minute: int = 5, step: int = 5) -> list[dict[str, object]]:
+    """Aligned gauge points (interval: one instant), one per step from 04:<first_minute>Z."""
+    out = []
+    for i, value in enumerate(values):
+        at = WINDOW.start + timedelta(minutes=first_minute + i * step)
+        stamp = at.strftime("%Y-%m-%dT%H:%M:%SZ")
+        out.append(
+            {"interval": {"startTime": stamp, "endTime": stamp}, "value": {"doubleValue": value}}
+        )
+    return out
+
+
+def hour(value: float) -> list[dict[str, object]]:
+    """Twelve points of `value` covering the window."""
+    return points(*[value] * 12)
+
+
 def test_gpu_utilization_takes_busiest_gpu_and_ignores_empty_series():
     page = {
+        "unit": "%",
         "timeSeries": [
-            {
-                "resource": {"labels": {"instance_id": "1"}},
-                "points": [{"value": {"doubleValue": 3.0}}],
-            },
-            {
-                "resource": {"labels": {"instance_id": "1"}},
-                "points": [{"value": {"doubleValue": 9.0}}],
-            },
+            {"resource": {"labels": {"instance_id": "1"}}, "points": hour(3.0)},
+            {"resource": {"labels": {"instance_id": "1"}}, "points": hour(9.0)},
             {"resource": {"labels": {"instance_id": "2"}}, "points": []},
             {
                 "resource": {"labels": {"instance_id": "3"}},
-                "points": [{"value": {"int64Value": "4"}}],
+                "points": [
+                    {"interval": p["interval"], "value": {"int64Value": "4"}} for p in hour(0)
+                ],
             },
-        ]
+        ],
     }
-    assert parse.gpu_utilization([page, {}]) == {"1": 9.0, "3": 4.0}
+    assert parse.gpu_utilization([page, {}], WINDOW) == {"1": 9.0, "3": 4.0}
+
+
+def test_points_outside_the_window_are_ignored():
+    late = points(90.0, first_minute=65)  # 05:05Z: after the window's end
+    early = [
+        {
+            # a point whose interval began before the window (its mean is partly of before)
+            "interval": {"startTime": "2026-11-21T03:55:00Z", "endTime": "2026-11-21T04:05:00Z"},
+            "value": {"doubleValue": 95.0},
+        }
+    ]
+    page = {"unit": "%", "timeSeries": [{"resource": {"labels": {"instance_id": "1"}},
+                                          "points": early + hour(2.0) + late}]}  # fmt: skip
+    assert parse.gpu_utilization([page], WINDOW) == {"1": 2.0}
+
+
+def test_data_that_begins_inside_the_window_is_not_judged():
+    # A VM (or its agent) started 5 minutes ago: one idle point is not an idle hour.
+    page = {"unit": "%", "timeSeries": [{"resource": {"labels": {"instance_id": "1"}},
+                                          "points": points(0.0, first_minute=60)}]}  # fmt: skip
+    [(key, usage)] = parse.gpu_utilization([page], WINDOW).items()
+    assert key == "1" and isinstance(usage, Unjudged) and not usage.no_data
+    assert "judged once it covers the whole window" in usage.reason
+    # Data that stopped half an hour ago does not say the GPU is idle now either.
+    page["timeSeries"][0]["points"] = points(*[0.0] * 6)
+    assert isinstance(parse.gpu_utilization([page], WINDOW)["1"], Unjudged)
+
+
+def test_one_gpu_whose_data_begins_late_leaves_the_whole_vm_unjudged():
+    page = {
+        "unit": "%",
+        "timeSeries": [
+            {"resource": {"labels": {"instance_id": "1"}}, "points": hour(0.0)},
+            {"resource": {"labels": {"instance_id": "1"}}, "points": points(95.0, first_minute=55)},
+        ],
+    }
+    assert isinstance(parse.gpu_utilization([page], WINDOW)["1"], Unjudged)
+
+
+def test_a_series_in_another_unit_counts_as_no_data():
+    # The recorded answer: compute.googleapis.com/instance/cpu/utilization, a ratio ("10^2.%").
+    recorded = json.loads(
+        (DATA / "filter-metrics" / "get-v3-projects-cloud-custodian-timeSeries_1.json").read_text()
+    )["body"]
+    assert recorded["unit"] == "10^2.%"
+    [series] = recorded["timeSeries"]
+    [point] = series["points"]
+    assert point["interval"]["startTime"] == point["interval"]["endTime"]  # an aligned gauge
+    at = datetime.fromisoformat(point["interval"]["endTime"])
+    window = MetricWindow(at - timedelta(hours=1), at, 300)
+    # The recording names its VM by metric label; the GPU metric's resource names it by id.
+    series["resource"]["labels"]["instance_id"] = "1"
+    series["points"] = [
+        {"interval": {"startTime": t, "endTime": t}, "value": {"doubleValue": 0.5}}
+        for t in [(at - timedelta(minutes=m)).isoformat() for m in range(0, 60, 5)]
+    ]
+    usage = parse.gpu_utilization([recorded], window)["1"]
+    assert isinstance(usage, Unjudged) and usage.no_data
+    assert "'10^2.%'" in usage.reason
+    # A series' own unit wins over the answer's.
+    series["unit"] = "%"
+    assert parse.gpu_utilization([recorded], window) == {"1": 0.5}
 
 
 def test_tpu_duty_cycle_reads_node_id_of_tpu_worker_series_and_takes_the_busiest_worker():
@@ -211,9 +320,9 @@ def test_tpu_duty_cycle_reads_node_id_of_tpu_worker_series_and_takes_the_busiest
             },
             "metricKind": "GAUGE",
             "valueType": "DOUBLE",
-            "points": [{"value": {"doubleValue": value}}],
+            "points": hour(value),
         }
 
-    page = {"timeSeries": [worker("slice", "0", 1.5), worker("slice", "1", 40.0),
-                           worker("idle", "0", 0.0)]}  # fmt: skip
-    assert parse.tpu_duty_cycle([page]) == {"slice": 40.0, "idle": 0.0}
+    page = {"unit": "%", "timeSeries": [worker("slice", "0", 1.5), worker("slice", "1", 40.0),
+                                        worker("idle", "0", 0.0)]}  # fmt: skip
+    assert parse.tpu_duty_cycle([page], WINDOW) == {"slice": 40.0, "idle": 0.0}

@@ -6,6 +6,7 @@ Reached as ActionPolicy.from_json (what governance's contract test calls) or par
 from __future__ import annotations
 
 import json
+from datetime import date
 
 import pytest
 
@@ -148,3 +149,46 @@ def test_from_json_is_the_parser_in_parse_policy():
     assert ActionPolicy.from_json(text) == parse.action_policy(text)
     with pytest.raises(PolicyError, match="MLGOV_POLICY: not set or empty"):
         parse.action_policy("  ")
+
+
+def test_the_budget_keys_of_contract_2_are_read():
+    budget = {
+        **DESIGN_EXAMPLE["budgets"]["b-1"],
+        "billing_account": "01D4EE-079462-DFD6EC",
+        "amount": 1000.0,
+        "currency": "USD",
+        "period": "2026-10-15",
+    }
+    policy = ActionPolicy.from_json(json.dumps({**DESIGN_EXAMPLE, "budgets": {"b-1": budget}}))
+    read = policy.budgets["b-1"]
+    assert (read.billing_account, read.amount, read.currency) == (
+        "01D4EE-079462-DFD6EC",
+        1000.0,
+        "USD",
+    )
+    assert read.period == date(2026, 10, 15)
+    assert read.absent() == ()
+    assert ActionPolicy.from_json(json.dumps(DESIGN_EXAMPLE)).budgets["b-1"].absent() == (
+        "billing_account",
+        "amount",
+        "currency",
+        "period",
+    )
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "problem"),
+    [
+        ("billing_account", "01d4ee-079462-dfd6ec", "must be like 01D4EE-079462-DFD6EC"),
+        ("billing_account", None, "must be like 01D4EE-079462-DFD6EC"),
+        ("amount", 0, "must be a number > 0"),
+        ("amount", "1000", "must be a number > 0"),
+        ("currency", "usd", "must be an ISO 4217 code"),
+        ("period", "WEEK", "must be MONTH, QUARTER, YEAR or a custom period's start date"),
+        ("period", 3, "must be a string"),
+    ],
+)
+def test_bad_budget_keys_are_refused_with_their_path(key, value, problem):
+    budget = {**DESIGN_EXAMPLE["budgets"]["b-1"], key: value}
+    with pytest.raises(PolicyError, match=rf"^MLGOV_POLICY\.budgets\.b-1\.{key}: {problem}"):
+        ActionPolicy.from_json(json.dumps({**DESIGN_EXAMPLE, "budgets": {"b-1": budget}}))

@@ -10,7 +10,7 @@ something it is granted, fails here.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import main
 import pytest
@@ -26,6 +26,7 @@ from tests.functions.conftest import (
     pubsub_event,
     send_event,
     set_policy,
+    workbench_vm,
 )
 
 A, B = "us-central1-a", "us-central1-b"
@@ -113,7 +114,7 @@ def _reap_idle_vms(cloud) -> None:
 
 
 def _reap_expired(cloud) -> None:
-    past = str(datetime.now(UTC).date() - timedelta(days=1))
+    past = str(cloud.clock.wall().date() - timedelta(days=1))
     cloud.compute.add(DEV, A, "vm", labels={"mlgov-expires-on": past})
     cloud.notebooks.add(DEV, A, "nb", labels={"mlgov-expires-on": past})
     cloud.tpu.add(DEV, B, "tpu", labels={"mlgov-expires-on": past})
@@ -122,9 +123,7 @@ def _reap_expired(cloud) -> None:
 
 def _reap_idle_gpus(cloud) -> None:
     vm = cloud.compute.add(DEV, A, "gpu", gpus=1, labels={"workload": "training"})
-    nb = cloud.compute.add(
-        DEV, B, "nb-gpu", gpus=1, labels={"workload": "notebook", "goog-caip-notebook": ""}
-    )
+    nb = workbench_vm(cloud, DEV, B, "nb-gpu", gpus=1, labels={"workload": "notebook"})
     cloud.notebooks.add(DEV, B, "nb-gpu", gpus=1, labels={"workload": "notebook"})
     cloud.monitoring.set(DEV, vm["id"], 0.0)
     cloud.monitoring.set(DEV, nb["id"], 0.0)

@@ -30,4 +30,5 @@ def test_each_pin_matches_uv_lock():
         "google-cloud-notebooks",
         "google-cloud-tpu",
         "google-cloud-monitoring",
+        "tzdata",
     }

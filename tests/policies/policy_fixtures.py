@@ -13,6 +13,7 @@ from typing import Any
 PROJECT = "acme-ml-prod"
 REGION = "us-central1"
 TOPIC = f"projects/{PROJECT}/topics/acme-prod-budget-topic"
+NODES_SA = "acme-prod-gke-nodes@acme-ml-prod.iam.gserviceaccount.com"
 
 PROD_CONFIG: dict[str, Any] = {
     "environment": "prod",
@@ -201,6 +202,7 @@ _GOOD: list[dict[str, Any]] = [
             "clusterAutoscaling": {
                 "enabled": True,
                 "autoscalingProfile": "OPTIMIZE_UTILIZATION",
+                "autoProvisioningDefaults": {"serviceAccount": NODES_SA},
                 "resourceLimits": [
                     {"resourceType": "cpu", "minimum": 0.0, "maximum": 64.0},
                     {"resourceType": "memory", "minimum": 0.0, "maximum": 256.0},
@@ -226,6 +228,7 @@ _GOOD: list[dict[str, Any]] = [
             "nodeConfig": {
                 "machineType": "n1-standard-8",
                 "spot": True,
+                "serviceAccount": NODES_SA,
                 "guestAccelerators": [{"type": "nvidia-tesla-t4", "count": 1.0}],
                 "resourceLabels": labels("training"),
                 "labels": {"mlgov.io/workload": "training"},
@@ -244,6 +247,7 @@ _GOOD: list[dict[str, Any]] = [
             "nodeConfig": {
                 "machineType": "e2-standard-4",
                 "spot": False,
+                "serviceAccount": NODES_SA,
                 "resourceLabels": labels("gke"),
             },
         },
@@ -257,6 +261,9 @@ _GOOD: list[dict[str, Any]] = [
             "acceleratorType": "v5litepod-8",
             "runtimeVersion": "v2-alpha-tpuv5-lite",
             "schedulingConfig": {"spot": True},
+            "serviceAccount": {
+                "email": "acme-prod-training-tpus@acme-ml-prod.iam.gserviceaccount.com"
+            },
             "networkConfig": {"enableExternalIps": False},
             "labels": labels("training"),
         },
@@ -286,6 +293,10 @@ _GOOD: list[dict[str, Any]] = [
                 }
             },
             "networkInterfaces": [{"network": "acme-prod-net", "subnetwork": "acme-prod-subnet"}],
+            "serviceAccount": {
+                "email": "acme-prod-training-vms@acme-ml-prod.iam.gserviceaccount.com",
+                "scopes": ["https://www.googleapis.com/auth/cloud-platform"],
+            },
             "labels": labels("training"),
         },
     },

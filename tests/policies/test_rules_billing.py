@@ -60,3 +60,48 @@ CASES: tuple[Case, ...] = (
 @pytest.mark.parametrize("case", CASES, ids=case_id)
 def test_case(case: Case) -> None:
     check_case(case)
+
+
+PUBLISHER = "mlgov-billing-budget-topic-publisher"
+OTHER = "serviceAccount:someone@acme-ml-prod.iam.gserviceaccount.com"
+PUBLISHER_CASES: tuple[Case, ...] = (
+    Case("topic-other-publisher", PUBLISHER, (s("budget-publisher", "member", OTHER),)),
+    Case(
+        "topic-editor-role",
+        PUBLISHER,
+        (
+            s("budget-publisher", "role", "roles/pubsub.editor"),
+            s("budget-publisher", "member", OTHER),
+        ),
+    ),
+    Case(
+        "project-wide-publisher",
+        PUBLISHER,
+        (s("gov-role-binding", "role", "roles/pubsub.publisher"),),
+    ),
+    Case(
+        "custom-role-that-publishes",
+        PUBLISHER,
+        (s("gov-role", "permissions", ["compute.instances.stop", "pubsub.topics.publish"]),),
+        resource="gov-role-binding",
+    ),
+    Case(
+        "another-topic",
+        None,
+        (
+            s("budget-publisher", "topic", "projects/acme-ml-prod/topics/x"),
+            s("budget-publisher", "member", OTHER),
+        ),
+    ),
+    Case(
+        "billing-is-the-publisher", None, (s("budget-publisher", "role", "roles/pubsub.publisher"),)
+    ),
+)
+
+
+CASES = (*CASES, *PUBLISHER_CASES)  # what test_policy_registry counts per rules module
+
+
+@pytest.mark.parametrize("case", PUBLISHER_CASES, ids=case_id)
+def test_budget_topic_publisher(case: Case) -> None:
+    check_case(case)

@@ -1,5 +1,6 @@
-"""mlgov-gke-*: node auto-provisioning limits, GPU-free default pool, cost allocation, and a
-control plane that is not open to every address outside dev.
+"""mlgov-gke-*: node auto-provisioning limits, GPU-free default pool, cost allocation, a
+control plane that is not open to every address outside dev, and Autopilot clusters named as out
+of the budget cap's reach.
 
 Cases for mlgov_policies/rules/gke.py: one change to the known-good stack each, checked offline
 and through the CrossGuard policy objects (policy_cases.check_case).
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 from policy_cases import Case, apply, case_id, cfg, check_case, d, s
-from policy_fixtures import PROD_CONFIG
+from policy_fixtures import NODES_SA, PROD_CONFIG
 
 from mlgov_policies.config import PolicyConfig
 from mlgov_policies.evaluate import evaluate_resources
@@ -54,13 +55,41 @@ CASES: tuple[Case, ...] = (
             ),
         ),
     ),
-    Case("autopilot", None, (d("gke", "clusterAutoscaling"), s("gke", "enableAutopilot", True))),
+    # Autopilot needs no NAP limits of its own, but the budget cap cannot reach it: advisory.
+    Case(
+        "autopilot",
+        "mlgov-gke-autopilot-not-capped",
+        (
+            d("gke", "clusterAutoscaling"),
+            s("gke", "enableAutopilot", True),
+            s("gke", "clusterAutoscaling.autoProvisioningDefaults.serviceAccount", NODES_SA),
+        ),
+    ),
+    Case(
+        "autopilot-exempt",
+        None,
+        (
+            d("gke", "clusterAutoscaling"),
+            s("gke", "enableAutopilot", True),
+            s("gke", "clusterAutoscaling.autoProvisioningDefaults.serviceAccount", NODES_SA),
+            s("gke", "resourceLabels.mlgov-exempt", "true"),
+        ),
+    ),
+    Case("autopilot-off", None, (s("gke", "enableAutopilot", False),)),
     Case(
         "default-pool-gpu",
         "mlgov-gke-no-gpu-default-pool",
         (
             s("gke", "removeDefaultNodePool", False),
-            s("gke", "nodeConfig", {"machineType": "n1-standard-4", "guestAccelerators": _T4}),
+            s(
+                "gke",
+                "nodeConfig",
+                {
+                    "machineType": "n1-standard-4",
+                    "guestAccelerators": _T4,
+                    "serviceAccount": NODES_SA,
+                },
+            ),
         ),
     ),
     Case(
@@ -68,7 +97,7 @@ CASES: tuple[Case, ...] = (
         None,
         (
             s("gke", "removeDefaultNodePool", False),
-            s("gke", "nodeConfig", {"machineType": "e2-standard-4"}),
+            s("gke", "nodeConfig", {"machineType": "e2-standard-4", "serviceAccount": NODES_SA}),
         ),
     ),
     Case(
@@ -162,3 +191,20 @@ def test_control_plane_messages_name_the_open_setting() -> None:
     stack = apply((s("gke", "privateClusterConfig.enablePrivateEndpoint", False),))
     (violation,) = evaluate_resources(stack, PolicyConfig.from_mapping(PROD_CONFIG))
     assert "reachable from any address in prod" in violation.message
+
+
+def test_the_autopilot_finding_says_what_the_cap_leaves_running() -> None:
+    stack = apply(
+        (
+            d("gke", "clusterAutoscaling"),
+            s("gke", "enableAutopilot", True),
+            s("gke", "clusterAutoscaling.autoProvisioningDefaults.serviceAccount", NODES_SA),
+        )
+    )
+    (violation,) = evaluate_resources(stack, PolicyConfig.from_mapping(PROD_CONFIG))
+    assert (violation.policy, violation.enforcement) == (
+        "mlgov-gke-autopilot-not-capped",
+        "advisory",
+    )
+    assert "cannot scale it down" in violation.message
+    assert "not_capped" in violation.message

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 from policy_cases import Case, case_id, check_case, d, s
-from policy_fixtures import labels
+from policy_fixtures import NODES_SA, labels
 
 CASES: tuple[Case, ...] = (
     Case("pool-on-demand", "mlgov-training-spot", (s("gpu-pool", "nodeConfig.spot", False),)),
@@ -25,7 +25,11 @@ CASES: tuple[Case, ...] = (
             s(
                 "gpu-pool",
                 "nodeConfig",
-                {"machineType": "ct5lp-hightpu-4t", "resourceLabels": labels("training")},
+                {
+                    "machineType": "ct5lp-hightpu-4t",
+                    "resourceLabels": labels("training"),
+                    "serviceAccount": NODES_SA,
+                },
             ),
             # The fixture pool's us-central1-b offers no TPU v5e (TPU regions and zones).
             s("gpu-pool", "nodeLocations", ["us-central1-a"]),

@@ -296,6 +296,10 @@ def test_policy_env_var_is_the_rendered_stack_policy(dev):
                     "projects": ["acme-ml-dev"],
                     "stop_at": 1.0,
                     "disable_billing_at": 1.5,
+                    "billing_account": s.billing_account,
+                    "amount": float(s.budget.amount_usd),
+                    "currency": "USD",
+                    "period": "MONTH",
                 }
             },
             "idle_gpu": {
@@ -398,6 +402,12 @@ def test_program_deploys_functions_wired_to_the_budget(stack):
     policy = json.loads(listener["serviceConfig"]["environmentVariables"]["MLGOV_POLICY"])
     assert policy["dry_run"] is s.automation.dry_run
     assert list(policy["budgets"]) == ["mock-budget-budget"]
+    # The function checks each notification against the budget the program deployed.
+    rendered = policy["budgets"]["mock-budget-budget"]
+    assert rendered["billing_account"] == budget["billingAccount"] == s.billing_account
+    assert rendered["amount"] == float(budget["amount"]["specifiedAmount"]["units"])
+    assert rendered["currency"] == budget["amount"]["specifiedAmount"]["currencyCode"]
+    assert rendered["period"] == budget["budgetFilter"]["calendarPeriod"]
     billing_allowed = stack == "dev"
     assert policy["projects"][s.project]["allow_billing_disable"] is billing_allowed
     unlink = [

@@ -117,8 +117,13 @@ def test_tpu_pool_and_tpu_vm(under_mocks: Run) -> None:
     assert tpu.inputs["zone"] == "us-central1-a"
     assert tpu.inputs["labels"]["workload"] == "training"
     assert tpu.inputs["labels"]["mlgov-exempt"] == "true"
-    # No GPU VMs: no service account for them.
-    assert by_type(resources, "gcp:serviceaccount/account:Account") == []
+    # The TPU VM runs as its own account (never the default Compute one), which may write logs
+    # and metrics and nothing else; no GPU VMs, so no account for them.
+    [sa] = by_type(resources, "gcp:serviceaccount/account:Account")
+    assert sa.inputs["accountId"] == "acme-dev-training-tpus"
+    assert tpu.inputs["serviceAccount"]["email"].startswith("acme-dev-training-tpus@")
+    roles = sorted(r.inputs["role"] for r in by_type(resources, "gcp:projects/iAMMember:IAMMember"))
+    assert roles == ["roles/logging.logWriter", "roles/monitoring.metricWriter"]
 
 
 def test_dataset_tables_and_ingestion_time_partitioning(under_mocks: Run) -> None:

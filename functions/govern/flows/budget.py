@@ -7,11 +7,14 @@ last. Decisions are decide.py's and cap.py's; this module only sequences reads a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Final
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
 
-from govern import decide, execute
+from govern import decide, execute, notifications
 from govern.actions import DisableBilling, StopInstance, StopNotebook, StopTpuNode
+from govern.cap import NotCapped
 from govern.execute import ReadCall, Runner
 from govern.flows import cap
 from govern.flows.base import Flow, inventory, together
@@ -27,25 +30,47 @@ BUDGET_ALERT: Final = Flow(
 
 @dataclass(frozen=True)
 class Quiet:
-    """The alert asks for nothing (below stop_at, forecast only...); `reason` says why.
+    """The alert acts on nothing; `reason` says why, `verdict` names the case for the log.
 
-    `inconsistent`: the notification contradicts itself (logged as a warning, not acted on).
+    `severity`: INFO (below stop_at, forecast only...), WARNING (a notification that contradicts
+    itself, or one of an earlier period), ERROR (not the stack's budget, or undated).
+    `details`: extra fields for the log line (a mismatch's values, message and stack side).
     """
 
     reason: str
-    inconsistent: bool = False
+    severity: str = "INFO"
+    verdict: str = "no action"
+    details: Mapping[str, Any] = field(default_factory=dict[str, Any])
 
 
 def budget_alert(alert: BudgetAlert, ports: Ports, runner: Runner) -> Report | Quiet:
-    """Act on one budget alert under runner.policy.
+    """Act on one budget alert under runner.policy, at the runner's clock's time.
+
+    First whether it is the stack's own and of the current period (notifications.py), then how
+    far it goes (decide.budget_scope).
 
     Raises:
         decide.DecisionError: the alert's budget is not in the policy.
     """
     policy, entry_point = runner.policy, BUDGET_ALERT.entry_point
+    budget = decide.budget_of(alert, policy)
+    if warning := notifications.unchecked(alert.budget_id, budget):
+        execute.log("WARNING", warning, budget_id=alert.budget_id, unchecked=list(budget.absent()))
+    judgement = notifications.judge(alert, budget, runner.time.wall())
+    if not judgement.acts:
+        details: dict[str, Any] = {"cost_interval_start": alert.cost_interval_start}
+        if judgement.mismatches:
+            details["mismatches"] = {
+                name: {"message": sent, "stack": expected}
+                for name, (sent, expected) in judgement.mismatches.items()
+            }
+        return Quiet(judgement.reason, judgement.severity, judgement.verdict, details)
+    if warning := notifications.amount_differs(alert, budget):
+        execute.log("WARNING", warning, budget_id=alert.budget_id)
     scope = decide.budget_scope(alert, policy)
     if not scope.stop_projects:
-        return Quiet(scope.reason, scope.inconsistent)
+        severity = "WARNING" if scope.inconsistent else "INFO"
+        return Quiet(scope.reason, severity, "inconsistent" if scope.inconsistent else "no action")
     # VMs, Workbench and TPU VMs; GKE pools and NAP, Vertex AI (flows/cap.py): read side by side.
     workloads, reach = together(
         lambda: inventory(runner, ports, scope.stop_projects),
@@ -68,4 +93,15 @@ def budget_alert(alert: BudgetAlert, ports: Ports, runner: Runner) -> Report | Q
     results = execute.apply(stops + reach.first, ports, runner, entry_point, dry_run=policy.dry_run)
     results += execute.apply(reach.later, ports, runner, entry_point, dry_run=policy.dry_run)
     results += execute.apply(unlinks, ports, runner, entry_point, dry_run=policy.dry_run)
-    return execute.report(entry_point, results, runner)
+    not_capped = tuple(a.target for a in reach.first if isinstance(a, NotCapped))
+    if not_capped:
+        execute.log(
+            "WARNING",
+            f"{entry_point}: {len(not_capped)} Autopilot cluster(s) cannot be capped (GKE "
+            "provisions their nodes; there are no node pools or NAP limits to set) and keep "
+            "running; stop their workloads by hand or label them mlgov-exempt to silence this",
+            entry_point=entry_point,
+            not_capped=list(not_capped),
+        )
+    report = execute.report(entry_point, results, runner)
+    return dataclasses.replace(report, not_capped=not_capped)

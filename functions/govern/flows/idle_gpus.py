@@ -4,8 +4,11 @@ GPU VMs: `agent.googleapis.com/gpu/utilization` (the Ops Agent's NVML metrics; S
 installs the agent on the GPU VMs it creates). TPU VMs: the built-in
 `tpu.googleapis.com/accelerator/duty_cycle` (no agent needed). Workbench-backed GPU VMs are
 stopped through the Notebooks API (decide.py says so). Metrics are read only for candidates, one
-Monitoring query per project and metric. A governed accelerator without data is never stopped,
-and the run says so once: one WARNING line and the report's `no_data` list.
+Monitoring query per project and metric. An accelerator is judged only over a window it has run
+for whole: a GPU VM that started (lastStartTimestamp) or a TPU VM created within it, or whose
+data does not cover it, is left running. A governed accelerator without data (or with data in
+another unit than the documented one) is never stopped, and the run says so once: one WARNING
+line and the report's `no_data` list.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from govern import decide, execute
 from govern.actions import StopInstance, StopNotebook, StopTpuNode
 from govern.execute import ReadCall, Runner
 from govern.flows.base import Flow, inventory
-from govern.models import Report, Workload
+from govern.models import Report, Usage, Workload
 from govern.ports import LIST_INSTANCES, LIST_TIME_SERIES, LIST_TPU_NODES, Ports
 
 REAP_IDLE_GPUS: Final = Flow(
@@ -27,22 +30,22 @@ REAP_IDLE_GPUS: Final = Flow(
     actions=(StopInstance, StopNotebook, StopTpuNode),
 )
 
-Reader = Callable[[str, int, Sequence[str]], Mapping[str, float]]
+Reader = Callable[[str, int, Sequence[str]], Mapping[str, Usage]]
 
 
 def _measure(
     runner: Runner, candidates: Sequence[Workload], reader: Reader, window: int, key: str
-) -> dict[str, float]:
+) -> dict[str, Usage]:
     """One Monitoring read per project for `candidates` (by their `key` attribute)."""
     by_project: dict[str, list[str]] = {}
     for w in candidates:
         by_project.setdefault(w.project, []).append(getattr(w, key))
 
-    def values_of(project: str) -> list[Mapping[str, float]]:
+    def values_of(project: str) -> list[Mapping[str, Usage]]:
         return [reader(project, window, by_project[project])]
 
     reads = [ReadCall("monitoring read", p, values_of, (p,)) for p in sorted(by_project)]
-    found: dict[str, float] = {}
+    found: dict[str, Usage] = {}
     for chunk in runner.gather_all(reads):
         for values in chunk:
             found.update(values)
@@ -55,8 +58,8 @@ def reap_idle_gpus(ports: Ports, runner: Runner) -> Report:
     workloads = inventory(runner, ports, sorted(policy.projects), kinds=("compute", "tpu"))
     gpus = decide.gpu_candidates(workloads, policy)
     tpus = decide.tpu_candidates(workloads, policy)
-    utilization: dict[str, float] = {}
-    duty_cycle: dict[str, float] = {}
+    utilization: dict[str, Usage] = {}
+    duty_cycle: dict[str, Usage] = {}
     if gpus:
         monitoring = ports.monitoring
         window = policy.idle_gpu.window_minutes
@@ -65,8 +68,9 @@ def reap_idle_gpus(ports: Ports, runner: Runner) -> Report:
         monitoring = ports.monitoring
         window = policy.idle_tpu.window_minutes
         duty_cycle = _measure(runner, tpus, monitoring.tpu_duty_cycle, window, "name")
-    actions = decide.reap_idle_gpus(gpus, utilization, policy)
-    actions += decide.reap_idle_tpus(tpus, duty_cycle, policy)
+    now = runner.time.wall()
+    actions = decide.reap_idle_gpus(gpus, utilization, policy, now)
+    actions += decide.reap_idle_tpus(tpus, duty_cycle, policy, now)
     no_data = tuple(a.target for a in actions if isinstance(a, decide.NoData))
     if no_data:
         execute.log(

@@ -68,6 +68,7 @@ def _instances(pager: Any) -> Iterator[Mapping[str, Any]]:
                     "items": [{"key": i.key, "value": i.value} for i in inst.metadata.items]
                 },
                 "disks": [{"type": d.type_} for d in inst.disks],
+                "lastStartTimestamp": inst.last_start_timestamp,
             }
 
 

@@ -10,7 +10,10 @@ label node_id; one series per worker_id), listed in
 https://cloud.google.com/tpu/docs/troubleshooting/tpu-vm-monitoring (TPU VMs of the TPU API, the
 only kind the program creates).
 
-A thin adapter: it translates the port's calls and the client's errors, nothing more.
+Each series is aligned (ALIGN_MEAN) in steps of a twelfth of the window, so the parser can tell
+data that covers the window from data that began inside it (parse/resources.py judges that, the
+points' intervals and the unit). A thin adapter otherwise: it translates the port's calls and
+the client's errors.
 """
 
 from __future__ import annotations
@@ -21,9 +24,12 @@ from typing import Any
 
 from govern import clock, parse
 from govern.gcp.clients import retrying, translated
+from govern.models import MetricWindow, Usage
 
 GPU_METRIC = "agent.googleapis.com/gpu/utilization"
 TPU_METRIC = "tpu.googleapis.com/accelerator/duty_cycle"
+STEPS = 12
+"""Aligned points per window: enough to see whether the data covers all of it."""
 
 
 class MonitoringAdapter:
@@ -52,26 +58,30 @@ class MonitoringAdapter:
 
         return retrying()(fetch)()
 
-    def _means(
+    def window(self, window_minutes: int) -> MetricWindow:
+        """The window ending now, aligned in steps of a twelfth of it (at least one minute)."""
+        end = self._now().replace(microsecond=0)
+        step = 60 * max(1, window_minutes // STEPS)
+        return MetricWindow(end - timedelta(minutes=window_minutes), end, step)
+
+    def _series(
         self,
         project: str,
-        window_minutes: int,
+        window: MetricWindow,
         series: tuple[str, str, str],
         ids: Sequence[str],
     ) -> list[dict[str, Any]]:
-        """The timeSeries.list pages of one metric (ALIGN_MEAN over the window) for `ids`."""
+        """The timeSeries.list pages of one metric (ALIGN_MEAN per step) for `ids`."""
         metric, resource_type, id_label = series
-        end = self._now()
-        start = end - timedelta(minutes=window_minutes)
         flt = f'metric.type = "{metric}" AND resource.type = "{resource_type}"'
         if ids and len(ids) <= 100:
             quoted = ",".join(f'"{i}"' for i in ids)
             flt += f" AND resource.labels.{id_label} = one_of({quoted})"
         params = {
             "filter": flt,
-            "interval.startTime": start.strftime("%Y-%m-%dT%H:%M:%SZ"),
-            "interval.endTime": end.strftime("%Y-%m-%dT%H:%M:%SZ"),
-            "aggregation.alignmentPeriod": f"{window_minutes * 60}s",
+            "interval.startTime": window.start.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "interval.endTime": window.end.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "aggregation.alignmentPeriod": f"{window.step_seconds}s",
             "aggregation.perSeriesAligner": "ALIGN_MEAN",
             "view": "FULL",
         }
@@ -89,17 +99,19 @@ class MonitoringAdapter:
 
     def gpu_utilization(
         self, project: str, window_minutes: int, instance_ids: Sequence[str]
-    ) -> Mapping[str, float]:
+    ) -> Mapping[str, Usage]:
         """Mean GPU utilization per GPU over the window, reduced to the busiest GPU per VM."""
+        window = self.window(window_minutes)
         series = (GPU_METRIC, "gce_instance", "instance_id")
-        return parse.gpu_utilization(self._means(project, window_minutes, series, instance_ids))
+        return parse.gpu_utilization(self._series(project, window, series, instance_ids), window)
 
     def tpu_duty_cycle(
         self, project: str, window_minutes: int, node_names: Sequence[str]
-    ) -> Mapping[str, float]:
+    ) -> Mapping[str, Usage]:
         """Mean TPU duty cycle per worker over the window, reduced to the busiest per node."""
+        window = self.window(window_minutes)
         series = (TPU_METRIC, "tpu_worker", "node_id")
-        return parse.tpu_duty_cycle(self._means(project, window_minutes, series, node_names))
+        return parse.tpu_duty_cycle(self._series(project, window, series, node_names), window)
 
 
 def create(endpoint: str | None = None) -> MonitoringAdapter:

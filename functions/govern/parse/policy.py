@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
 from govern.models import (
@@ -20,6 +21,7 @@ from govern.models import (
     PolicyError,
     ProjectPolicy,
 )
+from govern.periods import Period, PeriodError, parse_period
 
 
 def action_policy(text: str | bytes | None) -> ActionPolicy:
@@ -126,7 +128,7 @@ def _budgets(raw: Any, projects: dict[str, ProjectPolicy]) -> dict[str, BudgetPo
     budgets: dict[str, BudgetPolicy] = {}
     for bid, braw in _keyed(raw, "MLGOV_POLICY.budgets", "budgetId").items():
         path = f"MLGOV_POLICY.budgets.{bid}"
-        b = _obj(braw, path, ("projects", "stop_at", "disable_billing_at"))
+        b = _obj(braw, path, ("projects", "stop_at", "disable_billing_at"), _BUDGET_OPTIONAL)
         bprojects = _str_list(b["projects"], f"{path}.projects")
         for i, pid in enumerate(bprojects):
             if pid not in projects:
@@ -139,8 +141,47 @@ def _budgets(raw: Any, projects: dict[str, ProjectPolicy]) -> dict[str, BudgetPo
                 f"{path}.disable_billing_at: {disable:g} is below stop_at {stop_at:g}; unlinking "
                 "billing must come after stopping workloads"
             )
-        budgets[str(bid)] = BudgetPolicy(bprojects, stop_at, disable)
+        budgets[str(bid)] = BudgetPolicy(
+            bprojects,
+            stop_at,
+            disable,
+            billing_account=_pattern(
+                b, path, "billing_account", _ACCOUNT, "like 01D4EE-079462-DFD6EC"
+            ),
+            amount=_num(b["amount"], f"{path}.amount") if "amount" in b else None,
+            currency=_pattern(b, path, "currency", _CURRENCY, "an ISO 4217 code like USD"),
+            period=_period(b, path),
+        )
     return budgets
+
+
+# What the stack's budget is (DESIGN.md contract 2): absent keys are not checked.
+_BUDGET_OPTIONAL = ("billing_account", "amount", "currency", "period")
+_ACCOUNT = re.compile(r"[0-9A-F]{6}-[0-9A-F]{6}-[0-9A-F]{6}")
+_CURRENCY = re.compile(r"[A-Z]{3}")
+
+
+def _pattern(
+    obj: dict[str, Any], path: str, key: str, pattern: re.Pattern[str], like: str
+) -> str | None:
+    if key not in obj:
+        return None
+    value = obj[key]
+    if not isinstance(value, str) or not pattern.fullmatch(value):
+        raise PolicyError(f"{path}.{key}: must be {like}, got {value!r}")
+    return value
+
+
+def _period(obj: dict[str, Any], path: str) -> Period | None:
+    if "period" not in obj:
+        return None
+    value = obj["period"]
+    if not isinstance(value, str):
+        raise PolicyError(f"{path}.period: must be a string, got {value!r}")
+    try:
+        return parse_period(value)
+    except PeriodError as err:
+        raise PolicyError(f"{path}.period: {err}") from None
 
 
 def _idle(

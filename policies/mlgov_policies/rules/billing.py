@@ -1,8 +1,8 @@
 """Budget and billing rules: a budget that alerts, wired to automation, never unlinking prod.
 
-The budget rules are stack rules (they look for a budget, and for the function listening on its
-topic, across all resources). The billing-disable rule reads the `MLGOV_POLICY` the governance
-functions run with (DESIGN.md, contract 2).
+The budget rules are stack rules (they look for a budget, for the function listening on its
+topic and for who else may publish there, across all resources). The billing-disable rule reads
+the `MLGOV_POLICY` the governance functions run with (DESIGN.md, contract 2).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from mlgov_policies import vocabulary as v
 from mlgov_policies.config import PolicyConfig
 from mlgov_policies.props import as_list, as_mapping, as_str, dig, is_unknown
 from mlgov_policies.rule import ResourceRule, StackResource, StackRule
+from mlgov_policies.rules import iam
 
 
 def budget_required(
@@ -134,4 +135,89 @@ DISABLE_NOT_IN_PROD = ResourceRule(
     "never acceptable for production.",
     remediation="Set allow_billing_disable: false for prod projects; use stop_at to stop "
     "workloads instead.",
+)
+
+
+# Pub/Sub's predefined roles that carry pubsub.topics.publish:
+# https://cloud.google.com/pubsub/docs/access-control#roles. The basic roles (Owner, Editor) carry
+# it too; they are mlgov-iam-no-primitive-roles' finding for service accounts, and public members
+# are mlgov-iam-no-public-members', so this rule does not report them a second time.
+PUBLISH_ROLES = frozenset({"roles/pubsub.publisher", "roles/pubsub.editor", "roles/pubsub.admin"})
+PUBLISH_PERMISSION = "pubsub.topics.publish"
+_TOPIC_GRANTS = frozenset(
+    {v.PUBSUB_TOPIC_IAM_MEMBER, v.PUBSUB_TOPIC_IAM_BINDING, v.PUBSUB_TOPIC_IAM_POLICY}
+)
+_PROJECT_GRANTS = frozenset({v.PROJECT_IAM_MEMBER, v.PROJECT_IAM_BINDING, v.PROJECT_IAM_POLICY})
+
+
+def _custom_publish_roles(resources: Sequence[StackResource]) -> set[str]:
+    """Names (`projects/P/roles/ID` and the bare id) of the stack's custom roles that publish."""
+    found: set[str] = set()
+    for r in resources:
+        if r.type != v.PROJECT_CUSTOM_ROLE:
+            continue
+        if PUBLISH_PERMISSION in as_list(dig(r.props, "permissions")):
+            role_id, project = as_str(dig(r.props, "roleId")), as_str(dig(r.props, "project"))
+            if role_id:
+                found.add(role_id)
+                if project:
+                    found.add(f"projects/{project}/roles/{role_id}")
+    return found
+
+
+def budget_topic_publisher(
+    resources: Sequence[StackResource], config: PolicyConfig
+) -> Iterator[tuple[int | None, str]]:
+    """Only Cloud Billing may publish to the budget topic."""
+    del config
+    topics = {
+        t
+        for r in resources
+        if r.type == v.BUDGET and (t := as_str(dig(r.props, "allUpdatesRule", "pubsubTopic")))
+    }
+    if not topics:
+        return
+    projects = {t.split("/")[1] for t in topics if t.startswith("projects/")}
+    custom = _custom_publish_roles(resources)
+    for index, r in enumerate(resources):
+        if r.type in _TOPIC_GRANTS:
+            topic = dig(r.props, "topic")
+            if is_unknown(topic) or not any(_same_topic(str(topic), t) for t in topics):
+                continue
+            scope = f"budget topic '{topic}'"
+        elif r.type in _PROJECT_GRANTS:
+            project = as_str(dig(r.props, "project"))
+            if project and projects and project not in projects:
+                continue
+            scope = f"project '{project}' (every topic, the budget topic included)"
+        else:
+            continue
+        for where, role, member in iam.members(r.type, r.props):
+            if member == v.BUDGET_PUBLISHER or member.lower() in iam.PUBLIC_MEMBERS_LOWER:
+                continue
+            if role not in PUBLISH_ROLES and role not in custom:
+                continue
+            yield (
+                index,
+                f"{where} grants {role} on {scope} to '{member}': anyone who can publish there "
+                "can fake a budget notification, and the cap then stops workloads (or unlinks "
+                "billing where allowed)",
+            )
+
+
+BUDGET_TOPIC_PUBLISHER = StackRule(
+    name="mlgov-billing-budget-topic-publisher",
+    check=budget_topic_publisher,
+    types=frozenset({v.BUDGET}) | _TOPIC_GRANTS | _PROJECT_GRANTS,
+    enforcement="mandatory",
+    why="The cap function acts on whatever arrives on the budget topic. Cloud Billing publishes "
+    "budget notifications as billing-budget-alert@system.gserviceaccount.com (connecting a "
+    "topic to a budget grants it the publisher role); any other publisher could forge one.",
+    remediation="Grant roles/pubsub.publisher on the budget topic only to "
+    "serviceAccount:billing-budget-alert@system.gserviceaccount.com; give other publishers "
+    "their own topic.",
+    source="Budget API NotificationsRule.pubsubTopic (the caller needs "
+    "pubsub.topics.setIamPolicy: the budget grants its publisher) "
+    "https://cloud.google.com/billing/docs/reference/budget/rest/v1/billingAccounts.budgets; "
+    "https://cloud.google.com/billing/docs/how-to/budgets-programmatic-notifications",
 )

@@ -1,5 +1,6 @@
-"""GKE cluster rules: NAP limits, no GPU default pool, cost allocation, a non-public control plane.
+"""GKE cluster rules: NAP limits, no GPU default pool, cost allocation, a private control plane.
 
+Also names Autopilot clusters as out of the budget cap's reach (functions/govern/cap.py).
 Covers `gcp:container/cluster:Cluster`. Node pools' spot and scale-to-zero rules live in
 training.py, which also says what counts as an accelerator.
 """
@@ -165,4 +166,34 @@ CONTROL_PLANE_PRIVATE = ResourceRule(
     remediation="Set privateClusterConfig.enablePrivateEndpoint = true and reach the API "
     "through the DNS endpoint (controlPlaneEndpointsConfig.dnsEndpointConfig.allowExternalTraffic "
     "= true), or list masterAuthorizedNetworksConfig.cidrBlocks (settings: gke.control_plane).",
+)
+
+
+def autopilot_not_capped(
+    type_: str, props: Mapping[str, Any], config: PolicyConfig
+) -> Iterator[str]:
+    """Autopilot clusters are named as out of the budget cap's reach (unless exempt)."""
+    del type_, config
+    if as_bool(dig(props, "enableAutopilot")) is not True:
+        return
+    if as_str(dig(props, "resourceLabels", v.EXEMPT_LABEL)) == v.EXEMPT_VALUE:
+        return  # left out of the cap on purpose
+    yield (
+        "Autopilot cluster: at the budget cap mlgov cannot scale it down (GKE provisions its "
+        "nodes; there are no node pools or node auto-provisioning limits to set), so its "
+        "workloads keep running and billing; the cap only names it in its report's not_capped"
+    )
+
+
+AUTOPILOT_NOT_CAPPED = ResourceRule(
+    name="mlgov-gke-autopilot-not-capped",
+    check=autopilot_not_capped,
+    types=_CLUSTER,
+    enforcement="advisory",
+    why="The budget cap stops GKE spend by closing node auto-provisioning's accelerator limits "
+    "and scaling GPU/TPU node pools to zero; an Autopilot cluster has neither, so a budget "
+    "alert leaves its pods, and their bill, running.",
+    remediation="Run capped workloads on a Standard cluster with node auto-provisioning "
+    'limits, or label the Autopilot cluster mlgov-exempt: "true" to record that the cap is '
+    "not meant to stop it (and bound its spend another way, e.g. namespace resource quotas).",
 )

@@ -1,18 +1,21 @@
-"""IAM rules: nothing is granted to the public, and service accounts get no primitive roles.
+"""IAM rules: nothing granted to the public, no primitive roles, no default service account.
 
 Covers every resource that grants a role: IAM member, binding and policy resources of the
-services mlgov uses, BigQuery dataset access entries and datasets' inline `accesses`.
+services mlgov uses, BigQuery dataset access entries and datasets' inline `accesses`; and what
+VMs, TPU VMs, node pools and notebooks run as (never the default Compute service account). Who
+may publish to the budget topic is billing.py's rule.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 from mlgov_policies import vocabulary as v
 from mlgov_policies.config import PolicyConfig
-from mlgov_policies.props import as_list, as_str, dig
+from mlgov_policies.props import as_bool, as_list, as_str, dig, is_unknown
 from mlgov_policies.rule import ResourceRule
 
 # One member per resource (`member`).
@@ -60,12 +63,12 @@ _ALL_IAM = IAM_MEMBER_TYPES | IAM_BINDING_TYPES | IAM_POLICY_TYPES
 
 # Principals that mean "anyone": https://cloud.google.com/iam/docs/principal-identifiers
 PUBLIC_MEMBERS = frozenset({"allUsers", "allAuthenticatedUsers"})
-_PUBLIC_MEMBERS_LOWER = frozenset(member.lower() for member in PUBLIC_MEMBERS)
+PUBLIC_MEMBERS_LOWER = frozenset(member.lower() for member in PUBLIC_MEMBERS)
 # Basic (primitive) roles: https://cloud.google.com/iam/docs/roles-overview#basic
 PRIMITIVE_ROLES = frozenset({"roles/owner", "roles/editor", "roles/viewer"})
 
 
-def _members(type_: str, props: Mapping[str, Any]) -> Iterator[tuple[str, str | None, str]]:
+def members(type_: str, props: Mapping[str, Any]) -> Iterator[tuple[str, str | None, str]]:
     """(where, role, member) for every known member a resource grants."""
     if type_ in IAM_MEMBER_TYPES:
         member = as_str(dig(props, "member"))
@@ -101,8 +104,8 @@ def _members(type_: str, props: Mapping[str, Any]) -> Iterator[tuple[str, str | 
 def no_public_members(type_: str, props: Mapping[str, Any], config: PolicyConfig) -> Iterator[str]:
     """Nothing is granted to allUsers or allAuthenticatedUsers."""
     del config
-    for where, role, member in _members(type_, props):
-        if member.lower() in _PUBLIC_MEMBERS_LOWER:
+    for where, role, member in members(type_, props):
+        if member.lower() in PUBLIC_MEMBERS_LOWER:
             yield f"{where} grants {role or 'a role'} to '{member}': anyone can use it"
 
 
@@ -120,7 +123,7 @@ NO_PUBLIC_MEMBERS = ResourceRule(
 def no_primitive_roles(type_: str, props: Mapping[str, Any], config: PolicyConfig) -> Iterator[str]:
     """Service accounts get narrow roles, never Owner, Editor or Viewer on the project."""
     del config
-    for where, role, member in _members(type_, props):
+    for where, role, member in members(type_, props):
         if role in PRIMITIVE_ROLES and member.startswith("serviceAccount:"):
             yield f"{where} grants primitive role {role} to '{member}'"
 
@@ -132,4 +135,83 @@ NO_PRIMITIVE_ROLES = ResourceRule(
     enforcement="mandatory",
     why="Owner/Editor/Viewer grant thousands of permissions; governance accounts need a handful.",
     remediation="Use a custom role with exactly the permissions the function's actions need.",
+)
+
+
+# `<project number>-compute@developer.gserviceaccount.com`: the Compute Engine default service
+# account, which has the Editor role on the project unless an organization policy stops that.
+DEFAULT_COMPUTE_ACCOUNT = re.compile(
+    r"(serviceAccount:)?\d+-compute@developer\.gserviceaccount\.com"
+)
+# GKE's nodeConfig.serviceAccount also takes "default" for the same account.
+_DEFAULT_ALIAS = "default"
+_VM_TYPES = frozenset(
+    {v.COMPUTE_INSTANCE, v.COMPUTE_INSTANCE_TEMPLATE, v.COMPUTE_REGION_INSTANCE_TEMPLATE}
+)
+
+
+def _run_as(type_: str, props: Mapping[str, Any]) -> Iterator[tuple[str, object, bool]]:
+    """(where, account, absent means the default account) for what a workload runs as."""
+    if type_ == v.TPU_VM:
+        # tpu.v2 Node.serviceAccount: "If None is specified, the default compute service
+        # account will be used."
+        yield "serviceAccount.email", dig(props, "serviceAccount", "email"), True
+    elif type_ == v.GKE_NODE_POOL:
+        # container.v1 NodeConfig.serviceAccount: "if no Service Account is specified, the
+        # 'default' service account is used."
+        yield "nodeConfig.serviceAccount", dig(props, "nodeConfig", "serviceAccount"), True
+    elif type_ == v.GKE_CLUSTER:
+        if as_bool(dig(props, "removeDefaultNodePool")) is not True and not as_bool(
+            dig(props, "enableAutopilot")
+        ):
+            yield "nodeConfig.serviceAccount", dig(props, "nodeConfig", "serviceAccount"), True
+        nap = as_bool(dig(props, "clusterAutoscaling", "enabled")) is True
+        if nap or as_bool(dig(props, "enableAutopilot")) is True:
+            path = ("clusterAutoscaling", "autoProvisioningDefaults", "serviceAccount")
+            yield ".".join(path), dig(props, *path), True
+    elif type_ == v.WORKBENCH_INSTANCE:
+        accounts = dig(props, "gceSetup", "serviceAccounts")
+        if is_unknown(accounts):
+            return
+        listed = as_list(accounts)
+        # With none given, Workbench picks the VM's account itself (the project's default
+        # Compute account): name a dedicated one.
+        yield "gceSetup.serviceAccounts[0].email", dig(listed[0], "email") if listed else None, True
+    elif type_ in _VM_TYPES:
+        # Compute Engine attaches no account at all when none is given (compute.v1): only the
+        # default account itself is flagged.
+        yield "serviceAccount.email", dig(props, "serviceAccount", "email"), False
+
+
+def dedicated_service_account(
+    type_: str, props: Mapping[str, Any], config: PolicyConfig
+) -> Iterator[str]:
+    """VMs, TPU VMs, node pools and notebooks run as a dedicated service account."""
+    del config
+    for where, account, absent_is_default in _run_as(type_, props):
+        if is_unknown(account):
+            continue
+        email = as_str(account)
+        if not email:
+            if absent_is_default:
+                yield (
+                    f"{where} is not set: GCP runs it as the default Compute service account "
+                    "(<number>-compute@developer.gserviceaccount.com)"
+                )
+        elif email == _DEFAULT_ALIAS or DEFAULT_COMPUTE_ACCOUNT.fullmatch(email):
+            yield f"{where} is the default Compute service account ({email!r})"
+
+
+DEDICATED_SERVICE_ACCOUNT = ResourceRule(
+    name="mlgov-iam-dedicated-service-account",
+    check=dedicated_service_account,
+    types=frozenset({v.TPU_VM, v.GKE_NODE_POOL, v.GKE_CLUSTER, v.WORKBENCH_INSTANCE}) | _VM_TYPES,
+    enforcement="mandatory",
+    why="The default Compute service account holds the Editor role on the project: code on the "
+    "VM (a notebook, a training job, a compromised dependency) could change or delete anything, "
+    "the budget cap included.",
+    remediation="Run each workload as its own service account with only the roles it needs "
+    "(mlgov's components create one per kind: notebooks, GKE nodes, training VMs, TPU VMs).",
+    source="tpu.v2 Node.serviceAccount, container.v1 NodeConfig.serviceAccount (discovery "
+    "documents); https://cloud.google.com/compute/docs/access/service-accounts#default_service_account",
 )

@@ -1,0 +1,42 @@
+"""Fixtures for the report: the shipped stacks' plans, the billing export emulator, a browser.
+
+The emulator is tests/spend's session fixture (one BigQuery emulator loaded with 40 days of
+export rows for the shipped stacks' projects), imported here so the report reads the same rows
+`spend` is tested against.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+from typing import Any
+
+import pytest
+
+from governance.tools.plan import plan_stack
+from tests.report.browser import find_chromium
+from tests.spend.conftest import endpoint, export  # noqa: F401  (fixtures, used by name)
+
+REQUIRE_BROWSER = "MLGOV_REQUIRE_BROWSER"  # .ci/run sets it: a missing browser fails there
+
+
+@functools.cache
+def _plan(stack: str) -> str:
+    return json.dumps(plan_stack(stack=stack))
+
+
+def plan(stack: str) -> dict[str, Any]:
+    """A fresh copy of a shipped stack's plan document."""
+    return json.loads(_plan(stack))
+
+
+@pytest.fixture(scope="session")
+def chromium() -> str:
+    binary = find_chromium()
+    if binary is None:
+        message = "no Chromium or Chrome (apt-get install chromium, or set MLGOV_CHROMIUM)"
+        if os.environ.get(REQUIRE_BROWSER):
+            pytest.fail(message)
+        pytest.skip(message)
+    return binary

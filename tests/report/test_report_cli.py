@@ -1,0 +1,95 @@
+"""`mlgov report` as a command: the page it writes, its exit codes, and spend that cannot answer."""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+from pathlib import Path
+
+import pytest
+
+from governance.tools.cli import main
+from tests.conftest import REPO
+from tests.report.conftest import plan
+
+
+def run(capsys, monkeypatch: pytest.MonkeyPatch, *argv: str) -> tuple[int, str, str]:
+    monkeypatch.chdir(REPO)
+    capsys.readouterr()
+    code = main(["report", *argv])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_the_page_is_self_contained(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    saved = tmp_path / "plan.dev.json"
+    saved.write_text(json.dumps(plan("dev")))
+    output = tmp_path / "out.html"
+    code, out, err = run(capsys, monkeypatch, "--plan", str(saved), "--no-spend", "-o", str(output))
+    assert code == 0, err
+    assert (
+        out == f"wrote {output}: 2 charts (cost-per-stack, cost-per-type); opens with no network\n"
+    )
+    page = output.read_text()
+    assert page.startswith("<!doctype html>")
+    # One script, inline (plotly.js and the figures' calls); nothing loaded from elsewhere.
+    assert len(re.findall(r"<script[^>]*\bsrc=", page)) == 0
+    assert not re.search(r"""<(link|img|iframe)[^>]+(href|src)=["']?https?:""", page)
+    assert "@import" not in page.split("</style>")[0]
+    assert 'id="cost-per-stack"' in page and 'id="cost-per-type"' in page
+    assert "$427.19" in page  # the dev estimate, as text too
+
+
+def test_names_from_plans_are_escaped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    doc = plan("dev")
+    doc["stack"] = "<script>alert(1)</script>"
+    saved = tmp_path / "plan.json"
+    saved.write_text(json.dumps(doc))
+    output = tmp_path / "out.html"
+    assert run(capsys, monkeypatch, "--plan", str(saved), "--no-spend", "-o", str(output))[0] == 0
+    page = output.read_text()
+    assert "<script>alert(1)</script>" not in page.split("<body>", 1)[1]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--stack", "qa"], "--stack: no stack file stacks/Pulumi.qa.yaml"),
+        (["--plan", "nope.json"], "nope.json"),
+        (["--days", "0"], "--days: 0 is out of range"),
+        (
+            ["--export-dataset", "just-a-name"],
+            "--export-dataset: 'just-a-name' is not PROJECT.DATASET",
+        ),
+        (
+            ["--stack", "dev", "--no-spend", "-o", "/nonexistent/dir/r.html"],
+            "--output: cannot write",
+        ),
+    ],
+)
+def test_bad_input_exits_2_naming_it(
+    argv: list[str], message: str, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    code, _out, err = run(capsys, monkeypatch, *argv)
+    assert code == 2
+    assert message in err and "Traceback" not in err
+
+
+def test_an_export_that_does_not_answer_is_a_note_and_the_page_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{s.getsockname()[1]}"
+    monkeypatch.setenv("MLGOV_API_ENDPOINTS", json.dumps({"bigquery": url}))
+    output = tmp_path / "out.html"
+    code, out, err = run(capsys, monkeypatch, "--stack", "dev", "-o", str(output))
+    assert code == 0, err
+    assert "2 charts" in out
+    assert f"mlgov: warning: spend for dev not shown: BigQuery at {url} did not answer" in err
+    assert f"spend for dev not shown: BigQuery at {url} did not answer" in output.read_text()

@@ -1,0 +1,145 @@
+"""Every command that calls an API fails fast on an endpoint that does not answer, naming it.
+
+Two endpoints that do not answer, both on 127.0.0.1: a closed port (connection refused) and a
+server that accepts connections and never answers (the listen backlog completes the handshake;
+nothing reads). Each command runs in-process through the CLI's `main` with the real deadlines
+(governance/deadlines.py) and real client libraries: it must end within 10 s, with its
+documented exit code (spend and prices refresh 2, jobs and cap 1), one error line naming the
+endpoint, and, when the wait is long, a progress line on stderr before it.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import socket
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from governance.deadlines import Endpoint, reason, unreachable, waiting
+from governance.tools.cli import main
+from tests.conftest import REPO
+
+LIMIT_S = 10.0
+
+
+@pytest.fixture
+def closed_url() -> str:
+    with socket.socket() as s:  # bound, never listening: connections are refused
+        s.bind(("127.0.0.1", 0))
+        return f"http://127.0.0.1:{s.getsockname()[1]}"
+
+
+@pytest.fixture
+def silent_url() -> Iterator[str]:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen(64)  # the kernel accepts into the backlog; nobody ever reads or answers
+        yield f"http://127.0.0.1:{s.getsockname()[1]}"
+
+
+COMMANDS = {
+    # name: (service key, argv, exit code)
+    "spend": ("bigquery", ["spend", "--stack", "dev", "--no-plan"], 2),
+    "jobs": ("cloudscheduler", ["jobs", "--stack", "dev", "list"], 1),
+    "cap": ("container", ["cap", "status", "--stack", "prod"], 1),
+    "prices": ("cloudbilling", ["prices", "refresh"], 2),
+}
+
+
+def _run(
+    command: str,
+    url: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> tuple[int, str, float]:
+    service, argv, _code = COMMANDS[command]
+    monkeypatch.chdir(REPO)
+    if command == "prices":  # reads --endpoint only; writes nothing when the API is silent
+        argv = [*argv, "--endpoint", url, "--output", str(tmp_path / "prices.json")]
+    else:
+        monkeypatch.setenv("MLGOV_API_ENDPOINTS", json.dumps({service: url}))
+    capsys.readouterr()
+    started = time.monotonic()
+    code = main(argv)
+    elapsed = time.monotonic() - started
+    return code, capsys.readouterr().err, elapsed
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_a_closed_port_fails_fast_naming_the_endpoint(
+    command: str,
+    closed_url: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, err, elapsed = _run(command, closed_url, tmp_path, monkeypatch, capsys)
+    assert code == COMMANDS[command][2], err
+    assert elapsed < LIMIT_S
+    errors = [line for line in err.splitlines() if line.startswith("mlgov: error:")]
+    assert len(errors) == 1, err
+    assert f"at {closed_url} did not answer (connection refused" in errors[0]
+    assert "Traceback" not in err and "FutureWarning" not in err
+    assert not (tmp_path / "prices.json").exists()
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_a_server_that_never_answers_fails_fast_with_progress(
+    command: str,
+    silent_url: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, err, elapsed = _run(command, silent_url, tmp_path, monkeypatch, capsys)
+    assert code == COMMANDS[command][2], err
+    assert elapsed < LIMIT_S
+    errors = [line for line in err.splitlines() if line.startswith("mlgov: error:")]
+    assert len(errors) == 1, err
+    assert f"at {silent_url} did not answer" in errors[0]
+    assert "timed out" in errors[0]
+    if command != "cap":  # cap's one call is a single attempt: its error is the only line
+        progress = [line for line in err.splitlines() if line.startswith("mlgov: waiting for")]
+        assert progress and silent_url in progress[0], err
+
+
+def test_waiting_is_quiet_for_quick_calls_and_reports_slow_ones() -> None:
+    quick = io.StringIO()
+    with waiting("BigQuery at http://x", 8, stream=quick, quiet_s=0.5):
+        pass
+    assert quick.getvalue() == ""
+
+    slow = io.StringIO()
+    with waiting("BigQuery at http://x", 8, stream=slow, quiet_s=0.05, every_s=0.05) as wait:
+        wait.saw(ConnectionRefusedError("[Errno 111] Connection refused"))
+        time.sleep(0.2)
+    lines = slow.getvalue().splitlines()
+    assert len(lines) >= 2
+    assert lines[0].startswith("mlgov: waiting for BigQuery at http://x (0 s; ")
+    assert "connection refused, retrying; gives up within 8 s)" in lines[0]
+
+
+def test_reasons_and_hints_are_words() -> None:
+    import requests
+
+    assert reason(requests.exceptions.ReadTimeout("read timed out")).startswith("connected, but")
+    assert reason(requests.exceptions.ConnectTimeout("x")) == "could not connect: timed out"
+    assert reason(requests.exceptions.ConnectionError("Name or service not known")) == (
+        "host name not found"
+    )
+    assert Endpoint("bigquery").where == "BigQuery at https://bigquery.googleapis.com"
+    assert Endpoint("bigquery").hint == "check the network (and any proxy settings)"
+    message = unreachable(
+        Endpoint("cloudbilling", "http://h:1", "--endpoint", from_env=False),
+        requests.exceptions.ConnectionError("[Errno 111] Connection refused"),
+        4.2,
+    )
+    assert message == (
+        "the Cloud Billing Catalog API at http://h:1 did not answer (connection refused; "
+        "gave up after 4.2 s); check the URL (--endpoint)"
+    )
