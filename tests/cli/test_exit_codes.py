@@ -381,6 +381,16 @@ def test_deep_json_inside_an_input_string_is_not_a_crash(run: Run, tmp_path: Pat
     code, _, err = run("check", str(path))
     assert code in (0, 1), err
     assert "internal error" not in err
+    checked = tmp_path / "checked.json"
+    checked.write_text(run("check", str(path), "--json")[1])
+    empty = tmp_path / "empty.json"
+    empty.write_text('{"stack": "dev", "resources": []}')
+    for argv in (
+        ["diff", str(empty), str(checked)],
+        ["comment", "--stack", "dev", str(empty), str(checked)],
+    ):
+        code, _, err = run(*argv)
+        assert code in (0, 1) and "internal error" not in err, (argv, err)
 
 
 def test_a_flood_of_problems_prints_100_lines_and_a_count(run: Run, tmp_path: Path) -> None:
