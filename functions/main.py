@@ -195,6 +195,7 @@ def _log_summary(report: Report, runner: execute.Runner, answer: str) -> None:
         errors=list(report.errors),
         unreadable=list(report.unreadable),
         not_capped=list(report.not_capped),
+        failed_scopes=list(report.failed_scopes),
         seconds=round(runner.elapsed(), 3),
     )
 

@@ -38,6 +38,8 @@ GOOGLE = {
     "bigquery": ("BigQuery", "https://bigquery.googleapis.com"),
     "cloudscheduler": ("Cloud Scheduler", "https://cloudscheduler.googleapis.com"),
     "container": ("the GKE API", "https://container.googleapis.com"),
+    # Vertex AI's hosts are regional (<region>-aiplatform.googleapis.com): named generically.
+    "aiplatform": ("the Vertex AI API", "https://<region>-aiplatform.googleapis.com"),
     "cloudbilling": ("the Cloud Billing Catalog API", "https://cloudbilling.googleapis.com"),
 }
 

@@ -43,6 +43,11 @@ _TIMESTAMP = "tag:yaml.org,2002:timestamp"
 class UntrustedInputError(ValueError):
     """Text that is not valid, or is built to exhaust resources; the message is one line."""
 
+    def __init__(self, message: str, syntax: ValueError | None = None) -> None:
+        super().__init__(message)
+        self.syntax = syntax
+        """The JSON decoder's error when the text is not JSON at all (else None)."""
+
 
 class _Refused(ComposerError):
     """Valid YAML beyond a bound (aliases, nesting, repeated keys)."""
@@ -225,7 +230,7 @@ def load_json(text: str) -> Any:
     except RecursionError:
         raise UntrustedInputError(f"nested deeper than {MAX_DEPTH} levels") from None
     except ValueError as err:
-        raise UntrustedInputError(f"not valid JSON ({err})") from None
+        raise UntrustedInputError(f"not valid JSON ({err})", err) from None
     if too_deep(value):
         raise UntrustedInputError(f"nested deeper than {MAX_DEPTH} levels")
     return value

@@ -7,8 +7,9 @@ a new flow, read or action kind inherits them by using the doors:
 - reads: `Runner.gather(label, project, fn, *args)`, or many at once with
   `Runner.gather_all([ReadCall(label, project, fn, args), ...])`. A failed listing (after the
   adapter's retries) or one the time budget left unstarted becomes a run error and yields
-  nothing; a `ports.Listing`'s unreadable resources are reported and skipped; an unexpected
-  exception is reported, never raised through the run.
+  nothing; a `ports.Listing`'s unreadable resources are reported and skipped, and a governed
+  location it could not read (`missing`) is a failed scope; an unexpected exception is
+  reported, never raised through the run.
 - actions: `apply(actions, ...)` runs each action from the `actions.ACTIONS` table. A `Skip` is
   reported as such, dry-run simulates every kind alike, and errors become outcomes ("already
   gone", "changed concurrently", left for the next run, failed) rather than exceptions. Only an
@@ -30,7 +31,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Final, Generic, TypeVar
 
-from govern import clock, ports
+from govern import clock, ports, scopes
 from govern.actions import ACTIONS, Action, Call, Done, Skip
 from govern.logs import log
 from govern.models import ActionPolicy, Report, Result
@@ -119,6 +120,7 @@ class Runner:
     started: float = field(init=False)
     errors: list[str] = field(default_factory=list[str])
     unreadable: list[ports.Unreadable] = field(default_factory=list[ports.Unreadable])
+    failed_scopes: list[str] = field(default_factory=list[str])
     _limiter: RateLimiter = field(init=False)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -234,6 +236,8 @@ class Runner:
             return []
         for bad in getattr(result, "unreadable", ()):
             self.note_unreadable(bad)
+        for location in getattr(result, "missing", ()):
+            self.note_missing(label, project, location)
         return result
 
     def gather_all(self, reads: Sequence[ReadCall[T]]) -> list[list[T]]:
@@ -251,6 +255,25 @@ class Runner:
                 self.error(f"{read.label} {where}: {LEFT_REASON}")
             out.append(result or [])
         return out
+
+    def note_missing(self, label: str, project: str, location: str) -> None:
+        """A location a listing could not read: a failed scope if the project governs it.
+
+        Everything the listing did return is acted on; the run then answers non-2xx (raises for
+        Pub/Sub) naming the scope, so the caller delivers it again and the next run reads it.
+        """
+        if not scopes.governs(self.policy, project, location):
+            log("INFO", f"{label} {project}: {location} unreachable; not governed, ignored")
+            return
+        text = (
+            f"{label} {project}/{location}: unreachable (the API could not read it; nothing "
+            "there was acted on)"
+        )
+        with self._lock:
+            if text in self.failed_scopes:
+                return
+            self.failed_scopes.append(text)
+        log("ERROR", text, scope=f"projects/{project}/locations/{location}")
 
     def note_unreadable(self, bad: ports.Unreadable) -> None:
         """Report a listed resource that could not be parsed; it is skipped, not acted on."""
@@ -337,4 +360,5 @@ def report(entry_point: str, results: Sequence[Result], runner: Runner) -> Repor
         tuple(runner.errors),
         tuple(u.target for u in runner.unreadable),
         runner.run_id,
+        failed_scopes=tuple(runner.failed_scopes),
     )

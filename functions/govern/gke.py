@@ -1,13 +1,20 @@
-"""GKE as the budget cap sees it: clusters, node pools, and the labels keeping what it changed.
+"""GKE as the budget cap sees it: clusters, node pools, and the marks keeping what it changed.
 
-At the cap, accelerator (GPU/TPU) node pools are scaled to zero with their autoscaling turned off,
-and node auto-provisioning's accelerator limits are set to zero. What they were before is written
-on the resources themselves, as GCP resource labels (lowercase, digits, `-`; values <= 63 chars:
-https://cloud.google.com/kubernetes-engine/docs/how-to/creating-managing-labels), so that
-`mlgov cap restore` (governance/tools/cap.py, which decodes these values) can put them back:
+At the cap, accelerator (GPU/TPU) node pools are scaled to zero (user-made autoscaled pools also
+get their autoscaling turned off) and node auto-provisioning's accelerator limits are set to
+zero. What they were before is written on the resources themselves, as GCP resource labels
+(keys and values: lowercase letters, digits, `-`, `_`, at most 63 characters:
+https://cloud.google.com/kubernetes-engine/docs/how-to/creating-managing-labels), before the
+change that loses it, so that `mlgov cap restore` (governance/tools/cap/marks.py decodes these
+values; tests/contract/test_cap_marks.py pins the two) can put them back:
 
-- node pool `mlgov-cap-prev`: `autoscale-total-0-16-any`, `autoscale-zone-1-4-balanced` or
-  `fixed-3` (autoscaling mode, min, max, location policy; or a fixed pool's initialNodeCount);
+- node pool `mlgov-cap-prev`, one of
+  `autoscale-<total|zone>-<min>-<max>[-<any|balanced>][-n<nodes>][-nap]`: autoscaling mode
+  (total_* or per-zone fields), range, location policy; `n<nodes>` the pool's node count at
+  cap time, summed over its instance groups' targetSize (absent: not known); `nap` for a pool
+  node auto-provisioning created (its `autoprovisioned` flag is kept by restore);
+  `fixed-n<nodes>`: a fixed-size pool with that many nodes at cap time;
+  `fixed-<n>`: written by earlier versions, n = initialNodeCount per zone.
 - cluster `mlgov-cap-nap-<resourceType>`: `<min>-<max>` per accelerator resource limit.
 
 Values and the cap's decisions only; the REST shapes are parsed in parse/container.py, the calls
@@ -22,6 +29,8 @@ from typing import Final
 
 CAP_LABEL: Final = "mlgov-cap-prev"
 """Node pool resource label holding the pool's settings from before the cap."""
+NAP_SUFFIX: Final = "-nap"
+"""Ends the `mlgov-cap-prev` value of a pool node auto-provisioning created."""
 NAP_LABEL_PREFIX: Final = "mlgov-cap-nap-"
 """Cluster resource label prefix holding an accelerator's NAP limit from before the cap."""
 # NAP resource limits that are not accelerators (GKE: "cpu", "memory" or a GPU/TPU type):
@@ -48,7 +57,19 @@ class Autoscaling:
         """This setting as a label value (see the module docstring)."""
         mode = "total" if self.total else "zone"
         value = f"autoscale-{mode}-{self.min_nodes}-{self.max_nodes}"
-        return f"{value}-{self.location_policy.lower()}" if self.location_policy else value
+        # LOCATION_POLICY_UNSPECIFIED is the enum's default: GKE then applies its own.
+        if self.location_policy in ("ANY", "BALANCED"):
+            value += f"-{self.location_policy.lower()}"
+        return value
+
+
+@dataclass(frozen=True)
+class InstanceGroup:
+    """One managed instance group of a node pool (one per zone): where to read its size."""
+
+    project: str
+    zone: str
+    name: str
 
 
 @dataclass(frozen=True)
@@ -66,6 +87,7 @@ class NodePool:
     resource_labels: Mapping[str, str] = field(default_factory=dict[str, str])
     autoprovisioned: bool = False
     status: str = ""
+    instance_groups: tuple[InstanceGroup, ...] = ()
 
     @property
     def path(self) -> str:
@@ -94,27 +116,35 @@ class NodePool:
 
     @property
     def capped(self) -> bool:
-        """Capped by mlgov and not restored: its settings are kept and it cannot grow.
+        """Capped by mlgov and not restored, as far as the pool's own JSON can tell.
 
-        The cap's last step marks it done: turning autoscaling off (autoscaled pools: label,
-        resize to zero, autoscaling off) or writing the label (fixed pools and NAP-created ones,
-        whose autoscaling GKE keeps and NAP's zero limits hold: resize, then label). A pool
-        interrupted before its last step is capped again, and a label once written is kept.
+        An autoscaled pool the user made is capped in three steps (label, resize to zero,
+        autoscaling off); its label and autoscaling off mean all three were done. A fixed-size
+        pool, or one node auto-provisioning made (its autoscaling is left on: NAP's zero limits
+        hold it), keeps no trace of its size in its JSON: the cap's action reads its instance
+        groups to tell (actions/gke.py), so such a pool is never "capped" here.
         """
-        if CAP_LABEL not in self.resource_labels:
-            return False
-        return self.autoprovisioned or not self.autoscaled
+        value = self.resource_labels.get(CAP_LABEL, "")
+        user_autoscaled = value.startswith("autoscale-") and not value.endswith(NAP_SUFFIX)
+        return user_autoscaled and not self.autoprovisioned and not self.autoscaled
 
     @property
     def label_first(self) -> bool:
-        """Whether the cap writes the label before resizing (autoscaled, user-made pools)."""
+        """Whether the cap turns autoscaling off after emptying it (autoscaled, user-made pools)."""
         return self.autoscaled and not self.autoprovisioned
 
-    def previous(self) -> str:
-        """The label value recording the pool's settings as they are now."""
+    def previous(self, nodes: int | None = None) -> str:
+        """The label value recording the pool's settings as they are now.
+
+        `nodes`: its node count now (instance groups' targetSize summed), None if not known.
+        """
+        size = f"-n{nodes}" if nodes is not None else ""
         if self.autoscaling is not None and self.autoscaling.enabled:
-            return self.autoscaling.label()
-        return f"fixed-{self.initial_node_count}"
+            nap = NAP_SUFFIX if self.autoprovisioned else ""
+            return f"{self.autoscaling.label()}{size}{nap}"
+        if nodes is None:
+            return f"fixed-{self.initial_node_count}"
+        return f"fixed{size}"
 
 
 @dataclass(frozen=True)

@@ -279,12 +279,18 @@ class Report:
     run_id: str = ""
     no_data: tuple[str, ...] = ()  # governed accelerators without utilization data
     not_capped: tuple[str, ...] = ()  # what the budget cap cannot reach by design (Autopilot)
+    # Governed locations a listing could not read (Compute `unreachables`, GKE `missingZones`,
+    # TPU/Notebooks `unreachable`): what they hold was not acted on, so the run failed.
+    failed_scopes: tuple[str, ...] = ()
 
     @property
     def failed(self) -> bool:
         """True if anything was not done that a later attempt could do: the caller retries."""
         return bool(
-            self.errors or self.unfinished or any(r.outcome == "failed" for r in self.results)
+            self.errors
+            or self.unfinished
+            or self.failed_scopes
+            or any(r.outcome == "failed" for r in self.results)
         )
 
     def summary(self) -> str:
@@ -297,6 +303,8 @@ class Report:
             parts.append(f"{len(self.unfinished)} left for the next run")
         if self.errors:
             parts.append(f"{len(self.errors)} error(s)")
+        if self.failed_scopes:
+            parts.append(f"{len(self.failed_scopes)} location(s) not read")
         if self.unreadable:
             parts.append(f"{len(self.unreadable)} unreadable")
         if self.not_capped:
@@ -324,4 +332,5 @@ class Report:
             "unreadable": list(self.unreadable),
             "no_data": list(self.no_data),
             "not_capped": list(self.not_capped),
+            "failed_scopes": list(self.failed_scopes),
         }

@@ -59,15 +59,24 @@ class Unreadable:
 
 
 class Listing(list[T]):
-    """A list call's parsed items, plus the resources it could not parse (`unreadable`).
+    """A list call's parsed items, the resources it could not parse, the places it could not read.
 
-    A plain list to its callers; execute.Runner.gather reports what is unreadable, so one bad
-    resource never hides the others.
+    A plain list to its callers. `unreadable`: listed resources that did not parse. `missing`:
+    locations (zones or regions) the API said it could not reach, whose resources are absent
+    from the answer (Compute's `unreachables`, GKE's `missingZones`, the TPU and Notebooks lists'
+    `unreachable`). execute.Runner.gather reports both, so one bad resource or one unreachable
+    zone never hides the others, and a governed location that was not read fails the run.
     """
 
-    def __init__(self, items: Iterable[T] = (), unreadable: Iterable[Unreadable] = ()) -> None:
+    def __init__(
+        self,
+        items: Iterable[T] = (),
+        unreadable: Iterable[Unreadable] = (),
+        missing: Iterable[str] = (),
+    ) -> None:
         super().__init__(items)
         self.unreadable: tuple[Unreadable, ...] = tuple(unreadable)
+        self.missing: tuple[str, ...] = tuple(missing)
 
 
 class Compute(Protocol):
@@ -75,6 +84,13 @@ class Compute(Protocol):
 
     def list_instances(self, project: str) -> list[Workload]:
         """All instances in the project (one aggregatedList)."""
+        ...
+
+    def group_size(self, project: str, zone: str, name: str) -> int:
+        """A managed instance group's targetSize (instanceGroupManagers.get): how many VMs it keeps.
+
+        GKE node pools are such groups, one per zone; their sizes are the pool's node count.
+        """
         ...
 
     def stop(self, project: str, zone: str, name: str, *, keep_local_ssd: bool = False) -> str:
@@ -174,6 +190,10 @@ class Container(Protocol):
         """Every cluster of the project, with its node pools (locations/-)."""
         ...
 
+    def get_cluster(self, project: str, location: str, name: str) -> Cluster:
+        """One cluster as it is now (clusters.get): a fresh fingerprint after a Conflict."""
+        ...
+
     def set_pool_labels(self, pool: NodePool, labels: Mapping[str, str]) -> str:
         """nodePools.update with these resource labels (the whole map)."""
         ...
@@ -187,7 +207,11 @@ class Container(Protocol):
         ...
 
     def set_cluster_labels(self, cluster: Cluster, labels: Mapping[str, str]) -> str:
-        """clusters.setResourceLabels (the whole map, with the listed fingerprint)."""
+        """clusters.setResourceLabels (the whole map, with the cluster's fingerprint).
+
+        Raises:
+            Conflict: the fingerprint is stale (the labels changed since the cluster was read).
+        """
         ...
 
     def set_resource_limits(self, cluster: Cluster, limits: Sequence[ResourceLimit]) -> str:
@@ -208,6 +232,18 @@ class Vertex(Protocol):
 
     def list_endpoints(self, project: str, region: str) -> list[Endpoint]:
         """Every endpoint in the region, with its deployed models."""
+        ...
+
+    def get_endpoint(self, project: str, region: str, endpoint_id: str) -> Endpoint:
+        """One endpoint as it is now (endpoints.get): a fresh etag after a Conflict."""
+        ...
+
+    def set_endpoint_labels(self, endpoint: Endpoint, labels: Mapping[str, str]) -> None:
+        """endpoints.patch of the labels (the whole map), guarded by the endpoint's etag.
+
+        Raises:
+            Conflict: the etag is stale (the endpoint changed since it was read).
+        """
         ...
 
     def undeploy_model(
@@ -305,6 +341,11 @@ LIST_TIME_SERIES: Final = Read(
 # ("projects.locations.clusters.list: container.clusters.list on the requested Cloud project")
 LIST_CLUSTERS: Final = Read(
     "container.projects.locations.clusters.list", ("container.clusters.list",)
+)
+# https://cloud.google.com/compute/docs/reference/rest/v1/instanceGroupManagers/get
+# (a GKE node pool's size: its managed instance groups' targetSize)
+GET_INSTANCE_GROUP: Final = Read(
+    "compute.instanceGroupManagers.get", ("compute.instanceGroupManagers.get",)
 )
 # https://cloud.google.com/vertex-ai/docs/general/iam-permissions ("List a customJob",
 # "List a hyperparameterTuningJob", "List an endpoint")

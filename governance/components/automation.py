@@ -66,8 +66,15 @@ REAP_RECOMMENDATIONS = (
     "recommender.computeInstanceIdleResourceRecommendations.update",
 )
 READ_GPU_METRICS = ("monitoring.timeSeries.list",)
-# The budget cap on GKE: list clusters, write node pools and NAP limits, wait for the operations.
-CAP_GKE = ("container.clusters.list", "container.clusters.update", "container.operations.get")
+# The budget cap on GKE: list clusters, read each pool's size (its instance groups), write node
+# pools and NAP limits, wait for the operations, read a cluster again after a label conflict.
+CAP_GKE = (
+    "compute.instanceGroupManagers.get",
+    "container.clusters.get",
+    "container.clusters.list",
+    "container.clusters.update",
+    "container.operations.get",
+)
 CANCEL_VERTEX_JOBS = (
     "aiplatform.customJobs.cancel",
     "aiplatform.customJobs.list",
@@ -75,7 +82,14 @@ CANCEL_VERTEX_JOBS = (
     "aiplatform.hyperparameterTuningJobs.list",
 )
 # Only in the budget function's role, and only where the stack opts in to undeploying endpoints.
-UNDEPLOY_ENDPOINTS = ("aiplatform.endpoints.list", "aiplatform.endpoints.undeploy")
+# Each deployment is recorded in the endpoint's labels first (endpoints.patch, and .get again
+# after a stale etag), so that `mlgov cap restore` can deploy it again.
+UNDEPLOY_ENDPOINTS = (
+    "aiplatform.endpoints.get",
+    "aiplatform.endpoints.list",
+    "aiplatform.endpoints.undeploy",
+    "aiplatform.endpoints.update",
+)
 # Only in the budget function's role, and only where the stack allows unlinking billing.
 UNLINK_BILLING = (
     "resourcemanager.projects.deleteBillingAssignment",

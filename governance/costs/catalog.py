@@ -89,6 +89,7 @@ class Catalog:
         self._offered_source = {str(k): str(v.get("source", "")) for k, v in availability.items()}
         self._found: dict[tuple[str, str, str], Price | None] = {}
         self._nearest: dict[tuple[str, str, str], Price | None] = {}
+        self._offered_cache: dict[tuple[str, str], bool | None] = {}
 
     def __len__(self) -> int:
         return sum(1 for s in self._series.values() for v in s["values"] if v is not None)
@@ -169,6 +170,12 @@ class Catalog:
         says either way (an unknown type, or a location the catalog does not know): the
         estimator then prices with a visible fallback, never an error.
         """
+        cache_key = (what, region)
+        if cache_key not in self._offered_cache:  # every VM and node asks; answers never change
+            self._offered_cache[cache_key] = self._is_offered(what, region)
+        return self._offered_cache[cache_key]
+
+    def _is_offered(self, what: str, region: str) -> bool | None:
         if what in self._offered:  # a documented list of every region that sells it
             return region in self._offered[what]
         if region not in self._column:

@@ -1,28 +1,99 @@
 """The plan context: what pricing one resource may know beyond the resource itself.
 
 Built once per estimate from the whole plan and handed to every cost model: the usage
-assumptions, the catalog, the date expiry is prorated from, and the few cross-resource facts
-the models need (office-hours windows from Scheduler jobs, tables per dataset, which Scheduler
-jobs and which GKE cluster the free tiers cover). Nothing here is global: two estimates in one
-process never share a context.
+assumptions, the usage file's declarations (usage_file.py), the catalog, the date expiry is
+prorated from, and the few cross-resource facts the models need (office-hours windows from
+Scheduler jobs, tables per dataset, which Scheduler jobs and which GKE cluster the free tiers
+cover, the resources another one refers to by name or self link: a node pool's cluster, a disk's
+image or snapshot, a managed instance group's template, the VMs that use a static address).
+Nothing here is global: two estimates in one process never share a context.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from pydantic import BaseModel
 
 from governance.costs.catalog import Catalog
 from governance.costs.model import Resource
 from governance.costs.office_hours import notebook_windows
 from governance.costs.regions import is_zone, region
 from mlgov_policies import vocabulary as v
-from mlgov_policies.props import as_str
+from mlgov_policies.props import as_bool, as_list, as_mapping, as_str, dig, is_unknown
 
 if TYPE_CHECKING:
     from governance.costs.assumptions import UsageAssumptions
+    from governance.costs.usage_file import DeclaredUsage
+
+M = TypeVar("M", bound=BaseModel)
+
+# Types other resources refer to by name or self link (an index per type; see `referenced`).
+REFERENCED = frozenset({
+    v.GKE_CLUSTER, v.COMPUTE_DISK, v.COMPUTE_REGION_DISK, v.COMPUTE_IMAGE, v.COMPUTE_SNAPSHOT,
+    v.COMPUTE_INSTANCE_TEMPLATE, v.COMPUTE_REGION_INSTANCE_TEMPLATE, v.SQL_INSTANCE,
+    v.COMPUTE_ADDRESS, v.COMPUTE_GLOBAL_ADDRESS,
+})  # fmt: skip
+
+
+_EMPTY: dict[type[BaseModel], BaseModel] = {}
+
+
+def _empty(model: type[M]) -> M:
+    """The model with nothing declared, built once per model (an estimate asks per resource)."""
+    found = _EMPTY.get(model)
+    if found is None:
+        found = _EMPTY[model] = model()
+    return found  # pyright: ignore[reportReturnType]
+
+
+def ref_name(ref: object) -> str:
+    """The name a reference ends with: a self link, a `projects/.../images/x` path or a name."""
+    text = as_str(ref)
+    if not text or is_unknown(ref):
+        return ""
+    return text.rstrip("/").rsplit("/", 1)[-1]
+
+
+@dataclass(frozen=True, slots=True)
+class AddressUse:
+    """A VM (or instance template) whose network interface uses a static address."""
+
+    user: str
+    spot: bool
+
+
+_LOCATION_SEGMENTS = ("locations", "zones", "regions")
+
+
+def _ref_location(ref: object) -> str:
+    """The location a reference path names (`.../locations/us-central1-a/...`), or ""."""
+    parts = (as_str(ref) or "").split("/")
+    for i, part in enumerate(parts[:-1]):
+        if part in _LOCATION_SEGMENTS:
+            return parts[i + 1]
+    return ""
+
+
+def _locations(inputs: Mapping[str, Any]) -> set[str]:
+    return {s for k in ("location", "zone", "region") if (s := as_str(inputs.get(k)))}
+
+
+def _nat_ips(inputs: Mapping[str, Any]) -> Iterator[str]:
+    """Every `networkInterfaces[].accessConfigs[].natIp` a VM or template names."""
+    for nic in as_list(inputs.get("networkInterfaces")):
+        for access in as_list(dig(nic, "accessConfigs")):
+            if ip := as_str(as_mapping(access).get("natIp")):
+                yield ip
+
+
+def is_spot(inputs: Mapping[str, Any]) -> bool:
+    """Whether a VM or template's `scheduling` makes it a spot (or preemptible) VM."""
+    sched = as_mapping(inputs.get("scheduling"))
+    return sched.get("provisioningModel") == "SPOT" or as_bool(sched.get("preemptible")) is True
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,16 +112,49 @@ class PlanContext:
     """Names of the Scheduler jobs the free tier covers (the first N by name)."""
     free_tier_cluster: str
     """Name of the GKE cluster the free-tier credit goes to (the first zonal one), or ""."""
+    declared_usage: DeclaredUsage | None = None
+    """The usage file resolved against this plan (None: no usage file)."""
+    references: Mapping[str, Mapping[str, Sequence[Resource]]] = field(
+        default_factory=dict[str, Mapping[str, Sequence[Resource]]]
+    )
+    """Type -> {Pulumi name, GCP name, address -> resources} for the types in `REFERENCED`."""
+    address_users: Mapping[str, AddressUse] = field(default_factory=dict[str, AddressUse])
+    """natIp value (an address, or a reference to an Address resource) -> the VM using it."""
+    instance_configs: Mapping[str, int] = field(default_factory=dict[str, int])
+    """Managed instance group name -> its per-instance configs in the plan (stateful VMs)."""
 
     @classmethod
     def build(
-        cls, resources: Sequence[Resource], usage: UsageAssumptions, catalog: Catalog
+        cls,
+        resources: Sequence[Resource],
+        usage: UsageAssumptions,
+        catalog: Catalog,
+        declared: DeclaredUsage | None = None,
     ) -> PlanContext:
         """Collect the cross-resource facts of a plan in one pass."""
         tables: dict[str, list[Mapping[str, Any]]] = {}
         jobs: list[Resource] = []
         free_cluster = ""
+        references: dict[str, dict[str, list[Resource]]] = {}
+        users: dict[str, AddressUse] = {}
+        configs: dict[str, int] = {}
         for res in resources:
+            if res.type in (v.COMPUTE_PER_INSTANCE_CONFIG, v.COMPUTE_REGION_PER_INSTANCE_CONFIG):
+                group = ref_name(res.inputs.get("instanceGroupManager")) or ref_name(
+                    res.inputs.get("regionInstanceGroupManager")
+                )
+                configs[group] = configs.get(group, 0) + 1
+            if res.type in REFERENCED:
+                index = references.setdefault(res.type, {})
+                names = {res.name, res.gcp_name}
+                if address := as_str(res.inputs.get("address")):
+                    names.add(address)  # a static IP is referred to by its value too
+                for name in names:
+                    index.setdefault(name, []).append(res)
+            if res.type in (v.COMPUTE_INSTANCE, v.COMPUTE_INSTANCE_TEMPLATE,
+                            v.COMPUTE_REGION_INSTANCE_TEMPLATE):  # fmt: skip
+                for ip in _nat_ips(res.inputs):
+                    users.setdefault(ip, AddressUse(res.name, is_spot(res.inputs)))
             if res.type == v.BQ_TABLE:
                 dataset_id = as_str(res.inputs.get("datasetId")) or ""
                 tables.setdefault(dataset_id, []).append(res.inputs)
@@ -74,7 +178,35 @@ class PlanContext:
             tables=tables,
             free_scheduler_jobs=frozenset(sorted(job.name for job in jobs)[:free]),
             free_tier_cluster=free_cluster,
+            declared_usage=declared,
+            references=references,
+            address_users=users,
+            instance_configs=configs,
         )
+
+    def referenced(self, type_: str, ref: object) -> Resource | None:
+        """The plan's resource of `type_` that `ref` (name, path or self link) names, or None.
+
+        Several resources can share a GCP name in different locations (a cluster `default` in
+        a zone and another in a region): a path that names a location
+        (`projects/p/locations/us-central1-a/clusters/default`) picks the one there.
+        """
+        name = ref_name(ref)
+        found = self.references.get(type_, {}).get(name, ()) if name else ()
+        if len(found) > 1 and (where := _ref_location(ref)):
+            here = [r for r in found if where in _locations(r.inputs)]
+            found = here or found
+        return found[0] if found else None
+
+    def declared(self, res: Resource) -> dict[str, Any]:
+        """The usage the usage file declares for `res` (only the keys it sets)."""
+        found = self.declared_usage.of(res) if self.declared_usage else None
+        return found.model_dump(exclude_none=True) if found is not None else {}
+
+    def usage_of(self, res: Resource, model: type[M]) -> M:
+        """`res`'s declaration as its type's model (every field None when nothing declared)."""
+        found = self.declared_usage.of(res) if self.declared_usage else None
+        return found if isinstance(found, model) else _empty(model)
 
     def region(self, inputs: Mapping[str, Any], *keys: str) -> str:
         """The pricing region from the first of `keys` the inputs set, else the default region."""

@@ -37,6 +37,13 @@ class UnknownResourceType(CostError):
     """The estimator does not know a resource type, so it cannot say what it costs."""
 
     def __init__(self, type_: str, name: str, message: str | None = None) -> None:
+        package = type_.split(":", 1)[0]
+        if message is None and package not in ("gcp", "random", "mlgov") and ":" in type_:
+            # A preview of another cloud's program (e.g. aws:): not a model mlgov lacks.
+            message = (
+                f"not priced by mlgov: {type_!r} (resource {name!r}) is a {package!r} resource; "
+                "mlgov prices Google Cloud resources of pulumi-gcp (gcp:) only"
+            )
         super().__init__(
             message
             or f"no cost estimator for resource type {type_!r} (resource {name!r}); "

@@ -21,13 +21,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from governance.costs.assumptions import UsageAssumptions
-from governance.costs.bill import Fallback, Quote
+from governance.costs.bill import CostLine, Fallback, Quote
 from governance.costs.catalog import Catalog, default_catalog
 from governance.costs.context import PlanContext
 from governance.costs.errors import CostError, NotOffered, UnknownResourceType
 from governance.costs.model import Resource
 from governance.costs.office_hours import window_hours_per_month
 from governance.costs.registry import PRICED, free_reason
+from governance.costs.usage_file import UsageFile, declared_usage
 
 __all__ = [
     "CostReport",
@@ -57,6 +58,12 @@ class ResourceCost:
     """The reason it is unpriced is a machine, GPU or TPU not sold in its region."""
     list_monthly_usd: float | None = None
     """Under a committed-use assumption: the same usage at list price (else None)."""
+    cost_lines: tuple[CostLine, ...] = ()
+    """The same arithmetic as `lines`, structured (governed and baseline bills)."""
+    unpriced_parts: tuple[tuple[str, str], ...] = ()
+    """(part, why) of each part left out of the price (the rest of the resource is priced)."""
+    declared: Mapping[str, Any] = field(default_factory=dict[str, Any])
+    """The usage the usage file declared for this resource (after per-type defaults)."""
 
     @property
     def priced(self) -> bool:
@@ -72,6 +79,10 @@ class CostReport:
     catalog_version: int = 0
     catalog_generated: str = ""
     commitment: str = "none"
+    usage_file: UsageFile | None = None
+    """The usage file the estimate used (None: none)."""
+    unmatched_usage: tuple[str, ...] = ()
+    """Names the usage file declares usage for that no resource of the plan has."""
 
     @property
     def monthly_usd(self) -> float:
@@ -116,7 +127,27 @@ class CostReport:
             out["price_fallbacks"] = fallbacks
         if notes := self.notes():
             out["notes"] = notes
+        if self.usage_file is not None:
+            out["usage_file"] = self.usage_file.source or "(in the document)"
         return out
+
+    def depends_on_usage(self) -> int:
+        """Parts of the governed bills priced per unit of usage nobody declared."""
+        return sum(
+            1
+            for r in self.resources
+            for x in r.cost_lines
+            if x.kind == "usage" and x.bill == "governed"
+        )
+
+    def price_sources(self) -> dict[str, dict[str, str]]:
+        """Catalog key -> {source, date} of every price a line used (once per document)."""
+        found: dict[str, dict[str, str]] = {}
+        for r in self.resources:
+            for x in r.cost_lines:
+                if x.key and x.key not in found:
+                    found[x.key] = {"source": x.source, "date": x.price_date}
+        return dict(sorted(found.items()))
 
     def notes(self) -> list[str]:
         """One sentence per thing a reader of the total must know (fallbacks, gaps)."""
@@ -134,6 +165,17 @@ class CostReport:
             notes.append(
                 f"the total leaves out {len(unpriced)} resource(s) that could not be priced: "
                 + ", ".join(r.name for r in unpriced)
+            )
+        if partial := [r for r in self.resources if r.unpriced_parts]:
+            notes.append(
+                f"the total leaves out {sum(len(r.unpriced_parts) for r in partial)} part(s) of "
+                f"{len(partial)} resource(s) that could not be priced: "
+                + ", ".join(f"{r.name} ({p})" for r in partial for p, _ in r.unpriced_parts)
+            )
+        if self.unmatched_usage:
+            notes.append(
+                "the usage file declares usage for names no resource of the plan has: "
+                + ", ".join(self.unmatched_usage)
             )
         return notes
 
@@ -165,9 +207,12 @@ def _cost(res: Resource, ctx: PlanContext) -> ResourceCost:
     try:
         quote = _quote(res, ctx)
     except CostError as err:
+        text = f"unpriced: {err}"
         return ResourceCost(
-            res.name, res.type, 0.0, 0.0, (f"unpriced: {err}",), unpriced=str(err),
+            res.name, res.type, 0.0, 0.0, (text,), unpriced=str(err),
             not_offered=isinstance(err, NotOffered),
+            cost_lines=(CostLine("governed", "unpriced", text),),
+            declared=ctx.declared(res),
         )  # fmt: skip
     governed = max(quote.governed.total, 0.0)
     listed = max(quote.governed.list_total, 0.0)
@@ -180,6 +225,9 @@ def _cost(res: Resource, ctx: PlanContext) -> ResourceCost:
         worst_case_usd=quote.ceiling_usd,
         fallbacks=tuple(quote.fallbacks),
         list_monthly_usd=listed if ctx.usage.commitment != "none" else None,
+        cost_lines=tuple(quote.entries),
+        unpriced_parts=tuple(quote.unpriced_parts),
+        declared=ctx.declared(res),
     )
 
 
@@ -187,18 +235,24 @@ def estimate_resources(
     resources: Sequence[Mapping[str, Any]],
     assumptions: UsageAssumptions | None = None,
     catalog: Catalog | None = None,
+    usage_file: UsageFile | None = None,
 ) -> CostReport:
     """Price every resource (plan-document shape: type, name, inputs).
 
     A resource that cannot be priced is returned with `unpriced` set (see `ResourceCost`);
-    nothing about one resource raises.
+    nothing about one resource raises. `usage_file` declares usage per resource or type
+    (usage_file.py); without it, usage-based parts are "depends on usage" lines.
 
     Raises:
         CatalogError: the catalog itself lacks what every plan needs (the free-tier keys).
+        UsageFileError: the usage file declares a key a resource's type does not have.
     """
     usage = assumptions or UsageAssumptions()
     cat = catalog or default_catalog()
     plan = [Resource.from_plan(raw) for raw in resources]
-    ctx = PlanContext.build(plan, usage, cat)
+    declared = declared_usage(usage_file, plan)
+    ctx = PlanContext.build(plan, usage, cat, declared)
     out = [_cost(res, ctx) for res in plan]
-    return CostReport(out, cat.version, cat.generated, usage.commitment)
+    return CostReport(
+        out, cat.version, cat.generated, usage.commitment, usage_file, declared.unmatched
+    )

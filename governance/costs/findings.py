@@ -1,10 +1,13 @@
 """Findings from the estimate itself: what cannot exist, and what could not be priced.
 
-Two rules over a `CostReport`, in the plan document's violation shape (like budget_fit.py):
+Three rules over a `CostReport`, in the plan document's violation shape (like budget_fit.py):
 `mlgov-cost-region-not-offered` (mandatory) for a machine type, GPU or TPU a source says is not
 sold in the resource's region, as the create call would fail; `mlgov-cost-unpriced` (advisory)
-for a resource the estimate has no price for, so the total leaves it out. Prices taken from the
+for a resource the estimate has no price for, so the total leaves it out;
+`mlgov-cost-partially-priced` (advisory) for a resource priced except for parts it names (a
+retired GPU on an otherwise priced VM, a disk whose size nobody can know). Prices taken from the
 nearest priced location are not findings: the row, the explanation and `cost.notes` say so.
+Parts whose price depends on undeclared usage are not findings either: their lines say so.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from governance.costs.estimate import CostReport
 
 NOT_OFFERED = "mlgov-cost-region-not-offered"
 UNPRICED = "mlgov-cost-unpriced"
+PARTIAL = "mlgov-cost-partially-priced"
 
 
 def cost_findings(report: CostReport) -> list[dict[str, Any]]:
@@ -48,4 +52,21 @@ def cost_findings(report: CostReport) -> list[dict[str, Any]]:
                     "(README: Cost estimates), or fix the input the message names",
                 }
             )
+    for r in report.resources:
+        if r.unpriced or not r.unpriced_parts:
+            continue
+        parts = "; ".join(f"{part}: {why}" for part, why in r.unpriced_parts)
+        found.append(
+            {
+                "policy": PARTIAL,
+                "resource": r.name,
+                "type": r.type,
+                "enforcement": "advisory",
+                "message": f"{r.name} ({r.type}) is priced without {parts}",
+                "why": "the monthly total and the budget check leave these parts out; the rest of "
+                "the resource is priced",
+                "remediation": "give the input the reason names (a size, provisioned IOPS, a "
+                "GPU Google sells), or add its price to the catalog (README: Cost estimates)",
+            }
+        )
     return found

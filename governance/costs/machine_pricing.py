@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from governance.costs.bill import Bill
+from governance.costs.bill import PRICING, SUD, Bill
 from governance.costs.catalog import Catalog
 from governance.costs.errors import CatalogError, NotOffered
 from governance.costs.inputs import number, text
@@ -109,7 +109,10 @@ class _Charger:
                 )  # fmt: skip
                 return
             self.bill.note(f"no {self.commitment} commitment price for {key}: list price")
-        self.bill.charge(what, listed, per_unit * self.units * h, f"{self.many}{detail}{h_note}")
+        pricing = f"{PRICING['ondemand']}, {SUD}" if h != self.hours else ""
+        self.bill.charge(
+            what, listed, per_unit * self.units * h, f"{self.many}{detail}{h_note}", pricing
+        )
 
 
 def charge_machine(
@@ -159,7 +162,29 @@ def charge_machine(
     for model, count in extra_gpus:
         if count <= 0:
             continue
+        if (why := unattachable(catalog, model, shape)) is not None:
+            # one GPU that cannot be priced leaves the rest of the machine priced (a finding
+            # names the part), as Google would bill the machine and disks without it
+            bill.unpriced_part(f"GPU {count} x {model}", why)
+            continue
         require_offered(catalog, f"gpu.{model}", f"GPU {model}", region)
         # GPUs attached to N1 earn N1's sustained-use discount; A100/H100/L4 never do
         sud = shape.family == "n1" and model not in NO_SUD_GPUS
         c.part("GPU", f"gpu.{model}", float(count), f"{count} x {model} x ", sud=sud)
+
+
+def unattachable(catalog: Catalog, model: str, shape: Shape) -> str | None:
+    """Why an attached GPU cannot be priced on `shape`, or None when it can.
+
+    A100, H100 and L4 GPUs come only inside their accelerator-optimized machine types (A2, A3,
+    G2), so one listed as an accelerator of another type (an A100 on N1) names a machine Google
+    does not sell. A model without any catalog price (the retired K80) has no price to charge.
+    """
+    if model in NO_SUD_GPUS:
+        return (
+            f"{model} attaches only as part of its accelerator-optimized machine types "
+            f"(A2, A3, G2), not to {shape.name or shape.family}"
+        )
+    if not any(catalog.has(f"gpu.{model}", usage) for usage in ("ondemand", "spot")):
+        return f"the price catalog has no price for GPU {model} (retired or unknown model)"
+    return None

@@ -2,7 +2,8 @@
 
 One literal table each, pre-commit style (no discovery at import). To price a new type, write
 resources/<type>.py with `estimate(resource, ctx) -> Quote` (and its `*Usage` model, composed in
-assumptions.py, if it has usage knobs), add one line to `PRICED`, and add its test under
+assumptions.py, if it has stack-wide usage knobs; and a `Declared` model, listed in `DECLARED`,
+if a usage file can declare its usage), add one line to `PRICED`, and add its test under
 tests/costs/resources/. A type in neither table is unpriced (`UnknownResourceType`: no price,
 an advisory finding), never a silent $0.
 """
@@ -11,15 +12,21 @@ from __future__ import annotations
 
 from typing import Final
 
+from pydantic import BaseModel
+
 from governance.costs.model import CostModel
 from governance.costs.resources import (
     address,
     artifact_registry,
     bigquery,
+    cloud_run,
     cluster,
     compute_instance,
     disk,
     functions,
+    functions_v1,
+    images,
+    instance_group,
     logging,
     nat,
     node_pool,
@@ -48,7 +55,18 @@ PRICED: Final[dict[str, CostModel]] = {
     v.FUNCTION_V2: functions.estimate,
     v.COMPUTE_ROUTER_NAT: nat.estimate,
     v.COMPUTE_DISK: disk.estimate,
+    v.COMPUTE_REGION_DISK: disk.estimate,
     v.COMPUTE_GLOBAL_ADDRESS: address.estimate,
+    v.COMPUTE_ADDRESS: address.estimate,
+    v.COMPUTE_SNAPSHOT: images.snapshot,
+    v.COMPUTE_IMAGE: images.image,
+    v.COMPUTE_INSTANCE_GROUP_MANAGER: instance_group.estimate,
+    v.COMPUTE_REGION_INSTANCE_GROUP_MANAGER: instance_group.estimate,
+    v.PUBSUB_SUBSCRIPTION: pubsub.subscription,
+    v.FUNCTION_V1: functions_v1.estimate,
+    v.CLOUD_RUN_SERVICE: cloud_run.service,
+    v.CLOUD_RUN_V1_SERVICE: cloud_run.service,
+    v.CLOUD_RUN_JOB: cloud_run.job,
     v.ARTIFACT_REPOSITORY: artifact_registry.estimate,
     v.QUOTA_OVERRIDE: quota_override.estimate,
     v.LOGGING_BUCKET_CONFIG: logging.bucket,
@@ -57,11 +75,44 @@ PRICED: Final[dict[str, CostModel]] = {
     v.VERTEX_METADATA_STORE: vertex.metadata_store,
 }
 
+# Types whose usage a usage file may declare (usage_file.py): type token -> its keys' model.
+DECLARED: Final[dict[str, type[BaseModel]]] = {
+    v.WORKBENCH_INSTANCE: workbench.Declared,
+    v.COMPUTE_INSTANCE: compute_instance.Declared,
+    v.COMPUTE_INSTANCE_GROUP_MANAGER: instance_group.Declared,
+    v.COMPUTE_REGION_INSTANCE_GROUP_MANAGER: instance_group.Declared,
+    v.GKE_NODE_POOL: node_pool.Declared,
+    v.GKE_CLUSTER: cluster.Declared,
+    v.TPU_VM: tpu_vm.Declared,
+    v.SQL_INSTANCE: sql.Declared,
+    v.BQ_DATASET: bigquery.Declared,
+    v.PUBSUB_TOPIC: pubsub.TopicDeclared,
+    v.PUBSUB_SUBSCRIPTION: pubsub.SubscriptionDeclared,
+    v.STORAGE_BUCKET: storage.Declared,
+    v.FUNCTION_V2: functions.Declared,
+    v.FUNCTION_V1: functions_v1.Declared,
+    v.CLOUD_RUN_SERVICE: cloud_run.ServiceDeclared,
+    v.CLOUD_RUN_V1_SERVICE: cloud_run.ServiceDeclared,
+    v.CLOUD_RUN_JOB: cloud_run.JobDeclared,
+    v.COMPUTE_ROUTER_NAT: nat.Declared,
+    v.COMPUTE_SNAPSHOT: images.Declared,
+    v.COMPUTE_IMAGE: images.Declared,
+    v.LOGGING_BUCKET_CONFIG: logging.Declared,
+}
+
 FREE: Final[dict[str, str]] = {
     v.COMPUTE_NETWORK: "VPC networks have no charge",
     v.COMPUTE_SUBNETWORK: "subnets have no charge (traffic is not estimated)",
     v.COMPUTE_ROUTER: "Cloud Router has no charge (NAT is priced on RouterNat)",
     v.COMPUTE_RESOURCE_POLICY: "instance schedules have no charge",
+    v.COMPUTE_INSTANCE_TEMPLATE: "instance templates have no charge (their VMs are priced on "
+    "the managed instance groups that use them)",
+    v.COMPUTE_REGION_INSTANCE_TEMPLATE: "instance templates have no charge (their VMs are "
+    "priced on the managed instance groups that use them)",
+    v.COMPUTE_PER_INSTANCE_CONFIG: "per-instance configs have no charge (their VMs are priced "
+    "on their managed instance group)",
+    v.COMPUTE_REGION_PER_INSTANCE_CONFIG: "per-instance configs have no charge (their VMs are "
+    "priced on their managed instance group)",
     v.SERVICE_NETWORKING_CONNECTION: "private service access has no charge",
     v.SERVICE_ACCOUNT: "service accounts have no charge",
     v.SERVICE_ACCOUNT_IAM_MEMBER: "IAM bindings have no charge",

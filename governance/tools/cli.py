@@ -18,7 +18,7 @@ import shutil
 import sys
 import warnings
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 from governance import __version__
 from governance.tools.collector import fewer_collections
@@ -37,6 +37,8 @@ examples:
   mlgov plan --stack dev                      plan the dev stack offline (human table)
   mlgov plan --stack dev --json > plan.json   the plan document
   mlgov check plan.json                       re-check a saved plan (- = stdin)
+  mlgov check preview.json                    check `pulumi preview --json` output (or a
+                                              `pulumi stack export`) of any Pulumi program
   mlgov diff base.json head.json --markdown   cost and governance changes
   mlgov jobs --stack dev list                 the stack's cleanup schedules
   mlgov cap status --stack prod               what the budget cap changed in GKE
@@ -98,7 +100,11 @@ def _emit(doc: Any, args: argparse.Namespace) -> int:
     # Settings that do nothing: on stderr, so `--json` output stays a clean document.
     warnings: list[dict[str, str]] = doc.get("warnings") or []
     warn(f"{w['key']}: {w['message']}" for w in warnings)
-    if args.json:
+    if getattr(args, "explain", None) is not None:
+        from governance.tools.explain import explain
+
+        print(explain(doc, args.explain or None))
+    elif args.json:
         print(json.dumps(doc, indent=2, sort_keys=False))
     elif args.markdown:
         print(render.markdown(doc))
@@ -107,23 +113,56 @@ def _emit(doc: Any, args: argparse.Namespace) -> int:
     return plan.exit_code(doc)
 
 
+def _usage_file(args: argparse.Namespace) -> Any:
+    """The `--usage-file` given (checked; exit 2 naming each bad key), or None."""
+    if not getattr(args, "usage_file", None):
+        return None
+    from governance.costs.usage_file import UsageFileError, load_usage_file
+
+    try:
+        return load_usage_file(args.usage_file)
+    except UsageFileError as err:
+        raise CliError(err.problems) from None
+
+
+def _shows_lines(args: argparse.Namespace) -> bool:
+    """Whether the output shows cost lines (`--json`, `--explain`; the plan table does not)."""
+    return bool(args.json) or getattr(args, "explain", None) is not None
+
+
 def _plan(args: argparse.Namespace) -> int:
     from governance.tools import plan
 
-    return _emit(plan.plan_stack(stack=args.stack, config=args.config), args)
+    usage = _usage_file(args)
+    doc = plan.plan_stack(args.stack, args.config, usage, _shows_lines(args))
+    return _emit(doc, args)
 
 
 def _check(args: argparse.Namespace) -> int:
     from governance.tools import plan
     from governance.tools.document import read_document
 
-    return _emit(plan.evaluate_document(read_document(args.path)), args)
+    usage = _usage_file(args)
+    return _emit(plan.evaluate_document(read_document(args.path), usage, _shows_lines(args)), args)
 
 
 def _output_flags(parser: argparse.ArgumentParser) -> None:
     fmt = parser.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="print the plan document as JSON")
     fmt.add_argument("--markdown", action="store_true", help="print a PR-comment summary")
+    fmt.add_argument(
+        "--explain",
+        nargs="?",
+        const="",
+        metavar="NAME",
+        help="print every resource's cost lines (quantity x unit price = amount, catalog key, "
+        "location, pricing model, price date); NAME: only that resource",
+    )
+    parser.add_argument(
+        "--usage-file",
+        metavar="PATH",
+        help="YAML usage file: usage per resource name or type (README: Cost estimates)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -150,10 +189,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     c = sub.add_parser(
         "check",
-        help="evaluate policies and costs over a plan document",
-        epilog="example: mlgov plan --stack dev --json | mlgov check -",
+        help="evaluate policies and costs over a plan document or a Pulumi preview",
+        description="Evaluate policies and costs over a plan: an mlgov plan document,\n"
+        "`pulumi preview --json` output or a `pulumi stack export` (told apart by content).",
+        epilog="examples:\n  mlgov plan --stack dev --json | mlgov check -\n"
+        "  pulumi preview --json --show-sames > preview.json && mlgov check preview.json",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    c.add_argument("path", help="plan document JSON file, or - for stdin")
+    c.add_argument("path", help="plan JSON file (any of those formats), or - for stdin")
     _output_flags(c)
     c.set_defaults(func=_check)
 
@@ -191,6 +234,21 @@ def quiet_python_version_notices() -> None:
     )
 
 
+def _settings_error() -> type[Exception]:
+    """`SettingsError` if a subcommand loaded the settings, else a class nothing raises.
+
+    Importing governance.settings imports pulumi (SettingsError is a RunError): ~1 s that
+    `check`, `diff` and `comment` on a plan file never need (bench/RESULTS.md, "preview").
+    Nothing can raise the error before its module is imported.
+    """
+    module = sys.modules.get("governance.settings.errors")
+    return cast(type[Exception], module.SettingsError) if module is not None else _NotLoaded
+
+
+class _NotLoaded(Exception):
+    """Stands for SettingsError while governance.settings is not imported."""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code (never raises, except SystemExit from argparse)."""
     arguments = list(sys.argv[1:] if argv is None else argv)
@@ -211,7 +269,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _dispatch(arguments: list[str]) -> int:
     """Parse and run one subcommand; the errors it expects become lines and exit codes."""
     from governance.costs.errors import CostError
-    from governance.settings import SettingsError
 
     quiet_python_version_notices()
     args = build_parser().parse_args(arguments)
@@ -220,8 +277,8 @@ def _dispatch(arguments: list[str]) -> int:
     except CliError as err:
         report(err.problems)
         return err.code
-    except SettingsError as err:
-        report(err.problems)
+    except _settings_error() as err:
+        report(cast(Any, err).problems)
         return Exit.INVALID
     except CostError as err:
         report([str(err)])

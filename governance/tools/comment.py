@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from governance.tools import escape
+from governance.tools.cost_comment import cost_section
 from governance.tools.diff import CENT, CostDiff, diff_plans
 from governance.tools.fit import GITHUB_LIMIT, fit
 from governance.tools.govdiff import render as govrender
@@ -310,6 +311,8 @@ class _Section:
             *self._changes(level),
             "",
             *self._resources(level),
+            # each resource's folded cost lines (issue 21), folded away with the resource table
+            *(cost_section(self.plans.head) if level < NO_RESOURCES else []),
             *self._notes(level),
             "",
         ]

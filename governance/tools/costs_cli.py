@@ -1,5 +1,8 @@
 """`mlgov diff`, `mlgov comment` and `mlgov prices refresh` (wired into the CLI by `register`).
 
+`diff` and `comment` read plans through document.py in every format it reads (mlgov's own plan
+document, `pulumi preview --json`, `pulumi stack export`); a preview alone is its own change.
+
 Handlers take the parsed argparse namespace and return an exit code (0 done, 1 a blocking
 finding: a mandatory policy finding or an unacknowledged prod weakening); problems are raised as
 `CliError` (exit 2: missing file, bad JSON, unknown resource type, missing price, no credentials;
@@ -12,21 +15,30 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from governance.tools.errors import CliError, Exit
+
+if TYPE_CHECKING:
+    from governance.tools.document import PlanDocument
+    from governance.tools.formats.plan_input import PlanInput
 
 NO_BASE = "none"  # `comment`'s BASE when the PR base could not be planned
 
 
 def run_diff(args: argparse.Namespace) -> int:
-    """`diff BASE HEAD`: cost changes and governance changes; 1 if prod loses governance unseen."""
+    """`diff BASE HEAD`, or `diff PREVIEW`: cost and governance changes.
+
+    Exit 1 when a prod stack loses governance without an acknowledgement.
+    """
     from governance.tools.diff import diff_plans
-    from governance.tools.document import read_document
     from governance.tools.govdiff import render as govrender
     from governance.tools.govdiff import review
 
-    base, head = read_document(args.base), read_document(args.head)
+    if args.head is None:
+        base, head = _own_change(args.base)
+    else:
+        base, head = _read(args.base).plan, _read(args.head).plan
     result = diff_plans(base, head)
     governance = review(base, head)
     if args.json:
@@ -43,6 +55,48 @@ def run_diff(args: argparse.Namespace) -> int:
     return Exit.FAILED if governance.blocking else Exit.OK
 
 
+def _warn(read: PlanInput) -> None:
+    """Print a Pulumi file's warnings on stderr.
+
+    (A plan document's own warnings are about its stack's settings, which `plan` printed.)
+    """
+    from governance.tools.errors import warn
+
+    if read.converted:
+        warnings: list[dict[str, str]] = read.plan.get("warnings") or []
+        warn(f"{w['key']}: {w['message']}" for w in warnings)
+
+
+def _read(path: str) -> PlanInput:
+    """A plan in any format document.py reads."""
+    from governance.tools.document import read_input
+
+    read = read_input(path)
+    _warn(read)
+    return read
+
+
+def _own_change(path: str) -> tuple[PlanDocument, PlanDocument]:
+    """(before, after) of a file that carries its own change: a `pulumi preview --json`."""
+    from governance.tools.document import read_input
+
+    read = read_input(path)
+    if read.before is None:
+        raise CliError(
+            f"{path}: diff of one file needs a `pulumi preview --json` (it holds its own before "
+            f"and after); this is a {read.format}: give two, `mlgov diff BASE HEAD`"
+        )
+    _warn(read)
+    return read.before, read.plan
+
+
+def _evaluated(read: PlanInput) -> PlanDocument:
+    """The plan to show: a Pulumi file's is evaluated here (mlgov's own carry their findings)."""
+    from governance.tools.plan import evaluate_document
+
+    return evaluate_document(read.plan) if read.converted else read.plan
+
+
 def run_comment(args: argparse.Namespace) -> int:
     """`comment --stack NAME BASE HEAD ...`: the pull-request comment (Markdown) on stdout.
 
@@ -50,20 +104,31 @@ def run_comment(args: argparse.Namespace) -> int:
     a plan that failed), after printing the whole comment.
     """
     from governance.tools.comment import StackPlans, build_comment
-    from governance.tools.document import read_document
+    from governance.tools.plan import evaluate_document
     from governance.tools.project import read_source
 
     triples: list[list[str]] = args.stack or []
     failed: list[list[str]] = args.failed or []
+    previews: list[list[str]] = args.preview or []
     plans = [
-        StackPlans(stack, read_document(head), None if base == NO_BASE else read_document(base))
+        StackPlans(
+            stack,
+            _evaluated(_read(head)),
+            None if base == NO_BASE else _evaluated(_read(base)),
+        )
         for stack, base, head in triples
     ]
+    for stack, path in previews:
+        before, after = _own_change(path)
+        plans.append(StackPlans(stack, evaluate_document(after), evaluate_document(before)))
     for stack, path in failed:
         message, _ = read_source(path)
         plans.append(StackPlans(stack, {"stack": stack, "resources": []}, error=message))
     if not plans:
-        raise CliError("comment needs at least one --stack NAME BASE HEAD or --failed NAME FILE")
+        raise CliError(
+            "comment needs at least one --stack NAME BASE HEAD, --preview NAME FILE or "
+            "--failed NAME FILE"
+        )
     comment = build_comment(plans, args.report_url)
     if args.full_report:
         try:
@@ -124,15 +189,19 @@ def register(subparsers: Any) -> None:
     """Add `diff` and `prices refresh` to an argparse subparsers object."""
     diff = subparsers.add_parser(
         "diff",
-        help="cost and governance changes between two plan documents (for pull requests)",
-        description="Compare two plan documents: monthly cost resource by resource, and every "
-        "change to what governs the stack (policy, budgets, limits, labels, schedules, IAM, "
-        "project and account), weakening ones first. Exit 1 when a prod stack weakens "
-        "governance without an acknowledgement.",
-        epilog="example: mlgov diff base.json head.json --markdown",
+        help="cost and governance changes between two plans, or of one pulumi preview (PRs)",
+        description="Compare two plans: monthly cost resource by resource, and every change\n"
+        "to what governs the stack (policy, budgets, limits, labels, schedules, IAM, project\n"
+        "and account), weakening ones first. A plan is an mlgov plan document, `pulumi\n"
+        "preview --json` output or a `pulumi stack export`; one preview alone is its own\n"
+        "before and after. Exit 1 when a prod stack weakens governance without an\n"
+        "acknowledgement.",
+        epilog="examples:\n  mlgov diff base.json head.json --markdown\n"
+        "  pulumi preview --json > preview.json && mlgov diff preview.json",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    diff.add_argument("base", help="plan document before the change (JSON; - = stdin)")
-    diff.add_argument("head", help="plan document after the change (JSON)")
+    diff.add_argument("base", help="plan before the change, or one preview (JSON; - = stdin)")
+    diff.add_argument("head", nargs="?", help="plan after the change (JSON)")
     fmt = diff.add_mutually_exclusive_group()
     fmt.add_argument("--markdown", action="store_true", help="print a PR comment")
     fmt.add_argument("--json", action="store_true", help="print JSON")
@@ -163,6 +232,13 @@ def register(subparsers: Any) -> None:
         action="append",
         metavar=("NAME", "FILE"),
         help="a stack whose plan failed at the head, and the file holding its error output",
+    )
+    comment.add_argument(
+        "--preview",
+        nargs=2,
+        action="append",
+        metavar=("NAME", "FILE"),
+        help="a stack and its `pulumi preview --json` output (its own base and head)",
     )
     comment.add_argument(
         "--full-report",

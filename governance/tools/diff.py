@@ -15,7 +15,7 @@ from typing import Any, cast
 from governance.costs.catalog import Catalog
 from governance.costs.errors import CostError, add_context
 from governance.costs.estimate import estimate_resources
-from governance.tools.document import assumptions_of
+from governance.tools.document import assumptions_of, usage_file_of
 from governance.tools.render import short_type
 from mlgov_policies.vocabulary import is_component
 
@@ -196,7 +196,7 @@ def plan_cost(
         )  # fmt: skip
     usage = assumptions_of(doc, origin)
     try:
-        report = estimate_resources(resources, usage, catalog)
+        report = estimate_resources(resources, usage, catalog, usage_file_of(doc, origin))
     except CostError as err:
         raise add_context(err, f"{origin}: ") from None
     per: dict[tuple[str, str], float] = {}

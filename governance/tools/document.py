@@ -2,7 +2,9 @@
 
 `plan` builds a `PlanDocument`; `check` and `diff` read one with `read_document`, which checks its
 shape and reports every problem at once, each naming its path (`resources[3].name`); the JSON is
-parsed with bounded nesting and size (governance/untrusted.py, `MAX_DOCUMENT_BYTES`). The usage
+parsed with bounded nesting and size (governance/untrusted.py, `MAX_DOCUMENT_BYTES`). The same
+loader reads `pulumi preview --json` and `pulumi stack export` files (formats/ converts them;
+`read_input` also gives a preview's plan before the change). The usage
 assumptions and policy config a document carries are parsed on demand (`assumptions_of`,
 `policy_config_of`), because `diff` only needs them when it re-estimates. The JSON Schema in
 plan.schema.json describes the same shape for other tools.
@@ -11,15 +13,19 @@ plan.schema.json describes the same shape for other tools.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, NotRequired, Required, TypedDict, cast
+from typing import TYPE_CHECKING, Any, NotRequired, Required, TypedDict, cast
 
 from pydantic import ValidationError
 
 from governance.costs.assumptions import UsageAssumptions
+from governance.costs.usage_file import UsageFile, UsageFileError, parse_usage_file
 from governance.tools.errors import CliError
 from governance.tools.project import read_source
 from governance.untrusted import UntrustedInputError, load_json
 from mlgov_policies.config import PolicyConfig, PolicyConfigError
+
+if TYPE_CHECKING:
+    from governance.tools.formats.plan_input import PlanInput
 
 SCHEMA_VERSION = 1
 """Bumped only when a key changes meaning or goes away; added keys keep the version."""
@@ -53,8 +59,11 @@ class PlanDocument(TypedDict, total=False):
     cost: dict[str, Any]
     policy_config: dict[str, Any]
     assumptions: dict[str, Any]
+    usage_file: dict[str, Any]
     acknowledgements: list[dict[str, str]]
     """Weakening changes the stack accepts (`mlgov:settings.acknowledge`): {change, reason}."""
+    source: dict[str, Any]
+    """For a file in one of Pulumi's formats: which, and what was read and skipped (formats/)."""
 
 
 def _number(value: Any) -> bool:
@@ -97,7 +106,7 @@ def shape_problems(doc: Any) -> list[str]:
     seen: set[tuple[str, str]] = set()
     for i, item in enumerate(cast(list[Any], resources)):
         problems += _resource_problems(i, item, seen)
-    for key in ("policy_config", "assumptions", "cost"):
+    for key in ("policy_config", "assumptions", "cost", "usage_file"):
         if d.get(key) is not None and not isinstance(d.get(key), dict):
             problems.append(f"{key}: must be an object")
     problems += _violations_problems(d.get("violations"))
@@ -133,25 +142,46 @@ def _pairs_problems(items: Any, name: str, keys: tuple[str, str]) -> list[str]:
     return problems
 
 
-def parse_document(text: str, source: str) -> PlanDocument:
-    """A plan document from JSON text, shape-checked; CliError names each bad path."""
+def parse_input(text: str, source: str) -> PlanInput:
+    """The plan in JSON text: mlgov's own document, or a Pulumi preview or stack export.
+
+    Pulumi's formats are detected from the content and converted (governance/tools/formats/);
+    CliError names each bad path, or says what to run when the file is none of them.
+    """
+    from governance.tools.formats.detect import explain_not_json, read_format
+    from governance.tools.formats.plan_input import PlanInput
+
     try:
         doc = load_json(text)
     except UntrustedInputError as err:
+        if err.syntax is not None:  # not JSON: say what it is, when it is Pulumi's event stream
+            raise CliError(explain_not_json(text, source, err.syntax)) from None
         raise CliError(f"{source}: {err}") from None
+    if (converted := read_format(doc, source)) is not None:
+        return converted
     if problems := shape_problems(doc):
         raise CliError([f"{source}: {p}" for p in problems])
     checked = cast(PlanDocument, doc)
     for resource in checked["resources"]:
         resource.setdefault("inputs", {})
     checked.setdefault("stack", "")
-    return checked
+    return PlanInput(checked)
+
+
+def parse_document(text: str, source: str) -> PlanDocument:
+    """A plan document from JSON text, shape-checked (a Pulumi file: the plan after it)."""
+    return parse_input(text, source).plan
+
+
+def read_input(source: str) -> PlanInput:
+    """Read a plan from a path, or stdin for `-`, in any format `parse_input` reads."""
+    text, name = read_source(source, MAX_DOCUMENT_BYTES)
+    return parse_input(text, name)
 
 
 def read_document(source: str) -> PlanDocument:
     """Read a plan document from a path, or stdin for `-`."""
-    text, name = read_source(source, MAX_DOCUMENT_BYTES)
-    return parse_document(text, name)
+    return read_input(source).plan
 
 
 def assumptions_of(doc: Mapping[str, Any], source: str = "") -> UsageAssumptions:
@@ -172,3 +202,16 @@ def policy_config_of(doc: Mapping[str, Any], source: str = "") -> PolicyConfig:
         return PolicyConfig.from_mapping(cast(Mapping[str, Any], doc.get("policy_config") or {}))
     except PolicyConfigError as err:
         raise CliError(f"{where}policy_config: {err}") from None
+
+
+def usage_file_of(doc: Mapping[str, Any], source: str = "") -> UsageFile | None:
+    """The usage file a document carries (`usage_file`), or None; CliError names each bad key."""
+    raw = doc.get("usage_file")
+    if raw is None:
+        return None
+    where = f"{source}: " if source else ""
+    body = {k: v for k, v in cast(Mapping[str, Any], raw).items() if k != "source"}
+    try:
+        return parse_usage_file(body, str(cast(Mapping[str, Any], raw).get("source") or ""))
+    except UsageFileError as err:
+        raise CliError([f"{where}usage_file.{p}" for p in err.problems]) from None

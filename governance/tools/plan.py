@@ -10,6 +10,7 @@ Rendering is in render.py.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, cast
 
@@ -18,35 +19,51 @@ from governance.costs.catalog import default_catalog
 from governance.costs.errors import CostError
 from governance.costs.estimate import ResourceCost, estimate_resources
 from governance.costs.findings import NOT_OFFERED, cost_findings
+from governance.costs.usage_file import UsageFile, UsageFileError
 from governance.tools.collector import fewer_collections
+from governance.tools.cost_lines import COST_LINE_KEYS, cost_line_keys
 from governance.tools.document import (
     SCHEMA_VERSION,
     PlanDocument,
     PlanResource,
     assumptions_of,
     policy_config_of,
+    usage_file_of,
 )
 from governance.tools.errors import CliError, Exit
 from governance.tools.project import find_project, read_stack_config, settings_of, stack_file_of
+from mlgov_policies.config import PolicyConfig
 from mlgov_policies.evaluate import evaluate_resources
 from mlgov_policies.vocabulary import is_component
 
 
-def evaluate_document(doc: PlanDocument) -> PlanDocument:
-    """Fill `monthly_usd`, `cost` and `violations` of a (shape-checked) plan document, in place."""
+def evaluate_document(
+    doc: PlanDocument, usage_file: UsageFile | None = None, cost_lines: bool = True
+) -> PlanDocument:
+    """Fill `monthly_usd`, `cost` and `violations` of a (shape-checked) plan document, in place.
+
+    `usage_file` (a `--usage-file`) replaces the usage file the document carries, if any.
+    `cost_lines=False` leaves the rows' cost lines out (the plan table does not show them, and
+    for a large plan writing them is most of the time `check` spends on costs).
+    """
     # Component resources (our own `mlgov:index:*` wrappers) hold no cloud resource themselves.
     resources = [r for r in doc["resources"] if not is_component(r["type"])]
     catalog = default_catalog()
+    declared = usage_file if usage_file is not None else usage_file_of(doc)
     try:
-        report = estimate_resources(resources, assumptions_of(doc), catalog)
+        report = estimate_resources(resources, assumptions_of(doc), catalog, declared)
+    except UsageFileError as err:
+        raise CliError(err.problems) from None
     except CostError as err:
         raise CliError(f"cost: {err}") from None
+    if declared is not None:
+        doc["usage_file"] = declared.as_dict()
     costs = {(rc.type, rc.name): rc for rc in report.resources}
     for resource in resources:
         if (rc := costs.get((resource["type"], resource["name"]))) is not None:
-            _cost_keys(resource, rc)
+            _cost_keys(resource, rc, cost_lines)
     stack = doc.get("stack") or ""
-    found = evaluate_resources(resources, policy_config_of(doc), stack=stack)
+    found = evaluate_resources(resources, _policy_config(doc), stack=stack)
     violations = [v.as_dict() for v in found]
     # A TPU in a zone Google's zone list rules out is already a finding (with the zone and its
     # source); the estimate's "not offered in this region" would say it a second time.
@@ -65,20 +82,40 @@ def evaluate_document(doc: PlanDocument) -> PlanDocument:
     doc["price_catalog"] = {"version": catalog.version, "date": catalog.generated}
     if catalog.refreshed:
         doc["price_catalog"]["refreshed"] = catalog.refreshed
+    if cost_lines:
+        # where each price a cost line used comes from, once per document (lines name the key)
+        doc["price_catalog"]["sources"] = report.price_sources()
     doc["violations"] = violations
     doc["cost"] = report.as_dict()
     return doc
 
 
-def _cost_keys(resource: PlanResource, rc: ResourceCost) -> None:
+def _policy_config(doc: PlanDocument) -> PolicyConfig:
+    """The document's policy config; its top-level `region` is the stack's when it names none.
+
+    Without this, a document without `policy_config` (a saved plan, a Pulumi preview) had a
+    region only when every resource agreed on one, so one resource in another region made the
+    location rule compare nothing.
+    """
+    config = policy_config_of(doc)
+    region = doc.get("region")
+    if config.region is None and isinstance(region, str) and region.strip():
+        return replace(config, region=region.strip())
+    return config
+
+
+def _cost_keys(resource: PlanResource, rc: ResourceCost, lines: bool = True) -> None:
     """Set a row's cost keys from its estimate.
 
     `monthly_usd` (null when unpriced, with `unpriced` saying why), the list price beside a
     committed one, and the nearest-location prices it used.
     """
     doc = cast(dict[str, Any], resource)
-    for key in ("unpriced", "list_monthly_usd", "price_fallbacks", "worst_case_monthly_usd"):
+    for key in ("unpriced", "list_monthly_usd", "price_fallbacks", "worst_case_monthly_usd",
+                *COST_LINE_KEYS):  # fmt: skip
         doc.pop(key, None)  # `check` re-evaluates a document that may carry old values
+    if lines:
+        cost_line_keys(doc, rc)
     if rc.unpriced:
         doc["monthly_usd"] = None
         doc["unpriced"] = rc.unpriced
@@ -99,7 +136,10 @@ def _cost_keys(resource: PlanResource, rc: ResourceCost) -> None:
         ]
 
 
-def plan_config(config: Mapping[str, Any], stack: str, program: Path, source: Path) -> PlanDocument:
+def plan_config(
+    config: Mapping[str, Any], stack: str, program: Path, source: Path,
+    usage_file: UsageFile | None = None, cost_lines: bool = True,
+) -> PlanDocument:  # fmt: skip
     """The plan document for one stack's config (runs `program` under mocks)."""
     from governance.settings import settings_warnings
     from governance.tools.offline import run_program
@@ -127,14 +167,19 @@ def plan_config(config: Mapping[str, Any], stack: str, program: Path, source: Pa
         if settings.acknowledge:
             # For `comment`/`diff`: the weakening changes this stack accepts (govdiff/review.py).
             doc["acknowledgements"] = [a.model_dump() for a in settings.acknowledge]
-        return evaluate_document(doc)
+        return evaluate_document(doc, usage_file, cost_lines)
 
 
-def plan_stack(stack: str | None = None, config: str | None = None) -> PlanDocument:
+def plan_stack(
+    stack: str | None = None,
+    config: str | None = None,
+    usage_file: UsageFile | None = None,
+    cost_lines: bool = True,
+) -> PlanDocument:
     """The plan document for `--stack NAME` or `--config PATH` (project found from here)."""
     name, path = stack_file_of(stack, config)
     project = find_project(Path.cwd(), path.parent)
-    return plan_config(read_stack_config(path), name, project.program, path)
+    return plan_config(read_stack_config(path), name, project.program, path, usage_file, cost_lines)
 
 
 def exit_code(doc: Mapping[str, Any]) -> Exit:

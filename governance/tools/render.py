@@ -19,7 +19,7 @@ from typing import Any
 
 from governance.tools.key_settings import key_settings
 from governance.tools.layout import Column, render
-from mlgov_policies.props import as_list, as_mapping
+from mlgov_policies.props import as_list, as_mapping, is_unknown
 from mlgov_policies.vocabulary import is_component
 
 Doc = Mapping[str, Any]
@@ -30,7 +30,7 @@ def region_of(inputs: Inputs) -> str:
     """The location a resource lives in (zone, region or multi-region), or '-' if global."""
     for key in ("zone", "location", "region"):
         if isinstance(value := inputs.get(key), str) and value:
-            return value
+            return "unknown" if is_unknown(value) else value
     return "-"
 
 

@@ -73,6 +73,21 @@ VERTEX_PERSISTENT_RESOURCE: Final = "gcp:vertex/aiPersistentResource:AiPersisten
 VERTEX_FEATURE_ONLINE_STORE: Final = "gcp:vertex/aiFeatureOnlineStore:AiFeatureOnlineStore"
 VERTEX_TENSORBOARD: Final = "gcp:vertex/aiTensorboard:AiTensorboard"
 VERTEX_METADATA_STORE: Final = "gcp:vertex/aiMetadataStore:AiMetadataStore"
+# What teams run beside mlgov's own resources, priced by governance/costs (issue 21).
+COMPUTE_REGION_DISK: Final = "gcp:compute/regionDisk:RegionDisk"
+COMPUTE_IMAGE: Final = "gcp:compute/image:Image"
+COMPUTE_SNAPSHOT: Final = "gcp:compute/snapshot:Snapshot"
+COMPUTE_INSTANCE_GROUP_MANAGER: Final = "gcp:compute/instanceGroupManager:InstanceGroupManager"
+COMPUTE_REGION_INSTANCE_GROUP_MANAGER: Final = (
+    "gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager"
+)
+COMPUTE_PER_INSTANCE_CONFIG: Final = "gcp:compute/perInstanceConfig:PerInstanceConfig"
+COMPUTE_REGION_PER_INSTANCE_CONFIG: Final = (
+    "gcp:compute/regionPerInstanceConfig:RegionPerInstanceConfig"
+)
+FUNCTION_V1: Final = "gcp:cloudfunctions/function:Function"
+CLOUD_RUN_JOB: Final = "gcp:cloudrunv2/job:Job"
+CLOUD_RUN_V1_SERVICE: Final = "gcp:cloudrun/service:Service"
 
 # IAM grants: the member/binding/policy resources that can give a role to someone. The program
 # creates some (function, Cloud Run, topic, bucket, dataset invokers/readers; the cost estimator

@@ -1,199 +1,311 @@
-"""`python -m governance cap` against the fake GKE, after the budget function capped it.
+"""`mlgov cap status|restore` after the real budget function capped the prod stack's project.
 
-The prod stack (stacks/Pulumi.prod.yaml: prefix acme-prod, project acme-ml-prod, region
-europe-west4) gets a cluster named as MlCluster names it; the budget flow caps it with the real
-adapter; then status, restore --dry-run and restore run through the CLI's `main`.
+The cap runs end to end (functions_framework, real adapters) against the fake cloud
+(conftest.py); then the CLI reads every governed project and restores. The round trip must give
+back every setting the cap changed, and nothing above what the stack declares.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-from govern import execute, flows, gcp, parse
-from govern.models import ActionPolicy
-from governance.tools.cli import main
-from tests.fakegcp.clock import FakeClock
-from tests.fakegcp.container import FakeContainer
-from tests.fakegcp.server import FakeGcp
-from tests.functions.conftest import budget_data, pubsub_event
+from tests.cap.conftest import (
+    CLUSTER,
+    ENDPOINT,
+    OTHER,
+    PROJECT,
+    REGION,
+    A,
+    B,
+    cap_prod,
+    mlgov,
+)
 
-REPO = Path(__file__).resolve().parents[2]
-PROJECT, REGION, CLUSTER = "acme-ml-prod", "europe-west4", "acme-prod-ml"
-POLICY = {
-    "dry_run": False,
-    "exempt_label": {"key": "mlgov-exempt", "value": "true"},
-    "projects": {
-        PROJECT: {
-            "environment": "prod",
-            "zones": ["europe-west4-a", "europe-west4-b"],
-            "allow_billing_disable": False,
-        }
-    },
-    "budgets": {"b1": {"projects": [PROJECT], "stop_at": 1.0, "disable_billing_at": None}},
-}
-ATTRIBUTES = {"budgetId": "b1", "schemaVersion": "1.0"}
+POOL = f"projects/{PROJECT}/locations/{REGION}/clusters/{CLUSTER}/nodePools"
 
 
-class _Ports:
-    """Only the container port: the cap's GKE part, with the real adapter."""
-
-    def __init__(self, url: str) -> None:
-        self.container = gcp.ADAPTERS["container"](url)
-        self.vertex = _NoVertex()
-        self.compute = self.notebooks = self.tpus = self.billing = _Nothing()
+def _doc(capsys) -> dict:
+    return json.loads(capsys.readouterr().out)
 
 
-class _Nothing:
-    def __getattr__(self, name: str):
-        return lambda *args: []
+def _item(doc: dict, target_end: str) -> dict:
+    [item] = [i for i in doc["items"] if i["target"].endswith(target_end)]
+    return item
 
 
-class _NoVertex(_Nothing):
-    pass
-
-
-@pytest.fixture
-def gke() -> Iterator[tuple[FakeGcp, FakeContainer]]:
-    with FakeGcp() as server:
-        fake = FakeContainer().install(server)
-        fake.add_cluster(PROJECT, REGION, CLUSTER, nap={"cpu": (0, 512), "nvidia-l4": (0, 32)})
-        fake.add_pool(
-            PROJECT,
-            REGION,
-            CLUSTER,
-            "system",
-            nodes=1,
-            initial=1,
-            autoscaling={"enabled": True, "totalMinNodeCount": 1, "totalMaxNodeCount": 5},
-        )
-        fake.add_pool(
-            PROJECT,
-            REGION,
-            CLUSTER,
-            "l4-spot",
-            machine_type="g2-standard-16",
-            gpus=1,
-            autoscaling={
-                "enabled": True,
-                "totalMinNodeCount": 0,
-                "totalMaxNodeCount": 16,
-                "locationPolicy": "ANY",
-            },
-            nodes=6,
-        )
-        fake.add_pool(
-            PROJECT,
-            REGION,
-            CLUSTER,
-            "a100",
-            machine_type="a2-highgpu-1g",
-            autoscaling={"enabled": True, "minNodeCount": 1, "maxNodeCount": 2},
-            nodes=2,
-        )
-        fake.add_pool(
-            PROJECT,
-            REGION,
-            CLUSTER,
-            "t4-fixed",
-            machine_type="n1-standard-8",
-            gpus=2,
-            nodes=2,
-            initial=2,
-        )
-        yield server, fake
-
-
-def _cap(server: FakeGcp, capsys: pytest.CaptureFixture[str]) -> None:
-    alert = parse.budget_alert(pubsub_event(budget_data(1.5, 1500), ATTRIBUTES).data)
-    runner = execute.Runner(ActionPolicy.from_json(json.dumps(POLICY)), FakeClock())
-    flows.budget_alert(alert, _Ports(server.url), runner)  # pyright: ignore[reportArgumentType]
-    capsys.readouterr()  # the function's log lines
-
-
-def cap(server: FakeGcp, *argv: str) -> int:
-    return main(["cap", *argv, "--stack", "prod", "--endpoint", server.url])
-
-
-def test_status_shows_what_the_cap_changed(gke, capsys):
-    server, fake = gke
-    _cap(server, capsys)
-    assert fake.sizes[(PROJECT, REGION, CLUSTER, "l4-spot")] == 0
-    writes = len([r for r in server.calls() if r.method != "GET"])
-    assert cap(server, "status") == 0
-    out = capsys.readouterr().out.splitlines()
-    assert out[0] == f"projects/{PROJECT}/locations/{REGION}/clusters/{CLUSTER}"
-    assert (
-        "  node pool l4-spot: capped; before the cap: autoscaling 0-16 nodes in total, "
-        "location policy ANY" in out
+def test_cap_then_restore_gives_back_every_setting_the_cap_changed(prod, capsys):
+    before = prod.state()
+    cap_prod(capsys)
+    capped = prod.state()
+    # The cap changed all of it: pools empty (user-made autoscaled ones frozen), NAP closed,
+    # the endpoint emptied, the TPU VM stopped.
+    assert all(
+        capped["pools"][p]["nodes"] == 0
+        for p in (f"{CLUSTER}/l4-spot", f"{CLUSTER}/t4-fixed", f"{CLUSTER}/tpu-v5e", f"{OTHER}/gpu")
     )
-    assert "  node pool a100: capped; before the cap: autoscaling 1-2 nodes per zone" in out
-    assert "  node pool t4-fixed: capped; before the cap: fixed size, 2 node(s)" in out
-    assert "  NAP limit nvidia-l4: now 0-0; before the cap: 0-32" in out
-    assert not any("system" in line for line in out)
-    assert len([r for r in server.calls() if r.method != "GET"]) == writes  # status only reads
+    assert capped["pools"][f"{CLUSTER}/nap-n1-standard-8-gpu1"]["nodes"] == 0
+    assert capped["pools"][f"{CLUSTER}/l4-spot"]["autoscaling"] == {}
+    assert capped["clusters"][CLUSTER]["limits"]["nvidia-l4"] == (0, 0)
+    assert capped["endpoint"]["deployed"] == {}
+    assert prod.tpu.state(PROJECT, B, "research-v5e") == "STOPPED"
+
+    assert mlgov(prod.server, "restore") == 0
+    out = capsys.readouterr().out
+    assert prod.state() == before
+    # Restore starts no VM and resumes no job, and says so.
+    assert prod.tpu.state(PROJECT, B, "research-v5e") == "STOPPED"
+    assert "TPU VMs the cap stopped stay stopped" in out
+    assert "training jobs the cap cancelled are not resumed" in out
+    # Every GKE write waited for the one before: GKE never refused one as busy.
+    assert all(r.status != 400 for _q, r in prod.server.exchanges)
+    # A second restore finds nothing capped and writes nothing.
+    writes = prod.writes()
+    assert mlgov(prod.server, "restore") == 0
+    assert "nothing capped" in capsys.readouterr().out
+    assert prod.writes() == writes
 
 
-def test_restore_dry_run_changes_nothing(gke, capsys):
-    server, _fake = gke
-    _cap(server, capsys)
-    writes = len([r for r in server.calls() if r.method != "GET"])
-    assert cap(server, "restore", "--dry-run", "--json") == 0
-    doc = json.loads(capsys.readouterr().out)
-    assert doc["dry_run"] is True
-    assert [p["pool"] for p in doc["pools"]] == ["l4-spot", "a100", "t4-fixed"]
-    assert len([r for r in server.calls() if r.method != "GET"]) == writes
-
-
-def test_restore_puts_sizes_autoscaling_and_nap_limits_back(gke, capsys):
-    server, fake = gke
-    _cap(server, capsys)
-    assert cap(server, "restore") == 0
-    pool = lambda name: fake.pool(PROJECT, REGION, CLUSTER, name)  # noqa: E731
-    size = lambda name: fake.sizes[(PROJECT, REGION, CLUSTER, name)]  # noqa: E731
-    assert pool("l4-spot")["autoscaling"] == {
+def test_restore_sets_the_size_at_cap_time_and_keeps_the_nap_pool_nap_made(prod, capsys):
+    cap_prod(capsys)
+    assert mlgov(prod.server, "restore") == 0
+    gke = prod.container
+    # t4-fixed was created with 2 per zone and resized to 3: it gets 3 back, not 2.
+    assert gke.sizes[(PROJECT, REGION, CLUSTER, "t4-fixed")] == 3
+    nap = gke.pool(PROJECT, REGION, CLUSTER, "nap-n1-standard-8-gpu1")
+    assert nap["autoscaling"] == {
         "enabled": True,
-        "totalMinNodeCount": 0,
-        "totalMaxNodeCount": 16,
-        "locationPolicy": "ANY",
+        "maxNodeCount": 1000,
+        "locationPolicy": "BALANCED",
+        "autoprovisioned": True,
     }
-    assert size("l4-spot") == 0  # min 0: the autoscaler adds nodes as pods need them
-    assert pool("a100")["autoscaling"] == {"enabled": True, "minNodeCount": 1, "maxNodeCount": 2}
-    assert size("a100") == 1  # back to its minimum per zone
-    assert size("t4-fixed") == 2  # a fixed pool gets its size back
-    for name in ("l4-spot", "a100", "t4-fixed"):
-        assert "mlgov-cap-prev" not in pool(name)["config"]["resourceLabels"]
-    assert fake.limits(PROJECT, REGION, CLUSTER) == {"cpu": (0, 512), "nvidia-l4": (0, 32)}
-    cluster = fake.clusters[(PROJECT, REGION, CLUSTER)]
-    assert not [k for k in cluster["resourceLabels"] if k.startswith("mlgov-cap")]
-    # Every write waited for the previous operation: GKE never refused one.
-    assert all(r.status != 400 for _q, r in server.exchanges)
-    capsys.readouterr()
-    assert cap(server, "status") == 0
-    assert capsys.readouterr().out.splitlines()[1] == "  nothing capped"
+    # Its autoscaling was never changed by the cap, so restore did not write it either.
+    assert not prod.server.calls("POST", "nap-n1-standard-8-gpu1:setAutoscaling")
 
 
-def test_a_stack_without_gke_and_a_bad_endpoint_are_invalid_input(gke, capsys, tmp_path):
-    server, _fake = gke
-    stack = tmp_path / "Pulumi.nogke.yaml"
-    # The dev stack without its gke section (and the training pools that need one).
+def test_status_lists_every_capped_resource_of_the_governed_projects_and_writes_nothing(
+    prod, capsys
+):
+    cap_prod(capsys)
+    writes = prod.writes()
+    assert mlgov(prod.server, "status", "--json") == 0
+    doc = _doc(capsys)
+    assert prod.writes() == writes
+    assert doc["projects"] == {PROJECT: [A, B]}
+    kinds = sorted((i["kind"], i["target"].split("/", 3)[-1]) for i in doc["items"])
+    assert kinds == [
+        ("NAP limits", f"{REGION}/clusters/{CLUSTER}"),
+        ("endpoint", f"{REGION}/endpoints/e-opted"),
+        ("node pool", f"{A}/clusters/{OTHER}/nodePools/gpu"),
+        ("node pool", f"{REGION}/clusters/{CLUSTER}/nodePools/l4-spot"),
+        ("node pool", f"{REGION}/clusters/{CLUSTER}/nodePools/nap-n1-standard-8-gpu1"),
+        ("node pool", f"{REGION}/clusters/{CLUSTER}/nodePools/t4-fixed"),
+        ("node pool", f"{REGION}/clusters/{CLUSTER}/nodePools/tpu-v5e"),
+    ]
+    l4 = _item(doc, "/l4-spot")
+    assert l4["now"] == "autoscaling off"
+    assert l4["before"] == (
+        "autoscaling 0-16 nodes in total, location policy ANY, 6 node(s) at cap time"
+    )
+    assert l4["outcome"] == "capped"
+    assert _item(doc, "/t4-fixed")["before"] == "fixed size, 6 node(s)"
+    assert _item(doc, CLUSTER)["before"] == "nvidia-l4 0-32, nvidia-tesla-t4 0-16"
+    endpoint = _item(doc, "e-opted")
+    assert endpoint["now"] == "no model deployed"
+    assert endpoint["before"] == (
+        "11: model m11@1 on g2-standard-8 + 1 NVIDIA_L4, 1-2 replicas, 70% of traffic; "
+        "12: model reranker@3 on n1-standard-4, 2-4 replicas, 30% of traffic"
+    )
+    assert any("cancelled are not resumed" in line for line in doc["not_undone"])
+
+
+def test_status_text_says_what_was_there_and_what_is_not_undone(prod, capsys):
+    cap_prod(capsys)
+    assert mlgov(prod.server, "status") == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == f"stack prod: governed {PROJECT} ({A}, {B})"
+    assert f"node pool {POOL}/t4-fixed" in out
+    assert "  before the cap: fixed size, 6 node(s)" in out
+    assert "  restore sets: setSize 3 node(s) per zone x 2 zone(s)" not in out
+    assert "  restore sets: 3 node(s) per zone x 2 zone(s)" in out
+    assert "not undone by restore:" in out
+
+
+def test_restore_dry_run_changes_nothing_and_lists_each_write(prod, capsys):
+    cap_prod(capsys)
+    writes = prod.writes()
+    assert mlgov(prod.server, "restore", "--dry-run", "--json") == 0
+    doc = _doc(capsys)
+    assert doc["dry_run"] is True
+    assert prod.writes() == writes
+    l4 = _item(doc, "/l4-spot")
+    assert l4["outcome"] == "would restore"
+    assert l4["writes"] == ["setAutoscaling", "setSize 3", "remove mlgov-cap-prev"]
+    assert _item(doc, "e-opted")["writes"] == [
+        "deployModel 11",
+        "deployModel 12",
+        "endpoints.patch (labels, traffic split)",
+    ]
+
+
+def test_tampered_marks_cannot_raise_anything_above_the_stack(prod, capsys):
+    cap_prod(capsys)
+    gke = prod.container
+    # Someone edits the marks: 5000 nodes for l4-spot (the stack says 16), NAP l4 0-5000
+    # (the stack says 32), and a NAP limit for an accelerator the stack declares none of.
+    l4 = gke.pool(PROJECT, REGION, CLUSTER, "l4-spot")
+    l4["config"]["resourceLabels"]["mlgov-cap-prev"] = "autoscale-total-0-5000-any-n4000"
+    gke.relabel(
+        PROJECT,
+        REGION,
+        CLUSTER,
+        **{"mlgov-cap-nap-nvidia-l4": "0-5000", "mlgov-cap-nap-nvidia-h100-80gb": "0-64"},
+    )
+    assert mlgov(prod.server, "restore", "--json") == 0
+    doc = _doc(capsys)
+    assert l4["autoscaling"]["totalMaxNodeCount"] == 16
+    assert gke.sizes[(PROJECT, REGION, CLUSTER, "l4-spot")] == 8  # 16 over 2 zones at most
+    limits = gke.limits(PROJECT, REGION, CLUSTER)
+    assert limits["nvidia-l4"] == (0, 32)
+    assert "nvidia-h100-80gb" not in limits  # the stack declares no limit for it: none set
+    notes = " ".join(_item(doc, "/l4-spot")["notes"] + _item(doc, CLUSTER)["notes"])
+    assert "clamped: the mark asks a maximum of 5000 nodes in total; the stack allows 16" in notes
+    assert "training_pools.l4-spot.max_nodes = 16" in notes
+    assert "nvidia-l4: clamped, the mark asks a maximum of 5000" in notes
+    assert "nvidia-h100-80gb: left at 0, its mark kept" in notes
+    assert gke.labels(PROJECT, REGION, CLUSTER)["mlgov-cap-nap-nvidia-h100-80gb"] == "0-64"
+
+
+def test_one_unreadable_mark_is_reported_and_the_rest_restored(prod, capsys):
+    cap_prod(capsys)
+    gke = prod.container
+    t4 = gke.pool(PROJECT, REGION, CLUSTER, "t4-fixed")
+    t4["config"]["resourceLabels"]["mlgov-cap-prev"] = "fixed-lots"
+    assert mlgov(prod.server, "restore") == 4  # Exit.CLOUD: something was left
+    captured = capsys.readouterr()
+    assert (
+        f"mlgov: error: {POOL}/t4-fixed: mlgov-cap-prev='fixed-lots': not a value the budget "
+        "cap writes; the pool is left as it is"
+    ) in captured.err.splitlines()
+    assert gke.sizes[(PROJECT, REGION, CLUSTER, "t4-fixed")] == 0
+    assert t4["config"]["resourceLabels"]["mlgov-cap-prev"] == "fixed-lots"
+    # Everything else came back.
+    assert gke.sizes[(PROJECT, REGION, CLUSTER, "l4-spot")] == 3
+    assert gke.limits(PROJECT, REGION, CLUSTER)["nvidia-l4"] == (0, 32)
+    assert prod.vertex.split(ENDPOINT) == {"11": 70, "12": 30}
+
+
+def test_an_unreadable_deployment_mark_leaves_that_model_and_the_split_alone(prod, capsys):
+    cap_prod(capsys)
+    endpoint = prod.vertex.endpoints[ENDPOINT]
+    endpoint["labels"]["mlgov-cap-dm-12"] = "thirty-percent"
+    assert mlgov(prod.server, "restore", "--json") == 4
+    doc = _doc(capsys)
+    assert prod.vertex.deployed(ENDPOINT) == ["11"]
+    assert prod.vertex.split(ENDPOINT) == {}  # not set: the split is known only in part
+    item = _item(doc, "e-opted")
+    assert item["problems"] == [
+        "mlgov-cap-dm-12='thirty-percent': not a deployment the budget cap writes; that "
+        "deployment is left as it is"
+    ]
+    assert "traffic split left as it is: a deployment's mark is unreadable" in item["notes"]
+    assert "mlgov-cap-dm-12" in prod.vertex.labels(ENDPOINT)
+    assert "mlgov-cap-dm-11" not in prod.vertex.labels(ENDPOINT)
+
+
+def test_a_stale_fingerprint_while_removing_the_marks_is_read_again(prod, capsys):
+    cap_prod(capsys)
+    prod.container.races = 1
+    assert mlgov(prod.server, "restore") == 0
+    labels = prod.container.labels(PROJECT, REGION, CLUSTER)
+    assert labels == {"team": "ml-platform", "owner": "sre"}
+
+
+def test_a_failed_write_fails_that_item_only(prod, capsys):
+    cap_prod(capsys)
+    prod.server.inject(r"/nodePools/l4-spot:setSize$", 403, times=1)
+    assert mlgov(prod.server, "restore") == 4
+    err = capsys.readouterr().err
+    assert f"{POOL}/l4-spot: failed: setSize 3: POST" in err
+    assert "(after: setAutoscaling)" in err
+    assert prod.container.sizes[(PROJECT, REGION, CLUSTER, "t4-fixed")] == 3
+    # The label stays, so the next restore finishes it.
+    assert "mlgov-cap-prev" in prod.container.pool_labels(PROJECT, REGION, CLUSTER, "l4-spot")
+    assert mlgov(prod.server, "restore") == 0
+    assert prod.container.sizes[(PROJECT, REGION, CLUSTER, "l4-spot")] == 3
+
+
+def test_a_governed_zone_gke_could_not_read_fails_status(prod, capsys):
+    cap_prod(capsys)
+    prod.container.missing_zones.add((PROJECT, A))
+    assert mlgov(prod.server, "status") == 4
+    assert f"gke clusters.list {PROJECT}: {A} unreachable" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["status", "--stack", "prod", "--dry-run"], "--dry-run: only with `restore`"),
+        (["status", "--stack", "nosuch"], "--stack: no stack file"),
+        (["status", "--stack", "prod", "--endpoint", "ftp://x"], "--endpoint: 'ftp://x'"),
+    ],
+)
+def test_bad_input_exits_2_naming_the_problem(prod, capsys, argv, message):
+    from governance.tools.cli import main
+
+    assert main(["cap", *argv]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_an_unreachable_api_exits_4(capsys, monkeypatch):
+    from governance.tools.cli import main
+
+    monkeypatch.chdir(__import__("tests.cap.conftest", fromlist=["REPO"]).REPO)
+    assert main(["cap", "status", "--stack", "prod", "--endpoint", "http://127.0.0.1:9"]) == 4
+    assert "gke clusters.list acme-ml-prod: GET projects/acme-ml-prod" in capsys.readouterr().err
+
+
+def test_a_stack_without_gke_restores_nothing_above_zero(prod, capsys, tmp_path):
     import yaml
 
-    config = yaml.safe_load((REPO / "stacks" / "Pulumi.dev.yaml").read_text())
-    settings = config["config"]["mlgov:settings"]
+    from tests.cap.conftest import REPO
+
+    cap_prod(capsys)
+    config = yaml.safe_load((REPO / "stacks" / "Pulumi.prod.yaml").read_text())
     for key in ("gke", "training_pools"):
-        settings.pop(key, None)
+        config["config"]["mlgov:settings"].pop(key)
+    stack = tmp_path / "Pulumi.nogke.yaml"
     stack.write_text(yaml.safe_dump(config))
-    code = main(["cap", "status", "--config", str(stack), "--endpoint", server.url])
-    assert code == 2
-    assert "no `gke:` section" in capsys.readouterr().err
-    assert main(["cap", "status", "--stack", "prod", "--endpoint", "ftp://x"]) == 2
-    assert main(["cap", "status", "--stack", "prod", "--dry-run", "--endpoint", server.url]) == 2
+    from governance.tools.cli import main
+
+    code = main(["cap", "restore", "--config", str(stack), "--endpoint", prod.server.url, "--json"])
+    doc = _doc(capsys)
+    assert code == 0
+    l4 = _item(doc, "/l4-spot")
+    assert l4["outcome"] == "left capped"
+    assert l4["notes"] == [
+        "left capped: the stack declares no training pools, so restore raises it to nothing"
+    ]
+    assert prod.container.sizes[(PROJECT, REGION, CLUSTER, "l4-spot")] == 0
+    assert prod.vertex.split(ENDPOINT) == {"11": 70, "12": 30}  # endpoints are not bounded
 
 
-def test_an_unreachable_api_exits_4(capsys):
-    assert main(["cap", "status", "--stack", "prod", "--endpoint", "http://127.0.0.1:9"]) == 4
-    assert "gke: GET" in capsys.readouterr().err
+def test_marks_written_before_sizes_were_recorded_still_restore(prod, capsys):
+    cap_prod(capsys)
+    gke = prod.container
+    # What the previous version wrote: no size; a fixed pool's initialNodeCount per zone.
+    gke.pool(PROJECT, REGION, CLUSTER, "l4-spot")["config"]["resourceLabels"]["mlgov-cap-prev"] = (
+        "autoscale-total-2-16-any"
+    )
+    gke.pool(PROJECT, REGION, CLUSTER, "t4-fixed")["config"]["resourceLabels"]["mlgov-cap-prev"] = (
+        "fixed-2"
+    )
+    assert mlgov(prod.server, "restore", "--json") == 0
+    doc = _doc(capsys)
+    assert gke.sizes[(PROJECT, REGION, CLUSTER, "l4-spot")] == 1  # its minimum, 2 over 2 zones
+    assert gke.sizes[(PROJECT, REGION, CLUSTER, "t4-fixed")] == 2
+    assert _item(doc, "/l4-spot")["notes"] == [
+        "its size at cap time was not recorded: back to its autoscaling minimum"
+    ]
+    assert _item(doc, "/t4-fixed")["before"] == "fixed size, 2 per zone"

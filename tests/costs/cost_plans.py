@@ -46,6 +46,25 @@ def unpriced(
     return cost.unpriced
 
 
+def partial(
+    resource: dict[str, Any],
+    usage: UsageAssumptions = USAGE,
+    others: Sequence[dict[str, Any]] = (),
+) -> tuple[ResourceCost, dict[str, str]]:
+    """The cost of a resource priced except for some parts, and {part: why} of those parts."""
+    cost = one(resource, usage, others)
+    assert cost.priced, cost.unpriced
+    assert cost.unpriced_parts, "expected a part left out"
+    return cost, dict(cost.unpriced_parts)
+
+
+def usage_lines(cost: ResourceCost) -> dict[str, str]:
+    """{what: usage key} of the governed lines that depend on undeclared usage."""
+    return {
+        x.what: x.usage_key for x in cost.cost_lines if x.kind == "usage" and x.bill == "governed"
+    }
+
+
 def notebook(name: str = "nb-alice", **gce: Any) -> dict[str, Any]:
     setup: dict[str, Any] = {
         "machineType": "n1-standard-4",
@@ -163,7 +182,13 @@ def full_plan() -> list[dict[str, Any]]:
         {
             "type": "gcp:container/cluster:Cluster",
             "name": "gke",
-            "inputs": {"location": "us-central1", "clusterAutoscaling": {"enabled": True}},
+            "inputs": {
+                "name": "acme-dev-gke",
+                "location": "us-central1",
+                "removeDefaultNodePool": True,
+                "initialNodeCount": 1,
+                "clusterAutoscaling": {"enabled": True},
+            },
         },
         node_pool(),
         node_pool(

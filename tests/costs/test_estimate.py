@@ -78,7 +78,7 @@ def test_no_usage_or_catalog_means_defaults():
             {
                 "type": "gcp:container/cluster:Cluster",
                 "name": "gke",
-                "inputs": {"location": "us-central1"},
+                "inputs": {"location": "us-central1", "removeDefaultNodePool": True},
             }
         ]
     )
@@ -89,7 +89,7 @@ def test_negative_totals_are_floored_at_zero():
     zonal = {
         "type": "gcp:container/cluster:Cluster",
         "name": "z",
-        "inputs": {"location": "us-central1-a"},
+        "inputs": {"location": "us-central1-a", "removeDefaultNodePool": True},
     }
     cost = estimate_resources([zonal], USAGE).get("z")
     assert (cost.monthly_usd, cost.baseline_monthly_usd) == (0.0, 0.0)  # $73 fee - $74.40 credit

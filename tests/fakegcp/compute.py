@@ -5,6 +5,9 @@ tests/functions/data/get-compute-v1-...-aggregated-instances_1.json) and stop an
 recorded PENDING zonal operation shape. Local SSDs are SCRATCH disks (AttachedDisk.type), and
 stopping a VM that has any requires the `discardLocalSsd` query parameter, as the compute v1
 discovery doc says of instances.stop; `local_ssd_data` records what became of their data.
+aggregatedList has an entry per zone (a NO_RESULTS_ON_PAGE warning where a zone has no VMs) and,
+asked with returnPartialSuccess, leaves the `unreachable` zones out and names them in
+`unreachables` (InstanceAggregatedList, compute v1); asked without, it fails (503).
 """
 
 from __future__ import annotations
@@ -31,6 +34,18 @@ _STOP = json.loads(
 )["body"]
 TEMPLATE: dict[str, Any] = _AGG["items"]["zones/us-central1-c"]["instances"][0]
 BASE = "https://www.googleapis.com/compute/v1"
+ZONES = ("europe-west4-a", "europe-west4-b", "us-central1-a", "us-central1-b", "us-central1-c")
+
+
+def _no_results(scope: str) -> dict[str, Any]:
+    """An aggregatedList entry for a scope without instances, as Compute sends it."""
+    return {
+        "warning": {
+            "code": "NO_RESULTS_ON_PAGE",
+            "message": f"There are no results for scope '{scope}' on this page.",
+            "data": [{"key": "scope", "value": scope}],
+        }
+    }
 
 
 class FakeCompute:
@@ -41,6 +56,12 @@ class FakeCompute:
         self.operations: dict[str, dict[str, Any]] = {}
         # (project, zone, name) -> "preserved" or "discarded", for VMs with Local SSDs.
         self.local_ssd_data: dict[tuple[str, str, str], str] = {}
+        # (project, zone) Compute cannot reach: aggregatedList leaves its VMs out and names it
+        # in `unreachables` (it is asked with returnPartialSuccess).
+        self.unreachable: set[tuple[str, str]] = set()
+        # Zones aggregatedList has an entry for even without VMs (a NO_RESULTS_ON_PAGE warning,
+        # as in the recorded answer: instance-pause-resume/), beside every zone with VMs.
+        self.zones: tuple[str, ...] = ZONES
         self._ids = itertools.count(1000)
         self._lock = threading.Lock()
 
@@ -117,22 +138,29 @@ class FakeCompute:
 
     def _aggregated(self, request: Request, m: re.Match[str]) -> Reply:
         project = m[1]
+        partial = request.query.get("returnPartialSuccess", ["false"])[0] == "true"
+        lost = sorted(z for p, z in self.unreachable if p == project)
+        if lost and not partial:
+            return Reply(503, error_body(503, f"zones unreachable: {', '.join(lost)}"))
         items: dict[str, Any] = {}
         with self._lock:
             for (p, zone, _), inst in sorted(self.instances.items()):
-                if p == project:
+                if p == project and zone not in lost:
                     items.setdefault(f"zones/{zone}", {"instances": []})["instances"].append(
                         copy.deepcopy(inst)
                     )
-        return Reply(
-            200,
-            {
-                "kind": "compute#instanceAggregatedList",
-                "id": f"projects/{project}/aggregated/instances",
-                "items": items,
-                "selfLink": f"{BASE}/projects/{project}/aggregated/instances",
-            },
-        )
+        for zone in self.zones:
+            if zone not in lost:
+                items.setdefault(f"zones/{zone}", _no_results(f"zones/{zone}"))
+        body: dict[str, Any] = {
+            "kind": "compute#instanceAggregatedList",
+            "id": f"projects/{project}/aggregated/instances",
+            "items": dict(sorted(items.items())),
+            "selfLink": f"{BASE}/projects/{project}/aggregated/instances",
+        }
+        if lost:
+            body["unreachables"] = [f"zones/{zone}" for zone in lost]
+        return Reply(200, body)
 
     def _get(self, request: Request, m: re.Match[str]) -> Reply:
         inst = self.instances.get((m[1], m[2], m[3]))

@@ -170,6 +170,18 @@ RULES: tuple[Rule, ...] = (
         "container.operations.get",
         f"{_GKE} (projects.locations.operations.get)",
     ),
+    Rule(
+        "GET",
+        rf"/v1/projects/{_ID}/locations/{_ID}/clusters/{_ID}",
+        "container.clusters.get",
+        f"{_GKE} (projects.locations.clusters.get)",
+    ),
+    Rule(
+        "GET",
+        rf"/compute/v1/projects/{_ID}/zones/{_ID}/instanceGroupManagers/{_ID}",
+        "compute.instanceGroupManagers.get",
+        "https://cloud.google.com/compute/docs/reference/rest/v1/instanceGroupManagers/get",
+    ),
     # Vertex AI: "List a customJob", "Cancel a customJob", ... in the permissions table.
     Rule(
         "GET",
@@ -205,6 +217,18 @@ RULES: tuple[Rule, ...] = (
         "POST",
         rf"/v1/projects/{_ID}/locations/{_ID}/endpoints/{_ID}:undeployModel",
         "aiplatform.endpoints.undeploy",
+        _VERTEX,
+    ),
+    Rule(
+        "GET",
+        rf"/v1/projects/{_ID}/locations/{_ID}/endpoints/{_ID}",
+        "aiplatform.endpoints.get",
+        _VERTEX,
+    ),
+    Rule(
+        "PATCH",
+        rf"/v1/projects/{_ID}/locations/{_ID}/endpoints/{_ID}",
+        "aiplatform.endpoints.update",
         _VERTEX,
     ),
     Rule(

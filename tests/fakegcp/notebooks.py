@@ -31,6 +31,10 @@ class FakeNotebooks:
 
     def __init__(self) -> None:
         self.instances: dict[tuple[str, str, str], dict[str, Any]] = {}
+        # (project, location) the API cannot reach. "A ListInstancesResponse will only contain
+        # either instances or unreachables" (notebooks v2 discovery document): a list over
+        # locations/- then names them and holds no instances at all.
+        self.unreachable: set[tuple[str, str]] = set()
         self._ops = itertools.count(1)
         self._lock = threading.Lock()
 
@@ -49,9 +53,11 @@ class FakeNotebooks:
             {
                 "name": f"projects/{project}/locations/{zone}/instances/{name}",
                 "state": state,
-                "labels": dict(labels or {}),
             }
         )
+        inst.pop("labels", None)  # proto3 JSON leaves an empty map out
+        if labels:
+            inst["labels"] = dict(labels)
         if gpus:
             inst["gceSetup"]["acceleratorConfigs"] = [
                 {"type": "NVIDIA_TESLA_T4", "coreCount": str(gpus)}
@@ -71,6 +77,9 @@ class FakeNotebooks:
 
     def _list(self, request: Request, m: re.Match[str]) -> Reply:
         project, loc = m[1], m[2]
+        lost = sorted(z for p, z in self.unreachable if p == project and loc in ("-", z))
+        if lost:
+            return Reply(200, {"unreachable": [f"projects/{project}/locations/{z}" for z in lost]})
         with self._lock:
             found = [
                 copy.deepcopy(i)
@@ -100,6 +109,5 @@ class FakeNotebooks:
                     "target": inst["name"],
                     "verb": "stop",
                 },
-                "done": False,
             },
         )

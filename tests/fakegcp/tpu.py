@@ -15,6 +15,9 @@ class FakeTpu:
 
     def __init__(self) -> None:
         self.nodes: dict[tuple[str, str, str], dict[str, Any]] = {}
+        # (project, zone) the TPU API cannot reach: its list names it in `unreachable`
+        # (ListNodesResponse, tpu v2: "Locations that could not be reached") and holds no nodes.
+        self.unreachable: set[tuple[str, str]] = set()
         self._ops = itertools.count(1)
         self._lock = threading.Lock()
 
@@ -38,12 +41,13 @@ class FakeTpu:
                 "enableExternalIps": False,
             },
             "schedulingConfig": {"spot": True},
-            "labels": dict(labels or {}),
             "id": str(7000 + len(self.nodes)),
             "apiVersion": "V2",
             "health": "HEALTHY",
             "createTime": "2026-11-01T00:00:00Z",
         }
+        if labels:  # proto3 JSON leaves an empty map out
+            node["labels"] = dict(labels)
         self.nodes[(project, zone, name)] = node
         return node
 
@@ -58,6 +62,8 @@ class FakeTpu:
         return self
 
     def _list(self, request: Request, m: re.Match[str]) -> Reply:
+        if (m[1], m[2]) in self.unreachable:
+            return Reply(200, {"unreachable": [f"projects/{m[1]}/locations/{m[2]}"]})
         with self._lock:
             found = [
                 dict(n) for (p, z, _), n in sorted(self.nodes.items()) if p == m[1] and z == m[2]
@@ -80,6 +86,5 @@ class FakeTpu:
                     "target": node["name"],
                     "verb": "stop",
                 },
-                "done": False,
             },
         )

@@ -1,11 +1,12 @@
 """Fake Vertex AI (aiplatform v1): custom and tuning jobs (list with a state filter, cancel),
-endpoints (list, undeployModel).
+endpoints (list, get, patch with an etag, deployModel, undeployModel, their operations).
 
 One base URL stands for every regional host (`REGION-aiplatform.googleapis.com`), as
 MLGOV_API_ENDPOINTS["aiplatform"] does. Shapes follow the aiplatform v1 discovery document
 (tests/functions/test_fake_shapes.py checks the answers against it). Like Vertex AI, cancel moves
-a queued/pending/running job to CANCELLING and refuses any other state, and undeployModel refuses
-a model that still has traffic unless the request's trafficSplit takes it away.
+a queued/pending/running job to CANCELLING and refuses any other state, undeployModel refuses
+a model that still has traffic unless the request's trafficSplit takes it away, and a patch with
+a stale etag is refused with 409 ABORTED. Answers are proto3 JSON: empty maps are left out.
 """
 
 from __future__ import annotations
@@ -31,9 +32,14 @@ def _refused(message: str) -> Reply:
 class FakeVertex:
     """Jobs and endpoints keyed by resource name."""
 
-    def __init__(self, page_size: int = 50) -> None:
+    def __init__(self, page_size: int = 50, op_polls: int = 1) -> None:
         self.jobs: dict[str, dict[str, Any]] = {}
         self.endpoints: dict[str, dict[str, Any]] = {}
+        self.operations: dict[str, int] = {}  # name -> operations.get calls until done
+        # The next `races` endpoint patches lose a race: someone else relabels the endpoint
+        # just before, so the etag they carry is stale.
+        self.races = 0
+        self.op_polls = op_polls
         self.page_size = page_size
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
@@ -53,7 +59,6 @@ class FakeVertex:
             "name": name,
             "displayName": f"train-{job_id}",
             "state": state,
-            "labels": dict(labels or {}),
             "createTime": "2026-11-20T10:00:00Z",
             "startTime": "2026-11-20T10:05:00Z",
             "updateTime": "2026-11-20T10:05:00Z",
@@ -71,6 +76,8 @@ class FakeVertex:
                 }
             ]
         }
+        if labels:
+            job["labels"] = dict(labels)
         if kind == "customJobs":
             job["jobSpec"] = spec
         else:
@@ -86,37 +93,71 @@ class FakeVertex:
         *,
         models: dict[str, int],
         labels: dict[str, str] | None = None,
+        deployments: dict[str, dict[str, Any]] | None = None,
     ) -> dict[str, Any]:
-        """An endpoint; `models` maps deployed model ids to their traffic percentage."""
+        """An endpoint; `models` maps deployed model ids to their traffic percentage.
+
+        `deployments` overrides a model's DeployedModel JSON fields (e.g. its resources).
+        """
         name = f"projects/{project}/locations/{region}/endpoints/{endpoint_id}"
-        endpoint = {
+        endpoint: dict[str, Any] = {
             "name": name,
             "displayName": f"serve-{endpoint_id}",
-            "labels": dict(labels or {}),
             "deployedModels": [
                 {
                     "id": model_id,
                     "model": f"projects/{project}/locations/{region}/models/m{model_id}",
+                    "modelVersionId": "1",
                     "displayName": f"model-{model_id}",
+                    "createTime": "2026-11-01T00:05:00Z",
                     "dedicatedResources": {
-                        "machineSpec": {"machineType": "g2-standard-8", "acceleratorCount": 1},
+                        "machineSpec": {
+                            "machineType": "g2-standard-8",
+                            "acceleratorType": "NVIDIA_L4",
+                            "acceleratorCount": 1,
+                        },
                         "minReplicaCount": 1,
+                        "maxReplicaCount": 2,
                     },
+                    **(deployments or {}).get(model_id, {}),
                 }
                 for model_id in models
             ],
             "trafficSplit": {k: v for k, v in models.items() if v},
-            "etag": f"etag-{next(self._ids)}",
             "createTime": "2026-11-01T00:00:00Z",
+            "updateTime": "2026-11-01T00:05:00Z",
         }
+        if labels:
+            endpoint["labels"] = dict(labels)
         self.endpoints[name] = endpoint
+        self._touch(endpoint)
         return endpoint
+
+    def relabel(self, name: str, **labels: str) -> None:
+        """Someone else changes the endpoint's labels: a new etag."""
+        with self._lock:
+            endpoint = self.endpoints[name]
+            endpoint["labels"] = {**endpoint.get("labels", {}), **labels}
+            self._touch(endpoint)
+
+    def _touch(self, endpoint: dict[str, Any]) -> None:
+        """A new etag, and proto3 JSON: empty maps and lists left out."""
+        endpoint["etag"] = f"AMEw9y{next(self._ids):04d}"
+        for key in ("labels", "trafficSplit", "deployedModels"):
+            if not endpoint.get(key):
+                endpoint.pop(key, None)
 
     def state(self, name: str) -> str:
         return self.jobs[name]["state"]
 
     def deployed(self, name: str) -> list[str]:
-        return [m["id"] for m in self.endpoints[name]["deployedModels"]]
+        return [m["id"] for m in self.endpoints[name].get("deployedModels", [])]
+
+    def split(self, name: str) -> dict[str, int]:
+        return dict(self.endpoints[name].get("trafficSplit", {}))
+
+    def labels(self, name: str) -> dict[str, str]:
+        return dict(self.endpoints[name].get("labels", {}))
 
     def install(self, fake: FakeGcp) -> FakeVertex:
         base = rf"/v1/projects/{_ID}/locations/{_ID}"
@@ -125,7 +166,11 @@ class FakeVertex:
             "POST", rf"{base}/(customJobs|hyperparameterTuningJobs)/{_ID}:cancel", self._cancel
         )
         fake.route("GET", rf"{base}/endpoints", self._list_endpoints)
+        fake.route("GET", rf"{base}/endpoints/{_ID}", self._get_endpoint)
+        fake.route("PATCH", rf"{base}/endpoints/{_ID}", self._patch_endpoint)
         fake.route("POST", rf"{base}/endpoints/{_ID}:undeployModel", self._undeploy)
+        fake.route("POST", rf"{base}/endpoints/{_ID}:deployModel", self._deploy)
+        fake.route("GET", rf"{base}/endpoints/{_ID}/operations/{_ID}", self._operation)
         return self
 
     def _page(self, request: Request, items: list[dict[str, Any]], key: str) -> Reply:
@@ -169,6 +214,117 @@ class FakeVertex:
             ]
         return self._page(request, found, "endpoints")
 
+    def _endpoint(self, m: re.Match[str]) -> tuple[str, dict[str, Any] | None]:
+        name = f"projects/{m[1]}/locations/{m[2]}/endpoints/{m[3]}"
+        return name, self.endpoints.get(name)
+
+    def _get_endpoint(self, request: Request, m: re.Match[str]) -> Reply:
+        with self._lock:
+            name, endpoint = self._endpoint(m)
+            if endpoint is None:
+                return Reply(404, error_body(404, f"{name} not found"))
+            return Reply(200, copy.deepcopy(endpoint))
+
+    def _patch_endpoint(self, request: Request, m: re.Match[str]) -> Reply:
+        body = request.body or {}
+        fields = set(request.query.get("updateMask", [""])[0].split(",")) - {""}
+        if not fields or fields - {"labels", "trafficSplit", "displayName", "description"}:
+            return Reply(400, error_body(400, f"unsupported updateMask {sorted(fields)}"))
+        with self._lock:
+            name, endpoint = self._endpoint(m)
+            if endpoint is None:
+                return Reply(404, error_body(404, f"{name} not found"))
+            if self.races > 0:
+                self.races -= 1
+                endpoint["labels"] = {**endpoint.get("labels", {}), "owner": "sre"}
+                self._touch(endpoint)
+            if body.get("etag") and body["etag"] != endpoint["etag"]:
+                # AIP-154: a stale etag is ABORTED (HTTP 409); Vertex AI answers so, e.g.
+                # googleapis/python-aiplatform#1674 ("... does not match server `etag`").
+                error = error_body(
+                    409,
+                    f"Specified Endpoint `etag`: `{body['etag']}` does not match server "
+                    f"`etag`: `{endpoint['etag']}`",
+                )
+                return Reply(409, error)
+            if "trafficSplit" in fields:
+                split = {str(k): int(v) for k, v in (body.get("trafficSplit") or {}).items()}
+                deployed = {d["id"] for d in endpoint.get("deployedModels", [])}
+                if set(split) - deployed or (split and sum(split.values()) != 100):
+                    return Reply(400, error_body(400, f"invalid trafficSplit {split}"))
+                endpoint["trafficSplit"] = {k: v for k, v in split.items() if v}
+            for key in fields - {"trafficSplit"}:
+                endpoint[key] = copy.deepcopy(body.get(key))
+            endpoint["updateTime"] = "2026-11-21T06:00:00Z"
+            self._touch(endpoint)
+            return Reply(200, copy.deepcopy(endpoint))
+
+    def _operation_reply(self, name: str) -> dict[str, Any]:
+        op = f"{name}/operations/{next(self._ids)}"
+        self.operations[op] = self.op_polls
+        return {
+            "name": op,
+            "metadata": {
+                "@type": "type.googleapis.com/google.cloud.aiplatform.v1.DeployModelOperationMetadata",
+                "genericMetadata": {"createTime": "2026-11-21T05:00:00Z"},
+            },
+        }
+
+    def _deploy(self, request: Request, m: re.Match[str]) -> Reply:
+        body = request.body or {}
+        deployed = copy.deepcopy(body.get("deployedModel") or {})
+        if not deployed.get("model") or not (
+            deployed.get("dedicatedResources") or deployed.get("automaticResources")
+        ):
+            return Reply(400, error_body(400, "deployedModel needs model and resources"))
+        with self._lock:
+            name, endpoint = self._endpoint(m)
+            if endpoint is None:
+                return Reply(404, error_body(404, f"{name} not found"))
+            models = endpoint.setdefault("deployedModels", [])
+            model_id = str(deployed.get("id") or next(self._ids))
+            if any(d["id"] == model_id for d in models):
+                return Reply(409, error_body(409, f"deployed model {model_id} already exists"))
+            split = {str(k): int(v) for k, v in (body.get("trafficSplit") or {}).items()}
+            if split and sum(split.values()) != 100:
+                return Reply(400, error_body(400, "trafficSplit must add up to 100"))
+            model, _, version = str(deployed["model"]).partition("@")
+            deployed.update(
+                {
+                    "id": model_id,
+                    "model": model,
+                    "modelVersionId": version or "1",
+                    "createTime": "2026-11-21T06:00:00Z",
+                }
+            )
+            deployed.setdefault("displayName", f"model-{model_id}")
+            models.append(deployed)
+            if split:
+                endpoint["trafficSplit"] = {
+                    (model_id if k == "0" else k): v for k, v in split.items() if v
+                }
+            self._touch(endpoint)
+            reply = self._operation_reply(name)
+        reply["metadata"]["@type"] = (
+            "type.googleapis.com/google.cloud.aiplatform.v1.DeployModelOperationMetadata"
+        )
+        return Reply(200, reply)
+
+    def _operation(self, request: Request, m: re.Match[str]) -> Reply:
+        name = f"projects/{m[1]}/locations/{m[2]}/endpoints/{m[3]}/operations/{m[4]}"
+        with self._lock:
+            if name not in self.operations:
+                return Reply(404, error_body(404, f"{name} not found"))
+            self.operations[name] -= 1
+            done = self.operations[name] <= 0
+        body: dict[str, Any] = {"name": name}
+        if done:
+            body["done"] = True
+            body["response"] = {
+                "@type": "type.googleapis.com/google.cloud.aiplatform.v1.DeployModelResponse"
+            }
+        return Reply(200, body)
+
     def _undeploy(self, request: Request, m: re.Match[str]) -> Reply:
         name = f"projects/{m[1]}/locations/{m[2]}/endpoints/{m[3]}"
         body = request.body or {}
@@ -177,7 +333,7 @@ class FakeVertex:
             endpoint = self.endpoints.get(name)
             if endpoint is None:
                 return Reply(404, error_body(404, f"{name} not found"))
-            ids = [d["id"] for d in endpoint["deployedModels"]]
+            ids = [d["id"] for d in endpoint.get("deployedModels", [])]
             if model_id not in ids:
                 return Reply(404, error_body(404, f"deployed model {model_id} not found"))
             remaining = [i for i in ids if i != model_id]
@@ -186,22 +342,19 @@ class FakeVertex:
                 if set(split) - set(remaining) or (remaining and sum(split.values()) != 100):
                     return Reply(400, error_body(400, "invalid trafficSplit"))
                 new_split = {k: v for k, v in split.items() if v}
-            elif endpoint["trafficSplit"].get(model_id) and remaining:
+            elif endpoint.get("trafficSplit", {}).get(model_id) and remaining:
                 return _refused(f"deployed model {model_id} still has traffic")
             else:
-                new_split = {k: v for k, v in endpoint["trafficSplit"].items() if k != model_id}
+                new_split = {
+                    k: v for k, v in endpoint.get("trafficSplit", {}).items() if k != model_id
+                }
             endpoint["deployedModels"] = [
                 d for d in endpoint["deployedModels"] if d["id"] != model_id
             ]
             endpoint["trafficSplit"] = new_split if remaining else {}
-            op = f"{name}/operations/{next(self._ids)}"
-        return Reply(
-            200,
-            {
-                "name": op,
-                "metadata": {
-                    "@type": "type.googleapis.com/google.cloud.aiplatform.v1.UndeployModelOperationMetadata",
-                    "genericMetadata": {"createTime": "2026-11-21T05:00:00Z"},
-                },
-            },
+            self._touch(endpoint)
+            reply = self._operation_reply(name)
+        reply["metadata"]["@type"] = (
+            "type.googleapis.com/google.cloud.aiplatform.v1.UndeployModelOperationMetadata"
         )
+        return Reply(200, reply)

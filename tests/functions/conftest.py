@@ -324,6 +324,7 @@ def log_lines(out: str) -> list[dict[str, Any]]:
 # -- the prod-like accelerator scenario (issue 12): GKE pools and NAP, a TPU VM, Vertex AI ------
 REGION = "us-central1"
 CLUSTER = "acme-prod-ml"
+GKE_ZONES = ["us-central1-a", "us-central1-b"]
 NAP = {
     "cpu": (0, 512),
     "memory": (0, 2048),
@@ -339,13 +340,15 @@ def seed_accelerators(cloud: Cloud, project: str = PROD) -> None:
     for governed in (DEV, PROD):
         cloud.billing.add(governed)
     gke = cloud.container
-    gke.add_cluster(project, REGION, CLUSTER, nap=NAP, labels={"team": "ml-platform"})
+    gke.add_cluster(
+        project, REGION, CLUSTER, nap=NAP, labels={"team": "ml-platform"}, zones=GKE_ZONES
+    )
     gke.add_pool(
         project,
         REGION,
         CLUSTER,
         "system",
-        nodes=3,
+        nodes=2,
         initial=1,
         autoscaling={
             "enabled": True,
@@ -367,7 +370,7 @@ def seed_accelerators(cloud: Cloud, project: str = PROD) -> None:
             "totalMaxNodeCount": 16,
             "locationPolicy": "ANY",
         },
-        nodes=6,
+        nodes=3,  # per zone: 6 in all
         labels={"team": "ml-platform", "workload": "training"},
     )
     gke.add_pool(
@@ -383,6 +386,7 @@ def seed_accelerators(cloud: Cloud, project: str = PROD) -> None:
             "locationPolicy": "ANY",
         },
         nodes=4,
+        locations=["us-central1-a"],
     )
     gke.add_pool(
         project,

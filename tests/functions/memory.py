@@ -33,6 +33,7 @@ class MemoryCloud:
     duty_cycle: dict[str, float] = field(default_factory=dict)
     clusters: dict[str, Cluster] = field(default_factory=dict)
     pool_sizes: dict[str, int] = field(default_factory=dict)
+    group_sizes: dict[str, int] = field(default_factory=dict)  # instance group name -> size
     jobs: list[VertexJob] = field(default_factory=list)
     endpoints: list[Endpoint] = field(default_factory=list)
     rec_states: dict[str, str] = field(default_factory=dict)
@@ -92,6 +93,10 @@ class MemoryInstances(_MemoryWorkloads):
     def list_instances(self, project: str) -> list[Workload]:
         self.cloud.record(f"{self.port}.list_instances", project, project)
         return self.cloud._listed(self.kind, project)
+
+    def group_size(self, project: str, zone: str, name: str) -> int:
+        self.cloud.record("compute.group_size", name, project, zone, name)
+        return self.cloud.group_sizes.get(name, 0)
 
 
 class MemoryTpus(_MemoryWorkloads):
@@ -171,6 +176,10 @@ class MemoryContainer:
         self.cloud.record("container.list_clusters", project, project)
         return [c for c in self.cloud.clusters.values() if c.project == project]
 
+    def get_cluster(self, project: str, location: str, name: str) -> Cluster:
+        self.cloud.record("container.get_cluster", name, project, location, name)
+        return self.cloud.clusters[f"projects/{project}/locations/{location}/clusters/{name}"]
+
     def _pool(self, pool: NodePool, **changes: object) -> str:
         path = pool.path.rsplit("/nodePools/", 1)[0]
         cluster = self.cloud.clusters[path]
@@ -235,6 +244,23 @@ class MemoryVertex:
     def list_endpoints(self, project: str, region: str) -> list[Endpoint]:
         self.cloud.record("vertex.list_endpoints", project, project, region)
         return [e for e in self.cloud.endpoints if (e.project, e.region) == (project, region)]
+
+    def get_endpoint(self, project: str, region: str, endpoint_id: str) -> Endpoint:
+        self.cloud.record("vertex.get_endpoint", endpoint_id, project, region, endpoint_id)
+        return next(
+            e
+            for e in self.cloud.endpoints
+            if (e.project, e.region, e.endpoint_id) == (project, region, endpoint_id)
+        )
+
+    def set_endpoint_labels(self, endpoint: Endpoint, labels: Mapping[str, str]) -> None:
+        self.cloud.record(
+            "vertex.set_endpoint_labels", endpoint.endpoint_id, endpoint.endpoint_id, dict(labels)
+        )
+        self.cloud.endpoints = [
+            dataclasses.replace(e, labels=dict(labels)) if e.path == endpoint.path else e
+            for e in self.cloud.endpoints
+        ]
 
     def undeploy_model(
         self, endpoint: Endpoint, deployed_model_id: str, traffic_split: Mapping[str, int]

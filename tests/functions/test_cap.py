@@ -68,13 +68,44 @@ def test_previous_settings_as_a_label_value(autoscaling, initial, label):
     assert len(value) <= 63 and value == value.lower() and value.replace("-", "").isalnum()
 
 
+@pytest.mark.parametrize(
+    ("kw", "nodes", "label"),
+    [
+        ({}, 6, "autoscale-total-0-16-any-n6"),
+        ({"autoscaling": Autoscaling(True, 1, 4)}, 0, "autoscale-zone-1-4-n0"),
+        ({"autoscaling": None, "initial_node_count": 1}, 9, "fixed-n9"),
+        ({"autoprovisioned": True}, 2, "autoscale-total-0-16-any-n2-nap"),
+        ({"autoprovisioned": True}, None, "autoscale-total-0-16-any-nap"),
+        (
+            {
+                "autoscaling": Autoscaling(
+                    True, 0, 1000, location_policy="LOCATION_POLICY_UNSPECIFIED"
+                )
+            },
+            1,
+            "autoscale-zone-0-1000-n1",
+        ),
+    ],
+)
+def test_previous_settings_with_the_size_at_cap_time(kw, nodes, label):
+    assert pool(**kw).previous(nodes) == label
+
+
+def test_the_longest_pool_value_fits_a_label():
+    big = Autoscaling(True, 2**31 - 1, 2**31 - 1, total=True, location_policy="BALANCED")
+    value = pool(autoscaling=big, autoprovisioned=True).previous(2**31 - 1)
+    assert len(value) <= 63, value
+
+
 def test_a_pool_is_capped_once_its_last_step_is_done():
-    labelled = {"mlgov-cap-prev": "autoscale-total-0-16-any"}
+    labelled = {"mlgov-cap-prev": "autoscale-total-0-16-any-n6"}
     assert not pool().capped
     assert not pool(resource_labels=labelled).capped  # label written, autoscaling still on
     assert pool(resource_labels=labelled, autoscaling=Autoscaling(False)).capped
-    assert pool(resource_labels={"mlgov-cap-prev": "fixed-2"}, autoscaling=None).capped
-    assert pool(resource_labels=labelled, autoprovisioned=True).capped
+    # Fixed and NAP-made pools keep no size in their JSON: the action reads their groups.
+    assert not pool(resource_labels={"mlgov-cap-prev": "fixed-n2"}, autoscaling=None).capped
+    nap = {"mlgov-cap-prev": "autoscale-total-0-16-any-n6-nap"}
+    assert not pool(resource_labels=nap, autoprovisioned=True).capped
 
 
 def test_governed_cluster_pools_and_nap():
@@ -82,7 +113,8 @@ def test_governed_cluster_pools_and_nap():
         pool("system", machine_type="e2-standard-4", accelerators=0),
         pool("gpu"),
         pool("exempt", resource_labels={"mlgov-exempt": "true"}),
-        pool("done", resource_labels={"mlgov-cap-prev": "fixed-1"}, autoscaling=None),
+        pool("done", resource_labels={"mlgov-cap-prev": "autoscale-zone-0-2"}, autoscaling=None),
+        pool("fixed", resource_labels={"mlgov-cap-prev": "fixed-n1"}, autoscaling=None),
         node_autoprovisioning=True,
         limits=(ResourceLimit("cpu", 0, 64), ResourceLimit("nvidia-l4", 0, 8)),
     )
@@ -93,6 +125,7 @@ def test_governed_cluster_pools_and_nap():
         ("CapNodePool", "gpu"),
         ("Skip", "exempt"),
         ("Skip", "done"),
+        ("CapNodePool", "fixed"),  # its action reads its size to tell whether it is done
     ]
     reasons = {a.target.rsplit("/", 1)[-1]: a.reason for a in plan.later}
     assert "system pool" in reasons["system"]

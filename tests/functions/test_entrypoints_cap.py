@@ -54,21 +54,23 @@ def test_at_the_cap_every_governed_accelerator_stops_billing(cloud, monkeypatch,
     # GKE accelerator pools: 0 nodes, autoscaling off, previous settings in the label.
     for name in ACCELERATOR_POOLS:
         assert _size(cloud, name) == 0, name
-    assert _pool(cloud, "l4-spot")["autoscaling"] == {"enabled": False}
-    assert _pool(cloud, "tpu-v5e")["autoscaling"] == {"enabled": False}
+    # Autoscaling off: GKE answers the message with every field at its default, `{}`.
+    assert _pool(cloud, "l4-spot")["autoscaling"] == {}
+    assert _pool(cloud, "tpu-v5e")["autoscaling"] == {}
     labels = {n: _pool(cloud, n)["config"]["resourceLabels"] for n in ACCELERATOR_POOLS}
+    # The size at cap time is the pool's instance groups' targetSize summed over its zones.
     assert labels["l4-spot"] == {
         "team": "ml-platform",
         "workload": "training",
-        "mlgov-cap-prev": "autoscale-total-0-16-any",
+        "mlgov-cap-prev": "autoscale-total-0-16-any-n6",
     }
-    assert labels["tpu-v5e"] == {"mlgov-cap-prev": "autoscale-total-0-8-any"}
-    assert labels["t4-fixed"] == {"mlgov-cap-prev": "fixed-2"}
+    assert labels["tpu-v5e"] == {"mlgov-cap-prev": "autoscale-total-0-8-any-n4"}
+    assert labels["t4-fixed"] == {"mlgov-cap-prev": "fixed-n4"}
     # Exempt and system pools: untouched.
     assert _size(cloud, "a100-exempt") == 2
     assert _pool(cloud, "a100-exempt")["autoscaling"]["enabled"] is True
-    assert _size(cloud, "system") == 3
-    assert "mlgov-cap-prev" not in _pool(cloud, "system")["config"]["resourceLabels"]
+    assert _size(cloud, "system") == 2
+    assert "resourceLabels" not in _pool(cloud, "system")["config"]
     # NAP: accelerator limits 0, cpu/memory kept, previous limits in cluster labels.
     limits = cloud.container.limits(PROD, REGION, CLUSTER)
     assert limits == {
@@ -85,6 +87,8 @@ def test_at_the_cap_every_governed_accelerator_stops_billing(cloud, monkeypatch,
         "mlgov-cap-nap-nvidia-tesla-t4": "0-16",
         "mlgov-cap-nap-tpu-v5-lite-podslice": "0-64",
     }
+    # GKE leaves zero minimums out of its answers (recorded: gke-cluster-set-label/).
+    assert {"resourceType": "nvidia-l4"} in cluster["autoscaling"]["resourceLimits"]
     # The rest of the cluster's autoscaling was sent back as read.
     assert cluster["autoscaling"]["autoprovisioningNodePoolDefaults"]["serviceAccount"]
     assert cluster["autoscaling"]["autoscalingProfile"] == "OPTIMIZE_UTILIZATION"
@@ -96,8 +100,16 @@ def test_at_the_cap_every_governed_accelerator_stops_billing(cloud, monkeypatch,
     assert vertex.state(f"{JOBS}/hyperparameterTuningJobs/hpt-1") == "JOB_STATE_CANCELLING"
     assert vertex.state(f"{JOBS}/customJobs/train-exempt") == "JOB_STATE_RUNNING"
     assert vertex.state(f"{JOBS}/customJobs/train-done") == "JOB_STATE_SUCCEEDED"
-    # Endpoints: the opted-in one emptied, the serving one untouched.
+    # Endpoints: the opted-in one emptied (each deployment kept in its labels first), the
+    # serving one untouched.
     assert vertex.deployed(f"{JOBS}/endpoints/e-opted") == []
+    assert vertex.labels(f"{JOBS}/endpoints/e-opted") == {
+        "mlgov-undeploy-at-cap": "true",
+        "mlgov-cap-dm-11": "70_d1-2_g2-standard-8_nvidia-l4_1",
+        "mlgov-cap-dm-11-m": "1__m11",
+        "mlgov-cap-dm-12": "30_d1-2_g2-standard-8_nvidia-l4_1",
+        "mlgov-cap-dm-12-m": "1__m12",
+    }
     assert vertex.deployed(f"{JOBS}/endpoints/e-serving") == ["21"]
     # Prod never unlinks billing (allow_billing_disable: false).
     assert not cloud.server.calls("PUT", f"/v1/projects/{PROD}/billingInfo")
@@ -118,9 +130,9 @@ def test_redelivery_five_times_makes_no_extra_writes(cloud, monkeypatch):
     event = pubsub_event(budget_data(1.5, 1500), message_id="same-id")
     send_event(event, client)
     first = _writes(cloud)
-    # 3 pools x (label? + size + autoscaling?) + NAP (labels + limits) + TPU VM + 3 cancels +
-    # 2 undeploys + dev's billing unlinked (150% >= its disable_billing_at)
-    assert len(first) == (3 + 3 + 2) + 2 + 1 + 3 + 2 + 1
+    # 3 pools x (label + size + autoscaling?) + NAP (labels + limits) + TPU VM + 3 cancels +
+    # endpoint record + 2 undeploys + dev's billing unlinked (150% >= its disable_billing_at)
+    assert len(first) == (3 + 3 + 2) + 2 + 1 + 3 + (1 + 2) + 1
     assert ("PUT", f"/v1/projects/{DEV}/billingInfo") in first
     for _ in range(4):
         send_event(event, client)
@@ -134,16 +146,16 @@ def test_an_interrupted_cap_is_finished_on_redelivery(cloud):
     # The failed stop fails the alert (500): Pub/Sub redelivers it.
     send_event(pubsub_event(budget_data(1.5, 1500), message_id="m1"), status=500)
     assert _pool(cloud, "l4-spot")["config"]["resourceLabels"]["mlgov-cap-prev"] == (
-        "autoscale-total-0-16-any"
+        "autoscale-total-0-16-any-n6"
     )
-    assert _size(cloud, "l4-spot") == 6
+    assert _size(cloud, "l4-spot") == 3
     cloud.server.faults.clear()
     send_event(pubsub_event(budget_data(1.5, 1500), message_id="m1"))
     assert _size(cloud, "l4-spot") == 0
-    assert _pool(cloud, "l4-spot")["autoscaling"] == {"enabled": False}
+    assert _pool(cloud, "l4-spot")["autoscaling"] == {}
     # The label written first still holds the original settings.
     assert _pool(cloud, "l4-spot")["config"]["resourceLabels"]["mlgov-cap-prev"] == (
-        "autoscale-total-0-16-any"
+        "autoscale-total-0-16-any-n6"
     )
 
 
@@ -193,7 +205,7 @@ def test_503_on_the_cluster_list_fails_the_alert_then_redelivery_caps(cloud, mon
     headers, body = to_structured(pubsub_event(budget_data(1.5, 1500), message_id="m"))
     first = client.post("/", headers=headers, data=body)
     assert first.status_code >= 500  # not acknowledged: Pub/Sub redelivers
-    assert _size(cloud, "l4-spot") == 6
+    assert _size(cloud, "l4-spot") == 3
     cloud.server.faults.clear()
     assert client.post("/", headers=headers, data=body).status_code == 200
     assert all(_size(cloud, n) == 0 for n in ACCELERATOR_POOLS)

@@ -23,11 +23,19 @@ from tests.functions.conftest import (
 )
 from tests.policies.compat.discovery_documents import document
 
-APIS = {"container": "container.v1", "aiplatform": "aiplatform.v1", "monitoring": "monitoring.v3"}
+APIS = {
+    "container": "container.v1",
+    "aiplatform": "aiplatform.v1",
+    "monitoring": "monitoring.v3",
+    "compute": "compute.v1",
+    "notebooks": "notebooks.v2",
+    "tpu": "tpu.v2",
+}
 
 
 def _methods(api: str) -> list[tuple[str, re.Pattern[str], dict[str, Any]]]:
     found: list[tuple[str, re.Pattern[str], dict[str, Any]]] = []
+    service_path = document(APIS[api]).get("servicePath", "")
 
     def walk(resource: dict[str, Any]) -> None:
         for method in resource.get("methods", {}).values():
@@ -36,7 +44,9 @@ def _methods(api: str) -> list[tuple[str, re.Pattern[str], dict[str, Any]]]:
                 r"[^/:]+",
                 re.escape(method["flatPath"]).replace(r"\{", "{").replace(r"\}", "}"),
             )
-            found.append((method["httpMethod"], re.compile(f"/{pattern}"), method))
+            found.append(
+                (method["httpMethod"], re.compile(f"/{re.escape(service_path)}{pattern}"), method)
+            )
         for sub in resource.get("resources", {}).values():
             walk(sub)
 
@@ -45,6 +55,8 @@ def _methods(api: str) -> list[tuple[str, re.Pattern[str], dict[str, Any]]]:
 
 
 def _api(path: str) -> str | None:
+    if "/instanceGroupManagers" in path:
+        return "compute"
     if "/clusters" in path or re.search(r"/operations/operation-", path):
         return "container"
     if re.search(r"/(customJobs|hyperparameterTuningJobs|endpoints)", path):
@@ -124,7 +136,9 @@ def test_every_request_is_a_documented_method_with_documented_bodies(exchanges):
         "aiplatform.projects.locations.hyperparameterTuningJobs.list",
         "aiplatform.projects.locations.hyperparameterTuningJobs.cancel",
         "aiplatform.projects.locations.endpoints.list",
+        "aiplatform.projects.locations.endpoints.patch",
         "aiplatform.projects.locations.endpoints.undeployModel",
+        "compute.instanceGroupManagers.get",
         "monitoring.projects.timeSeries.list",
     }
 

@@ -34,6 +34,7 @@ READ_METHODS = {
         "monitoring.tpu_duty_cycle",
     },
     "container.projects.locations.clusters.list": "container.list_clusters",
+    "compute.instanceGroupManagers.get": "compute.group_size",
     "aiplatform.projects.locations.customJobs.list": "vertex.list_jobs",
     "aiplatform.projects.locations.hyperparameterTuningJobs.list": "vertex.list_jobs",
     "aiplatform.projects.locations.endpoints.list": "vertex.list_endpoints",
@@ -56,10 +57,18 @@ ACTION_METHODS = {
         "container.set_pool_size",
         "container.set_pool_autoscaling",
     },
-    "CapAutoprovisioning": {"container.set_cluster_labels", "container.set_resource_limits"},
+    "CapAutoprovisioning": {
+        "container.set_cluster_labels",
+        "container.set_resource_limits",
+        "container.get_cluster",  # a fresh read after a fingerprint conflict
+    },
     "CancelCustomJob": {"vertex.cancel_job"},
     "CancelTuningJob": {"vertex.cancel_job"},
-    "UndeployEndpoint": {"vertex.undeploy_model"},
+    "UndeployEndpoint": {
+        "vertex.set_endpoint_labels",  # the record restore reads
+        "vertex.get_endpoint",  # a fresh read after a stale etag
+        "vertex.undeploy_model",
+    },
 }
 
 

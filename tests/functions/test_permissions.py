@@ -38,12 +38,16 @@ EXPECTED = {
     "on_budget_alert": (
         "aiplatform.customJobs.cancel",
         "aiplatform.customJobs.list",
+        "aiplatform.endpoints.get",
         "aiplatform.endpoints.list",
         "aiplatform.endpoints.undeploy",
+        "aiplatform.endpoints.update",
         "aiplatform.hyperparameterTuningJobs.cancel",
         "aiplatform.hyperparameterTuningJobs.list",
+        "compute.instanceGroupManagers.get",
         "compute.instances.list",
         "compute.instances.stop",
+        "container.clusters.get",
         "container.clusters.list",
         "container.clusters.update",
         "container.operations.get",
@@ -104,6 +108,10 @@ def _budget_alert(cloud) -> None:
     cloud.vertex.add_endpoint(
         DEV, "us-central1", "e1", models={"1": 100}, labels={"mlgov-undeploy-at-cap": "true"}
     )
+    # Someone relabels the cluster and the endpoint just before the cap writes its marks: the
+    # fresh reads after the conflicts (clusters.get, endpoints.get) are taken too.
+    cloud.container.races = 1
+    cloud.vertex.races = 1
     send_event(pubsub_event(budget_data(1.2, 1200)))
 
 

@@ -44,18 +44,28 @@ STOP_PERMS = [
     "tpu.nodes.list",
     "tpu.nodes.stop",
 ]
-# The budget cap also reaches GKE (pools, NAP) and Vertex AI jobs (issue 12).
+# The budget cap also reaches GKE (pools, NAP) and Vertex AI jobs (issue 12); it reads each
+# pool's size from its instance groups and a cluster again after a label conflict (issue 19).
 CAP_PERMS = [
     "aiplatform.customJobs.cancel",
     "aiplatform.customJobs.list",
     "aiplatform.hyperparameterTuningJobs.cancel",
     "aiplatform.hyperparameterTuningJobs.list",
+    "compute.instanceGroupManagers.get",
+    "container.clusters.get",
     "container.clusters.list",
     "container.clusters.update",
     "container.operations.get",
 ]
 BUDGET_PERMS = sorted(STOP_PERMS + CAP_PERMS)
-UNDEPLOY_PERMS = ["aiplatform.endpoints.list", "aiplatform.endpoints.undeploy"]
+# Undeploying records each deployment on the endpoint first (endpoints.patch; .get again after a
+# stale etag), so that `mlgov cap restore` can deploy it again.
+UNDEPLOY_PERMS = [
+    "aiplatform.endpoints.get",
+    "aiplatform.endpoints.list",
+    "aiplatform.endpoints.undeploy",
+    "aiplatform.endpoints.update",
+]
 BILLING_PERMS = ["resourcemanager.projects.deleteBillingAssignment", "resourcemanager.projects.get"]
 
 

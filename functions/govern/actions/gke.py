@@ -22,6 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import ClassVar
 
+from govern import ports as p
 from govern.actions.base import Action, Call, Done
 from govern.gke import CAP_LABEL, NAP_LABEL_PREFIX, Autoscaling, Cluster, NodePool
 from govern.ports import Ports
@@ -30,6 +31,11 @@ from govern.ports import Ports
 # their operation container.operations.get:
 # https://cloud.google.com/kubernetes-engine/docs/reference/api-permissions
 _GKE_WRITE = ("container.clusters.update", "container.operations.get")
+# Re-reading a cluster after a fingerprint conflict: clusters.get needs container.clusters.get
+# (same page).
+_GET_CLUSTER = "container.clusters.get"
+FRESH_READS = 3
+"""How many times a conflicting cluster write is retried after reading the cluster again."""
 
 _locks: dict[str, threading.Lock] = {}
 _locks_guard = threading.Lock()
@@ -53,28 +59,52 @@ class CapNodePool(Action):
     """Scale a GPU/TPU node pool to zero nodes and keep it there, its settings kept in a label."""
 
     pool: NodePool
+    nodes: int | None = None
+    """Its node count now (its instance groups' targetSize summed, flows/cap.py); None: unknown."""
+    size_note: str = ""
+    """Why `nodes` is unknown, for the report."""
     verb: ClassVar[str] = "scale_to_zero"
     permissions: ClassVar[tuple[str, ...]] = _GKE_WRITE
 
+    @property
+    def needs_size(self) -> bool:
+        """Whether the flow must read the pool's size: for its label, or to tell it is empty.
+
+        A fixed or NAP-made pool carries no trace of its size in its JSON: when already
+        labelled, its instance groups tell whether the cap finished with it.
+        """
+        return CAP_LABEL not in self.pool.resource_labels or not self.pool.label_first
+
     def run(self, ports: Ports, call: Call) -> Done:
-        """Label, resize to 0, autoscaling off (autoscaled pools); resize, label (others)."""
-        pool, container = self.pool, ports.container
-        previous = pool.resource_labels.get(CAP_LABEL) or pool.previous()
-        labels = {**pool.resource_labels, CAP_LABEL: previous}
-        with _cluster(_cluster_path(pool)):
-            if pool.label_first and CAP_LABEL not in pool.resource_labels:
-                call(pool.project, container.set_pool_labels, pool, labels)
-            call(pool.project, container.set_pool_size, pool, 0)
-            if pool.label_first:
-                call(pool.project, container.set_pool_autoscaling, pool, Autoscaling(False))
-            elif CAP_LABEL not in pool.resource_labels:
-                call(pool.project, container.set_pool_labels, pool, labels)
+        """Label (what it was, its size), resize to 0, autoscaling off (user-made autoscaled).
+
+        The label is written first and never rewritten, so a redelivered alert keeps the
+        settings from before the first cap. Any step that fails is a failure of the cap (the
+        alert is redelivered), never a skip.
+        """
+        pool, container, nodes = self.pool, ports.container, self.nodes
+        note = f"; its size at cap time is unknown ({self.size_note})" if self.size_note else ""
+        try:
+            with _cluster(_cluster_path(pool)):
+                previous = pool.resource_labels.get(CAP_LABEL)
+                if previous is not None and not pool.label_first and nodes == 0:
+                    return "skipped", f"already capped: 0 nodes ({CAP_LABEL}={previous})"
+                if previous is None:
+                    previous = pool.previous(nodes)
+                    labels = {**pool.resource_labels, CAP_LABEL: previous}
+                    call(pool.project, container.set_pool_labels, pool, labels)
+                call(pool.project, container.set_pool_size, pool, 0)
+                if pool.label_first:
+                    call(pool.project, container.set_pool_autoscaling, pool, Autoscaling(False))
+        except p.Conflict as err:
+            return "failed", f"{self.reason}: NOT capped, the pool changed meanwhile ({err})"
         how = "autoscaling off" if pool.label_first else "autoscaling left to NAP's limits"
         if not pool.autoscaled:
             how = "fixed size"
         return (
             "done",
-            f"{self.reason}: scaled to 0 nodes, {how} (was {previous}, kept in label {CAP_LABEL})",
+            f"{self.reason}: scaled to 0 nodes, {how} (was {previous}, kept in label "
+            f"{CAP_LABEL}){note}",
         )
 
 
@@ -84,18 +114,46 @@ class CapAutoprovisioning(Action):
 
     cluster: Cluster
     verb: ClassVar[str] = "cap_autoprovisioning"
-    permissions: ClassVar[tuple[str, ...]] = _GKE_WRITE
+    permissions: ClassVar[tuple[str, ...]] = (*_GKE_WRITE, _GET_CLUSTER)
 
     def run(self, ports: Ports, call: Call) -> Done:
-        """SetResourceLabels with the limits as they are, then clusters.update with zeros."""
+        """SetResourceLabels with the limits as they are, then clusters.update with zeros.
+
+        A stale labelFingerprint (400 FAILED_PRECONDITION, "fingerprint mismatch") or a 409
+        means someone changed the cluster since it was listed: read it again (clusters.get),
+        merge the marks into its fresh labels, and try again, FRESH_READS times at most. Limits
+        still open after that are a failure (the alert is redelivered), never a skip.
+        """
         cluster, container = self.cluster, ports.container
-        labels = {**cluster.resource_labels, **cluster.nap_labels()}
         was = ", ".join(f"{n.resource_type} {n.minimum}-{n.maximum}" for n in cluster.nap_open())
+        reads = 0
         with _cluster(cluster.path):
-            if labels != dict(cluster.resource_labels):
-                call(cluster.project, container.set_cluster_labels, cluster, labels)
-            call(cluster.project, container.set_resource_limits, cluster, cluster.capped_limits())
+            while True:
+                try:
+                    labels = {**cluster.resource_labels, **cluster.nap_labels()}
+                    if labels != dict(cluster.resource_labels):
+                        call(cluster.project, container.set_cluster_labels, cluster, labels)
+                    limits = cluster.capped_limits()
+                    call(cluster.project, container.set_resource_limits, cluster, limits)
+                    break
+                except p.Conflict as err:
+                    if reads >= FRESH_READS:
+                        return "failed", (
+                            f"{self.reason}: NAP accelerator limits NOT closed (still {was}): "
+                            f"the cluster kept changing, {reads} fresh read(s) ({err})"
+                        )
+                    reads += 1
+                    cluster = call(
+                        cluster.project,
+                        container.get_cluster,
+                        cluster.project,
+                        cluster.location,
+                        cluster.name,
+                    )
+                    if not cluster.nap_open():
+                        return "skipped", "NAP accelerator limits already 0 (closed meanwhile)"
+        again = f" after {reads} fresh read(s) of the cluster" if reads else ""
         return "done", (
             f"{self.reason}: NAP accelerator limits set to 0 (was {was}, kept in labels "
-            f"{NAP_LABEL_PREFIX}*)"
+            f"{NAP_LABEL_PREFIX}*){again}"
         )

@@ -90,8 +90,14 @@ def budget_alert(alert: BudgetAlert, ports: Ports, runner: Runner) -> Report | Q
     actions = decide.on_budget(scope, workloads, billing_state, policy)
     stops = [a for a in actions if not isinstance(a, DisableBilling)]
     unlinks = [a for a in actions if isinstance(a, DisableBilling)]
-    results = execute.apply(stops + reach.first, ports, runner, entry_point, dry_run=policy.dry_run)
-    results += execute.apply(reach.later, ports, runner, entry_point, dry_run=policy.dry_run)
+    # The pools' sizes (their record for restore) are read while the first actions run.
+    results, later = together(
+        lambda: execute.apply(
+            stops + reach.first, ports, runner, entry_point, dry_run=policy.dry_run
+        ),
+        lambda: cap.sized(runner, ports, reach.later),
+    )
+    results += execute.apply(later, ports, runner, entry_point, dry_run=policy.dry_run)
     results += execute.apply(unlinks, ports, runner, entry_point, dry_run=policy.dry_run)
     not_capped = tuple(a.target for a in reach.first if isinstance(a, NotCapped))
     if not_capped:

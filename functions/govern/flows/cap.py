@@ -2,12 +2,16 @@
 
 Part of on_budget_alert's flow (flows/budget.py runs `first` with the stops and `later` after
 them). Every read goes through `Runner.gather`, so a listing that still fails after retries is
-handled by the framework's failure rules like the VM inventory's. Decisions are govern/cap.py's.
+handled by the framework's failure rules like the VM inventory's. `sized` reads the node count of
+the pools to cap from their instance groups (the record restore brings them back to); the budget
+flow runs it beside the first actions, so no stop waits for it. Decisions are govern/cap.py's.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, Final
 
 from govern import cap
@@ -20,12 +24,14 @@ from govern.actions import (
     UndeployEndpoint,
 )
 from govern.execute import ReadCall, Runner
-from govern.gke import Cluster
+from govern.gke import Cluster, InstanceGroup
 from govern.ports import (
+    GET_INSTANCE_GROUP,
     LIST_CLUSTERS,
     LIST_CUSTOM_JOBS,
     LIST_ENDPOINTS,
     LIST_TUNING_JOBS,
+    PortError,
     Ports,
     Read,
 )
@@ -33,6 +39,7 @@ from govern.vertex import JOB_KINDS, Endpoint, VertexJob
 
 CAP_READS: Final[tuple[Read, ...]] = (
     LIST_CLUSTERS,
+    GET_INSTANCE_GROUP,
     LIST_CUSTOM_JOBS,
     LIST_TUNING_JOBS,
     LIST_ENDPOINTS,
@@ -76,3 +83,51 @@ def plan(runner: Runner, ports: Ports, projects: Sequence[str], reason: str) -> 
     result.first += cap.cancel_jobs(jobs, policy, reason)
     result.first += cap.undeploy_endpoints(endpoints, policy, reason)
     return result
+
+
+@dataclass(frozen=True)
+class _GroupSize:
+    """One instance group's targetSize, or why it could not be read."""
+
+    group: InstanceGroup
+    nodes: int | None
+    problem: str = ""
+
+
+def sized(runner: Runner, ports: Ports, actions: list[Action]) -> list[Action]:
+    """The pool actions with each pool's node count now (its instance groups' sizes summed).
+
+    The size is what restore brings a pool back to (not its initialNodeCount). A size that
+    cannot be read does not hold up the cap: stopping spend comes first, and the pool's record
+    then says its size is unknown.
+    """
+    wanted = [a for a in actions if isinstance(a, CapNodePool) and a.needs_size]
+    groups = [g for a in wanted for g in a.pool.instance_groups]
+
+    def size(project: str, zone: str, name: str) -> list[_GroupSize]:
+        group = InstanceGroup(project, zone, name)
+        try:
+            return [_GroupSize(group, ports.compute.group_size(project, zone, name))]
+        except PortError as err:
+            return [_GroupSize(group, None, str(err))]
+
+    reads = [
+        ReadCall("instance group get", g.project, size, (g.project, g.zone, g.name)) for g in groups
+    ]
+    found = {s.group: s for chunk in runner.gather_all(reads) for s in chunk}
+    sized: list[Action] = []
+    for action in actions:
+        if not isinstance(action, CapNodePool) or not action.needs_size:
+            sized.append(action)
+            continue
+        pool = action.pool
+        read = [found.get(g) for g in pool.instance_groups]
+        problems = [
+            r.problem if r else "not read in time" for r in read if not r or r.nodes is None
+        ]
+        problem = problems[0] if problems else ""
+        if not pool.instance_groups:
+            problem = "no instance groups listed"
+        nodes = None if problem else sum(r.nodes or 0 for r in read if r)
+        sized.append(dataclasses.replace(action, nodes=nodes, size_note=problem))
+    return sized

@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 
 from govern import clock, ports
 from govern.parse import ParseError
+from govern.parse.reader import last_segment
 from govern.retry import GaveUp, Retrying, retry_after_seconds
 
 T = TypeVar("T")
@@ -250,6 +251,16 @@ def parsed(
         except ParseError as err:
             bad.append(ports.Unreadable(target_of(raw), str(err)))
     return ports.Listing(good, bad)
+
+
+def missing(listing: ports.Listing[T], scopes: Iterable[str]) -> ports.Listing[T]:
+    """`listing` with the locations its API reported unreachable, as bare location names.
+
+    APIs name them as scopes (`zones/us-central1-b`, `projects/P/locations/us-central1-b`) or
+    bare zones (GKE's missingZones); the last path segment is the location either way.
+    """
+    places = dict.fromkeys(last_segment(s) for s in scopes if str(s).strip())
+    return ports.Listing(listing, listing.unreadable, places)
 
 
 def to_dict(message: Any) -> dict[str, Any]:

@@ -1,39 +1,80 @@
 # pyright: reportUnknownMemberType=false, reportUnknownVariableType=false, reportUnknownArgumentType=false
-"""Compute Engine instances (compute_v1.InstancesClient): list all, stop one.
+"""Compute Engine instances (compute_v1.InstancesClient): list all, stop one; group sizes.
 
 A thin adapter: it translates the port's calls and the client's errors, nothing more.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+import threading
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from govern import parse, ports
-from govern.gcp.clients import build_client, call_options, enum_name, parsed, translated
+from govern.gcp.clients import (
+    build_client,
+    call_options,
+    enum_name,
+    missing,
+    parsed,
+    translated,
+)
+from govern.gcp.rest import Rest, session
 from govern.models import Workload
-from govern.parse.reader import last_segment
+from govern.parse.reader import integer, last_segment
 
 BASE = "//compute.googleapis.com"
+GOOGLE = "https://compute.googleapis.com"
 
 
 class ComputeAdapter:
-    """ports.Compute over compute_v1.InstancesClient."""
+    """ports.Compute over compute_v1.InstancesClient; instance group sizes over plain REST.
 
-    def __init__(self, client: Any) -> None:
+    instanceGroupManagers.get goes through a JSON session (gcp/rest.py), not compute_v1's
+    client: the budget cap reads one group per pool and zone (thousands at org scale), and the
+    client's proto conversion costs milliseconds of CPU per call under the GIL.
+    """
+
+    def __init__(
+        self, client: Any, groups: Callable[[], Rest] | None = None, base_url: str = GOOGLE
+    ) -> None:
         self._client = client
+        self._make_groups = groups
+        self._groups: Rest | None = None
+        self._lock = threading.Lock()
+        self._base = base_url.rstrip("/")
+
+    def group_size(self, project: str, zone: str, name: str) -> int:
+        """instanceGroupManagers.get -> targetSize (int32: the number of VMs the group keeps)."""
+        with self._lock:  # the session is built on first use: only the budget cap reads groups
+            if self._groups is None and self._make_groups is not None:
+                self._groups = self._make_groups()
+            groups = self._groups
+        if groups is None:
+            raise ports.PortError("compute: no session for instance groups")
+        path = f"projects/{project}/zones/{zone}/instanceGroupManagers/{name}"
+        with translated(f"compute instanceGroupManagers.get {project}/{zone}/{name}"):
+            group = groups.request("GET", f"{self._base}/compute/v1/{path}")
+        return integer(group.get("targetSize"))
 
     def list_instances(self, project: str) -> ports.Listing[Workload]:
-        """All instances of the project via one aggregatedList (paged)."""
+        """All instances of the project via one aggregatedList (paged).
+
+        With returnPartialSuccess a zone Compute could not reach is named in `unreachables`
+        (InstanceAggregatedList, compute v1 discovery document) and its VMs are left out: the
+        listing carries those zones as `missing`, so the run acts on the rest and fails the zone.
+        """
+        unreachable: list[str] = []
         with translated(f"compute aggregatedList {project}"):
             pager = self._client.aggregated_list(
                 request={"project": project, "return_partial_success": True}, **call_options()
             )
-            return parsed(
-                _instances(pager),
+            listing = parsed(
+                _instances(pager, unreachable),
                 lambda raw: parse.compute_instance(project, raw),
                 lambda raw: f"{BASE}/projects/{project}/{_zone_path(raw)}instances/{raw['name']}",
             )
+        return missing(listing, unreachable)
 
     def stop(self, project: str, zone: str, name: str, *, keep_local_ssd: bool = False) -> str:
         """instances.stop; answers the zonal operation's status (PENDING) without polling.
@@ -50,10 +91,14 @@ class ComputeAdapter:
         return f"{op.name} {enum_name(op.status)}"
 
 
-def _instances(pager: Any) -> Iterator[Mapping[str, Any]]:
-    """The REST JSON fields parse.compute_instance reads, from the aggregatedList pages."""
-    for _scope, scoped in pager:
-        for inst in scoped.instances:
+def _instances(pager: Any, unreachable: list[str]) -> Iterator[Mapping[str, Any]]:
+    """The REST JSON fields parse.compute_instance reads, from the aggregatedList pages.
+
+    Each page's `unreachables` (scopes such as `zones/us-central1-b`) go into `unreachable`.
+    """
+    for page in pager.pages:
+        unreachable.extend(str(scope) for scope in page.unreachables)
+        for inst in (i for scoped in page.items.values() for i in scoped.instances):
             yield {
                 "name": inst.name,
                 "status": inst.status,
@@ -80,5 +125,7 @@ def _zone_path(raw: Mapping[str, Any]) -> str:
 def create(endpoint: str | None = None) -> ComputeAdapter:
     """Compute adapter; `endpoint` like http://127.0.0.1:9090 for a local fake."""
     return ComputeAdapter(
-        build_client("google.cloud.compute_v1", "instances", "InstancesClient", endpoint)
+        build_client("google.cloud.compute_v1", "instances", "InstancesClient", endpoint),
+        lambda: Rest(session(endpoint)),
+        endpoint or GOOGLE,
     )

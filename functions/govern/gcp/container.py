@@ -4,9 +4,11 @@
 Methods and bodies follow the container v1 discovery document: `clusters.list` over
 `locations/-`, `nodePools.update` (resourceLabels), `nodePools.setAutoscaling`,
 `nodePools.setSize`, `clusters.setResourceLabels` (with labelFingerprint), `clusters.update`
-(desiredClusterAutoscaling), `operations.get`. GKE runs one operation per cluster at a time and
-answers a write that collides with one (ours or GKE's own, e.g. an upgrade) with HTTP 400
-FAILED_PRECONDITION; such a write is tried again after a pause, within the invocation's time.
+(desiredClusterAutoscaling), `clusters.get`, `operations.get`. GKE runs one operation per
+cluster at a time and answers a write that collides with one (ours or GKE's own, e.g. an
+upgrade) with HTTP 400 FAILED_PRECONDITION; such a write is tried again after a pause, within
+the invocation's time. The same status with "fingerprint mismatch" (a stale labelFingerprint)
+and HTTP 409 are `ports.Conflict`: only a fresh read can fix those (actions/gke.py does).
 A thin adapter otherwise: it translates the port's calls and the API's errors.
 """
 
@@ -16,14 +18,18 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from govern import clock, parse, ports
-from govern.gcp.clients import translated
-from govern.gcp.rest import Rest, error_status, session
+from govern.gcp.clients import missing, parsed, translated
+from govern.gcp.rest import Rest, error_message, error_status, session
 from govern.gke import Autoscaling, Cluster, NodePool, ResourceLimit
 from govern.parse.container import operation
 
 GOOGLE = "https://container.googleapis.com"
 WAIT_CAP_SECONDS = 600.0  # one GKE operation; setSize drains nodes, which can take minutes
 _BUSY = "FAILED_PRECONDITION"
+# setResourceLabels with a stale labelFingerprint answers 400 FAILED_PRECONDITION too, "Labels
+# could not be set due to fingerprint mismatch; try again with the proper fingerprint: ..."
+# (recorded: tests/fakegcp/recorded/gke-cluster-set-label/...setResourceLabels_2.json).
+_STALE = "fingerprint mismatch"
 
 
 def _autoscaling_json(a: Autoscaling) -> dict[str, Any]:
@@ -47,18 +53,38 @@ class ContainerAdapter:
         self._rest = rest
         self._base = base_url.rstrip("/")
 
-    def list_clusters(self, project: str) -> list[Cluster]:
-        """clusters.list over every location; a partial answer (missingZones) is an error."""
+    def list_clusters(self, project: str) -> ports.Listing[Cluster]:
+        """clusters.list over every location.
+
+        "If any zones are listed here [missingZones], the list of clusters returned may be
+        missing those zones" (ListClustersResponse, container v1 discovery document): the
+        listing carries them as `missing`, and the clusters it did return are acted on.
+        """
         what = f"gke clusters.list {project}"
         with translated(what):
             body = self._rest.request(
                 "GET", f"{self._base}/v1/projects/{project}/locations/-/clusters"
             )
-        missing = body.get("missingZones") or []
-        if missing:
-            raise ports.PortError(f"{what}: incomplete answer, missing zones {missing}")
+        raws = [c for c in body.get("clusters") or [] if isinstance(c, dict)]
+        listing = parsed(
+            raws,
+            lambda raw: parse.cluster(project, raw),
+            lambda raw: (
+                f"//container.googleapis.com/projects/{project}/locations/"
+                f"{raw.get('location', '')}/clusters/{raw.get('name', '')}"
+            ),
+        )
+        zones = body.get("missingZones")
+        return missing(listing, [str(z) for z in zones] if isinstance(zones, list) else [])
+
+    def get_cluster(self, project: str, location: str, name: str) -> Cluster:
+        """clusters.get: the cluster as it is now (a fresh labelFingerprint, limits, pools)."""
+        path = f"projects/{project}/locations/{location}/clusters/{name}"
+        what = f"gke clusters.get {path}"
+        with translated(what):
+            body = self._rest.request("GET", f"{self._base}/v1/{path}")
         try:
-            return [parse.cluster(project, raw) for raw in body.get("clusters") or []]
+            return parse.cluster(project, body)
         except parse.ParseError as err:
             raise ports.PortError(f"{what}: {err}") from err
 
@@ -78,6 +104,10 @@ class ContainerAdapter:
                 except ex.BadRequest as err:
                     if error_status(err) != _BUSY:
                         raise
+                    if _STALE in error_message(err).lower():
+                        # A stale labelFingerprint: sending it again can never succeed; the
+                        # caller reads the cluster again and retries with the fresh one.
+                        raise ports.Conflict(f"{what}: {error_message(err)}") from err
                     if clock.seconds_left(WAIT_CAP_SECONDS) <= pause:
                         # Still busy at the deadline: left for the redelivery, not a failure.
                         busy = f"{what}: the cluster is busy with another operation"

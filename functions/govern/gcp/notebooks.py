@@ -6,10 +6,18 @@ A thin adapter: it translates the port's calls and the client's errors, nothing 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from govern import parse, ports
-from govern.gcp.clients import build_client, call_options, parsed, to_dict, translated
+from govern.gcp.clients import (
+    build_client,
+    call_options,
+    missing,
+    parsed,
+    to_dict,
+    translated,
+)
 from govern.models import Workload
 
 
@@ -20,16 +28,37 @@ class NotebooksAdapter:
         self._client = client
 
     def list_instances(self, project: str) -> ports.Listing[Workload]:
-        """Workbench instances in all locations of the project."""
+        """Workbench instances in all locations of the project.
+
+        Locations the answer names `unreachable` (ListInstancesResponse, notebooks v2
+        discovery document: "Locations that could not be reached") are `missing`. The same
+        document says such an answer "will only contain either instances or unreachables": one
+        naming unreachable locations and no instance read nothing at all, so it is a failed
+        listing, not an empty one.
+        """
+        unreachable: list[str] = []
+
+        def instances(pager: Any) -> Iterator[dict[str, Any]]:
+            for page in pager.pages:
+                unreachable.extend(page.unreachable)
+                yield from (to_dict(i) for i in page.instances)
+
         with translated(f"notebooks list {project}"):
             pager = self._client.list_instances(
                 parent=f"projects/{project}/locations/-", **call_options()
             )
-            return parsed(
-                (to_dict(i) for i in pager),
+            listing = parsed(
+                instances(pager),
                 lambda raw: parse.notebook_instance(project, raw),
                 lambda raw: f"//notebooks.googleapis.com/{raw.get('name', '')}",
             )
+        if unreachable and not listing and not listing.unreadable:
+            places = ", ".join(sorted(str(u) for u in unreachable))
+            raise ports.PortError(
+                f"notebooks list {project}: unreachable {places}, and no instance listed (such "
+                "an answer holds no instances at all)"
+            )
+        return missing(listing, unreachable)
 
     def stop(self, project: str, zone: str, name: str) -> str:
         """instances.stop; returns the long-running operation name without waiting."""

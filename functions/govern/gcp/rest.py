@@ -87,12 +87,21 @@ def session(endpoint: str | None) -> Any:
     return AuthorizedSession(_credentials())
 
 
-def error_status(err: Exception) -> str:
-    """The `error.status` of a REST error answer (e.g. FAILED_PRECONDITION), or ""."""
+def _error(err: Exception) -> dict[str, Any]:
     response = getattr(err, "response", None)
     try:
         payload = response.json() if response is not None else {}
     except ValueError:
-        return ""
+        return {}
     error = payload.get("error") if isinstance(payload, dict) else None
-    return str(error.get("status", "")) if isinstance(error, dict) else ""
+    return error if isinstance(error, dict) else {}
+
+
+def error_status(err: Exception) -> str:
+    """The `error.status` of a REST error answer (e.g. FAILED_PRECONDITION), or ""."""
+    return str(_error(err).get("status", ""))
+
+
+def error_message(err: Exception) -> str:
+    """The `error.message` of a REST error answer, or ""."""
+    return str(_error(err).get("message", ""))

@@ -6,10 +6,18 @@ A thin adapter: it translates the port's calls and the client's errors, nothing 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from govern import parse, ports
-from govern.gcp.clients import build_client, call_options, parsed, to_dict, translated
+from govern.gcp.clients import (
+    build_client,
+    call_options,
+    missing,
+    parsed,
+    to_dict,
+    translated,
+)
 from govern.models import Workload
 
 
@@ -20,16 +28,24 @@ class TpuAdapter:
         self._client = client
 
     def list_nodes(self, project: str, zone: str) -> ports.Listing[Workload]:
-        """TPU VMs in one zone."""
+        """TPU VMs in one zone; locations the answer names `unreachable` are `missing`."""
+        unreachable: list[str] = []
+
+        def nodes(pager: Any) -> Iterator[dict[str, Any]]:
+            for page in pager.pages:
+                unreachable.extend(page.unreachable)
+                yield from (to_dict(n) for n in page.nodes)
+
         with translated(f"tpu list {project}/{zone}"):
             pager = self._client.list_nodes(
                 parent=f"projects/{project}/locations/{zone}", **call_options()
             )
-            return parsed(
-                (to_dict(n) for n in pager),
+            listing = parsed(
+                nodes(pager),
                 lambda raw: parse.tpu_node(project, raw),
                 lambda raw: f"//tpu.googleapis.com/{raw.get('name', '')}",
             )
+        return missing(listing, unreachable)
 
     def stop(self, project: str, zone: str, name: str) -> str:
         """nodes.stop; returns the long-running operation name without waiting."""

@@ -1,8 +1,9 @@
 """GKE REST JSON (container v1 `Cluster`, `NodePool`, `Operation`) to the models of govern/gke.py.
 
-Shapes: the container v1 discovery document and the recorded `clusters.list` in
-../shared/realdata/cloud-custodian/gke-cluster-nodepool-filter-server-config/. int64 fields
-(ResourceLimit.minimum/maximum, acceleratorCount) arrive as strings.
+Shapes: the container v1 discovery document and the recorded answers in
+tests/fakegcp/recorded/ (cloud-custodian flights). int64 fields (ResourceLimit.minimum/maximum,
+acceleratorCount) arrive as strings, and fields at their default are left out (a zero minimum,
+`enabled: false`), so an absent number is 0.
 """
 
 from __future__ import annotations
@@ -11,10 +12,22 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from govern.gke import Autoscaling, Cluster, NodePool, ResourceLimit
+from govern.gke import Autoscaling, Cluster, InstanceGroup, NodePool, ResourceLimit
 from govern.parse.reader import ParseError, integer, items, label_map, sub, text
 
 _NAME = re.compile(r"[a-z](?:[-a-z0-9]{0,98}[a-z0-9])?")
+# NodePool.instanceGroupUrls: https://www.googleapis.com/compute/v1/projects/P/zones/Z/
+# instanceGroupManagers/NAME (the recorded clusters.list answers show this shape).
+_GROUP = re.compile(r".*/projects/([^/]+)/zones/([^/]+)/instanceGroupManagers/([^/]+)")
+
+
+def _groups(raw: Mapping[str, Any]) -> tuple[InstanceGroup, ...]:
+    urls = raw.get("instanceGroupUrls")
+    found: list[InstanceGroup] = []
+    for url in urls if isinstance(urls, list) else []:  # pyright: ignore[reportUnknownVariableType]
+        if isinstance(url, str) and (m := _GROUP.fullmatch(url)):
+            found.append(InstanceGroup(m[1], m[2], m[3]))
+    return tuple(found)
 
 
 def _autoscaling(raw: Mapping[str, Any]) -> Autoscaling | None:
@@ -47,6 +60,7 @@ def node_pool(project: str, location: str, cluster: str, raw: Mapping[str, Any])
         resource_labels=label_map(config.get("resourceLabels")),
         autoprovisioned=bool(autoscaling.get("autoprovisioned", False)),
         status=text(raw, "status"),
+        instance_groups=_groups(raw),
     )
 
 

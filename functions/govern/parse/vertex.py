@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from govern.parse.reader import ParseError, integer, items, label_map, sub, text
-from govern.vertex import Endpoint, JobKind, VertexJob
+from govern.vertex import DeployedModel, Endpoint, JobKind, VertexJob
 
 _NAME = re.compile(
     r"projects/[^/]+/locations/(?P<region>[^/]+)/(?P<kind>customJobs|hyperparameterTuningJobs|endpoints)/(?P<id>[^/]+)"
@@ -44,20 +44,46 @@ def vertex_job(project: str, kind: JobKind, raw: Mapping[str, Any]) -> VertexJob
     )
 
 
+def _deployed(raw: Mapping[str, Any]) -> DeployedModel:
+    """A DeployedModel JSON: its model and the resources it runs on."""
+    kind, resources = "", {}
+    for key, name in (("dedicatedResources", "dedicated"), ("automaticResources", "automatic")):
+        if key in raw:
+            kind, resources = name, sub(raw, key)
+    if text(raw, "sharedResources"):
+        kind = "shared"
+    spec = sub(resources, "machineSpec")
+    return DeployedModel(
+        id=text(raw, "id"),
+        model=text(raw, "model"),
+        version=text(raw, "modelVersionId"),
+        resources=kind,
+        machine_type=text(spec, "machineType"),
+        accelerator_type=text(spec, "acceleratorType"),
+        accelerator_count=integer(spec.get("acceleratorCount")),
+        min_replicas=integer(resources.get("minReplicaCount")),
+        max_replicas=integer(resources.get("maxReplicaCount")),
+    )
+
+
 def endpoint(project: str, raw: Mapping[str, Any]) -> Endpoint:
-    """An Endpoint JSON as an Endpoint (deployed model ids in the listed order).
+    """An Endpoint JSON as an Endpoint (deployed models in the listed order).
 
     Raises:
         ParseError: the name is not an endpoint name.
     """
     match = _name(raw, "endpoints")
     traffic = sub(raw, "trafficSplit")
+    models = tuple(_deployed(m) for m in items(raw, "deployedModels") if text(m, "id"))
     return Endpoint(
         project=project,
         region=match["region"],
         endpoint_id=match["id"],
         labels=label_map(raw.get("labels")),
-        deployed=tuple(text(m, "id") for m in items(raw, "deployedModels") if text(m, "id")),
+        deployed=tuple(m.id for m in models),
         traffic={str(k): integer(v) for k, v in traffic.items()},
         display_name=text(raw, "displayName"),
+        models=models,
+        etag=text(raw, "etag"),
+        name_project=text(raw, "name").split("/")[1],
     )

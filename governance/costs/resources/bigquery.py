@@ -3,7 +3,11 @@
 Stored data = ingest GiB/day x days kept. Days kept come from the dataset's default partition
 or table expiration, else from its tables' partition expirations (context), else the
 `bigquery_unbounded_retention_days` accumulation. Tables are priced here, on their dataset
-(ingest is assumed per dataset). The baseline keeps data forever.
+(ingest is assumed per dataset). The baseline keeps data forever. On-demand queries, the Storage
+Read and Write APIs and streaming inserts are usage (catalog `bigquery.query.ondemand`,
+`bigquery.storage_read_api`, `bigquery.storage_write_api`, `bigquery.streaming_insert`): declared
+per dataset in a usage file, else "depends on usage" lines (free tiers, per billing account, not
+applied).
 """
 
 from __future__ import annotations
@@ -23,6 +27,34 @@ from mlgov_policies.props import as_str, dig
 # Source: https://cloud.google.com/bigquery/pricing#storage
 LONG_TERM_DAYS = 90.0
 _DAY_MS = 86_400_000
+
+
+class Declared(BaseModel):
+    """A dataset's usage in a usage file."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    monthly_queries_tib: float | None = Field(
+        default=None, ge=0, description="TiB scanned by on-demand queries a month."
+    )
+    monthly_storage_read_api_tib: float | None = Field(
+        default=None, ge=0, description="TiB read through the Storage Read API a month."
+    )
+    monthly_storage_write_api_gib: float | None = Field(
+        default=None, ge=0, description="GiB written through the Storage Write API a month."
+    )
+    monthly_streaming_inserts_mib: float | None = Field(
+        default=None, ge=0, description="MiB of legacy streaming inserts a month."
+    )
+
+
+# (declared field, catalog key, line) of each usage-based part
+_USAGE_PARTS = (
+    ("monthly_queries_tib", "bigquery.query.ondemand", "on-demand queries"),
+    ("monthly_storage_read_api_tib", "bigquery.storage_read_api", "Storage Read API"),
+    ("monthly_storage_write_api_gib", "bigquery.storage_write_api", "Storage Write API"),
+    ("monthly_streaming_inserts_mib", "bigquery.streaming_insert", "streaming inserts"),
+)
 
 
 class BigQueryUsage(BaseModel):
@@ -84,4 +116,13 @@ def estimate(res: Resource, ctx: PlanContext) -> Quote:
         if keep > LONG_TERM_DAYS:
             old = ingest * (keep - LONG_TERM_DAYS)
             b.charge("long-term storage", lt_p, old, f"{old:g} GiB older than 90 days")
+    d = ctx.usage_of(res, Declared)
+    for b in (q.governed, q.baseline):
+        for field, key, label in _USAGE_PARTS:
+            price = ctx.catalog.price(key, region)
+            amount: float | None = getattr(d, field)
+            if amount is None:
+                b.depends_on_usage(label, price, field)
+            else:
+                b.charge(label, price, amount, f"{amount:g} {price.unit} ({field})")
     return q

@@ -1,21 +1,56 @@
-"""GKE clusters: the cluster management fee, minus the free-tier credit for one zonal cluster.
+"""GKE clusters: the management fee (minus the one free-tier credit) and the pools it creates.
 
-Nodes are priced on their node pools. Auto-provisioned (NAP) pools are bounded by the cluster's
-`resourceLimits` but not priced: the explanation says so. Which cluster gets the free tier is a
-plan-wide fact (context.py).
+A Standard cluster bills its nodes too: the default pool (`initialNodeCount` and `nodeConfig`,
+unless `removeDefaultNodePool` is true or inline `nodePools` replace it) and every inline
+`nodePools` entry, each in all of its zones (gke_pools.py). A pool that cannot be priced (an
+unknown machine type) is named as an unpriced part and the rest of the cluster is still priced.
+Separate `gcp.container.NodePool` resources are priced on their own (resources/node_pool.py).
+Auto-provisioned (NAP) pools are bounded by `resourceLimits` but not priced; Autopilot pods are
+billed per requested vCPU and GiB, which the catalog has no price for: both lines say so. Which
+cluster gets the free tier is a plan-wide fact (context.py).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
 from governance.costs.bill import Quote
 from governance.costs.context import PlanContext
+from governance.costs.errors import CostError, NotOffered
+from governance.costs.gke_pools import PoolSpec, cluster_zones, pool_zones, price_pool
 from governance.costs.model import Resource
 from governance.costs.month import HOURS_PER_MONTH
-from mlgov_policies.props import as_bool, dig
+from governance.costs.regions import region_of
+from mlgov_policies.props import as_bool, as_list, as_mapping, as_str, dig
+
+
+class PoolDeclared(BaseModel):
+    """One pool's usage inside a cluster's declaration."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    nodes_per_zone: float = Field(ge=0, description="Average nodes running per zone.")
+
+
+class Declared(BaseModel):
+    """A cluster's usage in a usage file."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    default_pool_nodes_per_zone: float | None = Field(
+        default=None, ge=0, description="Average nodes per zone of the default pool."
+    )
+    node_pools: dict[str, PoolDeclared] = Field(
+        default_factory=dict,
+        description='Inline pools by name (or position: "0", "1"): their nodes per zone.',
+    )
 
 
 def estimate(res: Resource, ctx: PlanContext) -> Quote:
-    """The same fee governed and baseline; governance bounds NAP but does not price it."""
+    """The fee (the same governed and baseline) plus the cluster's own pools."""
     q = Quote()
     fee = ctx.catalog.price("gke.cluster", "global")
     for b in (q.governed, q.baseline):
@@ -26,6 +61,81 @@ def estimate(res: Resource, ctx: PlanContext) -> Quote:
                 -min(credit.usd, fee.usd * HOURS_PER_MONTH),
                 f"minus GKE free tier ${credit.usd:g}/month ({credit.note})",
             )
-    if as_bool(dig(res.inputs, "clusterAutoscaling", "enabled")) is True:
+    inputs = res.inputs
+    if as_bool(dig(inputs, "clusterAutoscaling", "enabled")) is True:
         q.governed.note("auto-provisioned node pools are not priced (bounded by resourceLimits)")
+    if as_bool(inputs.get("enableAutopilot")) is True:
+        q.unpriced_part(
+            "Autopilot pods",
+            "billed per requested vCPU, GiB and ephemeral storage; the price "
+            "catalog has no Autopilot prices",
+        )
+        return q
+    _pools(q, res, ctx)
     return q
+
+
+def _pools(q: Quote, res: Resource, ctx: PlanContext) -> None:
+    inputs = res.inputs
+    location = as_str(inputs.get("location")) or ""
+    region = region_of(location) if location else ctx.usage.default_region
+    declared = ctx.usage_of(res, Declared)
+    pools = [as_mapping(p) for p in as_list(inputs.get("nodePools"))]
+    specs: list[tuple[str, PoolSpec]] = []
+    if pools:
+        for i, pool in enumerate(pools):
+            name = as_str(pool.get("name")) or str(i)
+            own = declared.node_pools.get(name) or declared.node_pools.get(str(i))
+            specs.append(
+                (
+                    f"node pool {name}",
+                    _spec(pool, inputs, location, region, f"nodePools[{i}].nodeConfig", own),
+                )
+            )
+    elif as_bool(inputs.get("removeDefaultNodePool")) is True:
+        q.governed.note("default node pool removed (removeDefaultNodePool): no nodes of its own")
+    else:
+        default = {
+            "nodeConfig": inputs.get("nodeConfig"),
+            "initialNodeCount": inputs.get("initialNodeCount"),
+        }
+        own = (
+            PoolDeclared(nodes_per_zone=declared.default_pool_nodes_per_zone)
+            if declared.default_pool_nodes_per_zone is not None
+            else None
+        )
+        spec = _spec(default, inputs, location, region, "nodeConfig", own)
+        specs.append(("default pool", spec))
+    for label, spec in specs:
+        with q.part(label):
+            try:
+                price_pool(q, ctx, spec)
+            except NotOffered:
+                raise  # the cluster could not be created: a mandatory finding on the cluster
+            except CostError as err:
+                q.unpriced_part("nodes", str(err))
+
+
+def _spec(
+    pool: Mapping[str, Any],
+    cluster: Mapping[str, Any],
+    location: str,
+    region: str,
+    where: str,
+    own: PoolDeclared | None,
+) -> PoolSpec:
+    zones = (
+        pool_zones(pool.get("nodeLocations"), cluster, location)
+        if pool.get("nodeLocations")
+        else cluster_zones(cluster)
+    )
+    return PoolSpec(
+        node=as_mapping(pool.get("nodeConfig")),
+        autoscaling=as_mapping(pool.get("autoscaling")),
+        node_count=pool.get("nodeCount"),
+        initial_node_count=pool.get("initialNodeCount"),
+        zones=zones,
+        region=region,
+        where=where,
+        nodes_per_zone=own.nodes_per_zone if own is not None else None,
+    )

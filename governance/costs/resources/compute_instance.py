@@ -1,8 +1,9 @@
-"""Standalone Compute Engine VMs (GPU training VMs): machine, GPUs and boot disk.
+"""Standalone Compute Engine VMs (GPU training VMs and any other): machine, disks, SSDs, IPs.
 
 mlgov makes these spot (`scheduling.provisioningModel: SPOT`) with a `maxRunDuration`: billed
-hours are the usage assumption capped at runs x max run, prorated by `mlgov-expires-on`. The
-baseline runs on-demand for 730 h. Local SSD scratch disks have no price yet: an error.
+hours are the usage assumption capped at runs x max run, prorated by `mlgov-expires-on` (a usage
+file's `monthly_hours` replaces the assumption). Disks, local SSD and external IPs are
+vm_pricing.py's; internet egress is usage (egress.py). The baseline runs on-demand for 730 h.
 """
 
 from __future__ import annotations
@@ -11,20 +12,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from governance.costs.bill import Quote
 from governance.costs.context import PlanContext
-from governance.costs.disk_pricing import charge_disk
-from governance.costs.errors import CostError
+from governance.costs.egress import charge_egress
 from governance.costs.expiry import expiry_factor
-from governance.costs.inputs import number, text
-from governance.costs.machine_pricing import attached_gpus, charge_machine
-from governance.costs.machines import machine_shape
+from governance.costs.inputs import number
 from governance.costs.model import Resource
 from governance.costs.month import HOURS_PER_MONTH
-from mlgov_policies.props import as_bool, as_list, as_mapping, dig
-
-# Compute Engine's boot disk defaults (instances.insert: initializeParams.diskType pd-standard,
-# size of the image, 10 GB for the public images mlgov uses).
-DEFAULT_BOOT_TYPE = "pd-standard"
-DEFAULT_BOOT_GB = 10.0
+from governance.costs.vm_pricing import instance_spec, price_vm
+from mlgov_policies.props import as_mapping, dig
 
 
 class ComputeInstanceUsage(BaseModel):
@@ -45,34 +39,44 @@ class ComputeInstanceUsage(BaseModel):
     )
 
 
+class Declared(BaseModel):
+    """A VM's usage in a usage file."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    monthly_hours: float | None = Field(
+        default=None, ge=0, le=HOURS_PER_MONTH, description="Hours the VM runs a month."
+    )
+    monthly_egress_gb: float | None = Field(
+        default=None, ge=0, description="GiB the VM sends to the internet a month."
+    )
+
+
 def estimate(res: Resource, ctx: PlanContext) -> Quote:
     """Governed: spot, maxRunDuration and expiry; baseline: on-demand, 730 h."""
     q = Quote()
     bill, base = q.governed, q.baseline
     inputs = res.inputs
     region = ctx.region(inputs, "zone")
-    shape = machine_shape(text(inputs.get("machineType"), "", "machineType"))
-    gpus = attached_gpus(inputs.get("guestAccelerators"), "count", "guestAccelerators")
+    spec = instance_spec(ctx, inputs, region)
     sched = as_mapping(inputs.get("scheduling"))
-    spot = sched.get("provisioningModel") == "SPOT" or as_bool(sched.get("preemptible")) is True
     u = ctx.usage
+    declared = ctx.usage_of(res, Declared)
     hours = u.gpu_vm_hours_per_month
+    if declared.monthly_hours is not None:
+        hours = declared.monthly_hours
+        bill.note(f"runs {hours:g} h/month (usage file monthly_hours)")
     max_run_h = number(dig(sched, "maxRunDuration", "seconds")) / 3600
     if max_run_h > 0:
-        hours = min(hours, u.gpu_vm_runs_per_month * max_run_h)
+        capped = min(hours, u.gpu_vm_runs_per_month * max_run_h)
         bill.note(
             f"maxRunDuration {max_run_h:g} h x {u.gpu_vm_runs_per_month} runs/month, "
-            f"capped at {u.gpu_vm_hours_per_month:g} h -> {hours:g} h"
+            f"capped at {hours:g} h -> {capped:g} h"
         )
+        hours = capped
     hours *= expiry_factor(bill, res.labels, ctx.as_of)
     base.note("on-demand, 730 h, no maxRunDuration, no expiry")
-    if as_list(inputs.get("scratchDisks")):
-        raise CostError(f"compute instance {res.name!r}: local SSD scratch disks are not priced")
-    boot = as_mapping(dig(inputs, "bootDisk", "initializeParams"))
-    disk_type = text(boot.get("type"), DEFAULT_BOOT_TYPE, "bootDisk.initializeParams.type")
-    disk_gb = number(boot.get("size"), DEFAULT_BOOT_GB)
-    for b, h, usage, commit in ((bill, hours, "spot" if spot else "ondemand", u.commitment),
-                                (base, HOURS_PER_MONTH, "ondemand", "none")):  # fmt: skip
-        charge_machine(b, ctx.catalog, shape, region, usage, h, extra_gpus=gpus, commitment=commit)
-        charge_disk(b, ctx.catalog, disk_type, disk_gb, region)
+    price_vm(q, ctx, spec, 1.0, hours, u.commitment)
+    for b in (bill, base):
+        charge_egress(b, ctx.catalog, region, declared.monthly_egress_gb)
     return q

@@ -1,28 +1,44 @@
-"""Standalone persistent disks (`gcp.compute.Disk`): provisioned GiB, billed while they exist.
+"""Standalone persistent disks (`gcp.compute.Disk`, `gcp.compute.RegionDisk`): GiB and performance.
 
-The per-GiB arithmetic is shared with boot and data disks (disk_pricing.py); the baseline is
-the same.
+The size follows Compute Engine's rules (disk_sizes.py): `size`, at least the image's or
+snapshot's it is created from, else that source's size, else the type's documented default; a
+size nobody can know (a public image outside the plan, a Hyperdisk type without a documented
+default) leaves the capacity as a named unpriced part. Regional disks replicate to two zones and
+bill at the catalog's `disk.regional.*` prices. pd-extreme and Hyperdisk Extreme also bill
+provisioned IOPS (disk_pricing.py). The baseline is the same.
 """
 
 from __future__ import annotations
 
 from governance.costs.bill import Quote
 from governance.costs.context import PlanContext
-from governance.costs.disk_pricing import charge_disk
+from governance.costs.disk_pricing import charge_performance, disk_key
+from governance.costs.disk_sizes import DEFAULT_DISK_TYPE, disk_kind, disk_size
+from governance.costs.errors import CatalogError
 from governance.costs.inputs import number, text
 from governance.costs.model import Resource
-
-# Compute Engine's disk defaults (disks.insert: type pd-standard; 10 GB for the public images).
-DEFAULT_TYPE = "pd-standard"
-DEFAULT_GB = 10.0
+from mlgov_policies import vocabulary as v
 
 
 def estimate(res: Resource, ctx: PlanContext) -> Quote:
-    """Provisioned GiB x disk price; the baseline is the same."""
+    """Provisioned GiB x disk price, plus provisioned IOPS; the baseline is the same."""
     q = Quote()
+    regional = res.type == v.COMPUTE_REGION_DISK
     region = ctx.region(res.inputs, "zone", "region")
-    disk_type = text(res.inputs.get("type"), DEFAULT_TYPE, "type")
-    size = number(res.inputs.get("size"), DEFAULT_GB)
+    kind = disk_kind(text(res.inputs.get("type"), DEFAULT_DISK_TYPE, "type"))
+    size = disk_size(ctx, res.inputs)
+    iops = number(res.inputs.get("provisionedIops"), -1.0)
+    throughput = number(res.inputs.get("provisionedThroughput"), -1.0)
     for b in (q.governed, q.baseline):
-        charge_disk(b, ctx.catalog, disk_type, size, region)
+        if size.gib is None:
+            b.unpriced_part("capacity", size.why)
+        else:
+            try:
+                price = ctx.catalog.price(disk_key(kind, regional), region)
+            except CatalogError as err:
+                b.unpriced_part("capacity", str(err))
+            else:
+                b.charge("disk", price, size.gib, f"{size.gib:g} GiB ({size.why})")
+        charge_performance(b, ctx.catalog, kind, iops if iops >= 0 else None,
+                           throughput if throughput >= 0 else None, region)  # fmt: skip
     return q

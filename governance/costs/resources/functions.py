@@ -42,6 +42,17 @@ class FunctionsUsage(BaseModel):
     )
 
 
+class Declared(BaseModel):
+    """A function's usage in a usage file."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    monthly_invocations: float | None = Field(default=None, ge=0, description="Calls a month.")
+    average_seconds: float | None = Field(
+        default=None, ge=0, description="Billed seconds per call."
+    )
+
+
 def memory_gib(memory: str) -> float:
     """GiB from an availableMemory string such as "256M", "1Gi" or "2G"."""
     m = _MEMORY.fullmatch(memory)
@@ -67,15 +78,20 @@ def estimate(res: Resource, ctx: PlanContext) -> Quote:
     )
     cpu = number(svc.get("availableCpu"), default_cpu(gib))
     u = ctx.usage
+    d = ctx.usage_of(res, Declared)
     calls = res.override(u.function_invocations, u.function_invocations_per_month)
-    seconds = calls * u.function_seconds_per_invocation
+    calls = calls if d.monthly_invocations is None else d.monthly_invocations
+    per_call = (
+        u.function_seconds_per_invocation if d.average_seconds is None else (d.average_seconds)
+    )
+    seconds = calls * per_call
     cat = ctx.catalog
     for b in (q.governed, q.baseline):
         b.charge(
             "CPU",
             cat.price("functions.vcpu_second", "global"),
             seconds * cpu,
-            f"{calls:g} calls x {u.function_seconds_per_invocation:g} s x {cpu:g} vCPU",
+            f"{calls:g} calls x {per_call:g} s x {cpu:g} vCPU",
         )
         b.charge("memory", cat.price("functions.gib_second", "global"), seconds * gib,
                  f"{seconds:g} s x {gib:g} GiB")  # fmt: skip

@@ -19,7 +19,18 @@ from governance.costs.model import Resource
 from governance.costs.month import DAYS_PER_MONTH
 
 INCLUDED_DAYS = 30.0  # storage included with ingestion
+FREE_GIB = 50.0  # ingestion free per project a month (same page)
 DEFAULT_RETENTION_DAYS = 30.0  # what `_Default` keeps when nobody sets it
+
+
+class Declared(BaseModel):
+    """A log bucket's usage in a usage file."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    monthly_ingestion_gib: float | None = Field(
+        default=None, ge=0, description="GiB of logs ingested into the bucket a month."
+    )
 
 
 class LoggingUsage(BaseModel):
@@ -35,20 +46,29 @@ class LoggingUsage(BaseModel):
     )
 
 
-def _retention(q: Quote, retention: float, ctx: PlanContext, bill_governed: bool) -> None:
+def _retention(
+    q: Quote, retention: float, ctx: PlanContext, bill_governed: bool, monthly: float
+) -> None:
     bill = q.governed if bill_governed else q.baseline
     extra_days = max(retention - INCLUDED_DAYS, 0.0)
     if extra_days == 0:
         bill.note(f"retention {retention:g} days: within the 30 days included with ingestion")
         return
-    gib = ctx.usage.logging_gb_per_month * extra_days / DAYS_PER_MONTH
+    gib = monthly * extra_days / DAYS_PER_MONTH
     price = ctx.catalog.price("logging.retention", "global")
-    bill.charge(
-        "retention",
-        price,
-        gib,
-        f"{ctx.usage.logging_gb_per_month:g} GiB/month x {extra_days:g} days past 30",
-    )
+    bill.charge("retention", price, gib, f"{monthly:g} GiB/month x {extra_days:g} days past 30")
+
+
+def _ingestion(q: Quote, ctx: PlanContext, declared: float | None) -> None:
+    price = ctx.catalog.price("logging.ingestion", "global")
+    for b in (q.governed, q.baseline):
+        if declared is None:
+            b.depends_on_usage("ingestion", price, "monthly_ingestion_gib",
+                               f"per GiB beyond the project's free {FREE_GIB:g} GiB")  # fmt: skip
+        else:
+            billed = max(declared - FREE_GIB, 0.0)
+            b.charge("ingestion", price, billed,
+                     f"{declared:g} GiB minus the project's free {FREE_GIB:g} GiB")  # fmt: skip
 
 
 def bucket(res: Resource, ctx: PlanContext) -> Quote:
@@ -57,8 +77,11 @@ def bucket(res: Resource, ctx: PlanContext) -> Quote:
     retention = number(res.inputs.get("retentionDays"), DEFAULT_RETENTION_DAYS) or (
         DEFAULT_RETENTION_DAYS  # 0 at creation means the default (logging.v2 LogBucket)
     )
-    _retention(q, retention, ctx, bill_governed=True)
-    _retention(q, DEFAULT_RETENTION_DAYS, ctx, bill_governed=False)
+    declared = ctx.usage_of(res, Declared).monthly_ingestion_gib
+    monthly = ctx.usage.logging_gb_per_month if declared is None else declared
+    _retention(q, retention, ctx, True, monthly)
+    _retention(q, DEFAULT_RETENTION_DAYS, ctx, False, monthly)
+    _ingestion(q, ctx, declared)
     return q
 
 

@@ -17,6 +17,17 @@ from governance.costs.month import HOURS_PER_MONTH
 MAX_BILLED_VMS = 32
 
 
+class Declared(BaseModel):
+    """A Cloud NAT gateway's usage in a usage file."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    assigned_vms: int | None = Field(default=None, ge=0, description="VMs using the gateway.")
+    monthly_data_processed_gb: float | None = Field(
+        default=None, ge=0, description="GiB the gateway processes a month."
+    )
+
+
 class NatUsage(BaseModel):
     """How much each Cloud NAT gateway is used."""
 
@@ -34,19 +45,21 @@ def estimate(res: Resource, ctx: PlanContext) -> Quote:
     """Gateway uptime and data processing; the baseline is the same."""
     q = Quote()
     u = ctx.usage
+    d = ctx.usage_of(res, Declared)
+    vms = u.nat_vm_count if d.assigned_vms is None else d.assigned_vms
+    data = (
+        u.nat_gb_per_month if d.monthly_data_processed_gb is None else (d.monthly_data_processed_gb)
+    )
     cat = ctx.catalog
     region = ctx.region(res.inputs, "region")  # the catalog's "global" answers where none
     for b in (q.governed, q.baseline):
-        if u.nat_vm_count > MAX_BILLED_VMS:
+        if vms > MAX_BILLED_VMS:
             b.charge("gateway", cat.price("nat.gateway_max", region), HOURS_PER_MONTH,
-                     f"730 h ({u.nat_vm_count} VMs > 32)")  # fmt: skip
+                     f"730 h ({vms} VMs > 32)")  # fmt: skip
         else:
             b.charge(
-                "gateway",
-                cat.price("nat.gateway_vm", region),
-                u.nat_vm_count * HOURS_PER_MONTH,
-                f"{u.nat_vm_count} VMs x 730 h",
-            )
-        b.charge("data", cat.price("nat.data", region), u.nat_gb_per_month,
-                 f"{u.nat_gb_per_month:g} GiB")  # fmt: skip
+                "gateway", cat.price("nat.gateway_vm", region), vms * HOURS_PER_MONTH,
+                f"{vms} VMs x 730 h",
+            )  # fmt: skip
+        b.charge("data", cat.price("nat.data", region), data, f"{data:g} GiB")
     return q

@@ -1,32 +1,24 @@
-"""GKE node pools: nodes x (machine, GPUs or TPU chips, boot disk) for the hours they run.
+"""GKE node pools (`gcp.container.NodePool`): the pool's nodes in every zone it runs in.
 
-An autoscaled pool runs an assumed average number of nodes (`training_pool_average_nodes` when
-it scales from 0, else its minimum), clamped to min..max; spot pools use spot prices. The
-baseline keeps max(1, min, ceil(average)) nodes on-demand all month. TPU machine types are
-priced per chip (host included, machines.py); their boot disks are not estimated.
+The zones come from the pool's `nodeLocations`, else from its cluster in the plan (`cluster`
+names it), else from the pool's location (three zones for a region); the arithmetic, defaults
+and sources are gke_pools.py's. An autoscaled pool runs an assumed average number of nodes
+(`training_pool_average_nodes` when it scales from 0, else its minimum; a usage file's
+`nodes_per_zone` wins), clamped to min..max; spot pools use spot prices. The baseline keeps
+max(1, min, ceil(average)) nodes on-demand all month.
 """
 
 from __future__ import annotations
-
-import math
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from governance.costs.bill import Quote
 from governance.costs.context import PlanContext
-from governance.costs.disk_pricing import charge_disk
-from governance.costs.inputs import number, text
-from governance.costs.machine_pricing import attached_gpus, charge_machine
-from governance.costs.machines import machine_shape
+from governance.costs.gke_pools import PoolSpec, pool_zones, price_pool
 from governance.costs.model import Resource
-from governance.costs.month import HOURS_PER_MONTH
-from mlgov_policies.props import as_bool, as_list, as_mapping
-
-# GKE's node defaults when nodeConfig leaves them out (container.projects.locations.clusters
-# nodePools API: machine type e2-medium, 100 GB pd-balanced boot disk).
-DEFAULT_MACHINE = "e2-medium"
-DEFAULT_DISK = "pd-balanced"
-DEFAULT_DISK_GB = 100.0
+from governance.costs.regions import region_of
+from mlgov_policies import vocabulary as v
+from mlgov_policies.props import as_mapping, as_str
 
 
 class NodePoolUsage(BaseModel):
@@ -45,58 +37,37 @@ class NodePoolUsage(BaseModel):
     )
 
 
-def _node_range(res: Resource, ctx: PlanContext) -> tuple[float, float, float, str]:
-    """(min, max, average running nodes, explanation) over all of the pool's zones."""
-    inputs = res.inputs
-    zones = max(len(as_list(inputs.get("nodeLocations"))), 1)
-    auto = as_mapping(inputs.get("autoscaling"))
-    if not auto:
-        fixed = number(inputs.get("nodeCount"), number(inputs.get("initialNodeCount"), 1.0))
-        nodes = fixed * zones
-        return nodes, nodes, nodes, f"fixed size: {nodes:g} nodes"
-    if "totalMinNodeCount" in auto or "totalMaxNodeCount" in auto:
-        low, high = number(auto.get("totalMinNodeCount")), number(auto.get("totalMaxNodeCount"))
-    else:
-        low = number(auto.get("minNodeCount")) * zones
-        high = number(auto.get("maxNodeCount")) * zones
-    high = max(high, low)
-    u = ctx.usage
-    guess = res.override(u.training_pool_nodes, None)
-    if guess is None:
-        guess = u.training_pool_average_nodes if low == 0 else low
-    nodes = min(max(guess, low), high)
-    return low, high, nodes, f"autoscaling {low:g}..{high:g} nodes: average {nodes:g} nodes running"
+class Declared(BaseModel):
+    """A node pool's usage in a usage file."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    nodes_per_zone: float | None = Field(
+        default=None, ge=0, description="Average nodes running per zone (Infracost's `nodes`)."
+    )
 
 
 def estimate(res: Resource, ctx: PlanContext) -> Quote:
     """Governed: spot and the average running nodes; baseline: on-demand, nodes always on."""
     q = Quote()
-    bill, base = q.governed, q.baseline
     inputs = res.inputs
-    region = ctx.region(inputs, "location")
-    node = as_mapping(inputs.get("nodeConfig"))
-    shape = machine_shape(text(node.get("machineType"), DEFAULT_MACHINE, "nodeConfig.machineType"))
-    gpus = attached_gpus(node.get("guestAccelerators"), "count", "nodeConfig.guestAccelerators")
-    spot = as_bool(node.get("spot")) is True or as_bool(node.get("preemptible")) is True
-    low, _, nodes, why = _node_range(res, ctx)
-    bill.note(why)
-    base_nodes = max(1.0, low, float(math.ceil(nodes)))
-    base.note(f"on-demand, {base_nodes:g} node(s) always on (no scale-to-zero)")
-    disk = None
-    if not shape.tpu:  # TPU pools are priced per chip only; their boot disks are not estimated
-        disk = (
-            text(node.get("diskType"), DEFAULT_DISK, "nodeConfig.diskType"),
-            number(node.get("diskSizeGb"), DEFAULT_DISK_GB),
-        )
-    commitment = ctx.usage.commitment
-    for b, n, usage, commit in ((bill, nodes, "spot" if spot else "ondemand", commitment),
-                                (base, base_nodes, "ondemand", "none")):  # fmt: skip
-        if n <= 0:
-            b.note("no nodes running: $0")
-            continue
-        slots = float(math.ceil(n))  # node-hours spread over whole nodes for SUD
-        charge_machine(b, ctx.catalog, shape, region, usage, n * HOURS_PER_MONTH / slots, slots,
-                       gpus, commitment=commit)  # fmt: skip
-        if disk is not None:
-            charge_disk(b, ctx.catalog, *disk, region, n)
+    cluster = ctx.referenced(v.GKE_CLUSTER, inputs.get("cluster"))
+    cluster_inputs = cluster.inputs if cluster is not None else None
+    location = as_str(inputs.get("location")) or (
+        as_str(cluster_inputs.get("location")) if cluster_inputs is not None else None
+    )
+    region = region_of(location) if location else ctx.usage.default_region
+    zones = pool_zones(inputs.get("nodeLocations"), cluster_inputs, location or region)
+    spec = PoolSpec(
+        node=as_mapping(inputs.get("nodeConfig")),
+        autoscaling=as_mapping(inputs.get("autoscaling")),
+        node_count=inputs.get("nodeCount"),
+        initial_node_count=inputs.get("initialNodeCount"),
+        zones=zones,
+        region=region,
+        where="nodeConfig",
+        average_nodes=res.override(ctx.usage.training_pool_nodes, None),
+        nodes_per_zone=ctx.usage_of(res, Declared).nodes_per_zone,
+    )
+    price_pool(q, ctx, spec)
     return q

@@ -1,6 +1,11 @@
-"""Pub/Sub topics: message throughput (topics themselves are free).
+"""Pub/Sub topics and subscriptions: message throughput and retained-message storage.
 
-Throughput per topic is a usage assumption; message storage is not priced (README, limits).
+A topic bills the bytes published (`pubsub_gb_per_month`, or a usage file's
+`monthly_message_gib`); a subscription bills the bytes delivered to it and, when it retains
+acknowledged messages or has snapshots, their storage (https://cloud.google.com/pubsub/pricing;
+catalog keys `pubsub.throughput`, `pubsub.storage`). A subscription's volume is usage: without a
+declaration each part is a "depends on usage" line. Topics and subscriptions themselves are free;
+the first 10 GiB a month per billing account are not credited. The baseline is the same.
 """
 
 from __future__ import annotations
@@ -10,6 +15,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from governance.costs.bill import Quote
 from governance.costs.context import PlanContext
 from governance.costs.model import Resource
+from mlgov_policies.props import as_bool
+
+GIB_PER_TIB = 1024.0
 
 
 class PubSubUsage(BaseModel):
@@ -22,11 +30,75 @@ class PubSubUsage(BaseModel):
     )
 
 
+class TopicDeclared(BaseModel):
+    """A topic's usage in a usage file."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    monthly_message_gib: float | None = Field(
+        default=None, ge=0, description="GiB published to the topic a month."
+    )
+
+
+class SubscriptionDeclared(BaseModel):
+    """A subscription's usage in a usage file."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    monthly_message_gib: float | None = Field(
+        default=None, ge=0, description="GiB delivered to the subscription a month."
+    )
+    retained_acked_gib: float | None = Field(
+        default=None, ge=0, description="GiB of acknowledged messages it retains."
+    )
+    snapshot_gib: float | None = Field(
+        default=None, ge=0, description="GiB held by its snapshots (unacknowledged backlog)."
+    )
+
+
 def estimate(res: Resource, ctx: PlanContext) -> Quote:
     """Throughput in TiB; the baseline is the same."""
     q = Quote()
     price = ctx.catalog.price("pubsub.throughput", "global")
-    gib = ctx.usage.pubsub_gb_per_month
+    declared = ctx.usage_of(res, TopicDeclared).monthly_message_gib
+    gib = ctx.usage.pubsub_gb_per_month if declared is None else declared
+    source = "pubsub_gb_per_month" if declared is None else "usage file monthly_message_gib"
     for b in (q.governed, q.baseline):
-        b.charge("throughput", price, gib / 1024, f"{gib:g} GiB (topics themselves are free)")
+        b.charge(
+            "throughput",
+            price,
+            gib / GIB_PER_TIB,
+            f"{gib:g} GiB ({source}; topics themselves are free)",
+        )
+    return q
+
+
+def subscription(res: Resource, ctx: PlanContext) -> Quote:
+    """Delivered TiB and retained GiB, declared or shown as depending on usage."""
+    q = Quote()
+    d = ctx.usage_of(res, SubscriptionDeclared)
+    throughput = ctx.catalog.price("pubsub.throughput", "global")
+    storage = ctx.catalog.price("pubsub.storage", "global")
+    retains = as_bool(res.inputs.get("retainAckedMessages")) is True
+    for b in (q.governed, q.baseline):
+        if d.monthly_message_gib is None:
+            b.depends_on_usage("delivery", throughput, "monthly_message_gib")
+        else:
+            b.charge(
+                "delivery",
+                throughput,
+                d.monthly_message_gib / GIB_PER_TIB,
+                f"{d.monthly_message_gib:g} GiB delivered",
+            )
+        if d.retained_acked_gib is not None:
+            b.charge(
+                "retained acknowledged messages",
+                storage,
+                d.retained_acked_gib,
+                f"{d.retained_acked_gib:g} GiB",
+            )
+        elif retains:
+            b.depends_on_usage("retained acknowledged messages", storage, "retained_acked_gib")
+        if d.snapshot_gib is not None:
+            b.charge("snapshots", storage, d.snapshot_gib, f"{d.snapshot_gib:g} GiB")
     return q

@@ -1,8 +1,11 @@
 """Cloud SQL instances: vCPU and RAM (or a shared-core tier), storage and backups, all month.
 
 Regional (HA) instances bill compute and storage twice (the catalog's `sql.ha_multiplier`); an
-instance with `activationPolicy: NEVER` bills storage only. Governance does not change an
-instance's size, so the baseline equals the estimate.
+instance with `activationPolicy: NEVER` bills storage only. A read replica (`masterInstanceName`
+set) is billed like an instance of its own tier and disk (https://cloud.google.com/sql/pricing:
+replicas are charged at the same rate as stand-alone instances), without backups (Cloud SQL has
+no backups of replicas). Governance does not change an instance's size, so the baseline equals
+the estimate.
 """
 
 from __future__ import annotations
@@ -12,12 +15,12 @@ import re
 from pydantic import BaseModel, ConfigDict, Field
 
 from governance.costs.bill import Quote
-from governance.costs.context import PlanContext
+from governance.costs.context import PlanContext, ref_name
 from governance.costs.errors import CostError
 from governance.costs.inputs import number, text
 from governance.costs.model import Resource
 from governance.costs.month import HOURS_PER_MONTH
-from mlgov_policies.props import as_bool, as_mapping, dig
+from mlgov_policies.props import as_bool, as_mapping, as_str, dig
 
 # Cloud SQL's defaults when settings leave them out (sqladmin instances API: ENTERPRISE edition,
 # ZONAL availability, PD_SSD, 10 GB).
@@ -28,6 +31,16 @@ _N1_TIER = re.compile(r"db-n1-(standard|highmem)-(\d+)")
 # GiB per vCPU of the legacy db-n1 tiers (same ratios as Compute Engine N1).
 _N1_GIB_PER_VCPU = {"standard": 3.75, "highmem": 6.5}
 _SHARED_TIERS = ("db-f1-micro", "db-g1-small")
+
+
+class Declared(BaseModel):
+    """A Cloud SQL instance's usage in a usage file."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    backup_storage_gb: float | None = Field(
+        default=None, ge=0, description="GiB of backups kept (wins over sql_backup_gb)."
+    )
 
 
 class SqlUsage(BaseModel):
@@ -69,6 +82,9 @@ def estimate(res: Resource, ctx: PlanContext) -> Quote:
     hours = 0.0 if cfg.get("activationPolicy") == "NEVER" else HOURS_PER_MONTH
     ha_note = f" x {mult:g} HA" if ha else ""
     vcpus, mem = _tier_shape(res.name, tier)
+    primary = as_str(res.inputs.get("masterInstanceName"))
+    if primary:
+        bill.note(f"read replica of {ref_name(primary)}: billed as an instance of its own")
     if vcpus:
         vp = cat.price(f"sql.{edition}.vcpu", region)
         rp = cat.price(f"sql.{edition}.ram", region)
@@ -81,8 +97,9 @@ def estimate(res: Resource, ctx: PlanContext) -> Quote:
     size = number(cfg.get("diskSize"), DEFAULT_DISK_GB)
     bill.charge("storage", cat.price(f"sql.storage.{disk_kind}", region), size * mult,
                 f"{size:g} GiB{ha_note}")  # fmt: skip
-    if as_bool(dig(cfg, "backupConfiguration", "enabled")) is True:
-        backup = res.override(ctx.usage.sql_backup_gb, size)
+    if as_bool(dig(cfg, "backupConfiguration", "enabled")) is True and not primary:
+        declared = ctx.usage_of(res, Declared).backup_storage_gb
+        backup = res.override(ctx.usage.sql_backup_gb, size) if declared is None else declared
         bill.charge("backups", cat.price("sql.backup", region), backup, f"{backup:g} GiB")
     q.baseline.adjust(
         bill.total, "same as estimate: governance does not change the instance's size"

@@ -1,23 +1,48 @@
 """Cloud Storage buckets: stored GiB at the storage classes its lifecycle rules move it through.
 
-Contents are a usage assumption (per bucket, or the default). The lifecycle split is
-costs/lifecycle.py's; the baseline keeps every byte in the bucket's own class (an ungoverned
-bucket without lifecycle rules holds at least as much, so the saving shown is conservative).
-Operations, retrieval and egress are not priced. Bucket objects are priced here, on their bucket.
+Contents are a usage assumption (per bucket, or the default; a usage file's `storage_gb` wins).
+The lifecycle split is costs/lifecycle.py's; the baseline keeps every byte in the bucket's own
+class (an ungoverned bucket without lifecycle rules holds at least as much, so the saving shown
+is conservative). Operations (class A and B, `storage.ops.*`: Standard-class prices of
+https://cloud.google.com/storage/pricing-examples; other classes have no catalog price and are
+named as unpriced when declared), retrieval from colder classes (`storage.retrieval.*`) and
+internet egress (egress.py) are usage: declared in a usage file, else "depends on usage" lines.
+Bucket objects are priced here, on their bucket.
 """
 
 from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from governance.costs.bill import Quote
+from governance.costs.bill import Bill, Quote
 from governance.costs.context import PlanContext
+from governance.costs.egress import charge_egress
 from governance.costs.inputs import text
 from governance.costs.lifecycle import class_shares
 from governance.costs.model import Resource
 from mlgov_policies.props import as_list
 
 DEFAULT_STORAGE_CLASS = "STANDARD"  # the Cloud Storage default when a bucket names none
+
+
+class Declared(BaseModel):
+    """A bucket's usage in a usage file."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    storage_gb: float | None = Field(default=None, ge=0, description="GiB stored.")
+    monthly_class_a_operations: float | None = Field(
+        default=None, ge=0, description="Class A operations a month (writes, lists)."
+    )
+    monthly_class_b_operations: float | None = Field(
+        default=None, ge=0, description="Class B operations a month (reads, metadata)."
+    )
+    monthly_data_retrieval_gb: float | None = Field(
+        default=None, ge=0, description="GiB read from Nearline, Coldline or Archive a month."
+    )
+    monthly_egress_gb: float | None = Field(
+        default=None, ge=0, description="GiB sent to the internet a month."
+    )
 
 
 class StorageUsage(BaseModel):
@@ -37,7 +62,12 @@ def estimate(res: Resource, ctx: PlanContext) -> Quote:
     region = ctx.region(res.inputs, "location")
     own = text(res.inputs.get("storageClass"), DEFAULT_STORAGE_CLASS, "storageClass").upper()
     u = ctx.usage
-    gib = res.override(u.storage_gb, u.storage_gb_per_bucket)
+    d = ctx.usage_of(res, Declared)
+    gib = (
+        res.override(u.storage_gb, u.storage_gb_per_bucket)
+        if d.storage_gb is None
+        else (d.storage_gb)
+    )
     shares, why = class_shares(as_list(res.inputs.get("lifecycleRules")), own)
     if len(shares) > 1:
         q.governed.note(f"lifecycle: {why}")
@@ -48,4 +78,38 @@ def estimate(res: Resource, ctx: PlanContext) -> Quote:
     q.baseline.charge(
         "storage", ctx.catalog.price(f"storage.{own.lower()}", region), gib, f"{gib:g} GiB"
     )
+    for b in (q.governed, q.baseline):
+        _usage(b, ctx, own, region, d)
     return q
+
+
+def _usage(b: Bill, ctx: PlanContext, own: str, region: str, d: Declared) -> None:
+    """Operations, retrieval and egress: declared, or lines that depend on usage."""
+    cls = own.lower()
+    for op, count in (
+        ("class_a", d.monthly_class_a_operations),
+        ("class_b", d.monthly_class_b_operations),
+    ):
+        key = f"storage.ops.{op}.{cls}"
+        label = f"{op.replace('_', ' ')} operations"
+        if not ctx.catalog.has(key):
+            if count:
+                b.unpriced_part(label, f"the price catalog has no {own} {label} price")
+            continue
+        price = ctx.catalog.price(key, region)
+        if count is None:
+            b.depends_on_usage(label, price, f"monthly_{op}_operations", f"per {price.unit}")
+        else:
+            b.charge(label, price, count / 1000, f"{count:g} operations")
+    if cls in ("nearline", "coldline", "archive"):
+        price = ctx.catalog.price(f"storage.retrieval.{cls}", region)
+        if d.monthly_data_retrieval_gb is None:
+            b.depends_on_usage("retrieval", price, "monthly_data_retrieval_gb")
+        else:
+            b.charge(
+                "retrieval",
+                price,
+                d.monthly_data_retrieval_gb,
+                f"{d.monthly_data_retrieval_gb:g} GiB",
+            )
+    charge_egress(b, ctx.catalog, region, d.monthly_egress_gb)

@@ -33,6 +33,16 @@ class TpuVmUsage(BaseModel):
     )
 
 
+class Declared(BaseModel):
+    """A TPU VM's usage in a usage file."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    monthly_hours: float | None = Field(
+        default=None, ge=0, le=HOURS_PER_MONTH, description="Hours the slice is READY a month."
+    )
+
+
 def estimate(res: Resource, ctx: PlanContext) -> Quote:
     """Governed: spot and expiry; baseline: on-demand, 730 h."""
     q = Quote()
@@ -49,8 +59,10 @@ def estimate(res: Resource, ctx: PlanContext) -> Quote:
         )
     sched = as_mapping(inputs.get("schedulingConfig"))
     spot = as_bool(sched.get("spot")) is True or as_bool(sched.get("preemptible")) is True
-    hours = ctx.usage.tpu_vm_hours_per_month
-    bill.note(f"READY {hours:g} h/month (tpu_vm_hours_per_month)")
+    declared = ctx.usage_of(res, Declared).monthly_hours
+    hours = ctx.usage.tpu_vm_hours_per_month if declared is None else declared
+    source = "tpu_vm_hours_per_month" if declared is None else "usage file monthly_hours"
+    bill.note(f"READY {hours:g} h/month ({source})")
     hours *= expiry_factor(bill, res.labels, ctx.as_of)
     base.note("on-demand, 730 h, no expiry")
     shape = Shape("tpu", tpu=gen, tpu_chips=chips)

@@ -33,6 +33,17 @@ MGMT_VCPU = "workbench.mgmt.vcpu"
 MGMT_RAM = "workbench.mgmt.ram"
 
 
+class Declared(BaseModel):
+    """A notebook's usage in a usage file."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    monthly_active_hours: float | None = Field(
+        default=None, ge=0, le=HOURS_PER_MONTH,
+        description="Hours someone actively works in the notebook a month.",
+    )  # fmt: skip
+
+
 class WorkbenchUsage(BaseModel):
     """How much people work in their notebooks."""
 
@@ -68,6 +79,8 @@ def estimate(res: Resource, ctx: PlanContext) -> Quote:
     window = ctx.office_hours.get(res.gcp_name)
     if idle_s > 0:
         active = res.override(u.notebook_active_hours, u.notebook_active_hours_per_month)
+        declared = ctx.usage_of(res, Declared).monthly_active_hours
+        active = active if declared is None else declared
         hours = active + u.notebook_sessions_per_month * idle_s / 3600
         bill.note(
             f"running {active:g} active h + {u.notebook_sessions_per_month} sessions x "
@@ -113,5 +126,11 @@ def _management_fee(
     else:
         b.note(f"Workbench memory fee: no documented price ({MGMT_RAM}); not charged")
     for model, count in gpus:
-        gfee = cat.price(f"workbench.mgmt.gpu.{model}", region)
-        b.charge("Workbench GPU fee", gfee, count * h, f"{count} x {model} x {h:g} h")
+        key = f"workbench.mgmt.gpu.{model}"
+        if not cat.has(key):
+            # the GPU itself is already named unpriced (machine_pricing.py) or priced; its fee
+            # has no documented figure: named, the rest of the notebook priced
+            b.unpriced_part(f"Workbench GPU fee {count} x {model}", f"no catalog price {key}")
+            continue
+        b.charge("Workbench GPU fee", cat.price(key, region), count * h,
+                 f"{count} x {model} x {h:g} h")  # fmt: skip

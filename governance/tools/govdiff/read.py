@@ -17,7 +17,7 @@ from typing import Any, cast
 
 from governance.tools.govdiff.change import Value
 from mlgov_policies import vocabulary as v
-from mlgov_policies.props import as_bool, as_list, as_mapping, as_number, as_str, dig
+from mlgov_policies.props import as_bool, as_list, as_mapping, as_number, as_str, dig, is_unknown
 
 Doc = Mapping[str, Any]
 PRESENT = "present"
@@ -73,12 +73,23 @@ class Observed:
     compared while the entry is on both sides; its coming or going is its own change."""
 
 
+UNKNOWN_TEXT = "(known after apply)"
+"""How a value Pulumi does not know at preview time (the unknown sentinel) is compared and shown;
+a change to or from it cannot be judged, so aspects.py counts it as weakening."""
+
+
+def _opaque(value: Any) -> str:
+    return UNKNOWN_TEXT if is_unknown(value) else str(value)
+
+
 def _scalar(value: Any) -> Value:
+    if is_unknown(value):
+        return UNKNOWN_TEXT
     if value is None or isinstance(value, bool | str):
         return value
     if isinstance(value, int | float):
         return float(value)
-    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=_opaque)
 
 
 def _set(values: Any) -> tuple[str, ...]:

@@ -13,6 +13,7 @@ from collections import Counter
 
 from governance.tools import escape
 from governance.tools.govdiff.change import GovernanceChange, Value
+from governance.tools.govdiff.read import PRESENT
 from governance.tools.govdiff.review import MANDATORY_POLICY, Review
 
 FOLDED = 1
@@ -21,10 +22,14 @@ COUNTED = 2
 _VALUE_LIMIT = (120, 60, 40)
 
 
-def shown(value: Value) -> str:
-    """A governed value as words: `not set`, `true`, `240`, `a, b`."""
+def shown(value: Value, other: Value = None) -> str:
+    """A governed value as words: `not set`, `true`, `240`, `a, b`.
+
+    `other` is the value on the other side: where one side is a resource being there (PRESENT),
+    the missing side reads `absent` (a pool removed is not a setting left unset).
+    """
     if value is None:
-        return "not set"
+        return "absent" if other == PRESENT else "not set"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float):
@@ -46,8 +51,8 @@ def _status(review: Review, change: GovernanceChange) -> str:
 def _cells(change: GovernanceChange, detail: int) -> str:
     limit = _VALUE_LIMIT[min(detail, len(_VALUE_LIMIT) - 1)]
     return (
-        f"{escape.code(change.id)} | {escape.text(shown(change.before), limit)} | "
-        f"{escape.text(shown(change.after), limit)} | {escape.text(change.why)} |"
+        f"{escape.code(change.id)} | {escape.text(shown(change.before, change.after), limit)} | "
+        f"{escape.text(shown(change.after, change.before), limit)} | {escape.text(change.why)} |"
     )
 
 
@@ -127,10 +132,14 @@ def text_lines(review: Review) -> list[str]:
                 if reason is not None
                 else ("MANDATORY (prod)" if review.prod else "advisory")
             )
-            lines.append(f"  ! {c.id}: {shown(c.before)} -> {shown(c.after)} [{mark}]")
+            before, after = shown(c.before, c.after), shown(c.after, c.before)
+            lines.append(f"  ! {c.id}: {before} -> {after} [{mark}]")
             lines.append(f"      {c.why}")
     if review.other:
         lines.append("Other governance changes:")
-        lines += [f"  ~ {c.id}: {shown(c.before)} -> {shown(c.after)}" for c in review.other]
+        lines += [
+            f"  ~ {c.id}: {shown(c.before, c.after)} -> {shown(c.after, c.before)}"
+            for c in review.other
+        ]
     lines += [f"stale acknowledgement: {a.change} names no change" for a in review.stale]
     return lines

@@ -50,6 +50,7 @@ def node_pool(machine: str, region: str, spot: bool) -> dict[str, Any]:
         "name": region,
         "inputs": {
             "location": region,
+            "nodeLocations": [f"{region}-a"],  # one zone: a regional pool would run 3
             "nodeCount": 1,
             "nodeConfig": {"machineType": machine, "spot": spot, "diskSizeGb": 0},
         },

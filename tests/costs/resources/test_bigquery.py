@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from governance.costs.assumptions import UsageAssumptions
@@ -11,7 +13,7 @@ DAY_MS = 86_400_000
 USAGE = UsageAssumptions(as_of=AS_OF, bigquery_ingest={"f": 5.0})  # 5 GiB/day
 
 
-def dataset(**inputs: object) -> dict[str, object]:
+def dataset(**inputs: object) -> dict[str, Any]:
     return {"type": "gcp:bigquery/dataset:Dataset", "name": "f",
             "inputs": {"datasetId": "f", "location": "us-central1", **inputs}}  # fmt: skip
 
@@ -51,3 +53,23 @@ def test_known_stored_size_wins_over_the_ingest_math():
     usage = UsageAssumptions(as_of=AS_OF, bigquery_stored_gb={"f": 1000})
     cost = one(dataset(defaultTableExpirationMs=str(60 * DAY_MS)), usage)
     assert cost.monthly_usd == pytest.approx(1000 * price("bigquery.storage.active"))
+
+
+def test_queries_and_storage_apis_depend_on_usage_unless_declared():
+    from governance.costs.estimate import estimate_resources
+    from governance.costs.usage_file import parse_usage_file
+    from tests.costs.cost_plans import usage_lines
+
+    ds = dataset()
+    assert usage_lines(one(ds)) == {
+        "on-demand queries": "monthly_queries_tib",
+        "Storage Read API": "monthly_storage_read_api_tib",
+        "Storage Write API": "monthly_storage_write_api_gib",
+        "streaming inserts": "monthly_streaming_inserts_mib",
+    }
+    # 100.3 TiB x bigquery.query.ondemand (US list price, the nearest priced location)
+    declared = parse_usage_file({"resource_usage": {ds["name"]: {"monthly_queries_tib": 100.3}}})
+    with_queries = estimate_resources([ds], usage_file=declared).get(ds["name"])
+    assert with_queries.monthly_usd - one(ds).monthly_usd == pytest.approx(
+        100.3 * price("bigquery.query.ondemand", "us")
+    )  # $626.88

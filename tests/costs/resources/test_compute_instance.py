@@ -6,7 +6,7 @@ import copy
 
 import pytest
 
-from tests.costs.cost_plans import full_plan, one, price, unpriced
+from tests.costs.cost_plans import full_plan, one, partial, price, usage_lines
 
 VM = next(r for r in full_plan() if r["name"] == "gpu-vm")  # g2-standard-8 (1 L4), spot, 8 h runs
 DISK = 200 * price("disk.pd-balanced")
@@ -43,7 +43,78 @@ def test_on_demand_scheduling_uses_on_demand_prices():
     assert one(vm).monthly_usd == pytest.approx(176 * hourly("ondemand") + DISK)
 
 
-def test_local_ssd_scratch_disks_are_unpriced():
+def test_local_ssd_scratch_disk_is_billed_all_month_unless_stopping_discards_it():
+    # disk.local-ssd (spot) x 375 GiB: a stopped VM keeps its local SSD and pays for it
     vm = copy.deepcopy(VM)
     vm["inputs"]["scratchDisks"] = [{"interface": "NVME"}]
-    assert "local SSD scratch disks are not priced" in unpriced(vm)
+    ssd = 375 * price("disk.local-ssd", usage="spot")
+    assert one(vm).monthly_usd == pytest.approx(176 * hourly("spot") + DISK + ssd)
+    assert one(vm).baseline_monthly_usd == pytest.approx(
+        730 * hourly("ondemand") + DISK + 375 * price("disk.local-ssd")
+    )
+    # onInstanceStopAction.discardLocalSsd: only for the 176 h it runs
+    vm["inputs"]["scheduling"]["onInstanceStopAction"] = {"discardLocalSsd": True}
+    assert one(vm).monthly_usd == pytest.approx(176 * hourly("spot") + DISK + ssd * 176 / 730)
+
+
+def test_an_ephemeral_external_ip_is_billed_while_the_vm_runs():
+    # network.ip.spot_vm ($/hour) x 176 h: a spot VM's in-use external IP
+    vm = copy.deepcopy(VM)
+    vm["inputs"]["networkInterfaces"] = [{"network": "default", "accessConfigs": [{}]}]
+    ip = 176 * price("network.ip.spot_vm")
+    assert one(vm).monthly_usd == pytest.approx(176 * hourly("spot") + DISK + ip)
+
+
+def test_a_retired_gpu_prices_the_rest_of_the_vm_and_names_the_gpu():
+    # n1-standard-8 with 2 K80s: gce.type.n1-standard-8 (spot) x 176 h + disk; the K80s unpriced
+    vm = copy.deepcopy(VM)
+    vm["inputs"]["machineType"] = "n1-standard-8"
+    vm["inputs"]["guestAccelerators"] = [{"type": "nvidia-tesla-k80", "count": 2}]
+    cost, parts = partial(vm)
+    spot = price("gce.type.n1-standard-8", usage="spot")
+    assert cost.monthly_usd == pytest.approx(176 * spot + DISK)
+    assert parts == {
+        "GPU 2 x nvidia-tesla-k80": "the price catalog has no price for GPU nvidia-tesla-k80 "
+        "(retired or unknown model)"
+    }
+
+
+def test_an_a100_attached_to_n1_is_named_not_priced():
+    vm = copy.deepcopy(VM)
+    vm["inputs"]["machineType"] = "n1-standard-8"
+    vm["inputs"]["guestAccelerators"] = [{"type": "nvidia-tesla-a100", "count": 1}]
+    cost, parts = partial(vm)
+    assert cost.monthly_usd == pytest.approx(
+        176 * price("gce.type.n1-standard-8", usage="spot") + DISK
+    )
+    assert (
+        "attaches only as part of its accelerator-optimized machine types"
+        in (parts["GPU 1 x nvidia-tesla-a100"])
+    )
+
+
+def test_boot_disk_without_size_is_at_least_the_smallest_disk_and_says_why():
+    # an image outside the plan: 10 GiB (the smallest Persistent Disk), with the reason
+    vm = copy.deepcopy(VM)
+    vm["inputs"]["bootDisk"] = {"initializeParams": {"image": "debian-cloud/debian-12"}}
+    cost = one(vm)
+    assert cost.baseline_monthly_usd == pytest.approx(
+        730 * hourly("ondemand") + 10 * price("disk.pd-standard")
+    )
+    assert any(
+        "image debian-12's size is unknown here: at least 10 GiB" in line for line in cost.lines
+    )
+
+
+def test_boot_disk_from_an_image_in_the_plan_is_the_image_size():
+    vm = copy.deepcopy(VM)
+    vm["inputs"]["bootDisk"] = {"initializeParams": {"image": "projects/p/global/images/golden"}}
+    image = {"type": "gcp:compute/image:Image", "name": "golden", "inputs": {"diskSizeGb": 50}}
+    cost = one(vm, others=[image])
+    assert cost.baseline_monthly_usd == pytest.approx(
+        730 * hourly("ondemand") + 50 * price("disk.pd-standard")
+    )
+
+
+def test_egress_depends_on_usage_unless_declared():
+    assert usage_lines(one(VM)) == {"internet egress": "monthly_egress_gb"}

@@ -39,3 +39,17 @@ def test_exclusion_is_free_and_saves_its_ingestion():
     cost = one(EXCLUSION)
     assert cost.monthly_usd == 0.0
     assert cost.baseline_monthly_usd == pytest.approx(20 * 0.50)  # $10
+
+
+def test_ingestion_depends_on_usage_and_declared_ingestion_is_billed_past_the_free_50_gib():
+    from governance.costs.estimate import estimate_resources
+    from governance.costs.usage_file import parse_usage_file
+    from tests.costs.cost_plans import usage_lines
+
+    assert usage_lines(one(BUCKET)) == {"ingestion": "monthly_ingestion_gib"}
+    declared = parse_usage_file({"resource_usage": {"logs": {"monthly_ingestion_gib": 250}}})
+    cost = estimate_resources([BUCKET], usage_file=declared).get("logs")
+    # (250 - 50 free) x logging.ingestion + 250 GiB/month x 60/30.4 days x logging.retention
+    assert cost.monthly_usd == pytest.approx(
+        200 * price("logging.ingestion", "global") + 250 * 60 / DAYS_PER_MONTH * 0.01
+    )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from governance.costs.assumptions import UsageAssumptions
@@ -27,7 +29,10 @@ def test_spot_pool_scaling_from_zero_runs_the_assumed_average():
     assert cost.baseline_monthly_usd == pytest.approx(
         182.5 * sum(SUD) * n1_8_t4("ondemand") + 100 * price("disk.pd-balanced")
     )
-    assert "autoscaling 0..4 nodes: average 0.5 nodes running" in cost.lines
+    assert (
+        "autoscaling 0..4 nodes (total): average 0.5 nodes running (training_pool_average_nodes)"
+        in cost.lines
+    )
 
 
 def test_on_demand_pool_pays_on_demand_prices_less_sud():
@@ -61,7 +66,10 @@ def test_fixed_size_pool_runs_its_nodes_in_every_zone():
     cost = one(pool)
     hourly = 8 * price("gce.n1.vcpu", usage="spot") + 30 * price("gce.n1.ram", usage="spot")
     assert cost.monthly_usd == pytest.approx(2 * 730 * hourly + 2 * 100 * price("disk.pd-balanced"))
-    assert "fixed size: 2 nodes" in cost.lines
+    assert (
+        "fixed size: 1 nodes/zone (nodeCount) x 2 zone(s) "
+        "(pool nodeLocations us-central1-a, us-central1-b) = 2" in cost.lines
+    )
 
 
 def test_tpu_pool_is_priced_per_chip_without_disks():
@@ -70,3 +78,77 @@ def test_tpu_pool_is_priced_per_chip_without_disks():
         0.5 * 730 * 4 * price("tpu.v5litepod.chip", usage="spot")
     )
     assert cost.baseline_monthly_usd == pytest.approx(730 * 4 * price("tpu.v5litepod.chip"))
+
+
+def pool_in(location: str, **inputs: object) -> dict[str, Any]:
+    """An e2-medium pool with no nodeLocations of its own."""
+    return {
+        "type": "gcp:container/nodePool:NodePool",
+        "name": "p",
+        "inputs": {"cluster": "acme-gke", "location": location,
+                   "nodeConfig": {"machineType": "e2-medium"}, **inputs},
+    }  # fmt: skip
+
+
+E2_NODE = 730 * price("gce.type.e2-medium") + 100 * price("disk.pd-balanced")
+
+
+def test_pool_without_node_count_runs_three_nodes_in_each_of_a_regions_three_zones():
+    # GKE's defaults: 3 nodes per zone, 3 zones for a regional pool: 9 x (e2-medium + 100 GiB)
+    cost = one(pool_in("us-central1"))
+    assert cost.monthly_usd == pytest.approx(9 * E2_NODE)
+
+
+def test_regional_pool_node_count_is_per_zone():
+    # Infracost's issue: nodeCount 2 in a regional pool is 6 nodes, not 2
+    assert one(pool_in("us-central1", nodeCount=2)).monthly_usd == pytest.approx(6 * E2_NODE)
+
+
+def test_zonal_pool_runs_in_its_one_zone():
+    assert one(pool_in("us-central1-a", nodeCount=2)).monthly_usd == pytest.approx(2 * E2_NODE)
+
+
+def test_pool_takes_its_clusters_zones_from_the_plan():
+    cluster = {
+        "type": "gcp:container/cluster:Cluster",
+        "name": "gke",
+        "inputs": {"name": "acme-gke", "location": "us-central1",
+                   "nodeLocations": ["us-central1-a", "us-central1-f"]},
+    }  # fmt: skip
+    pool = pool_in("us-central1", nodeCount=1)
+    pool["inputs"]["cluster"] = "projects/p/locations/us-central1/clusters/acme-gke"
+    cost = one(pool, others=[cluster])
+    assert cost.monthly_usd == pytest.approx(2 * E2_NODE)
+    assert "cluster nodeLocations us-central1-a, us-central1-f" in cost.lines[0]
+
+
+def test_zonal_clusters_extra_node_locations_add_to_its_own_zone():
+    cluster = {
+        "type": "gcp:container/cluster:Cluster",
+        "name": "acme-gke",
+        "inputs": {"location": "us-central1-a", "nodeLocations": ["us-central1-b"]},
+    }
+    cost = one(pool_in("us-central1-a", nodeCount=1), others=[cluster])
+    assert cost.monthly_usd == pytest.approx(2 * E2_NODE)  # us-central1-a and -b
+
+
+def test_local_ssd_count_adds_375_gib_per_node_at_the_spot_price_on_spot_nodes():
+    # 2 nodes x 2 local SSDs x 375 GiB x disk.local-ssd (spot)
+    pool = pool_in("us-central1-a", nodeCount=2)
+    pool["inputs"]["nodeConfig"] = {"machineType": "e2-medium", "spot": True,
+                                    "ephemeralStorageLocalSsdConfig": {"localSsdCount": 2}}  # fmt: skip
+    cost = one(pool)
+    machine = 2 * 730 * price("gce.type.e2-medium", usage="spot")
+    ssd = 2 * 2 * 375 * price("disk.local-ssd", usage="spot")
+    assert cost.monthly_usd == pytest.approx(machine + 2 * 100 * price("disk.pd-balanced") + ssd)
+
+
+def test_usage_file_nodes_per_zone_wins_over_the_assumed_average():
+    from governance.costs.estimate import estimate_resources
+    from governance.costs.usage_file import parse_usage_file
+
+    declared = parse_usage_file({"resource_usage": {"t4-spot": {"nodes_per_zone": 1}}})
+    report = estimate_resources([node_pool()], usage_file=declared)  # 2 zones: 2 nodes (max 4)
+    disk = 2 * 100 * price("disk.pd-balanced")
+    assert report.get("t4-spot").monthly_usd == pytest.approx(2 * 730 * n1_8_t4("spot") + disk)
+    assert report.get("t4-spot").declared == {"nodes_per_zone": 1.0}

@@ -19,3 +19,33 @@ def test_default_throughput_is_a_fraction_of_a_cent():
 def test_one_tib_published_costs_the_tib_price():
     cost = one(TOPIC, UsageAssumptions(as_of=AS_OF, pubsub_gb_per_month=1024))
     assert cost.monthly_usd == pytest.approx(price("pubsub.throughput", "global"))  # $40
+
+
+SUBSCRIPTION = {"type": "gcp:pubsub/subscription:Subscription", "name": "sub",
+                "inputs": {"topic": "t", "retainAckedMessages": True}}  # fmt: skip
+
+
+def test_subscription_without_declared_usage_shows_each_part_per_unit():
+    from tests.costs.cost_plans import usage_lines
+
+    cost = one(SUBSCRIPTION)
+    assert cost.monthly_usd == 0
+    assert usage_lines(cost) == {
+        "delivery": "monthly_message_gib",
+        "retained acknowledged messages": "retained_acked_gib",
+    }
+
+
+def test_subscription_declared_usage_is_priced():
+    # Infracost's usage case: 10 TiB delivered x pubsub.throughput ($40/TiB) + (20 + 30) GiB
+    # retained and snapshot storage x pubsub.storage ($0.27/GiB-month)
+    from governance.costs.estimate import estimate_resources
+    from governance.costs.usage_file import parse_usage_file
+
+    declared = parse_usage_file({"resource_type_default_usage": {
+        "gcp:pubsub/subscription:Subscription": {
+            "monthly_message_gib": 10 * 1024, "retained_acked_gib": 20, "snapshot_gib": 30}}})  # fmt: skip
+    cost = estimate_resources([SUBSCRIPTION], usage_file=declared).get("sub")
+    assert cost.monthly_usd == pytest.approx(
+        10 * price("pubsub.throughput", "global") + 50 * price("pubsub.storage", "global")
+    )  # $400 + $13.50

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from typing import Any
 
 import pytest
 
@@ -16,7 +17,7 @@ def compute() -> float:
     return 730 * (1 * price("sql.enterprise.vcpu") + 3.75 * price("sql.enterprise.ram"))
 
 
-def with_settings(**settings: object) -> dict[str, object]:
+def with_settings(**settings: object) -> dict[str, Any]:
     res = copy.deepcopy(SQL)
     res["inputs"]["settings"].update(settings)
     return res
@@ -62,4 +63,25 @@ def test_legacy_n1_tier_uses_n1_memory_ratio():
 def test_unknown_tier_is_unpriced_naming_it():
     assert "unknown tier 'db-perf-optimized-N-8'" in unpriced(
         with_settings(tier="db-perf-optimized-N-8")
+    )
+
+
+def test_read_replica_is_billed_as_an_instance_without_backups():
+    # a replica of its own tier and disk: the same vCPU, RAM and storage, no backups
+    replica = with_settings()
+    replica["name"] = "metadata-replica"
+    replica["inputs"]["masterInstanceName"] = "projects/p/instances/acme-metadata"
+    cost = one(replica)
+    assert cost.monthly_usd == pytest.approx(compute() + 20 * price("sql.storage.pd-ssd"))
+    assert "read replica of acme-metadata: billed as an instance of its own" in cost.lines
+
+
+def test_declared_backup_storage_wins():
+    from governance.costs.estimate import estimate_resources
+    from governance.costs.usage_file import parse_usage_file
+
+    declared = parse_usage_file({"resource_usage": {"metadata": {"backup_storage_gb": 200}}})
+    cost = estimate_resources([SQL], usage_file=declared).get("metadata")
+    assert cost.monthly_usd == pytest.approx(
+        compute() + 20 * price("sql.storage.pd-ssd") + 200 * price("sql.backup")
     )

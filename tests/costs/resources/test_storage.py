@@ -87,3 +87,48 @@ def test_transition_after_deletion_is_ignored():
     late = {**BUCKET, "inputs": {**BUCKET["inputs"], "lifecycleRules": [
         _rule("Delete", 30), _rule("SetStorageClass", 60, "COLDLINE")]}}  # fmt: skip
     assert one(late).monthly_usd == pytest.approx(10 * 0.02)
+
+
+def test_operations_and_egress_depend_on_usage_without_a_usage_file():
+    from tests.costs.cost_plans import usage_lines
+
+    assert usage_lines(one(BUCKET)) == {
+        "class a operations": "monthly_class_a_operations",
+        "class b operations": "monthly_class_b_operations",
+        "internet egress": "monthly_egress_gb",
+    }
+    coldline = {**BUCKET, "inputs": {**BUCKET["inputs"], "storageClass": "COLDLINE"}}
+    assert usage_lines(one(coldline))["retrieval"] == "monthly_data_retrieval_gb"
+
+
+def test_declared_operations_egress_and_size_are_priced():
+    # 150 GiB x storage.standard + 40,000/1,000 x storage.ops.class_a.standard
+    # + 20,000/1,000 x storage.ops.class_b.standard + egress: 1,024 GiB at tier 1 + 476 at tier 2
+    from governance.costs.estimate import estimate_resources
+    from governance.costs.usage_file import parse_usage_file
+
+    declared = parse_usage_file({"resource_usage": {"acme-dev-src": {
+        "storage_gb": 150, "monthly_class_a_operations": 40_000,
+        "monthly_class_b_operations": 20_000, "monthly_egress_gb": 1500}}})  # fmt: skip
+    cost = estimate_resources([BUCKET], usage_file=declared).get("src")
+    expected = (
+        150 * price("storage.standard")
+        + 40 * price("storage.ops.class_a.standard", "global")
+        + 20 * price("storage.ops.class_b.standard", "global")
+        + 1024 * price("network.egress.internet.tier1")
+        + 476 * price("network.egress.internet.tier2")
+    )
+    assert cost.monthly_usd == pytest.approx(expected)
+    assert cost.declared["monthly_egress_gb"] == 1500
+
+
+def test_declared_operations_on_a_class_without_a_catalog_price_are_named():
+    from governance.costs.estimate import estimate_resources
+    from governance.costs.usage_file import parse_usage_file
+
+    nearline = {**BUCKET, "inputs": {**BUCKET["inputs"], "storageClass": "NEARLINE"}}
+    declared = parse_usage_file({"resource_usage": {"src": {"monthly_class_a_operations": 10}}})
+    cost = estimate_resources([nearline], usage_file=declared).get("src")
+    assert dict(cost.unpriced_parts) == {
+        "class a operations": "the price catalog has no NEARLINE class a operations price"
+    }

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from governance.costs.assumptions import UsageAssumptions
-from tests.costs.cost_plans import AS_OF, notebook, office_hours, one, price, unpriced
+from tests.costs.cost_plans import AS_OF, notebook, office_hours, one, partial, price, unpriced
 
 # n1-standard-4 (4 vCPU, 15 GiB) + 1 T4, 150 + 100 GiB pd-balanced (cost_plans.notebook)
 SUD_730 = 182.5 * sum(price(f"sud.n1.q{q}", "global") for q in (1, 2, 3, 4))  # 511 h
@@ -66,10 +66,21 @@ def test_per_notebook_active_hours_override_by_gcp_name():
     assert cost.monthly_usd == pytest.approx(hours * (hourly_compute() + hourly_fees()) + DISKS)
 
 
-def test_unknown_machine_or_gpu_is_unpriced_naming_it():
+def test_unknown_machine_is_unpriced_naming_it():
     assert "unknown machine type 'n1-mega-7'" in unpriced(notebook(machineType="n1-mega-7"))
+
+
+def test_a_retired_gpu_leaves_the_rest_of_the_notebook_priced():
+    # a K80 (retired: no catalog price) prices the VM, disks and vCPU fee, naming the GPU
     nb = notebook(acceleratorConfigs=[{"type": "NVIDIA_TESLA_K80", "coreCount": "1"}])
-    assert "'gpu.nvidia-tesla-k80' in any location" in unpriced(nb)
+    cost, parts = partial(nb)
+    hours = 88 + 22 * 1.0
+    fee = 4 * price("workbench.mgmt.vcpu")
+    assert cost.monthly_usd == pytest.approx(
+        hours * (price("gce.type.n1-standard-4") + fee) + DISKS
+    )
+    assert "no price for GPU nvidia-tesla-k80" in parts["GPU 1 x nvidia-tesla-k80"]
+    assert "workbench.mgmt.gpu.nvidia-tesla-k80" in parts["Workbench GPU fee 1 x nvidia-tesla-k80"]
 
 
 def test_machine_type_unknown_until_apply_is_unpriced_not_the_default():

@@ -1,0 +1,210 @@
+"""`mlgov cap status|restore`: find what the budget cap changed, show it, put it back.
+
+    mlgov cap status --stack NAME [--json]
+    mlgov cap restore --stack NAME [--dry-run] [--json]
+
+Reads every governed project of the stack (stack.py): each project's GKE clusters (all
+locations) and, in each governed region, its Vertex AI endpoints; every pool, cluster and
+endpoint the cap marked is an item (plan.py). `restore` runs each item's writes; items are
+independent, so one that cannot be read or fails is reported and the rest restored. What the
+cap does that restore cannot undo is said each time (NOT_UNDONE, UNLINKED).
+
+Exit codes: 0 everything found is restored (or, for status, readable); 4 (`Exit.CLOUD`) something
+was left: an unreadable mark, a write or a read that failed, a governed zone an API could not
+reach (exit 1 means a mandatory policy finding, and nothing else); 2 invalid input (unknown stack,
+bad settings or endpoint, --dry-run without restore, no credentials). `--endpoint URL` (or
+MLGOV_API_ENDPOINTS {"container": URL, "aiplatform": URL}) talks to another base URL with
+anonymous access. Adding a kind of cap to show (a spend-cap budget): a module that returns Items,
+one entry in `_read`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from governance.tools.errors import CliError, Exit, report
+
+if TYPE_CHECKING:
+    from governance.tools.cap.api import Api
+    from governance.tools.cap.plan import Item
+    from governance.tools.cap.stack import Stack
+
+SERVICES = ("container", "aiplatform")
+NOT_UNDONE = (
+    "VMs, Workbench instances and TPU VMs the cap stopped stay stopped: the cap keeps no mark "
+    "on them, so restore starts none; start the ones still needed (e.g. `gcloud compute tpus "
+    "tpu-vm start NAME --zone ZONE`). The budget function's log names each "
+    '(jsonPayload.action="stop" jsonPayload.outcome="done").',
+    "Vertex AI training jobs the cap cancelled are not resumed: a cancelled job cannot run "
+    "again; submit it anew. The log names each "
+    '(jsonPayload.action="cancel" jsonPayload.outcome="done").',
+)
+UNLINKED = (
+    "Billing the cap unlinked is not linked again (allow_billing_disable): link it in the "
+    "console or with `gcloud billing projects link PROJECT --billing-account ACCOUNT`."
+)
+
+
+def register(subparsers: Any) -> None:
+    """Add the `cap` subcommand to the CLI's subparsers."""
+    from governance.tools.cli import stack_flags
+
+    p = subparsers.add_parser(
+        "cap",
+        help="show or undo what the budget cap changed (GKE pools and NAP, Vertex AI endpoints)",
+        description=(
+            "See and restore what the budget cap changed in the stack's governed projects: "
+            "GKE node pools and NAP limits, Vertex AI endpoint deployments."
+        ),
+        epilog=(
+            "examples:\n  mlgov cap status --stack prod\n  mlgov cap restore --stack prod --dry-run"
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("action", choices=("status", "restore"), help="what to do")
+    stack_flags(p)
+    p.add_argument(
+        "--endpoint", help="base URL for the container and aiplatform APIs (http(s)://...)"
+    )
+    p.add_argument("--dry-run", action="store_true", help="restore: print the plan, change nothing")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.set_defaults(func=handler)
+
+
+@dataclass
+class Findings:
+    """What reading the governed projects found."""
+
+    items: list[Item] = field(default_factory=list["Item"])
+    errors: list[str] = field(default_factory=list[str])  # reads that failed
+    unreachable: list[str] = field(default_factory=list[str])  # governed zones not read
+    skipped: int = 0  # reads not sent because their service gave no answer earlier
+
+
+def handler(args: argparse.Namespace) -> int:
+    """Run `cap`; returns the exit code (invalid input is raised as CliError)."""
+    from governance.tools.cap.api import Api, sessions
+    from governance.tools.jobs import endpoint
+
+    if args.dry_run and args.action != "restore":
+        raise CliError("--dry-run: only with `restore`")
+    stack = _stack(args)
+    bases = {service: endpoint(args.endpoint, service) for service in SERVICES}
+    api = Api(sessions(anonymous=all(bases.values()), bases=bases), bases)
+    found = _read(api, stack)
+    if args.action == "restore":
+        for item in found.items:
+            if args.dry_run:
+                item.outcome = "would restore" if item.steps else "left capped"
+            else:
+                item.apply(api)
+    doc = _document(args, stack, found)
+    if args.json:
+        print(json.dumps(doc, indent=2))
+    else:
+        _print(doc)
+    problems = [*found.errors, *found.unreachable]
+    problems += [f"{i.target}: {p}" for i in found.items for p in i.problems]
+    problems += [f"{i.target}: {i.outcome}" for i in found.items if i.outcome.startswith("failed")]
+    report(problems, sys.stderr)
+    return Exit.CLOUD if problems else Exit.OK
+
+
+def _stack(args: argparse.Namespace) -> Stack:
+    from governance.tools.cap.stack import stack_of
+    from governance.tools.project import read_stack_config, settings_of, stack_file_of
+
+    name, path = stack_file_of(args.stack, args.config)
+    return stack_of(name, settings_of(read_stack_config(path), path))
+
+
+def _read(api: Api, stack: Stack) -> Findings:
+    """Every capped item of the stack's governed projects; failed reads are noted, not fatal."""
+    from governance.tools.cap import gke, vertex
+    from governance.tools.cap.api import ApiError
+
+    found = Findings()
+
+    def attempt(what: str, read: Callable[[], None]) -> None:
+        try:
+            read()
+        except ApiError as err:
+            if err.disabled:
+                return  # the API is off in the project: nothing of it can have been capped
+            if err.repeated:
+                found.skipped += 1  # the service gave no answer before: named once, not per call
+                return
+            found.errors.append(f"{what}: {err}")
+
+    for project, zones in stack.governed.items():
+
+        def clusters(project: str = project, zones: tuple[str, ...] = zones) -> None:
+            body = api.call("GET", "container", f"projects/{project}/locations/-/clusters")
+            listed: list[dict[str, Any]] = body.get("clusters") or []
+            for cluster in listed:
+                found.items += gke.cluster_items(project, cluster, stack)
+            governed = {*zones, *stack.regions(project)}
+            missing: list[str] = body.get("missingZones") or []
+            found.unreachable += [
+                f"gke clusters.list {project}: {zone} unreachable (missingZones); what the cap "
+                "changed there is not shown"
+                for zone in missing
+                if zone in governed
+            ]
+
+        attempt(f"gke clusters.list {project}", clusters)
+        for region in stack.regions(project):
+
+            def endpoints(project: str = project, region: str = region) -> None:
+                path = f"projects/{project}/locations/{region}/endpoints"
+                found.items += vertex.endpoint_items(
+                    project, region, list(api.pages("aiplatform", path, "endpoints", region))
+                )
+
+            attempt(f"vertex endpoints.list {project}/{region}", endpoints)
+    if found.skipped:
+        found.errors.append(
+            f"{found.skipped} more read(s) not sent: their API gave no answer earlier in this run"
+        )
+    return found
+
+
+def _document(args: argparse.Namespace, stack: Stack, found: Findings) -> dict[str, Any]:
+    """The `--json` document (the text output prints the same)."""
+    return {
+        "action": args.action,
+        "dry_run": bool(args.dry_run),
+        "stack": stack.name,
+        "projects": {p: list(z) for p, z in stack.governed.items()},
+        "items": [i.as_dict() for i in found.items],
+        "errors": list(found.errors),
+        "unreachable": list(found.unreachable),
+        "not_undone": [*NOT_UNDONE, *([UNLINKED] if stack.unlinks_billing else [])],
+    }
+
+
+def _print(doc: dict[str, Any]) -> None:
+    projects = ", ".join(f"{p} ({', '.join(z)})" for p, z in doc["projects"].items())
+    print(f"stack {doc['stack']}: governed {projects}")
+    if not doc["items"]:
+        print("  nothing capped")
+    restore = doc["action"] == "restore"
+    for item in doc["items"]:
+        print(f"{item['kind']} {item['target']}")
+        print(f"  now: {item['now']}")
+        print(f"  before the cap: {item['before']}")
+        if restore or item["restore"]:
+            verb = "restore sets" if not restore else item["outcome"]
+            print(f"  {verb}: {item['restore'] or '-'}")
+        for note in item["notes"]:
+            print(f"  note: {note}")
+        for problem in item["problems"]:
+            print(f"  unreadable: {problem}")
+    print("not undone by restore:")
+    for line in doc["not_undone"]:
+        print(f"  - {line}")

@@ -1,0 +1,137 @@
+"""`--explain [NAME]`: every resource's cost, line by line, as quantity x unit price = amount.
+
+Pure: a plan document (evaluated, so its rows carry `cost_lines`; see cost_lines.py) in, text
+out. Each charge line names its catalog key, location, pricing model and the price's date; a
+part whose price depends on undeclared usage shows its unit price and the usage-file key to
+declare; an unpriced part says why. Without NAME every resource with a cost line is shown, free
+ones folded into one line at the end; with NAME only that resource (Pulumi or GCP name). The plan
+table itself is render.py's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, cast
+
+from governance.tools.errors import CliError
+from governance.tools.render import region_of, short_type
+from mlgov_policies.vocabulary import is_component
+
+Row = Mapping[str, Any]
+
+
+def _usd(value: float) -> str:
+    return f"-${-value:,.2f}" if value < 0 else f"${value:,.2f}"
+
+
+def _qty(value: float) -> str:
+    """A quantity or unit price in plain decimals (no exponent), at most 6 significant digits."""
+    if value == 0 or abs(value) >= 1e6:
+        return f"{value:,.0f}"
+    if abs(value) >= 1:
+        return f"{value:,.6g}" if "e" not in f"{value:.6g}" else f"{value:,.0f}"
+    digits = f"{value:.6g}"
+    if "e" not in digits:
+        return digits
+    exponent = int(digits.split("e")[1])
+    return f"{value:.{min(-exponent + 5, 12)}f}".rstrip("0").rstrip(".")
+
+
+def line_text(line: Mapping[str, Any]) -> str:
+    """One cost line as a person reads it (the same words the PR comment uses)."""
+    kind = line.get("kind")
+    what = str(line.get("what") or "")
+    if kind == "charge":
+        detail = str(line.get("detail") or "")
+        where = ", ".join(str(line[k]) for k in ("key", "region", "pricing") if line.get(k)) + (
+            f", price of {line['price_date']}" if line.get("price_date") else ""
+        )
+        if line.get("requested_region"):
+            where += f", nearest priced location to {line['requested_region']}"
+        return (
+            f"{what}: {_qty(float(line.get('quantity') or 0))} {line.get('unit', '')} x "
+            f"${_qty(float(line.get('unit_usd') or 0))}/{line.get('unit', '')} = "
+            f"{_usd(float(line.get('usd') or 0))}{f' ({detail})' if detail else ''}   [{where}]"
+        )
+    if kind == "usage":
+        return (
+            f"{what}: depends on usage: ${_qty(float(line.get('unit_usd') or 0))}/"
+            f"{line.get('unit', '')} [{line.get('key')}, {line.get('region')}, price of "
+            f"{line.get('price_date')}]; declare `{line.get('usage_key')}` in the usage file"
+        )
+    if kind == "adjustment":
+        text = str(line.get("text", "")).removeprefix("baseline ")
+        return f"{text}: {_usd(float(line.get('usd') or 0))}"
+    return str(line.get("text", "")).removeprefix("baseline ")
+
+
+def _lines(row: Row, key: str) -> list[Mapping[str, Any]]:
+    raw: Any = row.get(key) or []
+    return cast(list[Mapping[str, Any]], raw)
+
+
+def _total(lines: Sequence[Mapping[str, Any]]) -> float:
+    return max(sum(float(x.get("usd") or 0) for x in lines
+                   if x.get("kind") in ("charge", "adjustment")), 0.0)  # fmt: skip
+
+
+def resource_text(row: Row) -> list[str]:
+    """One resource: a heading with its totals, then its governed and baseline lines."""
+    governed, baseline = _lines(row, "cost_lines"), _lines(row, "baseline_cost_lines")
+    inputs = cast(Mapping[str, Any], row.get("inputs") or {})
+    monthly = row.get("monthly_usd")
+    amount = "unpriced" if row.get("unpriced") else _usd(float(monthly or 0)) + "/month"
+    out = [f"{row['name']} ({short_type(str(row['type']))}, {region_of(inputs)}): {amount}"]
+    out += [f"    {line_text(x)}" for x in governed]
+    if baseline:
+        texts = [line_text(x) for x in baseline]
+        # the parts that depend on usage are said once, on the governed bill
+        if texts == [line_text(x) for x in governed if x.get("kind") != "usage"]:
+            out.append(f"  ungoverned baseline: the same, {_usd(_total(baseline))}/month")
+        else:
+            out.append(f"  ungoverned baseline {_usd(_total(baseline))}/month:")
+            out += [f"    {t}" for t in texts]
+    return out
+
+
+def explain(doc: Mapping[str, Any], name: str | None = None) -> str:
+    """The `--explain` text for a whole plan, or for the resource called `name`."""
+    raw: Any = doc.get("resources") or []
+    rows = [r for r in cast(list[Row], raw) if not is_component(str(r.get("type", "")))]
+    if name:
+        chosen = [r for r in rows if name in (r.get("name"), _gcp_name(r))]
+        if not chosen:
+            known = ", ".join(sorted(str(r.get("name")) for r in rows)[:20])
+            raise CliError(f"--explain {name}: no resource of the plan has that name "
+                           f"(resources: {known}{', ...' if len(rows) > 20 else ''})")  # fmt: skip
+        rows = chosen
+    out = [f"mlgov cost lines for stack {doc.get('stack') or '?'}"]
+    free: list[str] = []
+    for row in rows:
+        if not name and not row.get("unpriced") and _is_free(row):
+            free.append(str(row["name"]))
+            continue
+        out += ["", *resource_text(row)]
+    if free:
+        out += ["", f"$0.00 (no charge; `--explain NAME` says why): {', '.join(free)}"]
+    cost = cast(Mapping[str, Any], doc.get("cost") or {})
+    if not name and "monthly_usd" in cost:
+        out += [
+            "",
+            f"total {_usd(float(cost['monthly_usd']))}/month "
+            f"(ungoverned baseline {_usd(float(cost.get('baseline_monthly_usd') or 0))})",
+        ]
+    return "\n".join(out)
+
+
+def _gcp_name(row: Row) -> str:
+    inputs = cast(Mapping[str, Any], row.get("inputs") or {})
+    value = inputs.get("name")
+    return value if isinstance(value, str) else ""
+
+
+def _is_free(row: Row) -> bool:
+    lines = _lines(row, "cost_lines")
+    return row.get("monthly_usd") == 0 and all(
+        x.get("kind") == "note" for x in [*lines, *_lines(row, "baseline_cost_lines")]
+    )

@@ -1,0 +1,236 @@
+"""`pulumi preview --json` (the preview digest, FORMAT §1) as two plan documents: after and before.
+
+The digest (FORMAT §1.2) lists steps; which state of a step holds the inputs depends on its op
+(FORMAT §1.4): the state after the change is `newState` for create, update, replace and same
+(and import); the state before it is `oldState` for update, replace, same and delete (and
+discard). `newState` is never assumed to exist (a delete has none). A replacement is one logical
+`replace` step unless `--show-replacement-steps` adds the physical `create-replacement` and
+`delete-replaced` steps (FORMAT §1.5); those count only for a URN without a logical step, so a
+replacement is never counted twice. `read` and `refresh` steps price nothing (FORMAT §1.4 table);
+a drifted resource that `--refresh` lists again as an update counts once, by the program's step.
+
+The "after" document is what `check` evaluates; with the "before" one, `diff` shows a preview's
+own change (deletes cost less, replaces show both sides). Project, region and zone come through
+each step's provider (location.py). A digest the preview failed to finish (error diagnostics,
+FORMAT §1.1 and §5) is refused: its steps stop where the program failed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any, cast
+
+from governance.tools.document import SCHEMA_VERSION, PlanDocument
+from governance.tools.errors import CliError
+from governance.tools.formats.location import (
+    ProviderDefaults,
+    Providers,
+    from_config,
+    from_provider,
+)
+from governance.tools.formats.plan_input import PlanInput, as_object, warning
+from governance.tools.formats.resources import Collected, is_provider, state_at, unique_names
+from governance.tools.formats.urns import parse_urn
+from governance.tools.formats.values import Cleaner
+
+FORMAT = "pulumi preview --json"
+RERUN = "re-run `pulumi preview --json > preview.json`"
+# Ops whose newState is the resource after the change, and whose oldState is the one before.
+AFTER = frozenset({"create", "update", "replace", "same", "import"})
+BEFORE = frozenset({"update", "replace", "same", "delete", "discard"})
+# Physical halves of a replacement (`--show-replacement-steps`), used only without a logical step.
+PHYSICAL_AFTER = frozenset({"create-replacement", "import-replacement"})
+PHYSICAL_BEFORE = frozenset({"delete-replaced", "discard-replaced"})
+PHYSICAL = PHYSICAL_AFTER | PHYSICAL_BEFORE
+# Steps that change nothing the stack pays for (FORMAT §1.4 table).
+NOT_PRICED = frozenset({"read", "read-replacement", "refresh", "remove-pending-replace"})
+KNOWN = AFTER | BEFORE | PHYSICAL | NOT_PRICED
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+def _diagnostics(doc: Mapping[str, Any], severity: str | None = "error") -> list[str]:
+    """Diagnostic messages (of one severity; None: any), ANSI colours removed (FORMAT §1.2, §5)."""
+    raw: Any = doc.get("diagnostics") or []
+    found: list[str] = []
+    for diag in cast(list[Any], raw) if isinstance(raw, list) else []:
+        entry = as_object(diag)
+        if severity is None or entry.get("severity") == severity:
+            message = " ".join(_ANSI.sub("", str(entry.get("message", ""))).split())
+            found.append(message[:300] or "(no message)")
+    return found
+
+
+def read_preview(doc: Mapping[str, Any], source: str) -> PlanInput:
+    """The plan after a preview's changes and the plan before them; CliError if unusable."""
+    steps_raw = doc.get("steps")
+    errors = _diagnostics(doc)
+    if errors:
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        raise CliError(
+            f"{source}: a `{FORMAT}` digest of a preview that failed: {errors[0]}{more}; "
+            f"its steps stop where it failed, so nothing can be checked: fix that and {RERUN}"
+        )
+    if steps_raw is not None and not isinstance(steps_raw, list):
+        raise CliError(f"{source}: steps: must be a list of preview steps")
+    if not steps_raw:
+        said = _diagnostics(doc, None)
+        raise CliError(
+            f"{source}: a `{FORMAT}` digest with no steps (a finished preview lists at least the "
+            "stack), "
+            + (
+                f"only diagnostics ({said[0]})"
+                if said
+                else "so the preview did not get to planning"
+            )
+            + f": see its stderr, fix that and {RERUN}"
+        )
+    steps = _steps(cast(list[Any], steps_raw), source)
+    config: Any = doc.get("config", {})
+    if not isinstance(config, dict):
+        raise CliError(f"{source}: config: must be an object of config keys")
+    default = from_config(cast(Mapping[str, Any], config))
+    after_providers, before_providers = _providers(steps, default)
+    logical = {urn for urn, op, _, _ in steps if op not in PHYSICAL}
+    ops = Counter(op for _, op, _, _ in steps)
+    unknown_ops = [(urn, op) for urn, op, _, _ in steps if op not in KNOWN]
+    cleaner = Cleaner()
+    after = _side(steps, logical, after_providers, cleaner, before=False)
+    warnings = [
+        warning(source, f"step {urn}: op {op!r} is not one mlgov knows: skipped")
+        for urn, op in unknown_ops
+    ]
+    stack = next((u.stack for urn, *_ in steps if (u := parse_urn(urn)) is not None), "")
+    warnings += after.warnings(source) + _omitted_sames(doc, ops, source)
+    if doc.get("maybeCorrupt") is True:
+        warnings.append(warning(source, "the preview marked its digest maybeCorrupt: re-run it"))
+    summary: dict[str, Any] = {
+        "format": FORMAT,
+        "file": source,
+        "ops": dict(sorted(ops.items())),
+        "read": len(after.resources),
+        "skipped": dict(sorted(after.skipped.items())),
+        "secrets": cleaner.secrets,
+        "unknowns": cleaner.unknowns,
+    }
+
+    def before() -> PlanDocument:  # only `diff` and `comment` need it: converted on demand
+        side = _side(steps, logical, before_providers, Cleaner(), before=True)
+        return _document(stack, default, side, [], dict(summary))
+
+    return PlanInput(
+        plan=_document(stack, default, after, warnings, summary),
+        format=FORMAT,
+        read_before=before,
+    )
+
+
+def _side(
+    steps: list[Step], logical: set[str], providers: Providers, cleaner: Cleaner, *, before: bool
+) -> Collected:
+    """The resources after the change (or before it) by op (FORMAT §1.4 table)."""
+    ops = BEFORE | PHYSICAL_BEFORE if before else AFTER | PHYSICAL_AFTER
+    chosen: dict[str, tuple[str, Located]] = {}
+    for urn, op, old, new in steps:
+        if op not in ops or (op in PHYSICAL and urn in logical):
+            continue
+        # A same step's two states are one resource; a same step without oldState (never
+        # seen, but nothing guarantees it) is the same resource before.
+        located = (old if old is not None or op != "same" else new) if before else new
+        if located is not None:
+            # One resource per URN: with `--refresh`, a drifted resource's refresh step is
+            # shown as an update or delete (FORMAT §1.4) before the program's own step for it,
+            # which is the one that says what the stack will hold.
+            chosen[urn] = (op, located)
+    collected = Collected()
+    for op, located in chosen.values():
+        state, parsed = state_at(*located)
+        defaults = providers.of(state.get("provider"))
+        collected.add(state, parsed, cleaner, defaults, extra={"op": op})
+    return collected
+
+
+Located = tuple[Any, str]
+"""A raw state and its key path (for errors)."""
+Step = tuple[str, str, Located | None, Located | None]
+"""(urn, op, oldState, newState)."""
+
+
+def _steps(raw: list[Any], source: str) -> list[Step]:
+    """(urn, op, oldState, newState) per step, in URN order.
+
+    The order of resources is not stable (FORMAT §1.5); the file's order within one URN is kept
+    (a refresh's step comes before the program's).
+    """
+    steps: list[Step] = []
+    for i, item in enumerate(raw):
+        path = f"{source}: steps[{i}]"
+        if not isinstance(item, dict):
+            raise CliError(f"{path}: must be a preview step object")
+        step = cast(dict[str, Any], item)
+        op, urn = step.get("op"), step.get("urn")
+        if not isinstance(op, str) or not op:
+            raise CliError(f"{path}.op: required, must be a step op such as create or update")
+        if not isinstance(urn, str) or not urn:
+            raise CliError(f"{path}.urn: required, must be the resource's URN")
+        old = (step["oldState"], f"{path}.oldState") if step.get("oldState") is not None else None
+        new = (step["newState"], f"{path}.newState") if step.get("newState") is not None else None
+        steps.append((urn, op, old, new))
+    steps.sort(key=lambda s: s[0])  # stable: the order within one URN is kept
+    return steps
+
+
+def _providers(steps: list[Step], default: ProviderDefaults) -> tuple[Providers, Providers]:
+    """Provider configs by URN after and before the change (explicit providers only, §1.5)."""
+    after: dict[str, ProviderDefaults] = {}
+    before: dict[str, ProviderDefaults] = {}
+    for urn, _op, old, new in steps:
+        new_state = as_object(new[0]) if new is not None else {}
+        old_state = as_object(old[0]) if old is not None else {}
+        for state, index in ((new_state, after), (old_state or new_state, before)):
+            if is_provider(state):
+                index[urn] = from_provider(urn, as_object(state.get("inputs")))
+    return Providers(after, default), Providers(before, default)
+
+
+def _omitted_sames(doc: Mapping[str, Any], ops: Counter[str], source: str) -> list[dict[str, str]]:
+    """A warning when unchanged resources are counted but not listed (no `--show-sames`)."""
+    summary: Any = doc.get("changeSummary")
+    counted = cast(Mapping[str, Any], summary).get("same") if isinstance(summary, dict) else None
+    if not isinstance(counted, int) or counted <= ops["same"]:
+        return []
+    missing = counted - ops["same"]
+    return [
+        warning(
+            source,
+            f"{missing} unchanged resource(s) are counted in changeSummary but not listed: run "
+            "`pulumi preview --json --show-sames` so the totals, budgets and stack-wide rules "
+            "see the whole stack, not only what changes",
+        )
+    ]
+
+
+def _document(
+    stack: str,
+    default: ProviderDefaults,
+    collected: Collected,
+    warnings: list[dict[str, str]],
+    summary: dict[str, Any],
+) -> PlanDocument:
+    unique_names(collected.resources)
+    collected.resources.sort(key=lambda r: (r["name"], r["type"]))
+    doc: PlanDocument = {
+        "schema_version": SCHEMA_VERSION,
+        "stack": stack,
+        "resources": collected.resources,
+        "source": summary,
+    }
+    if project := default.values.get("project"):
+        doc["project"] = project
+    if region := default.region:
+        doc["region"] = region
+        doc["assumptions"] = {"default_region": region}
+    if warnings:
+        doc["warnings"] = warnings
+    return doc
