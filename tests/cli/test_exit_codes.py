@@ -410,3 +410,15 @@ def test_stack_names_are_names(run: Run, stack: str) -> None:
     code, _, err = run("plan", "--stack", stack)
     assert code == 2
     assert err.count("\n") == 1 and "is not a stack name" in err
+
+
+def test_several_documents_with_a_deep_first_one_are_refused_for_the_depth(
+    run: Run, tmp_path: Path
+) -> None:
+    path = tmp_path / "lines.json"
+    path.write_text(nested(10_000) + "\n{}\n")  # two documents: not one JSON value either
+    assert run("check", str(path)) == (
+        2,
+        "",
+        f"mlgov: error: {path}: nested deeper than 100 levels\n",
+    )
