@@ -12,8 +12,8 @@ the median peak RSS (`/usr/bin/time`), with the exit code it must have:
   none of them a zone: every one is a problem, 100 lines are printed and the rest counted;
 - `check-10k`: `check` of a 10,000-resource plan document (bench/check_bench.py's resources);
 - `diff-50mb`: `diff --json` of two ~50 MB plan documents as `check --json` writes them
-  (120,000 resources each, every one with its monthly_usd, 1% renamed);
-- `diff-50mb-reestimate`: the same two documents with inputs only (~37 MB each), which `diff`
+  (32,000 resources each, every one with its monthly_usd and cost lines, 1% renamed);
+- `diff-50mb-reestimate`: the same two documents with inputs only (~10 MB each), which `diff`
   re-estimates resource by resource.
 
 Targets and results: bench/RESULTS.md, `## hostile and huge input`. `--root DIR` runs another
@@ -86,7 +86,7 @@ def documents(tmp: Path) -> dict[str, Path]:
     files["check-10k"].write_text(json.dumps(check))
     # `diff` of plan documents as `plan` and `check` write them (each resource with its
     # monthly_usd), and of the same documents with inputs only (`diff` re-estimates them).
-    resources = generate(120_000)
+    resources = generate(32_000)
     head_resources: list[dict[str, Any]] = json.loads(json.dumps(resources))
     rng = random.Random(20)
     for resource in rng.sample(head_resources, len(head_resources) // 100):

@@ -30,7 +30,8 @@ if TYPE_CHECKING:
 SCHEMA_VERSION = 1
 """Bumped only when a key changes meaning or goes away; added keys keep the version."""
 MAX_DOCUMENT_BYTES = 128 * 1024 * 1024
-"""Largest plan document read: 120,000 resources are ~50 MB (bench/hostile_bench.py)."""
+"""Largest plan document read: `check --json` of 10,000 resources is ~16 MB with its cost lines
+(bench/hostile_bench.py times a diff of two 50 MB documents)."""
 
 
 class PlanResource(TypedDict):
