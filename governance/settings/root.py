@@ -53,6 +53,7 @@ from governance.settings.metadata_db import MetadataDbSettings
 from governance.settings.network import NetworkSettings
 from governance.settings.notebooks import NotebookSettings
 from governance.settings.query_quotas import QueryQuotaSettings
+from governance.settings.spend_caps import SpendCaps, no_spend_caps
 from governance.settings.training import GpuVmSettings, TpuVmSettings, TrainingPoolSettings
 from governance.settings.vertex import VertexSettings
 from mlgov_policies.vocabulary import REQUIRED_LABELS
@@ -118,6 +119,7 @@ class Settings(Model):
     logging: LoggingSettings | None = None
     vertex: VertexSettings | None = None
     usage: UsageAssumptions = Field(default_factory=UsageAssumptions)
+    spend_caps: SpendCaps = Field(default_factory=no_spend_caps)
     # Weakening governance changes this stack accepts (the PR check's prod rule).
     acknowledge: tuple[Acknowledgement, ...] = ()
 

@@ -24,7 +24,14 @@ from governance.tools.diff import CENT, CostDiff, diff_plans
 from governance.tools.fit import GITHUB_LIMIT, fit
 from governance.tools.govdiff import render as govrender
 from governance.tools.govdiff.review import Review, no_changes, review
-from governance.tools.render import cost_cell, region_of, settings_cell, short_type
+from governance.tools.render import (
+    CEILINGS_TITLE,
+    ceilings,
+    cost_cell,
+    region_of,
+    settings_cell,
+    short_type,
+)
 from mlgov_policies.props import as_list, as_mapping
 from mlgov_policies.vocabulary import is_component
 
@@ -249,6 +256,14 @@ class _Section:
             )
         return [*rows, "", "</details>", ""]
 
+    def _ceilings(self) -> list[str]:
+        # Spend caps cost $0 and fold away with the free resources; their ceiling must show.
+        caps = ceilings(self.plans.head)
+        if not caps:
+            return []
+        title = f"**{CEILINGS_TITLE[0].upper()}{CEILINGS_TITLE[1:]}** {escape.text(caps[-1])}"
+        return [title, "", *(f"- {escape.text(c, 300)}" for c in caps[:-1]), ""]
+
     def _notes(self, level: int) -> list[str]:
         if level >= MANDATORY_GROUPED:
             return []
@@ -310,6 +325,7 @@ class _Section:
             "",
             *self._changes(level),
             "",
+            *self._ceilings(),
             *self._resources(level),
             # each resource's folded cost lines (issue 21), folded away with the resource table
             *(cost_section(self.plans.head) if level < NO_RESOURCES else []),

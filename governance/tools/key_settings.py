@@ -12,7 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from mlgov_policies.compat.spend_caps import BY_SERVICE, money_value
 from mlgov_policies.props import as_list, as_mapping, as_number, dig
+from mlgov_policies.vocabulary import SPEND_CAP_BUDGET
 
 Inputs = Mapping[str, Any]
 
@@ -128,9 +130,21 @@ def _table(i: Inputs) -> list[str]:
 
 
 def _budget(i: Inputs) -> list[str]:
-    units = dig(i, "amount", "specifiedAmount", "units")
+    amount = money_value(dig(i, "amount", "specifiedAmount"))
     rules = as_list(i.get("thresholdRules"))
-    return [f"${units}/month", f"{len(rules)} thresholds"]
+    parts = [f"${amount:,.2f}/month" if amount is not None else "$?/month"]
+    if services := as_list(dig(i, "budgetFilter", "services")):
+        named = [BY_SERVICE[s].name if s in BY_SERVICE else str(s) for s in services]
+        parts.append(f"on {', '.join(named)}")
+    return [*parts, f"{len(rules)} thresholds"]
+
+
+def _spend_cap(i: Inputs) -> list[str]:
+    services = as_list(dig(i, "budgetFilter", "services"))
+    service = BY_SERVICE.get(str(services[0])) if services else None
+    amount = money_value(dig(i, "amount", "specifiedAmount"))
+    cap = f"spend cap ${amount:,.2f}/month" if amount is not None else "spend cap ?"
+    return [service.name if service else "?", cap]
 
 
 def _bucket(i: Inputs) -> list[str]:
@@ -206,6 +220,7 @@ SUMMARIES: dict[str, Callable[[Inputs], list[str]]] = {
     "gcp:serviceusage/consumerQuotaOverride:ConsumerQuotaOverride": _quota,
     "gcp:logging/projectBucketConfig:ProjectBucketConfig": _log_bucket,
     "gcp:logging/projectExclusion:ProjectExclusion": _log_exclusion,
+    SPEND_CAP_BUDGET: _spend_cap,
 }
 
 

@@ -99,6 +99,10 @@ RULES: tuple[Rule, ...] = (
     gke.AUTOPILOT_NOT_CAPPED,
     iam.DEDICATED_SERVICE_ACCOUNT,
     billing.BUDGET_TOPIC_PUBLISHER,
+    acceptance.spend_caps.BODY_RULE,
+    acceptance.spend_caps.CURRENCY_RULE,
+    billing.SPEND_CAP_PAIRED,
+    billing.SPEND_CAP_BLOCKS_AUTOMATION,
 )
 
 ALL_RULES: Mapping[str, Rule] = {rule.name: rule for rule in RULES}
