@@ -1,15 +1,16 @@
 """The one error `spend` reports: a sentence naming the table, dataset, permission or flag.
 
-`code` is the exit code: 2 whenever `spend` cannot answer. DESIGN.md contract 1 fixes two codes
-for `spend` (0 answered, 2 not answered), and exit 1 means a mandatory policy violation
-everywhere else in the CLI, so a BigQuery server failure or an unreachable endpoint is also 2; its
-message says that a retry may help. The CLI prints the message as one line, never a traceback.
+`code` is the exit code: 2 when `spend` cannot answer because of the input (DESIGN.md contract 1:
+no export, no access, bad input); 4 (the CLI's `Exit.CLOUD`, as for `jobs` and `cap`) when
+BigQuery failed on its side or could not be reached, with a message that says a retry may help.
+Exit 1 means a mandatory policy violation and nothing else, so `spend` never exits 1. The CLI
+prints the message as one line, never a traceback.
 """
 
 from __future__ import annotations
 
 EXIT_UNANSWERED = 2
-EXIT_BIGQUERY_FAILED = EXIT_UNANSWERED  # named apart: a retry may help
+EXIT_BIGQUERY_FAILED = 4  # governance.tools.errors.Exit.CLOUD (not imported: spend stands alone)
 
 
 class SpendError(Exception):

@@ -7,9 +7,10 @@ levels and settings Pulumi files are checked with, policy_scope.py; for `diff`, 
 of a Pulumi file for the governance review).
 
 Handlers take the parsed argparse namespace and return an exit code (0 done, 1 a blocking
-finding: a mandatory policy finding or an unacknowledged prod weakening); problems are
-raised as `CliError` (exit 2: missing file, bad JSON, unknown resource type, missing price, API
-error), printed by the CLI in its one format. The cost models themselves are governance/costs/.
+finding: a mandatory policy finding or an unacknowledged prod weakening); problems are raised as
+`CliError` (exit 2: missing file, bad JSON, unknown resource type, missing price, no credentials;
+exit 4: the Catalog API refused, failed or did not answer), printed by the CLI in its one format.
+The cost models themselves are governance/costs/.
 """
 
 from __future__ import annotations
@@ -198,9 +199,13 @@ def run_prices_refresh(args: argparse.Namespace) -> int:
         try:
             result = refresh_document(shipped, fetch_skus(args.endpoint, wait.saw))
         except no_answer() as err:
-            raise CliError(unreachable(where, err, wait.elapsed)) from None
-        except (GoogleAPICallError, DefaultCredentialsError) as err:
+            raise CliError(unreachable(where, err, wait.elapsed), Exit.CLOUD) from None
+        except DefaultCredentialsError as err:  # no credentials: the caller's input, exit 2
             raise CliError(f"Cloud Billing Catalog API: {str(err).splitlines()[0]}") from None
+        except GoogleAPICallError as err:  # the API refused or failed: exit 4
+            raise CliError(
+                f"Cloud Billing Catalog API: {str(err).splitlines()[0]}", Exit.CLOUD
+            ) from None
     output = Path(args.output) if args.output else source
     try:
         output.write_text(render_document(result.document), encoding="utf-8")

@@ -36,7 +36,11 @@ def _workbench(i: Inputs) -> list[str]:
     for acc in as_list(dig(i, "gceSetup", "acceleratorConfigs")):
         parts.append(f"{_n(dig(acc, 'coreCount'))}x {dig(acc, 'type')}")
     idle = dig(i, "gceSetup", "metadata", "idle-timeout-seconds")
-    parts.append(f"idle stop {int(idle) // 60} min" if idle else "NO idle stop")
+    try:  # a string of digits, as Workbench takes it; anything else is shown as written
+        idle_stop = f"idle stop {int(idle) // 60} min" if idle else "NO idle stop"
+    except (TypeError, ValueError):
+        idle_stop = f"idle stop {idle!r}?"
+    parts.append(idle_stop)
     if dig(i, "gceSetup", "disablePublicIp"):
         parts.append("no public IP")
     return parts
@@ -52,7 +56,7 @@ def _node_pool(i: Inputs) -> list[str]:
     auto = as_mapping(dig(i, "autoscaling"))
     low = dig(auto, "totalMinNodeCount") or dig(auto, "minNodeCount") or 0
     high = dig(auto, "totalMaxNodeCount") or dig(auto, "maxNodeCount")
-    parts.append(f"nodes {low:g}-{high:g}" if isinstance(high, int | float) else "fixed size")
+    parts.append(f"nodes {_n(low)}-{_n(high)}" if isinstance(high, int | float) else "fixed size")
     return parts
 
 
@@ -79,7 +83,10 @@ def _instance(i: Inputs) -> list[str]:
     if dig(i, "scheduling", "provisioningModel") == "SPOT":
         parts.append("spot")
     if (seconds := dig(i, "scheduling", "maxRunDuration", "seconds")) is not None:
-        parts.append(f"max run {float(seconds) / 3600:g}h")
+        try:
+            parts.append(f"max run {float(seconds) / 3600:g}h")
+        except (TypeError, ValueError):
+            parts.append(f"max run {seconds!r}?")
     return parts
 
 

@@ -45,24 +45,27 @@ def parse_policy_config(raw: object, source: str) -> PackConfig:
 
 
 def load_policy_config(path: str) -> PackConfig:
-    """Read and check a `--policy-config` file (JSON, or YAML); CliError names file and key."""
+    """Read and check a `--policy-config` file (JSON, or YAML); CliError names file and key.
+
+    Parsed as untrusted input (governance/untrusted.py: bounded size, nesting and aliases, no
+    repeated YAML keys): a policy config can come with a pull request like a stack file.
+    """
     from pathlib import Path
 
-    import yaml
-
     from governance.tools.project import display, read_text
+    from governance.untrusted import UntrustedInputError, load_json, load_yaml
 
     # A path, never stdin: `check -` reads the plan from there.
     text, name = read_text(Path(path)), display(Path(path))
     try:
-        raw: Any = json.loads(text)
-    except ValueError:
         try:
-            raw = yaml.safe_load(text)
-        except yaml.YAMLError as err:
-            mark = getattr(err, "problem_mark", None)
-            where = f" (line {mark.line + 1})" if mark is not None else ""
-            raise CliError(f"{name}: policy config is neither JSON nor YAML{where}") from None
+            raw: Any = load_json(text)
+        except UntrustedInputError as err:
+            if err.syntax is None:
+                raise  # JSON, but too deep or with NaN: not a YAML question
+            raw = load_yaml(text)
+    except UntrustedInputError as err:
+        raise CliError(f"{name}: policy config: {err}") from None
     return parse_policy_config(raw, name)
 
 

@@ -13,11 +13,10 @@ an ENFORCED one: it sets `spendCap.inputState` to AWAITING_NEXT_PERIOD (update m
 Google re-arms the cap. It needs a reason, and logs one JSON line (who, when, why, before, after)
 on stderr; Google's audit log records the call too. Automation never lifts a cap.
 
-`--endpoint URL` (as for the rest of `cap`) or `MLGOV_API_ENDPOINTS={"billingbudgets": URL}`
-talks to another base URL, anonymously. Exit
-codes: 0 done (or nothing to do); 1 the API refused or could not be reached, or the cap to lift
-was not found; 2 invalid input (unknown stack or service, a project the stack does not govern,
-no reason, bad endpoint, no credentials).
+`--endpoint URL` (as for the rest of `cap`) or `MLGOV_API_ENDPOINTS={"billingbudgets": URL}` talks
+to another base URL, anonymously. Exit codes: 0 done (or nothing to do); 4 (`Exit.CLOUD`) the API
+refused or could not be reached, or the cap to lift was not found; 2 invalid input (unknown stack
+or service, a project the stack does not govern, no reason, bad endpoint, no credentials).
 """
 
 from __future__ import annotations
@@ -104,7 +103,7 @@ def _failed(err: Exception, what: str) -> CliError:
             " (needs billing.resourcebudgets.read on the project, or billing.budgets.list on the "
             "billing account; lift needs billing.resourcebudgets.write or billing.budgets.update)"
         )
-    return CliError(f"billingbudgets: {what}: {err}{hint}", Exit.FAILED)
+    return CliError(f"billingbudgets: {what}: {err}{hint}", Exit.CLOUD)
 
 
 def caps_on_project(api: BudgetApi, s: Settings) -> list[dict[str, Any]]:
@@ -210,7 +209,7 @@ def status(args: argparse.Namespace, *, show: bool = True) -> dict[str, Any] | N
     """`cap status` for spend caps: the JSON part (printed as text if `show`); None if no caps.
 
     Raises:
-        CliError: invalid input (exit 2) or the API failed (exit 1).
+        CliError: invalid input (exit 2) or the API failed (exit 4).
     """
     name, s = _stack(args)
     if not s.spend_caps:
@@ -292,7 +291,7 @@ def lift(args: argparse.Namespace) -> int:
         raise CliError(
             f"lift: no spend cap on {key} in project {s.project} on billingAccounts/"
             f"{s.billing_account} (has `pulumi up` created it?)",
-            Exit.FAILED,
+            Exit.CLOUD,
         )
     try:
         live = api.get(row.budget)

@@ -224,7 +224,12 @@ def test_partial_settings_warn_that_crossguard_reads_them_differently(
         ({"mlgov-lables-required": "mandatory"}, "did you mean 'mlgov-labels-required'?"),
         ({"mlgov-location-in-region": {"regon": "x"}}, "did you mean 'region'?"),
         ({"mlgov-budget-required": "blocking"}, "is not an enforcement level"),
-        ("mlgov-budget-required: [unclosed\n", "neither JSON nor YAML (line 2)"),
+        ("mlgov-budget-required: [unclosed\n", "policy config: not valid YAML (line 2)"),
+        (  # a reviewer must not read one level while another takes effect
+            "mlgov-budget-required: disabled\nmlgov-budget-required: mandatory\n",
+            "line 2: key 'mlgov-budget-required' appears twice",
+        ),
+        ('{"all": ' * 150 + '"advisory"' + "}" * 150, "nested deeper than 100 levels"),
     ],
 )
 @pytest.mark.parametrize("command", ["check", "diff", "comment"])

@@ -225,15 +225,15 @@ def test_lift_refuses_what_the_stack_cannot_mean_with_exit_2(
     assert budgets.server.calls("PATCH") == []
 
 
-def test_lift_of_a_cap_that_was_never_deployed_exits_1(budgets, tmp_path, capsys):
+def test_lift_of_a_cap_that_was_never_deployed_exits_4(budgets, tmp_path, capsys):
     path = stack_file(tmp_path, {"vertex_ai": 2000})
     code, _, err = run(
         capsys, "cap", "lift", "--config", path, "--service", "vertex_ai", "--reason", "x"
     )
-    assert code == 1 and "no spend cap on vertex_ai in project acme-ml-prod" in err
+    assert code == 4 and "no spend cap on vertex_ai in project acme-ml-prod" in err
 
 
-def test_a_refused_lift_exits_1_with_googles_answer(budgets, deployed, tmp_path, capsys):
+def test_a_refused_lift_exits_4_with_googles_answer(budgets, deployed, tmp_path, capsys):
     budgets.server.inject(
         "/budgets/",
         403,
@@ -244,7 +244,7 @@ def test_a_refused_lift_exits_1_with_googles_answer(budgets, deployed, tmp_path,
     code, _, err = run(
         capsys, "cap", "lift", "--config", path, "--service", "vertex_ai", "--reason", "x"
     )
-    assert code == 1
+    assert code == 4
     assert "HTTP 403 PERMISSION_DENIED: denied" in err and "billing.resourcebudgets.write" in err
 
 
@@ -270,6 +270,6 @@ def test_status_reports_an_unreachable_budget_api_and_still_shows_the_rest(
     )
     path = stack_file(tmp_path, {"vertex_ai": 2000})
     code, out, err = run(capsys, "cap", "status", "--config", path, endpoint=budgets.server.url)
-    assert code == 1
+    assert code == 4
     assert out.startswith("stack prod: governed")
     assert "billingbudgets: list billingAccounts/" in err and "HTTP 403 PERMISSION_DENIED" in err

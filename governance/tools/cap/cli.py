@@ -13,12 +13,13 @@ endpoint the cap marked is an item (plan.py). `restore` runs each item's writes;
 independent, so one that cannot be read or fails is reported and the rest restored. What the
 cap does that restore cannot undo is said each time (NOT_UNDONE, UNLINKED).
 
-Exit codes: 0 everything found is restored (or, for status, readable); 1 something was left:
-an unreadable mark, a write or a read that failed, a governed zone an API could not reach; 2
-invalid input (unknown stack, bad settings or endpoint, --dry-run without restore, no
-credentials). `--endpoint URL` (or MLGOV_API_ENDPOINTS {"container": URL, "aiplatform": URL})
-talks to another base URL with anonymous access. Adding a kind of cap to show (a spend-cap
-budget): a module that returns Items, one entry in `_read`.
+Exit codes: 0 everything found is restored (or, for status, readable); 4 (`Exit.CLOUD`) something
+was left: an unreadable mark, a write or a read that failed, a governed zone an API could not
+reach (exit 1 means a mandatory policy finding, and nothing else); 2 invalid input (unknown stack,
+bad settings or endpoint, --dry-run without restore, no credentials). `--endpoint URL` (or
+MLGOV_API_ENDPOINTS {"container": URL, "aiplatform": URL}) talks to another base URL with
+anonymous access. Adding a kind of cap to show (a spend-cap budget): a module that returns Items,
+one entry in `_read`.
 """
 
 from __future__ import annotations
@@ -143,7 +144,7 @@ def handler(args: argparse.Namespace) -> int:
     problems += [f"{i.target}: {p}" for i in found.items for p in i.problems]
     problems += [f"{i.target}: {i.outcome}" for i in found.items if i.outcome.startswith("failed")]
     report(problems, sys.stderr)
-    return Exit.FAILED if problems else Exit.OK
+    return Exit.CLOUD if problems else Exit.OK
 
 
 def _stack(args: argparse.Namespace) -> Stack:

@@ -197,7 +197,7 @@ class _Reader:
         self.put(name, "policy.function", PRESENT, name, presence=True)
         try:
             policy = json.loads(raw) if isinstance(raw, str) else None
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested deeper than Python recurses
             policy = None
         if not isinstance(policy, Mapping):
             self.put(f"{name}.policy", "policy.unreadable", "not a JSON object", name)
@@ -446,7 +446,7 @@ class _Reader:
         if data := as_str(i.get("policyData")):
             try:
                 policy: object = json.loads(data)
-            except ValueError:
+            except (ValueError, RecursionError):  # nested deeper than Python recurses
                 policy = {}
             for binding in as_list(dig(policy, "bindings")):
                 r = as_str(dig(binding, "role")) or ""

@@ -114,7 +114,7 @@ def disable_not_in_prod(
         return
     try:
         policy: object = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested deeper than Python recurses
         yield "serviceConfig.environmentVariables.MLGOV_POLICY is not valid JSON"
         return
     projects = as_mapping(dig(policy, "projects"))
