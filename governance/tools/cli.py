@@ -52,7 +52,8 @@ exit codes:
   1    at least one mandatory policy violation (plan, check, comment)
   2    invalid input: arguments, stack file, settings or plan document (the key path is named)
   3    internal error: a bug; one line, the traceback with --debug or MLGOV_DEBUG=1
-  4    a Google Cloud API refused the call or could not be reached (jobs, cap, spend, prices)
+  4    a Google Cloud API refused the call or could not be reached (jobs, cap, prices;
+       spend exits 2 for every failure, as its contract fixes)
   130  interrupted
 """
 

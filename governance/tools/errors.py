@@ -36,7 +36,7 @@ class Exit(IntEnum):
     INTERNAL = 3
     """Unexpected: a bug in mlgov (or the Pulumi program it ran); one line, no traceback."""
     CLOUD = 4
-    """A Google Cloud API refused the call or could not be reached (jobs, cap, spend, prices)."""
+    """A Google Cloud API refused the call or could not be reached (jobs, cap, prices; spend: 2)."""
     INTERRUPTED = 130
     """Ctrl-C (128 + SIGINT, as shells report it)."""
 
