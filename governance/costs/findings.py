@@ -66,7 +66,7 @@ def cost_findings(report: CostReport) -> list[dict[str, Any]]:
                 "why": "the monthly total and the budget check leave these parts out; the rest of "
                 "the resource is priced",
                 "remediation": "give the input the reason names (a size, provisioned IOPS, a "
-                "GPU Google sells), or add its price to the catalog (README: Cost estimates)",
+                "GPU Google sells), or add its price to the catalog (docs/reference/costs.md)",
             }
         )
     return found

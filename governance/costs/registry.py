@@ -33,6 +33,7 @@ from governance.costs.resources import (
     pubsub,
     quota_override,
     scheduler,
+    spend_cap,
     sql,
     storage,
     tpu_vm,
@@ -73,6 +74,7 @@ PRICED: Final[dict[str, CostModel]] = {
     v.LOGGING_EXCLUSION: logging.exclusion,
     v.VERTEX_TENSORBOARD: vertex.tensorboard,
     v.VERTEX_METADATA_STORE: vertex.metadata_store,
+    v.SPEND_CAP_BUDGET: spend_cap.estimate,
 }
 
 # Types whose usage a usage file may declare (usage_file.py): type token -> its keys' model.

@@ -10,29 +10,32 @@ Two kinds of stack file reach the plan:
   limit overrides, usage assumptions, and whether the stack must hold a budget itself (default
   no: such a project is usually budgeted by another stack). `from_config` reads those.
 
-Which kind a stack file is follows from the one key: `mlgov:settings` present or not. Pure.
+Which kind a stack file is follows from the one key: `mlgov:settings` present or not. Both
+kinds are held to the same values: `gcp:project` and `gcp:region` matched whole and the region
+(like `usage.default_region` and the allowed BigQuery locations) one Google offers, so a stack
+without `mlgov:settings` cannot carry what the platform's stacks may not. Pure.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Annotated, Any, cast
 
-from pydantic import Field, ValidationError, model_validator
+from pydantic import AfterValidator, Field, ValidationError, model_validator
 
 from governance.costs.assumptions import UsageAssumptions
-from governance.settings.base import REGION_PATTERN, Environment, Model
+from governance.settings import locations
+from governance.settings.base import Environment, Model, Region, matching
 from governance.settings.errors import ROOT, SettingsError, SettingsWarning, message
 from governance.settings.limits import ENV_LIMITS, Limits, policy_config
 from governance.settings.parse import settings_from_config, settings_warnings
-from governance.settings.root import Settings
+from governance.settings.root import PROJECT_ID_MEANING, PROJECT_ID_PATTERN, Settings
+from governance.untrusted import UntrustedInputError, load_json
 
 PLAN_KEY = "mlgov:plan"
 PROJECT_KEY = "gcp:project"
 REGION_KEY = "gcp:region"
-_PROJECT_PATTERN = r"[a-z][a-z0-9-]{4,28}[a-z0-9]"
 
 
 class PlanSettings(Model):
@@ -62,9 +65,29 @@ class PlanSettings(Model):
         return data
 
 
+def _offered_region(region: str) -> str:
+    if found := locations.region_problem(region):
+        raise ValueError(found)
+    return region
+
+
 class _Provider(Model):
-    project: Annotated[str, Field(pattern=_PROJECT_PATTERN)]
-    region: Annotated[str, Field(pattern=REGION_PATTERN)] | None = None
+    # The shapes of Settings.project and Settings.region: whole values (base.matching).
+    project: Annotated[str, matching(PROJECT_ID_PATTERN, PROJECT_ID_MEANING)]
+    # Checked here rather than after, so a bad project and a bad region are reported together.
+    region: Annotated[Region, AfterValidator(_offered_region)] | None = None
+
+
+def _offered(plan: PlanSettings) -> Iterator[str]:
+    """`mlgov:plan` regions and locations of the right shape that Google does not offer.
+
+    The same checks locations.problems makes of `mlgov:settings`, keyed as this stack spells them.
+    """
+    if found := locations.region_problem(plan.usage.default_region):
+        yield f"{PLAN_KEY}.usage.default_region: {found}"
+    for i, location in enumerate(plan.limits.allowed_bigquery_locations):
+        if found := locations.bigquery_location_problem(location):
+            yield f"{PLAN_KEY}.limits.allowed_bigquery_locations.{i}: {found}"
 
 
 @dataclass(frozen=True)
@@ -109,9 +132,9 @@ def _problems(err: ValidationError, model: type[Model], where: Mapping[str, str]
 def _mapping(value: Any, key: str) -> Mapping[str, Any]:
     if isinstance(value, str):  # the Pulumi CLI passes structured config as JSON strings
         try:
-            value = json.loads(value)
-        except ValueError:
-            raise SettingsError([f"{key}: is not valid JSON"]) from None
+            value = load_json(value)  # bounded: a stack file may come from a pull request
+        except UntrustedInputError as err:
+            raise SettingsError([f"{key}: {err}"]) from None
     if value is None:
         return {}
     if not isinstance(value, Mapping):
@@ -158,6 +181,8 @@ def from_config(config: Mapping[str, Any]) -> PlanContext:
         problems += _problems(err, PlanSettings, {})
     except SettingsError as err:
         problems += err.problems
+    if plan is not None:
+        problems += _offered(plan)
     if problems or provider is None or plan is None:
         raise SettingsError(problems)
     return PlanContext(

@@ -93,7 +93,7 @@ config:
     prefix: {v.prefix}  # starts every resource name (2-20 lowercase letters, digits, -)
     # gcloud projects describe {v.project} --format='value(projectNumber)'
     project_number: "{v.project_number}"{_mark(v, "project_number")}
-    zones: [{v.region}-a, {v.region}-b]  # where zonal resources may go, in the region
+    zones: [{", ".join(_zones(v.region))}]  # where zonal resources may go, in the region
     billing_account: {v.billing_account}{_mark(v, "billing_account")}
     # Cost attribution on every resource (mlgov adds env, workload and managed-by itself).
     labels: {{team: {v.team}, cost-center: {v.cost_center}}}{_mark(v, "team", "cost_center")}
@@ -105,6 +105,17 @@ config:
     # training_pools, tpu_vms, gpu_vms, metadata_db, datasets, artifacts, bigquery_quotas,
     # logging, vertex; and automation, limits, network, billing_export, usage to change defaults.
 """
+
+
+def _zones(region: str) -> tuple[str, ...]:
+    """Two zones of `region`: its first two in Google's table (europe-west1 has no -a).
+
+    A region the table lacks (priced, zones unjudged) gets -a and -b; a region Google does not
+    offer gets them too, and --region's own error line says what is wrong.
+    """
+    from governance.settings import locations
+
+    return locations.region_zones(region)[:2] or (f"{region}-a", f"{region}-b")
 
 
 def _examples_note(values: Values) -> str:
@@ -175,7 +186,7 @@ def _check(values: Values) -> None:
         for problem in err.problems:
             path, _, text = problem.partition(": ")
             if path.startswith("mlgov:settings.zones"):
-                continue  # the zones are --region's a and b: its own line says what is wrong
+                continue  # the zones follow --region: its own line says what is wrong
             option = OPTIONS.get(path)
             problems.append(f"{option}: {text}" if option else problem)
         raise CliError(problems or err.problems) from None

@@ -148,3 +148,26 @@ def test_init_refuses_a_stack_name_that_is_a_path(
     assert code == 2
     assert "--stack: '../x' is not a stack name" in err
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("region", ["europe-west1", "us-east1", "us-central1"])
+def test_init_picks_zones_the_region_has(
+    region: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # europe-west1 and us-east1 have no zone -a (Google's regions-and-zones table, zones.json):
+    # the stack file names the region's first two zones, and plans.
+    from governance.settings.locations import region_zones
+
+    monkeypatch.chdir(tmp_path)
+    code, _, err = _run(["init", "--stack", "dev", "--region", region], capsys)
+    assert code == 0, err
+    config = yaml.safe_load((tmp_path / "stacks" / "Pulumi.dev.yaml").read_text())["config"]
+    zones = config["mlgov:settings"]["zones"]
+    assert zones == list(region_zones(region)[:2]) and len(zones) == 2
+    assert region != "us-central1" or zones == ["us-central1-a", "us-central1-b"]
+    assert region == "us-central1" or f"{region}-a" not in zones
+    code, _, err = _run(["plan", "--stack", "dev"], capsys)
+    assert code == 0, err

@@ -174,3 +174,74 @@ def test_budget_required_is_a_boolean() -> None:
     assert PolicyConfig.from_mapping({"budget_required": False}).budget_required is False
     with pytest.raises(PolicyConfigError, match="budget_required"):
         PolicyConfig.from_mapping({"budget_required": "no"})
+
+
+def test_provider_keys_are_held_to_the_platforms_values(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Whole values (a project id with a path after it is none) and a region Google offers, as
+    # for mlgov:settings stacks: both reported at once, exit 2, each naming its key.
+    stack = 'config:\n  gcp:project: "Other-Project/locations/x#y"\n  gcp:region: mars-central1\n'
+    _project(tmp_path, FLEET, stack)
+    code, out, err = _plan(tmp_path, monkeypatch, capsys)
+    assert (code, out) == (2, "")
+    lines = err.splitlines()
+    assert len(lines) == 2, err
+    assert lines[0] == (
+        "mlgov: error: Pulumi.dev.yaml: gcp:project: 'Other-Project/locations/x#y' is not a "
+        "project id: 6-30 lowercase letters, digits or hyphens, starting with a letter "
+        "(e.g. acme-ml-dev)"
+    )
+    assert lines[1].startswith(
+        "mlgov: error: Pulumi.dev.yaml: gcp:region: 'mars-central1' is not a region Google offers"
+    )
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("gcp:project", "x/shop-ml-dev"),
+        ("gcp:project", "shop-ml-dev\n"),
+        ("gcp:region", "us-central1/zones/x"),
+        ("gcp:region", "us-central1 "),
+    ],
+)
+def test_provider_values_must_match_whole(key: str, value: str) -> None:
+    config = {"gcp:project": "shop-ml-dev", "gcp:region": "us-central1", key: value}
+    with pytest.raises(SettingsError) as err:
+        from_config(config)
+    assert len(err.value.problems) == 1, err.value.problems
+    assert err.value.problems[0].startswith(f"{key}: ") and " is not " in err.value.problems[0]
+
+
+def test_mlgov_plan_regions_and_locations_are_ones_google_offers() -> None:
+    plan = {
+        "usage": {"default_region": "eu-west9"},
+        "limits": {"allowed_bigquery_locations": ["EU", "Mars"]},
+    }
+    with pytest.raises(SettingsError) as err:
+        from_config({"gcp:project": "shop-ml-dev", "mlgov:plan": plan})
+    problems = err.value.problems
+    assert [p.split(": ", 1)[0] for p in problems] == [
+        "mlgov:plan.usage.default_region",
+        "mlgov:plan.limits.allowed_bigquery_locations.1",
+    ]
+    assert "did you mean europe-west9" in problems[0]
+
+
+def test_mlgov_plan_as_a_json_string_is_read_with_bounds() -> None:
+    nested = "[" * 200 + "]" * 200
+    with pytest.raises(SettingsError) as err:
+        from_config({"gcp:project": "shop-ml-dev", "mlgov:plan": nested})
+    assert len(err.value.problems) == 1
+    assert err.value.problems[0].startswith("mlgov:plan: ")
+    assert "nest" in err.value.problems[0]
+
+
+def test_no_plan_field_relies_on_pydantic_pattern() -> None:
+    # pydantic's `pattern` matches anywhere in the value (tests/config/test_settings_values.py).
+    from governance.settings.context import PlanSettings, _Provider  # pyright: ignore[reportPrivateUsage]
+
+    for model in (PlanSettings, _Provider):
+        assert '"pattern"' not in json.dumps(model.model_json_schema()), model.__name__
