@@ -27,9 +27,16 @@ from mlgov_policies.props import as_bool, as_mapping, as_str, dig
 DEFAULT_EDITION = "ENTERPRISE"
 DEFAULT_DISK_GB = 10.0
 _CUSTOM_TIER = re.compile(r"db-custom-(\d+)-(\d+)")
-_N1_TIER = re.compile(r"db-n1-(standard|highmem)-(\d+)")
-# GiB per vCPU of the legacy db-n1 tiers (same ratios as Compute Engine N1).
-_N1_GIB_PER_VCPU = {"standard": 3.75, "highmem": 6.5}
+# The legacy db-n1 tiers and the Enterprise edition's predefined tiers (the console's and
+# pricing calculator's "Lightweight", "Standard" and "High memory" machine types). Every one is
+# billed like a custom machine of the same shape: per vCPU-hour and per GiB-hour of memory
+# (https://cloud.google.com/sql/pricing, "CPU and memory pricing").
+_PRESET_TIER = re.compile(r"db-(?:n1-)?(standard|highmem|lightweight)-(\d+)")
+# GiB per vCPU of the standard and high-memory shapes (the N1 ratios: Cloud SQL's memory range
+# is 0.9 to 6.5 GiB per vCPU). A lightweight tier has 3.75 GiB whatever its vCPUs (the pricing
+# calculator lists db-lightweight-2 as 2 vCPUs and 3.75 GB); db-n1-lightweight does not exist.
+_GIB_PER_VCPU = {"standard": 3.75, "highmem": 6.5}
+_LIGHTWEIGHT_GIB = 3.75
 _SHARED_TIERS = ("db-f1-micro", "db-g1-small")
 
 
@@ -59,9 +66,11 @@ def _tier_shape(name: str, tier: str) -> tuple[float, float]:
     """(vCPUs, GiB) of a tier; (0, 0) for the shared-core tiers priced per instance."""
     if m := _CUSTOM_TIER.fullmatch(tier):
         return float(m.group(1)), int(m.group(2)) / 1024
-    if m := _N1_TIER.fullmatch(tier):
+    if (m := _PRESET_TIER.fullmatch(tier)) and not tier.startswith("db-n1-lightweight"):
         vcpus = float(m.group(2))
-        return vcpus, vcpus * _N1_GIB_PER_VCPU[m.group(1)]
+        if m.group(1) == "lightweight":
+            return vcpus, _LIGHTWEIGHT_GIB
+        return vcpus, vcpus * _GIB_PER_VCPU[m.group(1)]
     if tier in _SHARED_TIERS:
         return 0.0, 0.0
     raise CostError(f"Cloud SQL instance {name!r}: unknown tier {tier!r}")
