@@ -70,6 +70,9 @@ PRICED: Final[dict[str, CostModel]] = {
     v.ARTIFACT_REPOSITORY: artifact_registry.estimate,
     v.QUOTA_OVERRIDE: quota_override.estimate,
     v.LOGGING_BUCKET_CONFIG: logging.bucket,
+    v.LOGGING_FOLDER_BUCKET_CONFIG: logging.bucket,
+    v.LOGGING_ORGANIZATION_BUCKET_CONFIG: logging.bucket,
+    v.LOGGING_BILLING_ACCOUNT_BUCKET_CONFIG: logging.bucket,
     v.LOGGING_EXCLUSION: logging.exclusion,
     v.VERTEX_TENSORBOARD: vertex.tensorboard,
     v.VERTEX_METADATA_STORE: vertex.metadata_store,
@@ -98,6 +101,9 @@ DECLARED: Final[dict[str, type[BaseModel]]] = {
     v.COMPUTE_SNAPSHOT: images.Declared,
     v.COMPUTE_IMAGE: images.Declared,
     v.LOGGING_BUCKET_CONFIG: logging.Declared,
+    v.LOGGING_FOLDER_BUCKET_CONFIG: logging.Declared,
+    v.LOGGING_ORGANIZATION_BUCKET_CONFIG: logging.Declared,
+    v.LOGGING_BILLING_ACCOUNT_BUCKET_CONFIG: logging.Declared,
 }
 
 FREE: Final[dict[str, str]] = {
@@ -129,6 +135,17 @@ FREE: Final[dict[str, str]] = {
     v.BQ_TABLE: "stored bytes are priced on its dataset (ingest is per dataset)",
     v.STORAGE_BUCKET_OBJECT: "stored bytes are priced on its bucket",
     v.BUDGET: "budgets have no charge",
+    **dict.fromkeys(
+        (
+            v.LOGGING_PROJECT_SINK,
+            v.LOGGING_FOLDER_SINK,
+            v.LOGGING_ORGANIZATION_SINK,
+            v.LOGGING_BILLING_ACCOUNT_SINK,
+        ),
+        "the Log Router has no charge (https://cloud.google.com/stackdriver/pricing); what a "
+        "sink routes is billed where it lands (log bucket ingestion, BigQuery, Cloud Storage, "
+        "Pub/Sub)",
+    ),
     v.RANDOM_PASSWORD: "generated locally, not a cloud resource",
     v.STACK: "the stack itself has no charge",
 }

@@ -88,6 +88,17 @@ COMPUTE_REGION_PER_INSTANCE_CONFIG: Final = (
 FUNCTION_V1: Final = "gcp:cloudfunctions/function:Function"
 CLOUD_RUN_JOB: Final = "gcp:cloudrunv2/job:Job"
 CLOUD_RUN_V1_SERVICE: Final = "gcp:cloudrun/service:Service"
+LOGGING_FOLDER_BUCKET_CONFIG: Final = "gcp:logging/folderBucketConfig:FolderBucketConfig"
+LOGGING_ORGANIZATION_BUCKET_CONFIG: Final = (
+    "gcp:logging/organizationBucketConfig:OrganizationBucketConfig"
+)
+LOGGING_BILLING_ACCOUNT_BUCKET_CONFIG: Final = (
+    "gcp:logging/billingAccountBucketConfig:BillingAccountBucketConfig"
+)
+LOGGING_PROJECT_SINK: Final = "gcp:logging/projectSink:ProjectSink"
+LOGGING_FOLDER_SINK: Final = "gcp:logging/folderSink:FolderSink"
+LOGGING_ORGANIZATION_SINK: Final = "gcp:logging/organizationSink:OrganizationSink"
+LOGGING_BILLING_ACCOUNT_SINK: Final = "gcp:logging/billingAccountSink:BillingAccountSink"
 
 # IAM grants: the member/binding/policy resources that can give a role to someone. The program
 # creates some (function, Cloud Run, topic, bucket, dataset invokers/readers; the cost estimator

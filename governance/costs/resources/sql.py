@@ -4,8 +4,10 @@ Regional (HA) instances bill compute and storage twice (the catalog's `sql.ha_mu
 instance with `activationPolicy: NEVER` bills storage only. A read replica (`masterInstanceName`
 set) is billed like an instance of its own tier and disk (https://cloud.google.com/sql/pricing:
 replicas are charged at the same rate as stand-alone instances), without backups (Cloud SQL has
-no backups of replicas). Governance does not change an instance's size, so the baseline equals
-the estimate.
+no backups of replicas). Automated backups (`backupConfiguration.enabled`) are assumed as large
+as the disk unless `sql_backup_gb` says otherwise; a usage file's `backup_storage_gb` is billed
+whatever `backupConfiguration` says, since on-demand backups are billed too. Governance does not
+change an instance's size, so the baseline equals the estimate.
 """
 
 from __future__ import annotations
@@ -106,9 +108,13 @@ def estimate(res: Resource, ctx: PlanContext) -> Quote:
     size = number(cfg.get("diskSize"), DEFAULT_DISK_GB)
     bill.charge("storage", cat.price(f"sql.storage.{disk_kind}", region), size * mult,
                 f"{size:g} GiB{ha_note}")  # fmt: skip
-    if as_bool(dig(cfg, "backupConfiguration", "enabled")) is True and not primary:
-        declared = ctx.usage_of(res, Declared).backup_storage_gb
-        backup = res.override(ctx.usage.sql_backup_gb, size) if declared is None else declared
+    declared = ctx.usage_of(res, Declared).backup_storage_gb
+    if declared is not None:
+        # declared backups are billed whether automated or on demand (gcloud sql backups create)
+        bill.charge("backups", cat.price("sql.backup", region), declared,
+                    f"{declared:g} GiB (backup_storage_gb)")  # fmt: skip
+    elif as_bool(dig(cfg, "backupConfiguration", "enabled")) is True and not primary:
+        backup = res.override(ctx.usage.sql_backup_gb, size)
         bill.charge("backups", cat.price("sql.backup", region), backup, f"{backup:g} GiB")
     q.baseline.adjust(
         bill.total, "same as estimate: governance does not change the instance's size"

@@ -108,3 +108,15 @@ def test_predefined_tiers_are_billed_per_vcpu_and_gib(tier: str, vcpus: int, gib
 @pytest.mark.parametrize("tier", ["db-n1-lightweight-2", "db-standard", "db-highmem-x"])
 def test_malformed_predefined_tiers_stay_unknown(tier: str):
     assert f"unknown tier '{tier}'" in unpriced(with_settings(tier=tier))
+
+
+def test_declared_backups_are_billed_without_automated_backups():
+    from governance.costs.estimate import estimate_resources
+    from governance.costs.usage_file import parse_usage_file
+
+    declared = parse_usage_file({"resource_usage": {"metadata": {"backup_storage_gb": 100}}})
+    res = with_settings(backupConfiguration={"enabled": False})
+    cost = estimate_resources([res], usage_file=declared).get("metadata")
+    assert cost.monthly_usd == pytest.approx(
+        compute() + 20 * price("sql.storage.pd-ssd") + 100 * price("sql.backup")
+    )
