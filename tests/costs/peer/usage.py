@@ -122,48 +122,58 @@ TRANSLATION: Mapping[str, Mapping[str, Rule]] = {
         "average_task_execution_mins": Key("average_task_seconds", 60),
     },
 }
-# Types mlgov has no model for yet: their usage has nowhere to go.
-_NO_MODEL = NotPriced("mlgov has no cost model for this type")
-_UNMODELLED: Mapping[str, tuple[str, ...]] = {
-    v.ARTIFACT_REPOSITORY: ("storage_gb", "monthly_egress_data_transfer_gb"),
-    v.BQ_TABLE: (
-        "monthly_active_storage_gb", "monthly_long_term_storage_gb",
-        "monthly_streaming_inserts_mb", "monthly_storage_write_api_gb",
-        "monthly_storage_read_api_tb",
-    ),
-    "gcp:compute/externalVpnGateway:ExternalVpnGateway": ("monthly_egress_data_transfer_gb",),
-    "gcp:compute/haVpnGateway:HaVpnGateway": ("monthly_egress_data_transfer_gb",),
-    "gcp:compute/vPNGateway:VPNGateway": ("monthly_egress_data_transfer_gb",),
-    v.SERVICE_NETWORKING_CONNECTION: ("monthly_egress_data_transfer_gb",),
-    "gcp:compute/forwardingRule:ForwardingRule": ("monthly_ingress_data_gb",),
-    "gcp:compute/globalForwardingRule:GlobalForwardingRule": ("monthly_ingress_data_gb",),
-    **dict.fromkeys(
-        (
-            "gcp:compute/targetGrpcProxy:TargetGrpcProxy",
-            "gcp:compute/targetHttpProxy:TargetHttpProxy",
-            "gcp:compute/targetHttpsProxy:TargetHttpsProxy",
-            "gcp:compute/targetSSLProxy:TargetSSLProxy",
-            "gcp:compute/targetTCPProxy:TargetTCPProxy",
-            "gcp:compute/regionTargetHttpProxy:RegionTargetHttpProxy",
-            "gcp:compute/regionTargetHttpsProxy:RegionTargetHttpsProxy",
+_TRANSFER = NotPriced(
+    "data transfer between regions or over VPN is billed by destination; mlgov does not "
+    "estimate it (VPN gateways and service networking have no charge of their own)"
+)
+_PROXY = {
+    "monthly_proxy_instances": Key("monthly_proxy_instances"),
+    "monthly_data_processed_gb": Key("monthly_data_processed_gb"),
+}
+_BQ_APIS = {
+    "monthly_streaming_inserts_mb": Key("monthly_streaming_inserts_mib"),
+    "monthly_storage_write_api_gb": Key("monthly_storage_write_api_gib"),
+    "monthly_storage_read_api_tb": Key("monthly_storage_read_api_tib"),
+}
+_NEW_TYPES: Mapping[str, Mapping[str, Rule]] = {
+    v.ARTIFACT_REPOSITORY: {
+        "storage_gb": Key("storage_gb"),
+        "monthly_egress_data_transfer_gb": NotPriced(
+            "Artifact Registry transfer between locations is billed by route; mlgov has no "
+            "usage key for it"
         ),
-        ("monthly_proxy_instances", "monthly_data_processed_gb"),
-    ),
-    "gcp:compute/machineImage:MachineImage": ("storage_gb",),
-    "gcp:container/registry:Registry": (
-        "storage_gb", "monthly_class_a_operations", "monthly_class_b_operations",
-        "monthly_data_retrieval_gb", "monthly_egress_data_transfer_gb",
-    ),
-    "gcp:dns/recordSet:RecordSet": ("monthly_queries",),
-    "gcp:kms/cryptoKey:CryptoKey": ("key_versions", "monthly_key_operations"),
-    "gcp:monitoring/metricDescriptor:MetricDescriptor": (
-        "monthly_monitoring_data_mb", "monthly_api_calls",
-    ),
-    "gcp:redis/cluster:Cluster": ("backup_storage_gb",),
-    "gcp:secretmanager/secret:Secret": (
-        "active_secret_versions", "monthly_access_operations", "monthly_rotation_notifications",
-    ),
-    "gcp:secretmanager/secretVersion:SecretVersion": ("monthly_access_operations",),
+    },
+    v.BQ_TABLE: {
+        "monthly_active_storage_gb": Key("monthly_active_storage_gb"),
+        "monthly_long_term_storage_gb": Key("monthly_long_term_storage_gb"),
+        **_BQ_APIS,
+    },
+    **{
+        t: {"monthly_egress_data_transfer_gb": _TRANSFER}
+        for t in (v.COMPUTE_EXTERNAL_VPN_GATEWAY, v.COMPUTE_HA_VPN_GATEWAY, v.COMPUTE_VPN_GATEWAY,
+                  v.SERVICE_NETWORKING_CONNECTION)
+    },
+    v.COMPUTE_FORWARDING_RULE: {"monthly_ingress_data_gb": Key("monthly_ingress_data_gb")},
+    v.COMPUTE_GLOBAL_FORWARDING_RULE: {"monthly_ingress_data_gb": Key("monthly_ingress_data_gb")},
+    **dict.fromkeys(v.TARGET_PROXIES, _PROXY),
+    v.COMPUTE_MACHINE_IMAGE: {"storage_gb": Key("storage_gib")},
+    v.CONTAINER_REGISTRY: TRANSLATION[v.STORAGE_BUCKET],
+    v.DNS_RECORD_SET: {"monthly_queries": Key("monthly_queries")},
+    v.KMS_CRYPTO_KEY: {
+        "key_versions": Key("key_versions"),
+        "monthly_key_operations": Key("monthly_key_operations"),
+    },
+    v.MONITORING_METRIC_DESCRIPTOR: {
+        "monthly_monitoring_data_mb": Key("monthly_monitoring_data_mb"),
+        "monthly_api_calls": Key("monthly_api_calls"),
+    },
+    v.REDIS_CLUSTER: {"backup_storage_gb": Key("backup_storage_gb")},
+    v.SECRET: {
+        "active_secret_versions": Key("active_secret_versions"),
+        "monthly_access_operations": Key("monthly_access_operations"),
+        "monthly_rotation_notifications": Key("monthly_rotation_notifications"),
+    },
+    v.SECRET_VERSION: {"monthly_access_operations": Key("monthly_access_operations")},
 }  # fmt: skip
 _LOG_BUCKET = {"monthly_logging_data_gb": Key("monthly_ingestion_gib")}
 _LOG_SINK = {"monthly_logging_data_gb": NotPriced("the Log Router has no charge (sinks are free)")}
@@ -176,7 +186,7 @@ TRANSLATION = {
          v.LOGGING_ORGANIZATION_BUCKET_CONFIG, v.LOGGING_BILLING_ACCOUNT_BUCKET_CONFIG),
         _LOG_BUCKET,
     ),
-    **{t: dict.fromkeys(keys, _NO_MODEL) for t, keys in _UNMODELLED.items()},
+    **_NEW_TYPES,
     **dict.fromkeys(
         (v.LOGGING_PROJECT_SINK, v.LOGGING_FOLDER_SINK, v.LOGGING_ORGANIZATION_SINK,
          v.LOGGING_BILLING_ACCOUNT_SINK),
