@@ -77,11 +77,9 @@ TRANSLATION: Mapping[str, Mapping[str, Rule]] = {
     v.GKE_CLUSTER: {
         "nodes": Key("default_pool_nodes_per_zone"),
         "node_pool[]": Key("node_pools"),  # node_pool[i].nodes -> node_pools.i.nodes_per_zone
-        "autopilot_vcpu_count": NotPriced("Autopilot pod vCPU has no usage key in mlgov"),
-        "autopilot_memory_gb": NotPriced("Autopilot pod memory has no usage key in mlgov"),
-        "autopilot_ephemeral_storage_gb": NotPriced(
-            "Autopilot ephemeral storage has no usage key in mlgov"
-        ),
+        "autopilot_vcpu_count": Key("autopilot_vcpus"),
+        "autopilot_memory_gb": Key("autopilot_memory_gib"),
+        "autopilot_ephemeral_storage_gb": Key("autopilot_ephemeral_storage_gib"),
     },
     v.COMPUTE_ROUTER_NAT: {
         "assigned_vms": Key("assigned_vms"),
