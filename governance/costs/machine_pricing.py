@@ -3,10 +3,10 @@
 A machine is priced from its own catalog entry, `gce.type.<name>`, wherever the catalog has one
 (that price already includes the GPUs and local SSD bundled with A2, A3, G2 and G4 types);
 custom shapes from their family's vCPU and RAM rates (`gce.n1-custom.*` for N1; other families
-at the predefined rates plus Google's custom premium); a custom shape named `-ext` bills the memory
-above its family's per-vCPU cap (N1 6.5 GiB, N2/N2D 8) at the extended-memory rate
-(`gce.n1-custom.ram.extended`; a family without one leaves that memory as a named unpriced part). Attached GPUs are `gpu.<model>`, TPU
-slices `tpu.<generation>.chip`. A type, GPU or TPU a source says is not sold in the region is a
+at the predefined rates plus Google's custom premium); a custom shape named `-ext` bills the
+memory above its family's per-vCPU cap (N1 6.5 GiB, N2/N2D 8) at the extended-memory rate
+(`gce.n1-custom.ram.extended`; a family without one leaves that memory as a named unpriced
+part). Attached GPUs are `gpu.<model>`, TPU slices `tpu.<generation>.chip`. A type, GPU or TPU a source says is not sold in the region is a
 `NotOffered` error, as creating it would be. Shapes live in machines.py, disks in disk_pricing.py.
 
 Sustained-use discounts (https://cloud.google.com/compute/docs/sustained-use-discounts): on-demand
@@ -167,12 +167,12 @@ def charge_machine(
         c.part("RAM", f"gce.{family}.ram", normal * premium, f"{normal:g} GiB x ")
         if extended > 0:
             ext_key = f"gce.{shape.family}-custom.ram.extended"
+            cap = EXTENDED_FROM[shape.family]
             if catalog.has(ext_key, usage):
-                c.part("extended RAM", ext_key, extended,
-                       f"{extended:g} GiB above {EXTENDED_FROM[shape.family]:g} GiB/vCPU x ")  # fmt: skip
+                c.part("extended RAM", ext_key, extended, f"{extended:g} GiB above {cap:g}/vCPU x ")
             else:
-                bill.unpriced_part(f"extended memory {extended:g} GiB",
-                                   f"no {usage} price for {shape.family} extended memory")  # fmt: skip
+                why = f"no {usage} price for {shape.family} extended memory"
+                bill.unpriced_part(f"extended memory {extended:g} GiB", why)
         if premium != 1.0:
             bill.note(f"custom shape: {family} vCPU/RAM x {CUSTOM_PREMIUM} premium")
     if shape.gpu:
