@@ -7,7 +7,8 @@ at the predefined rates plus Google's custom premium); a custom shape named `-ex
 memory above its family's per-vCPU cap (N1 6.5 GiB, N2/N2D 8) at the extended-memory rate
 (`gce.n1-custom.ram.extended`; a family without one leaves that memory as a named unpriced
 part). Attached GPUs are `gpu.<model>`, TPU slices `tpu.<generation>.chip`. A type, GPU or TPU a
-source says is not sold in the region is a `NotOffered` error, as creating it would be. Shapes live in machines.py, disks in disk_pricing.py.
+source says is not sold in the region is a `NotOffered` error, as creating it would be. Shapes
+live in machines.py, disks in disk_pricing.py.
 
 Sustained-use discounts (https://cloud.google.com/compute/docs/sustained-use-discounts): on-demand
 hours of the families Google discounts (N1, N1 custom, N2, N2D, C2, M1, M2 and the shared-core
