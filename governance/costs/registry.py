@@ -83,6 +83,10 @@ PRICED: Final[dict[str, CostModel]] = {
     v.LOGGING_EXCLUSION: logging.exclusion,
     v.VERTEX_TENSORBOARD: vertex.tensorboard,
     v.VERTEX_METADATA_STORE: vertex.metadata_store,
+    v.VERTEX_ENDPOINT: vertex.endpoint,
+    v.VERTEX_MODEL_GARDEN_ENDPOINT: vertex.model_garden_endpoint,
+    v.VERTEX_DEPLOYMENT_POOL: vertex.deployment_pool,
+    v.VERTEX_PERSISTENT_RESOURCE: vertex.persistent_resource,
     v.REDIS_INSTANCE: memorystore.instance,
     v.REDIS_CLUSTER: memorystore.cluster,
     v.KMS_CRYPTO_KEY: kms.estimate,
@@ -139,6 +143,9 @@ DECLARED: Final[dict[str, type[BaseModel]]] = {
     v.MONITORING_METRIC_DESCRIPTOR: monitoring.Declared,
     v.BQ_TABLE: bigquery.TableDeclared,
     v.ARTIFACT_REPOSITORY: artifact_registry.Declared,
+    v.VERTEX_ENDPOINT: vertex.EndpointDeclared,
+    v.VERTEX_MODEL_GARDEN_ENDPOINT: vertex.NodesDeclared,
+    v.VERTEX_DEPLOYMENT_POOL: vertex.NodesDeclared,
 }
 
 FREE: Final[dict[str, str]] = {
