@@ -7,7 +7,8 @@ replicas are charged at the same rate as stand-alone instances), without backups
 no backups of replicas). Automated backups (`backupConfiguration.enabled`) are assumed as large
 as the disk unless `sql_backup_gb` says otherwise; a usage file's `backup_storage_gb` is billed
 whatever `backupConfiguration` says, since on-demand backups are billed too. Governance does not
-change an instance's size, so the baseline equals the estimate.
+change an instance's size, so the baseline equals the estimate. SQL Server instances (other than
+Express) also bill a license per vCPU, which the catalog has no price for: a named unpriced part.
 """
 
 from __future__ import annotations
@@ -116,6 +117,13 @@ def estimate(res: Resource, ctx: PlanContext) -> Quote:
     elif as_bool(dig(cfg, "backupConfiguration", "enabled")) is True and not primary:
         backup = res.override(ctx.usage.sql_backup_gb, size)
         bill.charge("backups", cat.price("sql.backup", region), backup, f"{backup:g} GiB")
+    version = as_str(res.inputs.get("databaseVersion")) or ""
+    if version.startswith("SQLSERVER") and "EXPRESS" not in version:
+        # Google bills SQL Server Standard, Enterprise and Web licenses per vCPU-hour on top
+        q.unpriced_part(
+            "SQL Server license",
+            f"{version} is billed a license per vCPU-hour; the catalog has no license price",
+        )
     q.baseline.adjust(
         bill.total, "same as estimate: governance does not change the instance's size"
     )

@@ -120,3 +120,16 @@ def test_declared_backups_are_billed_without_automated_backups():
     assert cost.monthly_usd == pytest.approx(
         compute() + 20 * price("sql.storage.pd-ssd") + 100 * price("sql.backup")
     )
+
+
+def test_sql_server_license_is_a_named_unpriced_part_except_express():
+    from tests.costs.cost_plans import partial
+
+    web = with_settings(backupConfiguration={})
+    web["inputs"]["databaseVersion"] = "SQLSERVER_2019_WEB"
+    cost, parts = partial(web)
+    assert cost.monthly_usd == pytest.approx(compute() + 20 * price("sql.storage.pd-ssd"))
+    assert "SQLSERVER_2019_WEB is billed a license per vCPU-hour" in parts["SQL Server license"]
+    express = with_settings(backupConfiguration={})
+    express["inputs"]["databaseVersion"] = "SQLSERVER_2019_EXPRESS"
+    assert one(express).unpriced_parts == ()
