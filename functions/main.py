@@ -144,6 +144,10 @@ class _CloudPorts:
     def vertex(self) -> ports.Vertex:
         return _adapter("aiplatform")
 
+    @property
+    def budgets(self) -> ports.Budgets:
+        return _adapter("billingbudgets")
+
 
 @functools.cache
 def _ports() -> ports.Ports:
@@ -274,6 +278,8 @@ def _event_attribute(event: Any, name: str) -> str:
 def on_budget_alert(event: Any) -> None:
     """Budget notification (CloudEvent): stop workloads, then unlink billing where allowed.
 
+    A notification of a spend cap's alerts-only budget only reports the cap's state (read-only).
+
     Raises (so Pub/Sub redelivers the alert, within the trigger's retry window) when work was
     left undone or the function is misconfigured; redelivery is idempotent (stopped workloads
     and unlinked billing are skipped). A message that can never be handled (not a budget
@@ -312,6 +318,15 @@ def on_budget_alert(event: Any) -> None:
                 traceback=traceback.format_exc(),
             )
             raise
+        if isinstance(outcome, flows.SpendCapNotice):
+            logs.log(
+                outcome.severity,
+                f"budget alert: {outcome.message()}",
+                summary=True,
+                answer="acknowledged",
+                **outcome.as_dict(),
+            )
+            return
         if isinstance(outcome, flows.Quiet):
             # Acknowledged: a late, foreign or self-contradicting message stays what it is.
             logs.log(

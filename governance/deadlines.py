@@ -41,6 +41,7 @@ GOOGLE = {
     # Vertex AI's hosts are regional (<region>-aiplatform.googleapis.com): named generically.
     "aiplatform": ("the Vertex AI API", "https://<region>-aiplatform.googleapis.com"),
     "cloudbilling": ("the Cloud Billing Catalog API", "https://cloudbilling.googleapis.com"),
+    "billingbudgets": ("the Budget API", "https://billingbudgets.googleapis.com"),
 }
 
 

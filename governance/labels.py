@@ -14,12 +14,40 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date
 
-from mlgov_policies.vocabulary import EXEMPT_LABEL, EXEMPT_VALUE, EXPIRES_LABEL, MANAGED_BY
+from mlgov_policies.vocabulary import (
+    EXEMPT_LABEL,
+    EXEMPT_VALUE,
+    EXPIRES_LABEL,
+    MANAGED_BY,
+    ROOT_ACCESS_LABEL,
+)
 
 MAX_LABELS = 64
+RESERVED_PREFIX = "mlgov-"
+"""Label keys the automation reads (exempt, expiry, cap state): only mlgov itself sets them."""
+
+# The setting that sets each reserved label a stack may ask for (none for the others).
+_SET_BY = {
+    EXEMPT_LABEL: "`exempt: true` on the notebook, training pool, TPU VM or GPU VM itself",
+    EXPIRES_LABEL: "`expires_on: YYYY-MM-DD` on the notebook, TPU VM or GPU VM itself",
+    ROOT_ACCESS_LABEL: "`root_access: true` on the notebook itself",
+}
 
 _KEY = re.compile(r"[a-z][a-z0-9_-]{0,62}")
 _VALUE = re.compile(r"[a-z0-9_-]{0,63}")
+
+
+def reserved_label_problem(key: str) -> str | None:
+    """Why a stack may not set label `key` itself (an `mlgov-` key), or None if it may.
+
+    Stack labels land on every resource: `mlgov-exempt` there would exempt all of them from the
+    budget cap and the reapers with no setting a reviewer would notice.
+    """
+    if not key.lower().startswith(RESERVED_PREFIX):
+        return None
+    how = _SET_BY.get(key)
+    fix = f"set it with {how}" if how else "mlgov's automation sets these labels itself"
+    return f"label {key!r} is reserved: `{RESERVED_PREFIX}*` labels steer the automation; {fix}"
 
 
 def label_problem(key: str, value: str) -> str | None:
@@ -71,5 +99,11 @@ class Labels:
 
 
 def base_labels(environment: str, extra: Mapping[str, str]) -> Labels:
-    """The stack-wide labels: the user's labels plus `env` and `managed-by`."""
+    """The stack-wide labels: the user's labels plus `env` and `managed-by`.
+
+    Raises:
+        ValueError: `extra` sets a reserved `mlgov-` label (the settings refuse those first).
+    """
+    if reserved := [k for k in extra if reserved_label_problem(k)]:
+        raise ValueError(f"stack labels may not set reserved labels {sorted(reserved)}")
     return Labels({**extra, "env": environment, "managed-by": MANAGED_BY})

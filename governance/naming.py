@@ -55,3 +55,16 @@ def role_id(prefix: str, role: str) -> str:
 def cluster_name(prefix: str) -> str:
     """The GKE cluster MlCluster creates (also what `mlgov cap` looks for)."""
     return resource_name(prefix, "ml")
+
+
+def spend_cap_name(prefix: str, service_key: str) -> str:
+    """The displayName of a stack's spend cap on one service (`mlgov cap` finds caps by it).
+
+    A budget's displayName is at most 60 characters (Budget API v1).
+    """
+    return resource_name(prefix, "cap", service_key, max_length=60)
+
+
+def spend_cap_alerts_name(prefix: str, service_key: str) -> str:
+    """The displayName of the alerts-only budget paired with a spend cap."""
+    return resource_name(prefix, "cap", service_key, "alerts", max_length=60)

@@ -41,12 +41,13 @@ def silent_url() -> Iterator[str]:
         yield f"http://127.0.0.1:{s.getsockname()[1]}"
 
 
+CAP_APIS = ("the GKE API", "the Vertex AI API", "the Budget API")
 COMMANDS = {
-    # name: (service key, argv, exit code)
-    "spend": ("bigquery", ["spend", "--stack", "dev", "--no-plan"], 2),
-    "jobs": ("cloudscheduler", ["jobs", "--stack", "dev", "list"], 1),
-    "cap": ("container", ["cap", "status", "--stack", "prod"], 1),
-    "prices": ("cloudbilling", ["prices", "refresh"], 2),
+    # name: (service key, argv, exit code): 4 (Exit.CLOUD), the API did not answer
+    "spend": ("bigquery", ["spend", "--stack", "dev", "--no-plan"], 2),  # spend: 0 or 2 only
+    "jobs": ("cloudscheduler", ["jobs", "--stack", "dev", "list"], 4),
+    "cap": ("container", ["cap", "status", "--stack", "prod"], 4),
+    "prices": ("cloudbilling", ["prices", "refresh"], 4),
 }
 
 
@@ -62,8 +63,9 @@ def _run(
     if command == "prices":  # reads --endpoint only; writes nothing when the API is silent
         argv = [*argv, "--endpoint", url, "--output", str(tmp_path / "prices.json")]
     else:
-        # cap reads GKE and Vertex AI: both point at the silent server (the first call is GKE's).
-        services = (service, "aiplatform") if command == "cap" else (service,)
+        # cap reads GKE, Vertex AI and (the prod stack declares a spend cap) the Budget API: all
+        # point at the silent server (the first call is GKE's).
+        services = (service, "aiplatform", "billingbudgets") if command == "cap" else (service,)
         monkeypatch.setenv("MLGOV_API_ENDPOINTS", json.dumps(dict.fromkeys(services, url)))
     capsys.readouterr()
     started = time.monotonic()
@@ -84,8 +86,8 @@ def test_a_closed_port_fails_fast_naming_the_endpoint(
     assert code == COMMANDS[command][2], err
     assert elapsed < LIMIT_S
     errors = [line for line in err.splitlines() if line.startswith("mlgov: error:")]
-    # One line per API the command calls (cap: GKE and Vertex AI), each naming its endpoint.
-    apis = ("the GKE API", "the Vertex AI API") if command == "cap" else ("",)
+    # One line per API the command calls (cap: GKE, Vertex AI, the Budget API), each naming it.
+    apis = CAP_APIS if command == "cap" else ("",)
     assert len(errors) == len(apis), err
     for api, line in zip(apis, errors, strict=True):
         assert f"{api} at {closed_url} did not answer (connection refused".strip() in line
@@ -105,7 +107,7 @@ def test_a_server_that_never_answers_fails_fast_with_progress(
     assert code == COMMANDS[command][2], err
     assert elapsed < LIMIT_S
     errors = [line for line in err.splitlines() if line.startswith("mlgov: error:")]
-    apis = ("the GKE API", "the Vertex AI API") if command == "cap" else ("",)
+    apis = CAP_APIS if command == "cap" else ("",)
     assert len(errors) == len(apis), err
     for api, line in zip(apis, errors, strict=True):
         assert f"{api} at {silent_url} did not answer".strip() in line

@@ -45,7 +45,7 @@ def test_the_cli_prints_no_support_notice() -> None:
         text=True,
         timeout=120,
     )
-    assert result.returncode == 1
+    assert result.returncode == 4  # Exit.CLOUD: the API could not be reached
     assert "FutureWarning" not in result.stderr and NOTICE not in result.stderr
     assert result.stderr.startswith("mlgov: error: cloud scheduler: run acme-dev-reap-expired:")
 

@@ -74,6 +74,33 @@ class IdleTpuPolicy:
 
 
 @dataclass(frozen=True)
+class SpendCapPolicy:
+    """A spend cap (Cloud Billing) whose alerts-only pair publishes to the budget topic.
+
+    The budget function only reports such a cap's state: a cap is lifted by an operator
+    (`mlgov cap lift`), never by automation.
+    """
+
+    project: str
+    service_key: str
+    service: str  # services/<Billing Catalog id>
+    cap: str  # billingAccounts/<id>/budgets/<id>
+    amount: float
+
+
+@dataclass(frozen=True)
+class SpendCapState:
+    """A spend cap as the Budget API answers it (`spendCap.outputState`, `reconciling`)."""
+
+    name: str
+    input_state: str
+    output_state: str
+    reconciling: bool
+    amount: float | None
+    currency: str
+
+
+@dataclass(frozen=True)
 class ActionPolicy:
     """Everything the functions are allowed to do, read once from `MLGOV_POLICY`."""
 
@@ -91,6 +118,8 @@ class ActionPolicy:
     # Undeploying breaks serving: off unless the stack opts in (and then only endpoints that
     # carry the opt-in label, govern/labels.py UNDEPLOY_LABEL).
     undeploy_endpoints: bool = False
+    # Spend caps by the id of their alerts-only budget (absent: none); reported, never acted on.
+    spend_caps: Mapping[str, SpendCapPolicy] = field(default_factory=dict[str, SpendCapPolicy])
 
     @classmethod
     def from_json(cls, text: str | bytes | None) -> ActionPolicy:

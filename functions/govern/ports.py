@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Final, Protocol, TypeVar
 
 from govern.gke import Autoscaling, Cluster, NodePool, ResourceLimit
-from govern.models import Recommendation, Usage, Workload
+from govern.models import Recommendation, SpendCapState, Usage, Workload
 from govern.vertex import Endpoint, JobKind, VertexJob
 
 T = TypeVar("T")
@@ -253,6 +253,14 @@ class Vertex(Protocol):
         ...
 
 
+class Budgets(Protocol):
+    """Cloud Billing budgets (Budget API v1): read only."""
+
+    def get_spend_cap(self, name: str) -> SpendCapState:
+        """A spend-cap budget's state (`billingAccounts/<id>/budgets/<id>`)."""
+        ...
+
+
 class Ports(Protocol):
     """The adapters an invocation may use.
 
@@ -300,6 +308,11 @@ class Ports(Protocol):
         """Vertex AI jobs and endpoints."""
         ...
 
+    @property
+    def budgets(self) -> Budgets:
+        """Cloud Billing budgets (spend caps), read only."""
+        ...
+
 
 # -- the reads flows perform, with the IAM permission each needs ------------------------------
 # Flows list the reads they do beside their code (flows/*.py); permissions.py adds them to the
@@ -314,6 +327,14 @@ class Read:
     permissions: tuple[str, ...]
 
 
+# GetBudget: "For single-project budgets, the caller can have the following permissions on the
+# project instead of billing account permissions: resourcemanager.projects.get,
+# billing.resourcebudgets.read" (a spend cap is always a single-project budget):
+# https://cloud.google.com/billing/docs/how-to/budget-api-access-control
+GET_SPEND_CAP: Final = Read(
+    "billingbudgets.billingAccounts.budgets.get",
+    ("billing.resourcebudgets.read", "resourcemanager.projects.get"),
+)
 # https://cloud.google.com/compute/docs/reference/rest/v1/instances/aggregatedList
 LIST_INSTANCES: Final = Read("compute.instances.aggregatedList", ("compute.instances.list",))
 # https://cloud.google.com/vertex-ai/docs/workbench/reference/rest/v2/projects.locations.instances/list

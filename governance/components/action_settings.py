@@ -10,13 +10,22 @@ functions is automation.py's job.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
 
 from governance.naming import resource_name
 from governance.settings import Settings
 from governance.settings.budget import CURRENCY, PERIOD
+from mlgov_policies.compat.spend_caps import SERVICES
 from mlgov_policies.vocabulary import EXEMPT_LABEL, EXEMPT_VALUE
 
 EntryPoint = Literal["on_budget_alert", "reap_idle_vms", "reap_expired", "reap_idle_gpus"]
@@ -97,6 +106,20 @@ class IdleTpuPolicy(_Wire):
     workloads: tuple[str, ...] = Field(default=("training", "notebook"), min_length=1)
 
 
+class SpendCapPolicy(_Wire):
+    """A spend cap the budget function reports on when its alerts-only pair sends a notification.
+
+    Read-only: the function reads the cap's state (`spendCap.outputState`, `reconciling`) and logs
+    it; it never lifts, changes or stops anything for a cap.
+    """
+
+    project: str
+    service_key: str  # mlgov's key, e.g. vertex_ai
+    service: str  # services/<Billing Catalog id>
+    cap: str  # billingAccounts/<id>/budgets/<id>: the spend-cap budget to read
+    amount: Annotated[float, Field(ge=0)]  # the monthly cap, in the billing account's currency
+
+
 class ActionSettings(_Wire):
     """`MLGOV_POLICY`: everything the functions may do. Dump with `model_dump_json()`."""
 
@@ -109,6 +132,16 @@ class ActionSettings(_Wire):
     time_budget_seconds: Annotated[float, Field(gt=0)] = 45.0
     idle_tpu: IdleTpuPolicy = IdleTpuPolicy()
     undeploy_endpoints: bool = False
+    # Optional on the wire (absent: no spend caps); keyed by the alerts-only budget's id.
+    spend_caps: dict[str, SpendCapPolicy] = Field(default_factory=dict[str, SpendCapPolicy])
+
+    @model_serializer(mode="wrap")
+    def _caps_only_when_declared(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # A stack without caps renders the policy it always did (no needless function redeploy).
+        data: dict[str, Any] = handler(self)
+        if not self.spend_caps:
+            data.pop("spend_caps", None)
+        return data
 
     @model_validator(mode="after")
     def _consistent(self) -> ActionSettings:
@@ -118,6 +151,11 @@ class ActionSettings(_Wire):
                     raise ValueError(f"budgets.{bid}.projects: {pid!r} is not in projects")
             if budget.disable_billing_at is not None and budget.disable_billing_at < budget.stop_at:
                 raise ValueError(f"budgets.{bid}.disable_billing_at: below stop_at")
+        for bid, cap in self.spend_caps.items():
+            if cap.project not in self.projects:
+                raise ValueError(f"spend_caps.{bid}.project: {cap.project!r} is not in projects")
+            if bid in self.budgets:
+                raise ValueError(f"spend_caps.{bid}: also in budgets; an alert is one or the other")
         return self
 
 
@@ -126,8 +164,31 @@ def billing_disable_allowed(s: Settings) -> bool:
     return s.automation.allow_billing_disable and not s.is_prod
 
 
+def spend_cap_policies(
+    s: Settings, alert_budget_ids: Mapping[str, str], cap_names: Mapping[str, str]
+) -> dict[str, SpendCapPolicy]:
+    """The stack's spend caps as the budget function sees them, by alerts-only budget id.
+
+    `alert_budget_ids` and `cap_names` are SpendCaps' outputs (service key -> id, name).
+    """
+    return {
+        alert_budget_ids[key]: SpendCapPolicy(
+            project=s.project,
+            service_key=key,
+            service=SERVICES[key].service,
+            cap=cap_names[key],
+            amount=amount,
+        )
+        for key, amount in s.spend_caps.items()
+    }
+
+
 def action_settings(
-    s: Settings, budget_id: str, *, time_budget_seconds: float = 45.0
+    s: Settings,
+    budget_id: str,
+    *,
+    time_budget_seconds: float = 45.0,
+    spend_caps: Mapping[str, SpendCapPolicy] | None = None,
 ) -> ActionSettings:
     """The policy the functions of one stack run under.
 
@@ -171,4 +232,5 @@ def action_settings(
             workloads=a.idle_gpu_workloads,
         ),
         undeploy_endpoints=a.undeploy_endpoints_at_cap,
+        spend_caps=dict(spend_caps or {}),
     )

@@ -95,6 +95,9 @@ UNLINK_BILLING = (
     "resourcemanager.projects.deleteBillingAssignment",
     "resourcemanager.projects.get",
 )
+# Only in the budget function's role, and only where the stack declares spend caps: reading a
+# single-project budget with project permissions (Budget API access control, GetBudget).
+READ_SPEND_CAPS = ("billing.resourcebudgets.read", "resourcemanager.projects.get")
 
 
 def _union(*groups: tuple[str, ...]) -> tuple[str, ...]:
@@ -110,6 +113,7 @@ PERMISSIONS: dict[str, tuple[str, ...]] = {
         CAP_GKE,
         CANCEL_VERTEX_JOBS,
         UNDEPLOY_ENDPOINTS,
+        READ_SPEND_CAPS,
     ),
     "reap_idle_vms": _union(REAP_RECOMMENDATIONS),
     "reap_expired": _union(STOP_INSTANCES, STOP_NOTEBOOKS, STOP_TPUS),
@@ -120,12 +124,21 @@ PERMISSIONS: dict[str, tuple[str, ...]] = {
 
 
 def function_permissions(
-    entry_point: str, *, allow_billing_disable: bool, undeploy_endpoints: bool = False
+    entry_point: str,
+    *,
+    allow_billing_disable: bool,
+    undeploy_endpoints: bool = False,
+    read_spend_caps: bool = False,
 ) -> tuple[str, ...]:
     """The permissions of one function's custom role (sorted), less what the stack opts out of."""
-    dropped: set[str] = set() if allow_billing_disable else set(UNLINK_BILLING)
-    if not undeploy_endpoints:
-        dropped |= set(UNDEPLOY_ENDPOINTS)
+    opt_ins = (
+        (UNLINK_BILLING, allow_billing_disable),
+        (UNDEPLOY_ENDPOINTS, undeploy_endpoints),
+        (READ_SPEND_CAPS, read_spend_caps),
+    )
+    # A permission two opt-ins share (resourcemanager.projects.get) stays if either is on.
+    kept = {p for group, on in opt_ins if on for p in group}
+    dropped = {p for group, on in opt_ins if not on for p in group} - kept
     return tuple(p for p in PERMISSIONS[entry_point] if p not in dropped)
 
 
@@ -186,6 +199,8 @@ class GovernanceFunctionsArgs:
     # Ingress of the Scheduler-called (HTTP) functions; see README "Deployment and operations".
     scheduled_ingress: str = "ALLOW_ALL"
     undeploy_endpoints: bool = False
+    read_spend_caps: bool = False
+    """The stack declares spend caps: the budget function reads their state."""
     source_dir: Path = field(default_factory=functions_dir)
 
 
@@ -343,6 +358,7 @@ class GovernanceFunctions(pulumi.ComponentResource):
                     entry_point,
                     allow_billing_disable=args.allow_billing_disable,
                     undeploy_endpoints=args.undeploy_endpoints,
+                    read_spend_caps=args.read_spend_caps,
                 )
             ),
             stage="GA",

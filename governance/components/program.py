@@ -11,9 +11,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, TypeVar
 
+import pulumi
 from pydantic import BaseModel
 
-from governance.components.action_settings import action_settings, billing_disable_allowed
+from governance.components.action_settings import (
+    ActionSettings,
+    action_settings,
+    billing_disable_allowed,
+    spend_cap_policies,
+)
 from governance.components.artifacts import (
     ArtifactBucket,
     ArtifactRepository,
@@ -43,6 +49,7 @@ from governance.components.notebooks import (
     OfficeHours,
 )
 from governance.components.query_quotas import QueryQuotas, QueryQuotasArgs
+from governance.components.spend_caps import SpendCap, SpendCaps, SpendCapsArgs
 from governance.components.training import (
     GpuVm,
     SpotTrainingPools,
@@ -66,6 +73,7 @@ from governance.settings.gke import ControlPlaneSettings
 from governance.settings.log_volume import EXCLUSION_FILTERS
 from governance.settings.log_volume import resolved as logging_resolved
 from governance.settings.query_quotas import resolved as quotas_resolved
+from mlgov_policies.compat.spend_caps import SERVICES
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
@@ -92,6 +100,7 @@ class Platform:
     query_quotas: QueryQuotas | None = None
     log_volume: LogVolume | None = None
     vertex: VertexTracking | None = None
+    spend_caps: SpendCaps | None = None
 
     def outputs(self) -> dict[str, Any]:
         """Stack outputs: names operators look up after `pulumi up`."""
@@ -119,6 +128,8 @@ class Platform:
             out["functions"] = self.functions.function_names
             out["function_urls"] = self.functions.function_urls
             out["cleanup_jobs"] = self.functions.job_names
+        if self.spend_caps is not None:
+            out["spend_caps"] = self.spend_caps.cap_names
         if (store := self.artifacts) is not None:
             if store.bucket_name is not None:
                 out["artifact_bucket"] = store.bucket_name
@@ -224,6 +235,37 @@ def vertex_args(s: Settings, vertex: VertexSettings, labels: Labels) -> VertexTr
     )
 
 
+def spend_caps(s: Settings, budget: ProjectBudget) -> SpendCaps | None:
+    """The stack's spend caps (settings.spend_caps), paired with alerts on the budget topic."""
+    if not s.spend_caps:
+        return None
+    return SpendCaps(
+        "spend-caps",
+        SpendCapsArgs(
+            prefix=s.prefix,
+            project_number=s.project_number,
+            billing_account=s.billing_account,
+            caps={
+                key: SpendCap(service=SERVICES[key].service, amount=amount)
+                for key, amount in s.spend_caps.items()
+            },
+            topic_id=budget.topic_id,
+            depends_on=(budget,),
+        ),
+    )
+
+
+def policy_of(
+    s: Settings, budget: ProjectBudget, caps: SpendCaps | None
+) -> pulumi.Output[ActionSettings]:
+    """The functions' policy, once the budget ids (and the spend caps' names) are known."""
+    if caps is None:
+        return budget.budget_id.apply(lambda budget_id: action_settings(s, budget_id))
+    return pulumi.Output.all(budget.budget_id, caps.alert_budget_ids, caps.cap_names).apply(
+        lambda v: action_settings(s, v[0], spend_caps=spend_cap_policies(s, v[1], v[2]))
+    )
+
+
 def build_cost_controls(s: Settings, platform: Platform) -> None:
     """Artifact storage, query quotas, log volume and Vertex tracking, where the settings ask."""
     if (section := s.artifacts) is not None:
@@ -272,6 +314,7 @@ def build_platform(s: Settings) -> Platform:
     platform = Platform(
         settings=s, labels=labels, network=network, budget=budget, billing_export=billing_export
     )
+    platform.spend_caps = spend_caps(s, budget)
     if (auto := s.automation).enabled:
         platform.functions = GovernanceFunctions(
             "governance",
@@ -281,9 +324,10 @@ def build_platform(s: Settings) -> Platform:
                 region=s.region,
                 labels=labels,
                 budget_topic_id=budget.topic_id,
-                policy=budget.budget_id.apply(lambda budget_id: action_settings(s, budget_id)),
+                policy=policy_of(s, budget, platform.spend_caps),
                 allow_billing_disable=billing_disable_allowed(s),
                 undeploy_endpoints=s.automation.undeploy_endpoints_at_cap,
+                read_spend_caps=bool(s.spend_caps),
                 schedules=auto.schedules(),
                 time_zone=auto.time_zone,
                 http_timeout_seconds=auto.http_timeout_seconds,

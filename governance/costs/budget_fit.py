@@ -1,6 +1,7 @@
 """Budget fit: stack-level findings when the estimate does not fit the stack's budget.
 
-Two rules over the plan's `gcp:billing/budget:Budget` resources and a `CostReport`:
+Two rules over the plan's `gcp:billing/budget:Budget` resources (those on all services: a budget
+filtered to some services bounds only theirs) and a `CostReport`:
 `mlgov-cost-budget-exceeded` (mandatory) when the estimate is above budget x (1 - headroom), and
 `mlgov-cost-budget-near` (advisory) when it is above budget x warn_ratio. With no budget resource
 there is nothing to fit (a missing budget is the policy pack's own rule).
@@ -15,7 +16,7 @@ from governance.costs.errors import CostError
 from governance.costs.estimate import CostReport
 from governance.costs.inputs import text
 from mlgov_policies import vocabulary as v
-from mlgov_policies.props import as_mapping, as_number, dig
+from mlgov_policies.props import as_list, as_mapping, as_number, dig
 
 DEFAULT_HEADROOM = 0.1
 DEFAULT_WARN_RATIO = 0.8
@@ -60,6 +61,10 @@ def budget_violations(
     found: list[dict[str, Any]] = []
     for res in resources:
         if res.get("type") != v.BUDGET:
+            continue
+        if as_list(dig(res.get("inputs"), "budgetFilter", "services")):
+            # A budget on some services (e.g. a spend cap's alerts-only pair) bounds only their
+            # spend, not the stack's whole estimate.
             continue
         name = str(res.get("name", ""))
         amount = budget_amount(name, as_mapping(res.get("inputs")))

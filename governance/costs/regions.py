@@ -12,7 +12,7 @@ from typing import Any
 
 from governance.costs.inputs import text
 
-_ZONE = re.compile(r"([a-z]+-[a-z]+\d+)-[a-z]")
+_ZONE = re.compile(r"([a-z]+-[a-z]+\d+)-[a-z][a-z0-9]{0,5}")  # -a, or an AI zone's -ai1b
 
 
 def is_zone(location: str) -> bool:

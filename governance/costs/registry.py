@@ -39,6 +39,7 @@ from governance.costs.resources import (
     quota_override,
     scheduler,
     secret_manager,
+    spend_cap,
     sql,
     storage,
     tpu_vm,
@@ -102,6 +103,7 @@ PRICED: Final[dict[str, CostModel]] = {
     v.CONTAINER_REGISTRY: storage.registry,
     v.MONITORING_METRIC_DESCRIPTOR: monitoring.metric_descriptor,
     v.BQ_TABLE: bigquery.table,
+    v.SPEND_CAP_BUDGET: spend_cap.estimate,
 }
 
 # Types whose usage a usage file may declare (usage_file.py): type token -> its keys' model.

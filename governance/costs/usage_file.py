@@ -29,12 +29,15 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, cast
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from governance.costs.errors import CostError
 from governance.costs.model import Resource
 from governance.costs.registry import DECLARED
+from governance.untrusted import UntrustedInputError, load_yaml
+
+MAX_USAGE_FILE_BYTES = 4 * 1024 * 1024
+"""Largest usage file read (like a stack file: a PR can carry it)."""
 
 VERSIONS = ("0.1", "1")
 
@@ -146,12 +149,17 @@ def load_usage_file(path: str | Path) -> UsageFile:
     """Read and check a usage file; every problem names the file and the key path."""
     name = str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        with Path(path).open("rb") as stream:
+            data = stream.read(MAX_USAGE_FILE_BYTES + 1)
     except OSError as err:
         raise UsageFileError([f"usage file {name}: cannot read it ({err.strerror})"]) from None
+    if len(data) > MAX_USAGE_FILE_BYTES:
+        raise UsageFileError([f"usage file {name}: larger than {MAX_USAGE_FILE_BYTES:,} bytes"])
     try:
-        raw = yaml.safe_load(text)
-    except yaml.YAMLError as err:
+        raw = load_yaml(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise UsageFileError([f"usage file {name}: not UTF-8 text"]) from None
+    except UntrustedInputError as err:  # bounded: aliases, nesting, repeated keys
         raise UsageFileError([f"usage file {name}: not YAML ({err})"]) from None
     try:
         return parse_usage_file(raw if raw is not None else {}, name)

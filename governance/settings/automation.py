@@ -11,7 +11,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, field_validator
 
-from governance.settings.base import Model
+from governance.settings.base import Model, TimeZone
 
 
 class AutomationSettings(Model):
@@ -23,7 +23,7 @@ class AutomationSettings(Model):
     reap_idle_vms_schedule: str = "0 * * * *"
     reap_expired_schedule: str = "30 6 * * *"
     reap_idle_gpus_schedule: str = "*/30 * * * *"
-    time_zone: str = "Etc/UTC"
+    time_zone: TimeZone = "Etc/UTC"
     # gt=0: the functions reject a zero threshold (a GPU at exactly 0% would never count as idle).
     idle_gpu_max_utilization_percent: Annotated[float, Field(gt=0, le=100)] = 5.0
     idle_gpu_window_minutes: Annotated[int, Field(ge=10, le=1440)] = 60

@@ -6,11 +6,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING
 
-from pydantic import Field
-
-from governance.settings.base import Model, Problem
+from governance.settings.base import BigQueryKey, Model, Problem
 
 if TYPE_CHECKING:
     from governance.settings.root import Settings
@@ -19,7 +17,7 @@ if TYPE_CHECKING:
 class BillingExportSettings(Model):
     """The dataset the Cloud Billing export writes to (the export itself is a console step)."""
 
-    dataset_id: Annotated[str, Field(pattern=r"[A-Za-z_][A-Za-z0-9_]{0,1023}")] = "billing_export"
+    dataset_id: BigQueryKey = "billing_export"
     location: str | None = None
 
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import ConfigDict, Field
 
-from governance.settings.base import Model, Problem
+from governance.settings.base import BigQueryKey, Model, Problem
 
 if TYPE_CHECKING:
     from governance.settings.root import Settings
@@ -35,7 +35,7 @@ class DatasetSettings(Model):
     location: str | None = None  # None: the stack's region
     table_expiration_days: Annotated[int, Field(ge=1, le=3650)] | None = None
     partition_expiration_days: Annotated[int, Field(ge=1, le=3650)] | None = 90
-    tables: dict[str, TableSettings] = Field(default_factory=dict[str, TableSettings])
+    tables: dict[BigQueryKey, TableSettings] = Field(default_factory=dict[str, TableSettings])
 
 
 def problems(s: Settings) -> Iterator[Problem]:

@@ -9,6 +9,8 @@ the same two parts, for a valid setting that does nothing (ineffective.py).
 from __future__ import annotations
 
 import difflib
+import json
+import re
 from collections.abc import Mapping
 from typing import Any, NamedTuple, get_args, get_origin
 
@@ -16,6 +18,8 @@ from pulumi.errors import RunError
 from pydantic import BaseModel
 
 ROOT = "mlgov:settings"
+MAX_SHOWN = 100  # problem lines in the message `pulumi up` prints (a file may hold a million)
+_PLAIN_KEY = re.compile(r"[A-Za-z0-9_:-]{1,100}")
 
 
 class SettingsError(RunError):
@@ -23,7 +27,10 @@ class SettingsError(RunError):
 
     def __init__(self, problems: list[str]) -> None:
         self.problems = problems
-        super().__init__("invalid stack config:\n" + "\n".join(f"  {p}" for p in problems))
+        shown = [f"  {p}" for p in problems[:MAX_SHOWN]]
+        if len(problems) > MAX_SHOWN:
+            shown.append(f"  ... and {len(problems) - MAX_SHOWN:,} more problem(s) not shown")
+        super().__init__("invalid stack config:\n" + "\n".join(shown))
 
 
 class SettingsWarning(NamedTuple):
@@ -40,11 +47,23 @@ class SettingsWarning(NamedTuple):
         return {"key": self.key, "message": self.message}
 
 
+def _part(part: int | str) -> str:
+    """One key of a path; a key that is not plain is quoted, so it cannot forge a line."""
+    text = str(part)
+    return text if _PLAIN_KEY.fullmatch(text) else json.dumps(text[:100])
+
+
 def key_path(loc: tuple[int | str, ...], provided: Mapping[str, str]) -> str:
-    """The key as the user wrote it: `gcp:project` for provider values, else under ROOT."""
+    """The key as the user wrote it: `gcp:project` for provider values, else under ROOT.
+
+    A problem with a name the user chose (a notebook's) is reported at that name: pydantic's
+    trailing `[key]` marker is dropped.
+    """
+    if loc and loc[-1] == "[key]":
+        loc = loc[:-1]
     if loc and str(loc[0]) in provided:
-        return ".".join([provided[str(loc[0])], *(str(p) for p in loc[1:])])
-    return ".".join(str(part) for part in (ROOT, *loc))
+        return ".".join([provided[str(loc[0])], *(_part(p) for p in loc[1:])])
+    return ".".join([ROOT, *(_part(p) for p in loc)])
 
 
 def message(model: type[BaseModel], err: Mapping[str, Any]) -> str:
@@ -56,6 +75,8 @@ def message(model: type[BaseModel], err: Mapping[str, Any]) -> str:
         return f"unknown key{hint}"
     if err["type"] == "missing":
         return "required key is missing"
+    if err["type"] == "value_error":  # our validators' own sentences, without pydantic's prefix
+        return str(err["msg"]).removeprefix("Value error, ")
     return str(err["msg"])
 
 

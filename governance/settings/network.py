@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import re
+import ipaddress
 from typing import Annotated
 
 from pydantic import Field, field_validator
@@ -22,6 +22,12 @@ class NetworkSettings(Model):
     @field_validator("subnet_cidr", "pods_cidr", "services_cidr", "gke_master_cidr")
     @classmethod
     def _cidr(cls, value: str) -> str:
-        if not re.fullmatch(r"\d{1,3}(\.\d{1,3}){3}/\d{1,2}", value):
+        try:
+            ipaddress.IPv4Network(value, strict=True)
+        except ValueError:
+            raise ValueError(
+                "must be an IPv4 CIDR range with no host bits set, such as 10.10.0.0/20"
+            ) from None
+        if "/" not in value:  # IPv4Network reads a bare address as a /32
             raise ValueError("must be an IPv4 CIDR range such as 10.10.0.0/20")
         return value

@@ -7,12 +7,11 @@ maximum, machine-type and GPU allow-lists (`limits`).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import date
 from typing import TYPE_CHECKING, Annotated
 
 from pydantic import Field
 
-from governance.settings.base import HHMM_PATTERN, Model, Problem, Zone
+from governance.settings.base import HourMinute, IsoDate, Model, Problem, TimeZone, Zone, matching
 
 if TYPE_CHECKING:
     from governance.settings.root import Settings
@@ -28,16 +27,19 @@ class GpuSettings(Model):
 class OfficeHours(Model):
     """Stop (and optionally start) a notebook on a weekly schedule, in a time zone."""
 
-    stop: Annotated[str, Field(pattern=HHMM_PATTERN)] = "19:00"
-    start: Annotated[str, Field(pattern=HHMM_PATTERN)] | None = None
-    days: Annotated[str, Field(pattern=r"[0-6](-[0-6])?(,[0-6](-[0-6])?)*")] = "1-5"
-    timezone: str = "Etc/UTC"
+    stop: HourMinute = "19:00"
+    start: HourMinute | None = None
+    days: Annotated[
+        str,
+        matching(r"[0-6](-[0-6])?(,[0-6](-[0-6])?)*", "cron days of week such as 1-5 or 0,6"),
+    ] = "1-5"
+    timezone: TimeZone = "Etc/UTC"
 
 
 class NotebookSettings(Model):
     """One Workbench instance."""
 
-    owner: Annotated[str, Field(pattern=r"[^@\s]+@[^@\s]+\.[^@\s]+")] | None = None
+    owner: Annotated[str, matching(r"[^@\s]+@[^@\s]+\.[^@\s]+", "an email address")] | None = None
     machine_type: str = "e2-standard-4"
     zone: Zone | None = None
     idle_minutes: Annotated[int, Field(ge=10, le=1440)] = 60
@@ -45,7 +47,7 @@ class NotebookSettings(Model):
     boot_disk_gb: Annotated[int, Field(ge=150, le=4096)] = 150
     data_disk_gb: Annotated[int, Field(ge=10, le=65536)] = 100
     office_hours: OfficeHours | None = None
-    expires_on: date | None = None
+    expires_on: IsoDate | None = None
     exempt: bool = False
     root_access: bool = False  # root (sudo) for the notebook's users; labelled when true
 

@@ -18,6 +18,7 @@ from governance.costs.errors import CatalogError
 from governance.costs.machines import gpu_model, machine_shape, tpu_chips
 from governance.costs.regions import region_of
 from governance.settings.base import Problem
+from governance.settings.locations import region_offered
 from mlgov_policies.compat import tpus as tpu_facts
 
 if TYPE_CHECKING:
@@ -25,7 +26,8 @@ if TYPE_CHECKING:
 
 
 def _missing(catalog: Catalog, what: str, label: str, region: str) -> str | None:
-    if catalog.offered(what, region) is not False:
+    # A region Google does not offer at all is one line of its own (locations.py).
+    if not region_offered(region) or catalog.offered(what, region) is not False:
         return None
     where = ", ".join(catalog.where_offered(what)) or "no region the catalog knows"
     source = catalog.source_of(what)

@@ -10,7 +10,6 @@ the invalid entries are set aside, and problems about what was set aside are not
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any, cast, get_origin
 
@@ -19,16 +18,22 @@ from pydantic import ValidationError
 from governance.settings import ineffective
 from governance.settings.errors import ROOT, SettingsError, SettingsWarning, key_path, message
 from governance.settings.root import Settings, semantic_problems
+from governance.untrusted import UntrustedInputError, load_json
 
 # Settings fields whose value comes from Pulumi's own provider keys.
 PROVIDER_KEYS = {"project": "gcp:project", "region": "gcp:region"}
 _MAX_ROUNDS = 3
 
 
-def _set_aside(data: dict[str, Any], loc: tuple[int | str, ...]) -> tuple[str, ...] | None:
+def _set_aside(
+    data: dict[str, Any], loc: tuple[int | str, ...], copied: set[int]
+) -> tuple[str, ...] | None:
     """Remove the invalid part at `loc` from `data`; the key path removed, or None if it can't be.
 
-    A named entry (`notebooks.alice`) goes on its own; anything else takes its top-level key.
+    A named entry (`notebooks.alice`) goes on its own; in a section (`automation.time_zone`), the
+    deepest mapping key on the path, so the rest of the section keeps its values (setting the
+    whole section aside would bring back its defaults, and with them problems the user does not
+    have); anything else takes its top-level key.
     """
     if not loc:
         return None
@@ -37,12 +42,43 @@ def _set_aside(data: dict[str, Any], loc: tuple[int | str, ...]) -> tuple[str, .
     entries = data.get(top)
     named = field is not None and get_origin(field.annotation) is dict
     if named and len(loc) >= 2 and isinstance(entries, dict):
-        remaining = dict(cast(dict[str, Any], entries))
-        remaining.pop(str(loc[1]), None)
-        data[top] = remaining
+        cast(dict[str, Any], entries).pop(str(loc[1]), None)  # _structure copied it
         return (top, str(loc[1]))
+    if not named and isinstance(entries, dict) and (path := _deepest_key(data, loc, copied)):
+        return path
     data.pop(top, None)
     return (top,)
+
+
+def _deepest_key(
+    data: dict[str, Any], loc: tuple[int | str, ...], copied: set[int]
+) -> tuple[str, ...] | None:
+    """Remove the deepest key on `loc` in a mapping below the top level; its path, or None.
+
+    The mappings on the way are copied (once each: `copied` holds the copies' ids), so the
+    caller's config is untouched.
+    """
+    parents: list[dict[str, Any]] = [data]
+    for part in loc[:-1]:
+        child = parents[-1].get(part) if isinstance(part, str) else None
+        if not isinstance(child, dict):
+            break
+        parents.append(cast(dict[str, Any], child))
+    depth = len(parents) - 1  # mappings below the top level reached along loc
+    while depth >= 1 and not isinstance(loc[depth], str):
+        depth -= 1
+    if depth < 1 or loc[depth] not in parents[depth]:
+        return None
+    node = data
+    for part in loc[:depth]:
+        child = cast(dict[str, Any], node[str(part)])
+        if id(child) not in copied:
+            child = dict(child)
+            node[str(part)] = child
+            copied.add(id(child))
+        node = child
+    node.pop(str(loc[depth]))
+    return tuple(str(p) for p in loc[: depth + 1])
 
 
 def _structure(
@@ -51,6 +87,12 @@ def _structure(
     """Validate; on failure set the invalid parts aside and retry, to run the semantic checks."""
     problems: list[str] = []
     set_aside: list[tuple[str, ...]] = []
+    copied: set[int] = set()  # ids of the mappings below `data` that are our own copies
+    # Named entries are set aside by popping them: from copies, once, not from the caller's map.
+    for key, value in list(data.items()):
+        field = Settings.model_fields.get(key)
+        if field is not None and get_origin(field.annotation) is dict and isinstance(value, dict):
+            data[key] = dict(cast(dict[str, Any], value))
     for round_ in range(_MAX_ROUNDS):
         try:
             return Settings.model_validate(data), problems, set_aside
@@ -62,16 +104,16 @@ def _structure(
             for e in errors:
                 loc = e["loc"]
                 problems.append(f"{key_path(loc, provided)}: {message(Settings, e)}")
-                removed = _set_aside(data, loc)
+                removed = _set_aside(data, loc, copied)
                 if removed is None:
                     return None, problems, set_aside
                 set_aside.append(removed)
     return None, problems, set_aside
 
 
-def _under(path: str, prefixes: list[tuple[str, ...]]) -> bool:
+def _under(path: str, prefixes: set[tuple[str, ...]]) -> bool:
     parts = tuple(path.split("."))
-    return any(parts[: len(p)] == p for p in prefixes)
+    return any(parts[:n] in prefixes for n in range(1, len(parts) + 1))
 
 
 def parse_settings(raw: Any, provided: Mapping[str, str] | None = None) -> Settings:
@@ -85,11 +127,12 @@ def parse_settings(raw: Any, provided: Mapping[str, str] | None = None) -> Setti
     given = provided or {}
     data: dict[str, Any] = dict(cast(Mapping[str, Any], raw))
     settings, problems, set_aside = _structure(data, given)
+    aside = set(set_aside)
     if settings is not None:
         problems += [
             f"{key_path(tuple(path.split('.')), given)}: {msg}"
             for path, msg in semantic_problems(settings)
-            if not _under(path, set_aside)
+            if not _under(path, aside)
         ]
     if settings is None or problems:
         raise SettingsError(problems)
@@ -115,9 +158,9 @@ def settings_from_config(config: Mapping[str, Any]) -> Settings:
     raw = config.get(ROOT)
     if isinstance(raw, str):
         try:
-            raw = json.loads(raw)
-        except ValueError:
-            raise SettingsError([f"{ROOT}: is not valid JSON"]) from None
+            raw = load_json(raw)
+        except UntrustedInputError as err:
+            raise SettingsError([f"{ROOT}: {err}"]) from None
     if raw is None:
         raise SettingsError([f"{ROOT}: required key is missing; see stacks/Pulumi.dev.yaml"])
     if not isinstance(raw, Mapping):

@@ -13,7 +13,7 @@ from typing import Annotated, Any, cast
 from pydantic import Field, model_validator
 
 from governance.costs.assumptions import UsageAssumptions
-from governance.labels import label_problem
+from governance.labels import label_problem, reserved_label_problem
 from governance.settings import (
     acceptance,
     acknowledge,
@@ -22,6 +22,7 @@ from governance.settings import (
     budget,
     datasets,
     gke,
+    locations,
     log_volume,
     metadata_db,
     notebooks,
@@ -32,7 +33,16 @@ from governance.settings import (
 from governance.settings.acknowledge import Acknowledgement
 from governance.settings.artifacts import ArtifactSettings
 from governance.settings.automation import AutomationSettings
-from governance.settings.base import REGION_PATTERN, Environment, Model, Problem, Zone
+from governance.settings.base import (
+    BigQueryKey,
+    Environment,
+    Model,
+    Problem,
+    Region,
+    ResourceKey,
+    Zone,
+    matching,
+)
 from governance.settings.billing_export import BillingExportSettings
 from governance.settings.budget import BudgetSettings
 from governance.settings.datasets import DatasetSettings
@@ -43,6 +53,7 @@ from governance.settings.metadata_db import MetadataDbSettings
 from governance.settings.network import NetworkSettings
 from governance.settings.notebooks import NotebookSettings
 from governance.settings.query_quotas import QueryQuotaSettings
+from governance.settings.spend_caps import SpendCaps, no_spend_caps
 from governance.settings.training import GpuVmSettings, TpuVmSettings, TrainingPoolSettings
 from governance.settings.vertex import VertexSettings
 from mlgov_policies.vocabulary import REQUIRED_LABELS
@@ -50,30 +61,55 @@ from mlgov_policies.vocabulary import REQUIRED_LABELS
 # Labels the user must give, and the ones mlgov sets itself (base_labels, for_workload).
 USER_LABELS = ("team", "cost-center")
 MLGOV_LABELS = ("env", "managed-by", "workload")
+PROJECT_ID_PATTERN = r"[a-z][a-z0-9-]{4,28}[a-z0-9]"
 
 
 class Settings(Model):
     """Everything one stack (environment) configures."""
 
     environment: Environment
-    prefix: Annotated[str, Field(pattern=r"[a-z][a-z0-9-]{1,18}[a-z0-9]")]
-    project: Annotated[str, Field(pattern=r"[a-z][a-z0-9-]{4,28}[a-z0-9]")]
-    project_number: Annotated[str, Field(pattern=r"[0-9]{6,20}")]
-    region: Annotated[str, Field(pattern=REGION_PATTERN)]
+    prefix: Annotated[
+        str,
+        matching(
+            r"[a-z][a-z0-9-]{1,18}[a-z0-9]",
+            "a name prefix: 3-20 lowercase letters, digits or hyphens, starting with a letter "
+            "(e.g. acme-dev)",
+        ),
+    ]
+    project: Annotated[
+        str,
+        matching(
+            PROJECT_ID_PATTERN,
+            "a project id: 6-30 lowercase letters, digits or hyphens, starting with a letter "
+            "(e.g. acme-ml-dev)",
+        ),
+    ]
+    project_number: Annotated[
+        str, matching(r"[1-9][0-9]{5,19}", 'a project number: digits only (e.g. "123456789012")')
+    ]
+    region: Region
     zones: tuple[Zone, ...] = Field(min_length=1)
-    billing_account: Annotated[str, Field(pattern=r"[0-9A-F]{6}-[0-9A-F]{6}-[0-9A-F]{6}")]
+    billing_account: Annotated[
+        str,
+        matching(
+            r"[0-9A-F]{6}-[0-9A-F]{6}-[0-9A-F]{6}",
+            "a billing account id: XXXXXX-XXXXXX-XXXXXX of digits and A-F",
+        ),
+    ]
     labels: dict[str, str]
     limits: Limits
     network: NetworkSettings = NetworkSettings()
-    notebooks: dict[str, NotebookSettings] = Field(default_factory=dict[str, NotebookSettings])
+    notebooks: dict[ResourceKey, NotebookSettings] = Field(
+        default_factory=dict[str, NotebookSettings]
+    )
     gke: GkeSettings | None = None
-    training_pools: dict[str, TrainingPoolSettings] = Field(
+    training_pools: dict[ResourceKey, TrainingPoolSettings] = Field(
         default_factory=dict[str, TrainingPoolSettings]
     )
-    tpu_vms: dict[str, TpuVmSettings] = Field(default_factory=dict[str, TpuVmSettings])
-    gpu_vms: dict[str, GpuVmSettings] = Field(default_factory=dict[str, GpuVmSettings])
+    tpu_vms: dict[ResourceKey, TpuVmSettings] = Field(default_factory=dict[str, TpuVmSettings])
+    gpu_vms: dict[ResourceKey, GpuVmSettings] = Field(default_factory=dict[str, GpuVmSettings])
     metadata_db: MetadataDbSettings | None = None
-    datasets: dict[str, DatasetSettings] = Field(default_factory=dict[str, DatasetSettings])
+    datasets: dict[BigQueryKey, DatasetSettings] = Field(default_factory=dict[str, DatasetSettings])
     budget: BudgetSettings
     billing_export: BillingExportSettings = BillingExportSettings()
     automation: AutomationSettings = AutomationSettings()
@@ -83,6 +119,7 @@ class Settings(Model):
     logging: LoggingSettings | None = None
     vertex: VertexSettings | None = None
     usage: UsageAssumptions = Field(default_factory=UsageAssumptions)
+    spend_caps: SpendCaps = Field(default_factory=no_spend_caps)
     # Weakening governance changes this stack accepts (the PR check's prod rule).
     acknowledge: tuple[Acknowledgement, ...] = ()
 
@@ -148,11 +185,16 @@ class Settings(Model):
 
 def stack_problems(s: Settings) -> Iterator[Problem]:
     """The stack-wide keys: zones in the region, and the cost-attribution labels."""
-    for i, zone in enumerate(s.zones):
-        if not zone.startswith(f"{s.region}-"):
-            yield f"zones.{i}", f"zone {zone!r} is not in region {s.region!r}; use {s.region}-a/b/c"
+    if locations.region_offered(s.region):  # else locations.py names the region, once
+        for i, zone in enumerate(s.zones):
+            if not zone.startswith(f"{s.region}-"):
+                yield (
+                    f"zones.{i}",
+                    f"zone {zone!r} is not in region {s.region!r}; "
+                    + (locations.zones_hint(s.region)),
+                )
     for key, value in s.labels.items():
-        if problem := label_problem(key, value):
+        if problem := reserved_label_problem(key) or label_problem(key, value):
             yield f"labels.{key}", problem
     for key in USER_LABELS:
         if key not in s.labels:
@@ -164,6 +206,7 @@ def stack_problems(s: Settings) -> Iterator[Problem]:
 
 # The checks across sections, in the order their problems are reported.
 CHECKS: tuple[Callable[[Settings], Iterator[Problem]], ...] = (
+    locations.problems,
     stack_problems,
     notebooks.problems,
     gke.problems,

@@ -7,12 +7,11 @@ on spot in the stack's zones, and that GPU VMs stop within the environment's max
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import date
 from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import Field
 
-from governance.settings.base import Model, Problem, Zone
+from governance.settings.base import IsoDate, Model, Problem, Zone, matching
 from governance.settings.notebooks import GpuSettings
 
 if TYPE_CHECKING:
@@ -26,7 +25,9 @@ class TrainingPoolSettings(Model):
     machine_type: str = "n1-standard-8"
     accelerator: str | None = None
     accelerator_count: Annotated[int, Field(ge=1, le=16)] = 1
-    tpu_topology: Annotated[str, Field(pattern=r"\d+x\d+(x\d+)?")] | None = None
+    tpu_topology: (
+        Annotated[str, matching(r"[0-9]+x[0-9]+(x[0-9]+)?", "a TPU topology such as 2x4")] | None
+    ) = None
     max_nodes: Annotated[int, Field(ge=1, le=1000)] = 4
     zones: tuple[Zone, ...] = ()
     spot: bool = True
@@ -42,7 +43,7 @@ class TpuVmSettings(Model):
     runtime_version: str = "v2-alpha-tpuv5-lite"
     zone: Zone | None = None
     spot: bool = True
-    expires_on: date | None = None
+    expires_on: IsoDate | None = None
     exempt: bool = False
 
 
@@ -57,7 +58,7 @@ class GpuVmSettings(Model):
         "projects/deeplearning-platform-release/global/images/family/common-cu123-debian-11"
     )
     disk_gb: Annotated[int, Field(ge=50, le=65536)] = 200
-    expires_on: date | None = None
+    expires_on: IsoDate | None = None
     exempt: bool = False
 
 

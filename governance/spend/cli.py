@@ -6,8 +6,8 @@
 the exit code; `main(argv)` is the standalone `python -m governance.spend`. Exit codes (DESIGN.md
 contract 1): 0 answered (a stale export is reported, and is an error only with
 `--require-fresh`); 2 no export, no access or bad input, one line naming the dataset, table,
-permission or key, and also when BigQuery failed on its side or could not be reached (the
-message says a retry may help).
+permission or key; 4 BigQuery failed on its side or could not be reached (the message says a
+retry may help).
 The stack's settings give the export (`billing_account`, `billing_export.dataset_id` in the
 stack's `project`) and the project that counts; the plan comes from the plan builder
 (`_plan_document`, the one place that imports it).

@@ -1,10 +1,12 @@
 """The `mlgov` command (also `python -m governance`): argument parsing and the one error format.
 
 Exit codes (DESIGN.md contract 1, `errors.Exit`): 0 fine (advisory findings allowed), 1 at least
-one mandatory policy violation (or, for `jobs`, the cloud API refused), 2 invalid input, with one
-line `mlgov: error: <problem>` per problem, each naming the key path or file. Bad input never
-produces a traceback. Each subcommand's module registers itself here (`_registrars`) and imports
-its heavy dependencies only when it runs, so `mlgov --help` and `mlgov check` start fast.
+one mandatory policy violation and nothing else, 2 invalid input, with one line
+`mlgov: error: <problem>` per problem, each naming the key path or file; 3 an internal error (a
+bug: one line, the traceback only with `--debug` or MLGOV_DEBUG=1); 4 a Google Cloud API refused
+or could not be reached; 130 interrupted. No path ends in a traceback. Each subcommand's module
+registers itself here (`_registrars`) and imports its heavy dependencies only when it runs, so
+`mlgov --help` and `mlgov check` start fast.
 """
 
 from __future__ import annotations
@@ -20,7 +22,16 @@ from typing import Any, cast
 
 from governance import __version__
 from governance.tools.collector import fewer_collections
-from governance.tools.errors import PROG, CliError, Exit, report, warn
+from governance.tools.errors import (
+    PROG,
+    CliError,
+    Exit,
+    debug_wanted,
+    internal_error,
+    report,
+    warn,
+)
+from governance.tools.policy_config import policy_config_flag
 
 EXAMPLES = """\
 examples:
@@ -29,16 +40,37 @@ examples:
   mlgov check plan.json                       re-check a saved plan (- = stdin)
   mlgov check preview.json                    check `pulumi preview --json` output (or a
                                               `pulumi stack export`) of any Pulumi program
+  mlgov check preview.json --policy-config policy.yaml
+                                              ... with your levels and settings per rule
   mlgov diff base.json head.json --markdown   cost and governance changes
   mlgov jobs --stack dev list                 the stack's cleanup schedules
   mlgov cap status --stack prod               what the budget cap changed in GKE
   mlgov report -o report.html                 one HTML page of where the money goes
 
-exit codes: 0 fine, 1 mandatory policy violation, 2 invalid input
+exit codes:
+  0    fine (advisory findings allowed)
+  1    at least one mandatory policy violation (plan, check, comment)
+  2    invalid input: arguments, stack file, settings or plan document (the key path is named)
+  3    internal error: a bug; one line, the traceback with --debug or MLGOV_DEBUG=1
+  4    a Google Cloud API refused the call or could not be reached (jobs, cap, prices;
+       spend exits 2 for every failure, as its contract fixes)
+  130  interrupted
 """
 
 
 class _Parser(argparse.ArgumentParser):
+    """Every (sub)command's parser: usage errors exit 2, and each takes `--debug`."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # SUPPRESS: a subcommand's parser must not reset a --debug given before the subcommand.
+        self.add_argument(
+            "--debug",
+            action="store_true",
+            default=argparse.SUPPRESS,
+            help="on an internal error (exit 3), print the traceback (also: MLGOV_DEBUG=1)",
+        )
+
     def error(self, message: str) -> Any:  # usage errors are invalid input: exit 2, no traceback
         self.print_usage(sys.stderr)
         report([message])
@@ -85,7 +117,7 @@ def _emit(doc: Any, args: argparse.Namespace) -> int:
     return plan.exit_code(doc)
 
 
-def _usage_file(args: argparse.Namespace) -> Any:
+def usage_file_arg(args: argparse.Namespace) -> Any:
     """The `--usage-file` given (checked; exit 2 naming each bad key), or None."""
     if not getattr(args, "usage_file", None):
         return None
@@ -105,7 +137,7 @@ def _shows_lines(args: argparse.Namespace) -> bool:
 def _plan(args: argparse.Namespace) -> int:
     from governance.tools import plan
 
-    usage = _usage_file(args)
+    usage = usage_file_arg(args)
     doc = plan.plan_stack(args.stack, args.config, usage, _shows_lines(args))
     return _emit(doc, args)
 
@@ -113,9 +145,12 @@ def _plan(args: argparse.Namespace) -> int:
 def _check(args: argparse.Namespace) -> int:
     from governance.tools import plan
     from governance.tools.document import read_document
+    from governance.tools.policy_config import policy_config_arg
 
-    usage = _usage_file(args)
-    return _emit(plan.evaluate_document(read_document(args.path), usage, _shows_lines(args)), args)
+    usage = usage_file_arg(args)
+    pack = policy_config_arg(args)
+    doc = read_document(args.path)
+    return _emit(plan.evaluate_document(doc, usage, _shows_lines(args), pack), args)
 
 
 def _output_flags(parser: argparse.ArgumentParser) -> None:
@@ -130,6 +165,11 @@ def _output_flags(parser: argparse.ArgumentParser) -> None:
         help="print every resource's cost lines (quantity x unit price = amount, catalog key, "
         "location, pricing model, price date); NAME: only that resource",
     )
+    usage_file_flag(parser)
+
+
+def usage_file_flag(parser: argparse.ArgumentParser) -> None:
+    """Add `--usage-file PATH` to a subcommand."""
     parser.add_argument(
         "--usage-file",
         metavar="PATH",
@@ -170,6 +210,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     c.add_argument("path", help="plan JSON file (any of those formats), or - for stdin")
     _output_flags(c)
+    policy_config_flag(c)
     c.set_defaults(func=_check)
 
     for register in _registrars():
@@ -222,11 +263,28 @@ class _NotLoaded(Exception):
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the CLI; returns the exit code."""
+    """Run the CLI; returns the exit code (never raises, except SystemExit from argparse)."""
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    debug = debug_wanted("--debug" in arguments)  # known before parsing, for errors while parsing
+    try:
+        return _dispatch(arguments)
+    except KeyboardInterrupt:
+        return Exit.INTERRUPTED
+    except BrokenPipeError:
+        raise  # the reader went away: run() handles it
+    except Exception as err:  # everything else is a bug: one line, never a traceback
+        if (found := _program_error(err)) is not None:
+            report([found])
+            return Exit.INVALID
+        return internal_error(err, debug=debug)
+
+
+def _dispatch(arguments: list[str]) -> int:
+    """Parse and run one subcommand; the errors it expects become lines and exit codes."""
     from governance.costs.errors import CostError
 
     quiet_python_version_notices()
-    args = build_parser().parse_args(argv)
+    args = build_parser().parse_args(arguments)
     try:
         code: int = args.func(args)
     except CliError as err:
@@ -238,9 +296,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CostError as err:
         report([str(err)])
         return Exit.INVALID
-    except KeyboardInterrupt:
-        return 130
     return int(code)
+
+
+def _program_error(err: Exception) -> str | None:
+    """The message of a `pulumi.errors.RunError` the Pulumi program raised, else None.
+
+    Pulumi programs raise RunError for invalid configuration (FACTS.md: it ends `pulumi up`
+    without a stack trace), so it is invalid input here too.
+    """
+    errors: Any = sys.modules.get("pulumi.errors")
+    run_error: Any = getattr(errors, "RunError", None)
+    if run_error is None or not isinstance(err, run_error):
+        return None
+    lines = str(err).strip().splitlines() or [type(err).__name__]
+    return "the Pulumi program refused the stack: " + " ".join(line.strip() for line in lines)
 
 
 def run() -> None:

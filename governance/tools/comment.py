@@ -20,11 +20,19 @@ from typing import Any, cast
 
 from governance.tools import escape
 from governance.tools.cost_comment import cost_section
-from governance.tools.diff import CENT, CostDiff, diff_plans
+from governance.tools.diff import CENT, REPLACED_NOTE, CostDiff, diff_plans
 from governance.tools.fit import GITHUB_LIMIT, fit
 from governance.tools.govdiff import render as govrender
 from governance.tools.govdiff.review import Review, no_changes, review
-from governance.tools.render import cost_cell, region_of, settings_cell, short_type
+from governance.tools.policy_scope import policy_note
+from governance.tools.render import (
+    CEILINGS_TITLE,
+    ceilings,
+    cost_cell,
+    region_of,
+    settings_cell,
+    short_type,
+)
 from mlgov_policies.props import as_list, as_mapping
 from mlgov_policies.vocabulary import is_component
 
@@ -209,6 +217,8 @@ class _Section:
             f"| | **total** | | **{_usd(d.base.monthly_usd)}** | "
             f"**{_usd(d.head.monthly_usd)}** | **{_signed(d.delta)}** |"
         )
+        if any(c.status == "replaced" for c in shown):
+            rows += ["", f"<sub>{REPLACED_NOTE}.</sub>"]
         return rows
 
     def _resources(self, level: int) -> list[str]:
@@ -249,6 +259,14 @@ class _Section:
             )
         return [*rows, "", "</details>", ""]
 
+    def _ceilings(self) -> list[str]:
+        # Spend caps cost $0 and fold away with the free resources; their ceiling must show.
+        caps = ceilings(self.plans.head)
+        if not caps:
+            return []
+        title = f"**{CEILINGS_TITLE[0].upper()}{CEILINGS_TITLE[1:]}** {escape.text(caps[-1])}"
+        return [title, "", *(f"- {escape.text(c, 300)}" for c in caps[:-1]), ""]
+
     def _notes(self, level: int) -> list[str]:
         if level >= MANDATORY_GROUPED:
             return []
@@ -265,6 +283,8 @@ class _Section:
         notes += [
             f"\\* {escape.text(n, 400)}" for n in as_list(as_mapping(head.get("cost")).get("notes"))
         ]
+        if (policies := policy_note(head)) is not None:
+            notes.append(escape.text(policies, 600))
         d = self.diff
         saved = d.head.baseline_monthly_usd - d.head.monthly_usd
         notes.append(
@@ -310,6 +330,7 @@ class _Section:
             "",
             *self._changes(level),
             "",
+            *self._ceilings(),
             *self._resources(level),
             # each resource's folded cost lines (issue 21), folded away with the resource table
             *(cost_section(self.plans.head) if level < NO_RESOURCES else []),

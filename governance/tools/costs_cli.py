@@ -2,11 +2,15 @@
 
 `diff` and `comment` read plans through document.py in every format it reads (mlgov's own plan
 document, `pulumi preview --json`, `pulumi stack export`); a preview alone is its own change.
+Both take `--usage-file` (the usage both sides are priced with) and `--policy-config` (the
+levels and settings Pulumi files are checked with, policy_scope.py; for `diff`, the environment
+of a Pulumi file for the governance review).
 
 Handlers take the parsed argparse namespace and return an exit code (0 done, 1 a blocking
-finding: a mandatory policy finding or an unacknowledged prod weakening); problems are
-raised as `CliError` (exit 2: missing file, bad JSON, unknown resource type, missing price, API
-error), printed by the CLI in its one format. The cost models themselves are governance/costs/.
+finding: a mandatory policy finding or an unacknowledged prod weakening); problems are raised as
+`CliError` (exit 2: missing file, bad JSON, unknown resource type, missing price, no credentials;
+exit 4: the Catalog API refused, failed or did not answer), printed by the CLI in its one format.
+The cost models themselves are governance/costs/.
 """
 
 from __future__ import annotations
@@ -19,8 +23,10 @@ from typing import TYPE_CHECKING, Any
 from governance.tools.errors import CliError, Exit
 
 if TYPE_CHECKING:
+    from governance.costs.usage_file import UsageFile
     from governance.tools.document import PlanDocument
     from governance.tools.formats.plan_input import PlanInput
+    from mlgov_policies.pack_config import PackConfig
 
 NO_BASE = "none"  # `comment`'s BASE when the PR base could not be planned
 
@@ -30,15 +36,22 @@ def run_diff(args: argparse.Namespace) -> int:
 
     Exit 1 when a prod stack loses governance without an acknowledgement.
     """
+    from governance.tools.cli import usage_file_arg
     from governance.tools.diff import diff_plans
     from governance.tools.govdiff import render as govrender
     from governance.tools.govdiff import review
+    from governance.tools.policy_config import policy_config_arg
 
+    usage = usage_file_arg(args)
+    pack = policy_config_arg(args)
     if args.head is None:
         base, head = _own_change(args.base)
     else:
         base, head = _read(args.base).plan, _read(args.head).plan
-    result = diff_plans(base, head)
+    if pack is not None:
+        _stack_environment(base, pack)
+        _stack_environment(head, pack)
+    result = diff_plans(base, head, usage_file=usage)
     governance = review(base, head)
     if args.json:
         print(json.dumps({**result.as_dict(), "governance": governance.as_dict()}, indent=2))
@@ -89,11 +102,28 @@ def _own_change(path: str) -> tuple[PlanDocument, PlanDocument]:
     return read.before, read.plan
 
 
-def _evaluated(read: PlanInput) -> PlanDocument:
-    """The plan to show: a Pulumi file's is evaluated here (mlgov's own carry their findings)."""
+def _stack_environment(doc: PlanDocument, pack: PackConfig) -> None:
+    """Record in a Pulumi file's plan the environment `pack` gives it (for the review)."""
+    from governance.tools.policy_scope import OTHER, record, scope_of
+
+    scope = scope_of(doc, pack)
+    if scope.program == OTHER:
+        record(doc, scope)
+
+
+def _evaluated(
+    read: PlanInput, usage: UsageFile | None = None, pack: PackConfig | None = None
+) -> PlanDocument:
+    """The plan to show: a Pulumi file's is evaluated here.
+
+    mlgov's own plans carry their costs and findings; they are evaluated again only when a
+    `--usage-file` or `--policy-config` asks for other usage or other policies.
+    """
     from governance.tools.plan import evaluate_document
 
-    return evaluate_document(read.plan) if read.converted else read.plan
+    if read.converted or usage is not None or pack is not None:
+        return evaluate_document(read.plan, usage, policy_config=pack)
+    return read.plan
 
 
 def run_comment(args: argparse.Namespace) -> int:
@@ -102,24 +132,34 @@ def run_comment(args: argparse.Namespace) -> int:
     Exit 1 when a stack blocks the PR (a mandatory finding, a prod weakening nobody acknowledged,
     a plan that failed), after printing the whole comment.
     """
+    from governance.tools.cli import usage_file_arg
     from governance.tools.comment import StackPlans, build_comment
     from governance.tools.plan import evaluate_document
+    from governance.tools.policy_config import policy_config_arg
     from governance.tools.project import read_source
 
+    usage = usage_file_arg(args)
+    pack = policy_config_arg(args)
     triples: list[list[str]] = args.stack or []
     failed: list[list[str]] = args.failed or []
     previews: list[list[str]] = args.preview or []
     plans = [
         StackPlans(
             stack,
-            _evaluated(_read(head)),
-            None if base == NO_BASE else _evaluated(_read(base)),
+            _evaluated(_read(head), usage, pack),
+            None if base == NO_BASE else _evaluated(_read(base), usage, pack),
         )
         for stack, base, head in triples
     ]
     for stack, path in previews:
         before, after = _own_change(path)
-        plans.append(StackPlans(stack, evaluate_document(after), evaluate_document(before)))
+        plans.append(
+            StackPlans(
+                stack,
+                evaluate_document(after, usage, policy_config=pack),
+                evaluate_document(before, usage, policy_config=pack),
+            )
+        )
     for stack, path in failed:
         message, _ = read_source(path)
         plans.append(StackPlans(stack, {"stack": stack, "resources": []}, error=message))
@@ -159,9 +199,13 @@ def run_prices_refresh(args: argparse.Namespace) -> int:
         try:
             result = refresh_document(shipped, fetch_skus(args.endpoint, wait.saw))
         except no_answer() as err:
-            raise CliError(unreachable(where, err, wait.elapsed)) from None
-        except (GoogleAPICallError, DefaultCredentialsError) as err:
+            raise CliError(unreachable(where, err, wait.elapsed), Exit.CLOUD) from None
+        except DefaultCredentialsError as err:  # no credentials: the caller's input, exit 2
             raise CliError(f"Cloud Billing Catalog API: {str(err).splitlines()[0]}") from None
+        except GoogleAPICallError as err:  # the API refused or failed: exit 4
+            raise CliError(
+                f"Cloud Billing Catalog API: {str(err).splitlines()[0]}", Exit.CLOUD
+            ) from None
     output = Path(args.output) if args.output else source
     try:
         output.write_text(render_document(result.document), encoding="utf-8")
@@ -181,7 +225,10 @@ def run_prices_refresh(args: argparse.Namespace) -> int:
 
 
 def register(subparsers: Any) -> None:
-    """Add `diff` and `prices refresh` to an argparse subparsers object."""
+    """Add `diff`, `comment` and `prices refresh` to an argparse subparsers object."""
+    from governance.tools.cli import usage_file_flag
+    from governance.tools.policy_config import policy_config_flag
+
     diff = subparsers.add_parser(
         "diff",
         help="cost and governance changes between two plans, or of one pulumi preview (PRs)",
@@ -200,6 +247,8 @@ def register(subparsers: Any) -> None:
     fmt = diff.add_mutually_exclusive_group()
     fmt.add_argument("--markdown", action="store_true", help="print a PR comment")
     fmt.add_argument("--json", action="store_true", help="print JSON")
+    usage_file_flag(diff)
+    policy_config_flag(diff)
     diff.set_defaults(func=run_diff)
 
     comment = subparsers.add_parser(
@@ -245,6 +294,8 @@ def register(subparsers: Any) -> None:
         metavar="URL",
         help="https link to the full report (the workflow artifact), shown in the comment",
     )
+    usage_file_flag(comment)
+    policy_config_flag(comment)
     comment.set_defaults(func=run_comment)
 
     prices = subparsers.add_parser("prices", help="the price catalog")

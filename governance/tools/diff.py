@@ -1,9 +1,18 @@
 """`mlgov diff`: the cost change between two plan documents, for pull requests (like Infracost's).
 
 A document's per-resource `monthly_usd` and its `cost` totals are used when every resource has
-them; otherwise the whole document is re-estimated from its inputs and its own "assumptions"
-key. Resources are matched by (type, name). Documents are read by document.py (the loader `check`
-uses too). Rendering: plain text, Markdown or JSON; types are spelled as `plan` spells them.
+them (and no `--usage-file` asks for other usage); otherwise the whole document is re-estimated
+from its inputs, its own "assumptions" key and the usage file. Resources are matched by (type,
+name); a resource the head replaces (a preview's `replace` step: the old one is deleted, a new
+one created) is `replaced`, not `changed`, and shown even when its cost stays the same.
+
+One rounding rule (`cents`), the one `plan` and `check` apply: every amount is rounded to the
+cent once, from the exact estimate: each resource's monthly cost, and each total (so `diff` of a
+Pulumi file, which re-estimates, and `comment`, which reads evaluated plans, show the same
+figures). A change is the difference of two rounded amounts, so a row's before, after and change
+always agree; the rows of a table may differ from its total by a few cents of rounding.
+Documents are read by document.py (the loader `check` uses too). Rendering: plain text, Markdown
+or JSON; types are spelled as `plan` spells them.
 """
 
 from __future__ import annotations
@@ -15,13 +24,26 @@ from typing import Any, cast
 from governance.costs.catalog import Catalog
 from governance.costs.errors import CostError, add_context
 from governance.costs.estimate import estimate_resources
+from governance.costs.usage_file import UsageFile
 from governance.tools.document import assumptions_of, usage_file_of
 from governance.tools.render import short_type
 from mlgov_policies.vocabulary import is_component
 
 CENT = 0.005
+REPLACED_NOTE = (
+    "replaced: the old resource is deleted and a new one created (what it held goes with it "
+    "unless copied); before is the old one's monthly cost, after the new one's"
+)
 # Pulumi's own resources (the stack, providers) cost nothing, like mlgov's components.
 _PULUMI_TYPES = "pulumi:"
+# Preview ops (a converted preview's rows carry `op`) that delete a resource and create its
+# replacement: the logical step, or the physical one `--show-replacement-steps` lists alone.
+REPLACE_OPS = frozenset({"replace", "create-replacement", "import-replacement"})
+
+
+def cents(value: float) -> float:
+    """An amount rounded to the cent: the one rounding rule of plans, diffs and comments."""
+    return round(value, 2)
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,7 +52,7 @@ class CostChange:
 
     name: str
     type: str
-    status: str  # added | removed | changed
+    status: str  # added | removed | changed | replaced
     before: float
     after: float
     unpriced_before: bool = False
@@ -38,8 +60,8 @@ class CostChange:
 
     @property
     def delta(self) -> float:
-        """Change in USD/month (after minus before)."""
-        return self.after - self.before
+        """Change in USD/month: after minus before, both already rounded to the cent."""
+        return cents(self.after - self.before)
 
 
 @dataclass(frozen=True)
@@ -52,6 +74,8 @@ class PlanCost:
     reestimated: bool = False
     unpriced: frozenset[tuple[str, str]] = frozenset()
     """(type, name) of resources without a price (counted as $0 in the totals)."""
+    replaced: frozenset[tuple[str, str]] = frozenset()
+    """(type, name) of resources this plan replaces (a preview's replace steps)."""
 
 
 @dataclass(frozen=True)
@@ -64,8 +88,13 @@ class CostDiff:
 
     @property
     def delta(self) -> float:
-        """Change of the monthly total (USD)."""
-        return self.head.monthly_usd - self.base.monthly_usd
+        """Change of the monthly total (USD), from the two rounded totals."""
+        return cents(self.head.monthly_usd - self.base.monthly_usd)
+
+    @property
+    def replaces(self) -> bool:
+        """Whether any change is a replacement."""
+        return any(c.status == "replaced" for c in self.changes)
 
     @property
     def empty(self) -> bool:
@@ -111,13 +140,16 @@ class CostDiff:
             f"{_usd(self.head.baseline_monthly_usd)}; governance saves "
             f"{_usd(self.head.baseline_monthly_usd - self.head.monthly_usd)}/month at head",
         ]
-        marks = {"added": "+", "removed": "-", "changed": "~"}
+        # Pulumi's preview marks a replacement `+-`.
+        marks = {"added": "+", "removed": "-", "changed": "~", "replaced": "+-"}
         for c in self.changes:
             lines.append(
-                f"  {marks[c.status]} {c.status:8} {short_type(c.type)} {c.name}: "
+                f" {marks[c.status]:>2} {c.status:8} {short_type(c.type)} {c.name}: "
                 f"{_cell(c.before, c.unpriced_before)} -> "
                 f"{_cell(c.after, c.unpriced_after)} ({_signed(c.delta)})"
             )
+        if self.replaces:
+            lines.append(f"  ({REPLACED_NOTE})")
         return "\n".join(lines)
 
     def render_markdown(self) -> str:
@@ -136,10 +168,9 @@ class CostDiff:
             "| | Resource | Type | Before | After | Change |",
             "|---|---|---|---:|---:|---:|",
         ]
-        marks = {"added": "added", "removed": "removed", "changed": "changed"}
         for c in self.changes:
             rows.append(
-                f"| {marks[c.status]} | `{c.name}` | {short_type(c.type)} | "
+                f"| {c.status} | `{c.name}` | {short_type(c.type)} | "
                 f"{_cell(c.before, c.unpriced_before)} | {_cell(c.after, c.unpriced_after)} | "
                 f"{_signed(c.delta)} |"
             )
@@ -147,6 +178,8 @@ class CostDiff:
             f"| | **Total** | | **{_usd(self.base.monthly_usd)}** | "
             f"**{_usd(self.head.monthly_usd)}** | **{_signed(self.delta)}** |"
         )
+        if self.replaces:
+            rows += ["", f"<sub>{REPLACED_NOTE}.</sub>"]
         saved = self.head.baseline_monthly_usd - self.head.monthly_usd
         rows += [
             "",
@@ -176,36 +209,48 @@ def _pct(delta: float, before: float) -> str:
 
 
 def plan_cost(
-    doc: Mapping[str, Any], catalog: Catalog | None = None, origin: str = "plan"
+    doc: Mapping[str, Any],
+    catalog: Catalog | None = None,
+    origin: str = "plan",
+    usage_file: UsageFile | None = None,
 ) -> PlanCost:
-    """Costs of one document: carried numbers if complete, else a re-estimate."""
+    """Costs of one document: carried numbers if complete, else a re-estimate.
+
+    `usage_file` (a `--usage-file`) always re-estimates, replacing the one the document carries.
+    Every amount is rounded by `cents`.
+    """
     resources = cast("list[dict[str, Any]]", doc.get("resources") or [])
     cost = doc.get("cost")
     totals = cast("dict[str, Any]", cost) if isinstance(cost, dict) else {}
     # component resources (mlgov:index:*) may carry no monthly_usd: their children are priced
     priced = [r for r in resources if not _unpriced(str(r.get("type", "")))]
-    carried = all(_carried(r) for r in priced) and all(
-        _is_number(totals.get(k)) for k in ("monthly_usd", "baseline_monthly_usd")
+    replaced = frozenset(_key(r) for r in priced if r.get("op") in REPLACE_OPS)
+    carried = (
+        usage_file is None
+        and all(_carried(r) for r in priced)
+        and all(_is_number(totals.get(k)) for k in ("monthly_usd", "baseline_monthly_usd"))
     )
     if carried:
-        per = {_key(r): float(r.get("monthly_usd") or 0.0) for r in priced}
+        per = {_key(r): cents(float(r.get("monthly_usd") or 0.0)) for r in priced}
         unpriced = frozenset(_key(r) for r in priced if r.get("monthly_usd") is None)
         return PlanCost(
-            per, float(totals["monthly_usd"]), float(totals["baseline_monthly_usd"]),
-            unpriced=unpriced,
+            per, cents(float(totals["monthly_usd"])), cents(float(totals["baseline_monthly_usd"])),
+            unpriced=unpriced, replaced=replaced,
         )  # fmt: skip
     usage = assumptions_of(doc, origin)
+    declared = usage_file if usage_file is not None else usage_file_of(doc, origin)
     try:
-        report = estimate_resources(resources, usage, catalog, usage_file_of(doc, origin))
+        report = estimate_resources(resources, usage, catalog, declared)
     except CostError as err:
         raise add_context(err, f"{origin}: ") from None
-    per: dict[tuple[str, str], float] = {}
+    exact: dict[tuple[str, str], float] = {}
     for r in report.resources:
         key = (r.type, r.name)
-        per[key] = per.get(key, 0.0) + r.monthly_usd
+        exact[key] = exact.get(key, 0.0) + r.monthly_usd
     return PlanCost(
-        per, report.monthly_usd, report.baseline_monthly_usd, reestimated=True,
-        unpriced=frozenset((r.type, r.name) for r in report.unpriced),
+        {key: cents(value) for key, value in exact.items()},
+        cents(report.monthly_usd), cents(report.baseline_monthly_usd), reestimated=True,
+        unpriced=frozenset((r.type, r.name) for r in report.unpriced), replaced=replaced,
     )  # fmt: skip
 
 
@@ -228,11 +273,14 @@ def _is_number(value: Any) -> bool:
 
 
 def diff_plans(
-    base: Mapping[str, Any], head: Mapping[str, Any], catalog: Catalog | None = None
+    base: Mapping[str, Any],
+    head: Mapping[str, Any],
+    catalog: Catalog | None = None,
+    usage_file: UsageFile | None = None,
 ) -> CostDiff:
-    """Per-resource and total changes from `base` to `head`."""
-    before = plan_cost(base, catalog, "base")
-    after = plan_cost(head, catalog, "head")
+    """Per-resource and total changes from `base` to `head` (`usage_file`: for both)."""
+    before = plan_cost(base, catalog, "base", usage_file)
+    after = plan_cost(head, catalog, "head", usage_file)
     changes: list[CostChange] = []
     for key in sorted(before.per_resource.keys() | after.per_resource.keys()):
         type_, name = key
@@ -241,12 +289,15 @@ def diff_plans(
             old, new, status = 0.0, after.per_resource[key], "added"
         elif key not in after.per_resource:
             old, new, status = before.per_resource[key], 0.0, "removed"
+        elif key in after.replaced:
+            # Shown even at the same cost: the old resource goes, a new one is created.
+            old, new, status = before.per_resource[key], after.per_resource[key], "replaced"
         else:
             old, new, status = before.per_resource[key], after.per_resource[key], "changed"
             if abs(new - old) < CENT and u_old == u_new:
                 continue
         if status != "changed" and max(old, new) < CENT and not (u_old or u_new):
-            continue  # free resources coming and going are not cost changes
+            continue  # free resources coming, going or replaced are not cost changes
         changes.append(CostChange(name, type_, status, old, new, u_old, u_new))
     changes.sort(key=lambda c: -abs(c.delta))
     return CostDiff(before, after, changes)

@@ -1,7 +1,8 @@
 """The plan document (DESIGN.md contract 1): its type, and the one loader `check` and `diff` use.
 
 `plan` builds a `PlanDocument`; `check` and `diff` read one with `read_document`, which checks its
-shape and reports every problem at once, each naming its path (`resources[3].name`). The same
+shape and reports every problem at once, each naming its path (`resources[3].name`); the JSON is
+parsed with bounded nesting and size (governance/untrusted.py, `MAX_DOCUMENT_BYTES`). The same
 loader reads `pulumi preview --json` and `pulumi stack export` files (formats/ converts them;
 `read_input` also gives a preview's plan before the change). The usage
 assumptions and policy config a document carries are parsed on demand (`assumptions_of`,
@@ -11,7 +12,6 @@ plan.schema.json describes the same shape for other tools.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NotRequired, Required, TypedDict, cast
 
@@ -21,6 +21,7 @@ from governance.costs.assumptions import UsageAssumptions
 from governance.costs.usage_file import UsageFile, UsageFileError, parse_usage_file
 from governance.tools.errors import CliError
 from governance.tools.project import read_source
+from governance.untrusted import UntrustedInputError, load_json
 from mlgov_policies.config import PolicyConfig, PolicyConfigError
 
 if TYPE_CHECKING:
@@ -28,6 +29,9 @@ if TYPE_CHECKING:
 
 SCHEMA_VERSION = 1
 """Bumped only when a key changes meaning or goes away; added keys keep the version."""
+MAX_DOCUMENT_BYTES = 128 * 1024 * 1024
+"""Largest plan document read: `check --json` of 10,000 resources is ~16 MB with its cost lines
+(bench/hostile_bench.py times a diff of two 50 MB documents)."""
 
 
 class PlanResource(TypedDict):
@@ -103,11 +107,25 @@ def shape_problems(doc: Any) -> list[str]:
     seen: set[tuple[str, str]] = set()
     for i, item in enumerate(cast(list[Any], resources)):
         problems += _resource_problems(i, item, seen)
-    for key in ("policy_config", "assumptions", "cost", "usage_file"):
+    for key in ("policy_config", "policy_pack_config", "assumptions", "cost", "usage_file"):
         if d.get(key) is not None and not isinstance(d.get(key), dict):
             problems.append(f"{key}: must be an object")
+    problems += _violations_problems(d.get("violations"))
     problems += _pairs_problems(d.get("acknowledgements"), "acknowledgements", ("change", "reason"))
     return problems + _pairs_problems(d.get("warnings"), "warnings", ("key", "message"))
+
+
+def _violations_problems(violations: Any) -> list[str]:
+    """Problems of the optional `violations` list (`diff` and `comment` read it as written)."""
+    if violations is None:
+        return []
+    if not isinstance(violations, list):
+        return ["violations: must be a list of {policy, resource, enforcement, message} objects"]
+    return [
+        f"violations[{i}]: must be an object"
+        for i, item in enumerate(cast(list[Any], violations))
+        if not isinstance(item, dict)
+    ]
 
 
 def _pairs_problems(items: Any, name: str, keys: tuple[str, str]) -> list[str]:
@@ -135,9 +153,11 @@ def parse_input(text: str, source: str) -> PlanInput:
     from governance.tools.formats.plan_input import PlanInput
 
     try:
-        doc = json.loads(text)
-    except ValueError as err:
-        raise CliError(explain_not_json(text, source, err)) from None
+        doc = load_json(text)
+    except UntrustedInputError as err:
+        if err.syntax is not None:  # not JSON: say what it is, when it is Pulumi's event stream
+            raise CliError(explain_not_json(text, source, err.syntax)) from None
+        raise CliError(f"{source}: {err}") from None
     if (converted := read_format(doc, source)) is not None:
         return converted
     if problems := shape_problems(doc):
@@ -156,7 +176,7 @@ def parse_document(text: str, source: str) -> PlanDocument:
 
 def read_input(source: str) -> PlanInput:
     """Read a plan from a path, or stdin for `-`, in any format `parse_input` reads."""
-    text, name = read_source(source)
+    text, name = read_source(source, MAX_DOCUMENT_BYTES)
     return parse_input(text, name)
 
 

@@ -7,8 +7,8 @@ The stack file gives the project, region and job ids (the names components/autom
 the jobs under; JOB may be `reap-idle-vms`, `reap_idle_vms` or the full job id). `--endpoint URL` or
 `MLGOV_API_ENDPOINTS={"cloudscheduler": URL}` points the client at a local server, with anonymous
 credentials. Every call is the command's first: it gets governance/deadlines.py's short budget,
-so an endpoint that does not answer fails in seconds, named. Exit codes: 0 done; 1 Cloud
-Scheduler answered with an error or could not be reached (one line naming the job and the
+so an endpoint that does not answer fails in seconds, named. Exit codes: 0 done; 4 (`Exit.CLOUD`)
+Cloud Scheduler answered with an error or could not be reached (one line naming the job and the
 status, or the endpoint); 2 invalid input: unknown stack or job, bad
 settings or endpoint, no Google credentials. Registering the subcommand imports nothing heavy;
 the client library is imported only when a handler runs.
@@ -171,9 +171,7 @@ def _api_error(err: Exception, what: str, where: Endpoint, waited_s: float) -> C
     from google.api_core import exceptions
 
     if isinstance(err, no_answer()):
-        return CliError(
-            f"cloud scheduler: {what}: {unreachable(where, err, waited_s)}", Exit.FAILED
-        )
+        return CliError(f"cloud scheduler: {what}: {unreachable(where, err, waited_s)}", Exit.CLOUD)
     if isinstance(err, exceptions.GoogleAPICallError):
         call_error: Any = err  # partly typed in google.api_core
         grpc_code = call_error.grpc_status_code
@@ -192,8 +190,8 @@ def _api_error(err: Exception, what: str, where: Endpoint, waited_s: float) -> C
             | exceptions.Unauthenticated,
         ):
             hint = " (needs roles/cloudscheduler.admin on the project, or .viewer to list)"
-        return CliError(f"cloud scheduler: {what}: {status}: {detail}{hint}", Exit.FAILED)
-    return CliError(f"cloud scheduler: {what}: {type(err).__name__}: {err}", Exit.FAILED)
+        return CliError(f"cloud scheduler: {what}: {status}: {detail}{hint}", Exit.CLOUD)
+    return CliError(f"cloud scheduler: {what}: {type(err).__name__}: {err}", Exit.CLOUD)
 
 
 def _calls_failing() -> tuple[type[Exception], ...]:

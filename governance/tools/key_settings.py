@@ -12,7 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from mlgov_policies.compat.spend_caps import BY_SERVICE, money_value
 from mlgov_policies.props import as_list, as_mapping, as_number, dig
+from mlgov_policies.vocabulary import SPEND_CAP_BUDGET
 
 Inputs = Mapping[str, Any]
 
@@ -34,7 +36,11 @@ def _workbench(i: Inputs) -> list[str]:
     for acc in as_list(dig(i, "gceSetup", "acceleratorConfigs")):
         parts.append(f"{_n(dig(acc, 'coreCount'))}x {dig(acc, 'type')}")
     idle = dig(i, "gceSetup", "metadata", "idle-timeout-seconds")
-    parts.append(f"idle stop {int(idle) // 60} min" if idle else "NO idle stop")
+    try:  # a string of digits, as Workbench takes it; anything else is shown as written
+        idle_stop = f"idle stop {int(idle) // 60} min" if idle else "NO idle stop"
+    except (TypeError, ValueError):
+        idle_stop = f"idle stop {idle!r}?"
+    parts.append(idle_stop)
     if dig(i, "gceSetup", "disablePublicIp"):
         parts.append("no public IP")
     return parts
@@ -50,7 +56,7 @@ def _node_pool(i: Inputs) -> list[str]:
     auto = as_mapping(dig(i, "autoscaling"))
     low = dig(auto, "totalMinNodeCount") or dig(auto, "minNodeCount") or 0
     high = dig(auto, "totalMaxNodeCount") or dig(auto, "maxNodeCount")
-    parts.append(f"nodes {low:g}-{high:g}" if isinstance(high, int | float) else "fixed size")
+    parts.append(f"nodes {_n(low)}-{_n(high)}" if isinstance(high, int | float) else "fixed size")
     return parts
 
 
@@ -77,7 +83,10 @@ def _instance(i: Inputs) -> list[str]:
     if dig(i, "scheduling", "provisioningModel") == "SPOT":
         parts.append("spot")
     if (seconds := dig(i, "scheduling", "maxRunDuration", "seconds")) is not None:
-        parts.append(f"max run {float(seconds) / 3600:g}h")
+        try:
+            parts.append(f"max run {float(seconds) / 3600:g}h")
+        except (TypeError, ValueError):
+            parts.append(f"max run {seconds!r}?")
     return parts
 
 
@@ -91,11 +100,9 @@ def _tpu(i: Inputs) -> list[str]:
 
 def _sql(i: Inputs) -> list[str]:
     s = as_mapping(i.get("settings"))
-    parts = [
-        str(dig(s, "tier")),
-        str(dig(s, "availabilityType") or "ZONAL"),
-        f"{_n(dig(s, 'diskSize'))} GB",
-    ]
+    parts = [str(dig(s, "tier")), str(dig(s, "availabilityType") or "ZONAL")]
+    if (size := dig(s, "diskSize")) is not None:  # unset (Google's default) read "None GB"
+        parts.append(f"{_n(size)} GB")
     if dig(s, "backupConfiguration", "enabled"):
         parts.append("backups")
     if i.get("deletionProtection"):
@@ -121,9 +128,21 @@ def _table(i: Inputs) -> list[str]:
 
 
 def _budget(i: Inputs) -> list[str]:
-    units = dig(i, "amount", "specifiedAmount", "units")
+    amount = money_value(dig(i, "amount", "specifiedAmount"))
     rules = as_list(i.get("thresholdRules"))
-    return [f"${units}/month", f"{len(rules)} thresholds"]
+    parts = [f"${amount:,.2f}/month" if amount is not None else "$?/month"]
+    if services := as_list(dig(i, "budgetFilter", "services")):
+        named = [BY_SERVICE[s].name if s in BY_SERVICE else str(s) for s in services]
+        parts.append(f"on {', '.join(named)}")
+    return [*parts, f"{len(rules)} thresholds"]
+
+
+def _spend_cap(i: Inputs) -> list[str]:
+    services = as_list(dig(i, "budgetFilter", "services"))
+    service = BY_SERVICE.get(str(services[0])) if services else None
+    amount = money_value(dig(i, "amount", "specifiedAmount"))
+    cap = f"spend cap ${amount:,.2f}/month" if amount is not None else "spend cap ?"
+    return [service.name if service else "?", cap]
 
 
 def _bucket(i: Inputs) -> list[str]:
@@ -199,6 +218,7 @@ SUMMARIES: dict[str, Callable[[Inputs], list[str]]] = {
     "gcp:serviceusage/consumerQuotaOverride:ConsumerQuotaOverride": _quota,
     "gcp:logging/projectBucketConfig:ProjectBucketConfig": _log_bucket,
     "gcp:logging/projectExclusion:ProjectExclusion": _log_exclusion,
+    SPEND_CAP_BUDGET: _spend_cap,
 }
 
 

@@ -25,6 +25,8 @@ import pulumi.runtime.settings
 
 SECRET_FIELDS = frozenset({"password", "secretData", "privateKey"})
 REDACTED = "[secret]"
+# A dynamic resource's pickled provider (pulumi.dynamic): code, not an input of the resource.
+DYNAMIC_PROVIDER = "__provider"
 
 # Where the mock engine sends the program's `pulumi.log` messages. Without it they reach the root
 # logger and stderr as bare lines; `plan` reports the settings warnings (read_settings logs them
@@ -75,6 +77,9 @@ def _computed(typ: str, inputs: Mapping[str, Any], name: str, project: str) -> d
         case "gcp:billing/budget:Budget":
             # Deterministic stand-in for the server-assigned budget id.
             out["name"] = f"billingAccounts/{inputs.get('billingAccount')}/budgets/mock-{name}"
+        case "pulumi-python:dynamic/mlgov:SpendCapBudget":
+            out["name"] = f"{inputs.get('parent')}/budgets/mock-{name}"
+            out["outputState"] = "CONFIGURED"
         case "gcp:bigquery/dataset:Dataset":
             out["id"] = f"projects/{project}/datasets/{inputs.get('datasetId')}"
         case "gcp:projects/iAMCustomRole:IAMCustomRole":
@@ -110,6 +115,7 @@ class GcpMocks(pulumi.runtime.Mocks):
     ) -> tuple[str | None, dict[str, Any]]:
         """Record the resource; answer with its inputs plus computed outputs."""
         inputs = dict(cast(dict[str, Any], args.inputs))  # pyright: ignore[reportUnknownMemberType]
+        inputs.pop(DYNAMIC_PROVIDER, None)
         self.resources.append(RecordedResource(args.typ, args.name, _plain(inputs)))
         project = str(inputs.get("project") or self.project)
         outputs = {**inputs, **_computed(args.typ, inputs, args.name, project)}

@@ -10,7 +10,6 @@ Rendering is in render.py.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, cast
 
@@ -27,24 +26,30 @@ from governance.tools.document import (
     PlanDocument,
     PlanResource,
     assumptions_of,
-    policy_config_of,
     usage_file_of,
 )
 from governance.tools.errors import CliError, Exit
+from governance.tools.policy_scope import COST_FINDINGS, Scope, record, scope_of
 from governance.tools.project import find_project, read_stack_config, settings_of, stack_file_of
-from mlgov_policies.config import PolicyConfig
 from mlgov_policies.evaluate import evaluate_resources
+from mlgov_policies.pack_config import PackConfig
 from mlgov_policies.vocabulary import is_component
 
 
 def evaluate_document(
-    doc: PlanDocument, usage_file: UsageFile | None = None, cost_lines: bool = True
+    doc: PlanDocument,
+    usage_file: UsageFile | None = None,
+    cost_lines: bool = True,
+    policy_config: PackConfig | None = None,
 ) -> PlanDocument:
     """Fill `monthly_usd`, `cost` and `violations` of a (shape-checked) plan document, in place.
 
-    `usage_file` (a `--usage-file`) replaces the usage file the document carries, if any.
-    `cost_lines=False` leaves the rows' cost lines out (the plan table does not show them, and
-    for a large plan writing them is most of the time `check` spends on costs).
+    `usage_file` (a `--usage-file`) replaces the usage file the document carries, if any, and
+    `policy_config` (a `--policy-config`) the policy config it carries; which rules run, at
+    which level, is policy_scope.py's decision (another team's program is not held to mlgov's
+    own stack rules). `cost_lines=False` leaves the rows' cost lines out (the plan table does
+    not show them, and for a large plan writing them is most of the time `check` spends on
+    costs).
     """
     # Component resources (our own `mlgov:index:*` wrappers) hold no cloud resource themselves.
     resources = [r for r in doc["resources"] if not is_component(r["type"])]
@@ -63,8 +68,9 @@ def evaluate_document(
         if (rc := costs.get((resource["type"], resource["name"]))) is not None:
             _cost_keys(resource, rc, cost_lines)
     stack = doc.get("stack") or ""
-    found = evaluate_resources(resources, _policy_config(doc), stack=stack)
-    violations = [v.as_dict() for v in found]
+    scope = scope_of(doc, policy_config)
+    found = evaluate_resources(resources, scope.config, stack=stack, levels=scope.levels)
+    violations: list[dict[str, Any]] = [v.as_dict() for v in found]
     # A TPU in a zone Google's zone list rules out is already a finding (with the zone and its
     # source); the estimate's "not offered in this region" would say it a second time.
     zone_refused = {(v.type, v.resource) for v in found if v.policy == "mlgov-tpu-zone-offered"}
@@ -77,6 +83,8 @@ def evaluate_document(
         violations += budget_violations(resources, report, stack=stack or "stack")
     except CostError as err:  # e.g. a budget amount that is not a number
         raise CliError(f"cost: {err}") from None
+    violations = _at_levels(violations, scope)
+    record(doc, scope)
     doc.setdefault("schema_version", SCHEMA_VERSION)
     doc["currency"] = catalog.currency
     doc["price_catalog"] = {"version": catalog.version, "date": catalog.generated}
@@ -90,18 +98,21 @@ def evaluate_document(
     return doc
 
 
-def _policy_config(doc: PlanDocument) -> PolicyConfig:
-    """The document's policy config; its top-level `region` is the stack's when it names none.
+def _at_levels(violations: list[dict[str, Any]], scope: Scope) -> list[dict[str, Any]]:
+    """Cost findings at the level the policy config gives them (`disabled`: dropped).
 
-    Without this, a document without `policy_config` (a saved plan, a Pulumi preview) had a
-    region only when every resource agreed on one, so one resource in another region made the
-    location rule compare nothing.
+    Rule findings already carry theirs (evaluate_resources).
     """
-    config = policy_config_of(doc)
-    region = doc.get("region")
-    if config.region is None and isinstance(region, str) and region.strip():
-        return replace(config, region=region.strip())
-    return config
+    kept: list[dict[str, Any]] = []
+    for v in violations:
+        if v.get("policy") in COST_FINDINGS:
+            own = "mandatory" if v.get("enforcement") == "mandatory" else "advisory"
+            level = scope.finding_level(str(v["policy"]), own)
+            if level == "disabled":
+                continue
+            v["enforcement"] = level
+        kept.append(v)
+    return kept
 
 
 def _cost_keys(resource: PlanResource, rc: ResourceCost, lines: bool = True) -> None:

@@ -19,8 +19,9 @@ from typing import Any
 
 from governance.tools.key_settings import key_settings
 from governance.tools.layout import Column, render
-from mlgov_policies.props import as_list, as_mapping, is_unknown
-from mlgov_policies.vocabulary import is_component
+from mlgov_policies.compat.spend_caps import BY_SERVICE, money_value
+from mlgov_policies.props import as_list, as_mapping, dig, is_unknown
+from mlgov_policies.vocabulary import SPEND_CAP_BUDGET, is_component
 
 Doc = Mapping[str, Any]
 Inputs = Mapping[str, Any]
@@ -53,9 +54,42 @@ def settings_cell(r: Mapping[str, Any]) -> str:
     """A row's key cost settings, with an informational worst case where the resource has one."""
     cell = key_settings(r["type"], r.get("inputs") or {})
     if isinstance(worst := r.get("worst_case_monthly_usd"), int | float):
-        # A quota's ceiling: shown beside the estimate, never added to it.
-        cell += f", worst case {_usd(worst)}/month (not in total)"
+        # A quota's or a spend cap's ceiling: shown beside the estimate, never added to it.
+        lag = " + enforcement lag" if r["type"] == SPEND_CAP_BUDGET else ""
+        cell += f", worst case {_usd(worst)}/month{lag} (not in total)"
     return cell
+
+
+CEILINGS_TITLE = "spend caps (Preview): the month's worst case for each capped service"
+CEILINGS_NOTE = (
+    "(not in the estimate; Google enforces on lagging cost estimates, and running work and "
+    "storage still bill)"
+)
+
+
+def ceilings(doc: Doc) -> list[str]:
+    """One line per spend cap (its service's worst case this month), then a note; [] if none.
+
+    A cap bounds spend the estimate does not cover (model calls, requests), so plans and comments
+    show it beside the estimate. It is a floor of the worst case: Google enforces on estimated
+    cost data that lags usage, and work already running and storage keep billing.
+    """
+    lines: list[str] = []
+    for r in doc.get("resources", []):
+        if r.get("type") != SPEND_CAP_BUDGET:
+            continue
+        i = as_mapping(r.get("inputs"))
+        services = as_list(dig(i, "budgetFilter", "services"))
+        projects = as_list(dig(i, "budgetFilter", "projects"))
+        service = BY_SERVICE.get(str(services[0])) if services else None
+        worst = r.get("worst_case_monthly_usd")
+        if not isinstance(worst, int | float):
+            worst = money_value(dig(i, "amount", "specifiedAmount"))
+        lines.append(
+            f"{service.name if service else '?'} in {projects[0] if projects else '?'}: "
+            f"at most {_usd(worst)}/month + enforcement lag ({r.get('name')})"
+        )
+    return [*lines, CEILINGS_NOTE] if lines else []
 
 
 def cost_cell(resource: Mapping[str, Any]) -> str:
@@ -66,7 +100,7 @@ def cost_cell(resource: Mapping[str, Any]) -> str:
 
 
 def price_notes(doc: Doc) -> list[str]:
-    """The catalog's date and what a reader of the total must know (fallbacks, gaps)."""
+    """The catalog's date, what a reader of the total must know, how policies were chosen."""
     catalog = as_mapping(doc.get("price_catalog"))
     notes: list[str] = []
     if catalog.get("date"):
@@ -77,6 +111,10 @@ def price_notes(doc: Doc) -> list[str]:
             + " (`mlgov prices refresh` updates it)"
         )
     notes += [f"* {n}" for n in as_list(as_mapping(doc.get("cost")).get("notes"))]
+    from governance.tools.policy_scope import policy_note  # the policy modules load on use
+
+    if (policies := policy_note(doc)) is not None:
+        notes.append(policies)
     return notes
 
 
@@ -246,7 +284,12 @@ def text(doc: Doc, width: int | None = None, *, plain: bool = False) -> str:
         first = summary[0].ljust(sum(widths[:-1]) + 2 * (len(widths) - 2) if span is None else span)
         lines += [f"{first}  {cost_cell({'monthly_usd': 0.0}).rjust(cost_width)}", *summary[1:]]
     lines.append("")
-    for footer in (_cost_line(doc), *price_notes(doc), *FOOTER_HINTS):
+    lines += _wrap(_cost_line(doc), width, "  ")
+    if caps := ceilings(doc):  # right under the estimate: what it cannot include, bounded
+        lines += _wrap(f"{CEILINGS_TITLE}:", width, "  ")
+        for cap in caps:
+            lines += _wrap(f"  {cap}", width, "    ")
+    for footer in (*price_notes(doc), *FOOTER_HINTS):
         lines += _wrap(footer, width, "  ")
     lines += _findings(doc, width)
     mandatory, advisory = _counts(doc)
@@ -275,6 +318,10 @@ def markdown(doc: Doc) -> str:
         f"**{mandatory} mandatory**, {advisory} advisory finding(s)",
         "",
     ]
+    if caps := ceilings(doc):
+        out += [f"**{CEILINGS_TITLE[0].upper()}{CEILINGS_TITLE[1:]}** {caps[-1]}", ""]
+        out += [f"- {_md_cell(c)}" for c in caps[:-1]]
+        out.append("")
     if doc.get("violations"):
         out += ["| enforcement | policy | resource | problem | fix |", "|---|---|---|---|---|"]
         out += [

@@ -147,6 +147,22 @@ _PARSERS: dict[str, Any] = {
 }
 
 
+CONFIG_KEYS: tuple[str, ...] = tuple(_PARSERS)
+"""Every PolicyConfig key, in declaration order."""
+
+
+def parse_value(key: str, value: Any) -> Any:
+    """One key's value checked and normalised as `from_mapping` does it (whole floats to int).
+
+    Raises:
+        PolicyConfigError: `key` is not a PolicyConfig key, or its value is wrong.
+    """
+    parser = _PARSERS.get(key)
+    if parser is None:
+        raise PolicyConfigError(key, f"unknown key (known keys: {', '.join(sorted(_PARSERS))})")
+    return parser(key, value)
+
+
 _STR_LIST: dict[str, Any] = {"type": "array", "items": {"type": "string", "minLength": 1}}
 
 # JSON schema of each key, for CrossGuard's per-policy `config_schema` (pack.py).

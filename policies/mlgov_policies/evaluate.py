@@ -9,12 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from mlgov_policies import vocabulary as v
 from mlgov_policies.config import PolicyConfig
 from mlgov_policies.registry import ALL_RULES, RULES, STACK_RULES, rules_for_type
 from mlgov_policies.rule import Enforcement, StackResource
+
+if TYPE_CHECKING:
+    from mlgov_policies.pack_config import Level
 
 # Position of each rule in the index: findings on one resource come out in this order.
 _ORDER = {rule.name: position for position, rule in enumerate(RULES)}
@@ -46,30 +49,43 @@ class Violation:
 
 
 def evaluate_resources(
-    resources: Sequence[Mapping[str, Any]], config: PolicyConfig, *, stack: str = ""
+    resources: Sequence[Mapping[str, Any]],
+    config: PolicyConfig,
+    *,
+    stack: str = "",
+    levels: Mapping[str, Level] | None = None,
 ) -> list[Violation]:
     """All violations for plan-document resources ({"type", "name", "inputs", ...}).
 
     Unknown resource types are ignored; odd shapes never raise. `stack` names stack-wide
-    findings (their type is the Pulumi stack's, `vocabulary.STACK`). Order: by resource
-    position (stack-wide findings last), then index order of the rules, then the order a rule
-    reported them.
+    findings (their type is the Pulumi stack's, `vocabulary.STACK`). `levels` (selection.py)
+    sets a rule's enforcement, `disabled` not running it; a rule it leaves out runs at its own.
+    Order: by resource position (stack-wide findings last), then index order of the rules, then
+    the order a rule reported them.
     """
+    level: dict[str, Level] = {r.name: r.enforcement for r in RULES}
+    level.update(levels or {})
     converted = [_stack_resource(resource) for resource in resources]
     keyed: list[tuple[int, int, int, Violation]] = []
     for position, resource in enumerate(converted):
         for rule in rules_for_type(resource.type):
+            enforcement = level[rule.name]
+            if enforcement == "disabled":
+                continue
             for seq, message in enumerate(rule.check(resource.type, resource.props, config)):
-                violation = _violation(rule.name, resource.name, resource.type, message)
+                violation = _violation(rule.name, enforcement, resource, message)
                 keyed.append((position, _ORDER[rule.name], seq, violation))
     for rule in STACK_RULES.values():
+        enforcement = level[rule.name]
+        if enforcement == "disabled":
+            continue
         for seq, (index, message) in enumerate(rule.check(converted, config)):
             if index is None:
-                violation = _violation(rule.name, stack, v.STACK, message)
+                whole = StackResource(type=v.STACK, name=stack, props={})
+                violation = _violation(rule.name, enforcement, whole, message)
                 position = len(converted)
             else:
-                target = converted[index]
-                violation = _violation(rule.name, target.name, target.type, message)
+                violation = _violation(rule.name, enforcement, converted[index], message)
                 position = index
             keyed.append((position, _ORDER[rule.name], seq, violation))
     keyed.sort(key=lambda item: item[:3])
@@ -89,13 +105,15 @@ def _stack_resource(resource: Mapping[str, Any]) -> StackResource:
     )
 
 
-def _violation(policy: str, resource: str, type_: str, message: str) -> Violation:
+def _violation(
+    policy: str, enforcement: Enforcement, resource: StackResource, message: str
+) -> Violation:
     rule = ALL_RULES[policy]
     return Violation(
         policy=policy,
-        resource=resource,
-        type=type_,
-        enforcement=rule.enforcement,
+        resource=resource.name,
+        type=resource.type,
+        enforcement=enforcement,
         message=message,
         why=rule.why,
         remediation=rule.remediation,

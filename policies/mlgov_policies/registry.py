@@ -24,6 +24,7 @@ from mlgov_policies.rules import (
     bigquery,
     billing,
     cloudlogging,
+    compute,
     functions,
     gke,
     iam,
@@ -99,6 +100,11 @@ RULES: tuple[Rule, ...] = (
     gke.AUTOPILOT_NOT_CAPPED,
     iam.DEDICATED_SERVICE_ACCOUNT,
     billing.BUDGET_TOPIC_PUBLISHER,
+    acceptance.spend_caps.BODY_RULE,
+    acceptance.spend_caps.CURRENCY_RULE,
+    billing.SPEND_CAP_PAIRED,
+    billing.SPEND_CAP_BLOCKS_AUTOMATION,
+    compute.NO_PUBLIC_IP,
 )
 
 ALL_RULES: Mapping[str, Rule] = {rule.name: rule for rule in RULES}

@@ -39,6 +39,11 @@ BQ_DATASET: Final = "gcp:bigquery/dataset:Dataset"
 BQ_DATASET_ACCESS: Final = "gcp:bigquery/datasetAccess:DatasetAccess"
 BQ_TABLE: Final = "gcp:bigquery/table:Table"
 BUDGET: Final = "gcp:billing/budget:Budget"
+SPEND_CAP_BUDGET: Final = "pulumi-python:dynamic/mlgov:SpendCapBudget"
+"""A Cloud Billing spend-cap budget: mlgov's own dynamic resource (pulumi-gcp has no spendCap).
+
+Its inputs are the Budget API v1 `Budget` body plus `parent` (`billingAccounts/<id>`, the create
+method's path parameter); governance/spend_caps/ owns it (DESIGN.md contract 3)."""
 PUBSUB_TOPIC: Final = "gcp:pubsub/topic:Topic"
 PUBSUB_SUBSCRIPTION: Final = "gcp:pubsub/subscription:Subscription"
 FUNCTION_V2: Final = "gcp:cloudfunctionsv2/function:Function"

@@ -26,6 +26,7 @@ from governance.settings import settings_from_config
 from governance.tools.cli import main
 from governance.tools.project import read_stack_config
 from tests.fakegcp.billing import FakeBilling
+from tests.fakegcp.billingbudgets import FakeBudgets
 from tests.fakegcp.clock import FakeClock
 from tests.fakegcp.compute import FakeCompute
 from tests.fakegcp.container import FakeContainer
@@ -41,7 +42,16 @@ A, B = "europe-west4-a", "europe-west4-b"
 OTHER = "team-b"  # a zonal cluster in the governed project that the stack does not declare
 ENDPOINT = f"projects/{PROJECT}/locations/{REGION}/endpoints/e-opted"
 BUDGET = "prod-budget"
-SERVICES = ("compute", "notebooks", "tpu", "cloudbilling", "container", "aiplatform")
+# billingbudgets: the prod stack declares a spend cap, which `cap status` lists too.
+SERVICES = (
+    "compute",
+    "notebooks",
+    "tpu",
+    "cloudbilling",
+    "container",
+    "aiplatform",
+    "billingbudgets",
+)
 
 
 @dataclass
@@ -230,6 +240,7 @@ def prod(monkeypatch: pytest.MonkeyPatch) -> Iterator[ProdCloud]:
         compute = FakeCompute().install(server)
         FakeNotebooks().install(server)
         FakeBilling().install(server)
+        FakeBudgets().install(server).add_account()
         cloud = ProdCloud(
             server,
             FakeContainer().install(server),

@@ -182,7 +182,7 @@ def test_one_unreadable_mark_is_reported_and_the_rest_restored(prod, capsys):
     gke = prod.container
     t4 = gke.pool(PROJECT, REGION, CLUSTER, "t4-fixed")
     t4["config"]["resourceLabels"]["mlgov-cap-prev"] = "fixed-lots"
-    assert mlgov(prod.server, "restore") == 1
+    assert mlgov(prod.server, "restore") == 4  # Exit.CLOUD: something was left
     captured = capsys.readouterr()
     assert (
         f"mlgov: error: {POOL}/t4-fixed: mlgov-cap-prev='fixed-lots': not a value the budget "
@@ -200,7 +200,7 @@ def test_an_unreadable_deployment_mark_leaves_that_model_and_the_split_alone(pro
     cap_prod(capsys)
     endpoint = prod.vertex.endpoints[ENDPOINT]
     endpoint["labels"]["mlgov-cap-dm-12"] = "thirty-percent"
-    assert mlgov(prod.server, "restore", "--json") == 1
+    assert mlgov(prod.server, "restore", "--json") == 4
     doc = _doc(capsys)
     assert prod.vertex.deployed(ENDPOINT) == ["11"]
     assert prod.vertex.split(ENDPOINT) == {}  # not set: the split is known only in part
@@ -225,7 +225,7 @@ def test_a_stale_fingerprint_while_removing_the_marks_is_read_again(prod, capsys
 def test_a_failed_write_fails_that_item_only(prod, capsys):
     cap_prod(capsys)
     prod.server.inject(r"/nodePools/l4-spot:setSize$", 403, times=1)
-    assert mlgov(prod.server, "restore") == 1
+    assert mlgov(prod.server, "restore") == 4
     err = capsys.readouterr().err
     assert f"{POOL}/l4-spot: failed: setSize 3: POST" in err
     assert "(after: setAutoscaling)" in err
@@ -239,7 +239,7 @@ def test_a_failed_write_fails_that_item_only(prod, capsys):
 def test_a_governed_zone_gke_could_not_read_fails_status(prod, capsys):
     cap_prod(capsys)
     prod.container.missing_zones.add((PROJECT, A))
-    assert mlgov(prod.server, "status") == 1
+    assert mlgov(prod.server, "status") == 4
     assert f"gke clusters.list {PROJECT}: {A} unreachable" in capsys.readouterr().err
 
 
@@ -258,11 +258,11 @@ def test_bad_input_exits_2_naming_the_problem(prod, capsys, argv, message):
     assert message in capsys.readouterr().err
 
 
-def test_an_unreachable_api_exits_1(capsys, monkeypatch):
+def test_an_unreachable_api_exits_4(capsys, monkeypatch):
     from governance.tools.cli import main
 
     monkeypatch.chdir(__import__("tests.cap.conftest", fromlist=["REPO"]).REPO)
-    assert main(["cap", "status", "--stack", "prod", "--endpoint", "http://127.0.0.1:9"]) == 1
+    assert main(["cap", "status", "--stack", "prod", "--endpoint", "http://127.0.0.1:9"]) == 4
     assert "gke clusters.list acme-ml-prod: GET projects/acme-ml-prod" in capsys.readouterr().err
 
 

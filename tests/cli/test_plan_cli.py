@@ -124,7 +124,7 @@ def test_invalid_config_exits_2_naming_the_key(
 @pytest.mark.parametrize(
     ("content", "expected"),
     [
-        ("config: [1, 2", "not valid YAML (line 1)"),
+        ("config: [1, 2", "not valid YAML (line 1): did not find expected ',' or ']'"),
         ("just: text", "a Pulumi stack file needs a top-level `config:` mapping"),
         ("config:\n  gcp:project: acme-ml-dev\n", "mlgov:settings: required key is missing"),
     ],

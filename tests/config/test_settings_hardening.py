@@ -91,7 +91,7 @@ def test_an_open_network_does_not_count_outside_dev() -> None:
 def test_authorized_networks_are_ipv4_ranges(cidr: str) -> None:
     problems = _problems("dev", _plane(authorized_networks=[{"cidr_block": cidr}]))
     assert problems == [
-        f"{P}.gke.control_plane.authorized_networks.0.cidr_block: Value error, must be an IPv4 "
+        f"{P}.gke.control_plane.authorized_networks.0.cidr_block: must be an IPv4 "
         "CIDR range with no host bits set, such as 203.0.113.0/24"
     ]
 

@@ -153,6 +153,29 @@ def test_any_valid_settings_render_a_policy_the_functions_accept(
     assert (budget_id in policy.budgets) is (stop_at is not None)
 
 
+def test_spend_caps_render_and_parse_with_the_same_meaning():
+    from governance.components.action_settings import spend_cap_policies
+
+    config = stack_config("prod")
+    raw = {**config["mlgov:settings"], "spend_caps": {"vertex_ai": 2000, "gemini_api": 300.5}}
+    s = settings_from_config({**config, "mlgov:settings": raw})
+    ids = {"vertex_ai": "pair-vertex", "gemini_api": "pair-gemini"}
+    names = {k: f"billingAccounts/{s.billing_account}/budgets/cap-{k}" for k in ids}
+    rendered = action_settings(s, BUDGET_ID, spend_caps=spend_cap_policies(s, ids, names))
+    policy = parse(rendered)
+    assert set(policy.spend_caps) == {"pair-vertex", "pair-gemini"}
+    gemini = policy.spend_caps["pair-gemini"]
+    assert (gemini.project, gemini.service_key, gemini.amount) == (s.project, "gemini_api", 300.5)
+    assert gemini.service == "services/AEFD-7695-64FA"
+    assert gemini.cap == names["gemini_api"]
+    assert BUDGET_ID in policy.budgets  # the project budget still stops workloads
+
+
+def test_a_stack_without_caps_renders_no_spend_caps_key():
+    rendered = json.loads(action_settings(stack_settings("dev"), BUDGET_ID).model_dump_json())
+    assert "spend_caps" not in rendered
+
+
 def test_a_notification_of_the_rendered_budget_acts_and_a_foreign_one_does_not():
     from datetime import UTC, datetime
 

@@ -233,13 +233,13 @@ def test_prices_refresh_command_writes_a_loadable_catalog(fake_catalog, tmp_path
     assert refreshed.generated == "2026-07-30"
 
 
-def test_prices_refresh_api_error_exit_2(fake_catalog, tmp_path, capsys):
+def test_prices_refresh_api_error_exit_4(fake_catalog, tmp_path, capsys):
     server, _ = fake_catalog
     server.inject(r"/v1/services", 403, times=5)
     out = tmp_path / "prices.json"
     code, _, err = run(capsys, "prices", "refresh", "--endpoint", server.url,
                             "--output", str(out))  # fmt: skip
-    assert code == 2
+    assert code == 4  # Exit.CLOUD: the API refused
     assert err.startswith("mlgov: error: Cloud Billing Catalog API")
     assert err.count("\n") == 1
     assert not out.exists()

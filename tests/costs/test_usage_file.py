@@ -131,3 +131,17 @@ def test_the_readme_lists_every_type_and_key_a_usage_file_accepts():
         for t, keys in rows
     }  # fmt: skip
     assert documented == {t: list(m.model_fields) for t, m in DECLARED.items()}
+
+
+def test_a_hostile_usage_file_is_refused_while_it_is_read(tmp_path):
+    # A usage file can come with a pull request, like a stack file (governance/untrusted.py).
+    from tests.cli.test_untrusted import alias_bomb
+
+    bomb = tmp_path / "bomb.yml"
+    bomb.write_text(alias_bomb())
+    with pytest.raises(UsageFileError, match=r"usage file .*bomb.yml: not YAML \(line 6: expands"):
+        load_usage_file(bomb)
+    repeated = tmp_path / "repeated.yml"
+    repeated.write_text("resource_usage: {}\nresource_usage: {}\n")
+    with pytest.raises(UsageFileError, match=r"'resource_usage' appears twice"):
+        load_usage_file(repeated)

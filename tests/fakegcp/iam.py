@@ -25,13 +25,13 @@ class Rule:
 
     method: str
     path: str
-    permission: str | Callable[[Request], str]
+    permission: str | tuple[str, ...] | Callable[[Request], str]
     source: str
 
     def matches(self, request: Request) -> bool:
         return request.method == self.method and re.fullmatch(self.path, request.path) is not None
 
-    def of(self, request: Request) -> str:
+    def of(self, request: Request) -> str | tuple[str, ...]:
         return self.permission(request) if callable(self.permission) else self.permission
 
 
@@ -221,6 +221,13 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "GET",
+        rf"/v1/billingAccounts/{_ID}/budgets/{_ID}",
+        # A spend cap is a single-project budget: project permissions instead of the account's.
+        ("billing.resourcebudgets.read", "resourcemanager.projects.get"),
+        "https://cloud.google.com/billing/docs/how-to/budget-api-access-control",
+    ),
+    Rule(
+        "GET",
         rf"/v1/projects/{_ID}/locations/{_ID}/endpoints/{_ID}",
         "aiplatform.endpoints.get",
         _VERTEX,
@@ -244,8 +251,8 @@ class UnknownCall(LookupError):
     """A request no rule covers: add its row (with the source) rather than guess."""
 
 
-def permission(request: Request) -> str:
-    """The IAM permission Google documents for the REST call `request` made."""
+def permission(request: Request) -> str | tuple[str, ...]:
+    """The IAM permission(s) Google documents for the REST call `request` made."""
     for rule in RULES:
         if rule.matches(request):
             return rule.of(request)
@@ -254,4 +261,8 @@ def permission(request: Request) -> str:
 
 def permissions(requests: list[Request]) -> set[str]:
     """The permissions a sequence of calls needed."""
-    return {permission(r) for r in requests}
+    found: set[str] = set()
+    for r in requests:
+        needed = permission(r)
+        found |= {needed} if isinstance(needed, str) else set(needed)
+    return found

@@ -1,12 +1,16 @@
-"""Shared helpers of the Pulumi-format tests: the data folder and a reader of its files."""
+"""Shared helpers of the Pulumi-format tests: the data folder, a reader of its files, the CLI."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from governance.tools.cli import main
 from governance.tools.document import parse_input
 from governance.tools.formats.plan_input import PlanInput
 
@@ -52,3 +56,26 @@ def evaluate(doc: Any) -> Any:
 
 def by_name(resources: list[Any]) -> dict[str, Any]:
     return {r["name"]: r for r in resources}
+
+
+@dataclass
+class Run:
+    code: int
+    out: str
+    err: str
+
+
+Cli = Callable[..., Run]
+
+
+@pytest.fixture
+def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Cli:
+    monkeypatch.setenv("COLUMNS", "200")
+
+    def run(*args: str | Path) -> Run:
+        capsys.readouterr()
+        code = main([str(a) for a in args])
+        out, err = capsys.readouterr()
+        return Run(code, out, err)
+
+    return run

@@ -3,38 +3,12 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from governance.tools.cli import main
 from governance.tools.comment import MARKER
-from tests.formats.conftest import DATA, GCP_PREVIEW, NO_SAMES, V4_EXPORT
-
-
-@dataclass
-class Run:
-    code: int
-    out: str
-    err: str
-
-
-Cli = Callable[..., Run]
-
-
-@pytest.fixture
-def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Cli:
-    monkeypatch.setenv("COLUMNS", "200")
-
-    def run(*args: str | Path) -> Run:
-        capsys.readouterr()
-        code = main([str(a) for a in args])
-        out, err = capsys.readouterr()
-        return Run(code, out, err)
-
-    return run
+from tests.formats.conftest import DATA, GCP_PREVIEW, NO_SAMES, V4_EXPORT, Cli
 
 
 def test_check_a_gcp_preview(cli: Cli) -> None:
@@ -82,7 +56,7 @@ def test_diff_of_one_preview_is_its_own_change(cli: Cli) -> None:
     pool = changes["gpu-pool"]
     assert pool["status"] == "removed" and pool["before_usd"] > 0 and pool["after_usd"] == 0
     sql = changes["metadata"]  # replaced: priced on both sides
-    assert sql["status"] == "changed" and 0 < sql["before_usd"] < sql["after_usd"]
+    assert sql["status"] == "replaced" and 0 < sql["before_usd"] < sql["after_usd"]
     disk = changes["scratch"]  # 100 -> 500 GB
     assert disk["after_usd"] == pytest.approx(5 * disk["before_usd"], rel=0.01)
     assert changes["nb-alice"]["status"] == changes["trainer"]["status"] == "added"
@@ -97,7 +71,10 @@ def test_diff_of_one_preview_as_markdown(cli: Cli) -> None:
     result = cli("diff", GCP_PREVIEW, "--markdown")
     assert result.code == 0
     assert "| removed | `gpu-pool` | container/NodePool |" in result.out
-    assert "| changed | `metadata` | sql/DatabaseInstance |" in result.out
+    assert "| replaced | `metadata` | sql/DatabaseInstance | $100.32 | $198.95 | +$98.63 |" in (
+        result.out
+    )
+    assert "replaced: the old resource is deleted and a new one created" in result.out
 
 
 def test_diff_of_two_inputs_in_any_formats(cli: Cli) -> None:
@@ -185,3 +162,10 @@ def test_check_reads_a_preview_from_stdin(cli: Cli, monkeypatch: pytest.MonkeyPa
     assert result.code == 1, result.err
     doc = json.loads(result.out)
     assert doc["source"]["file"] == "<stdin>" and len(doc["resources"]) == 8
+
+
+def test_the_comment_shows_no_disk_size_a_database_does_not_set(cli: Cli) -> None:
+    # The preview's replaced Cloud SQL instance leaves settings.diskSize to Google's default.
+    body = cli("comment", "--preview", "dev", GCP_PREVIEW).out
+    assert "| `metadata` | sql/DatabaseInstance | us-central1 | db-custom-4-15360, ZONAL |" in body
+    assert "None GB" not in body

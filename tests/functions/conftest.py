@@ -24,6 +24,7 @@ from functions_framework import create_app
 from govern import clock, execute, gcp
 from govern.models import ActionPolicy
 from tests.fakegcp.billing import FakeBilling
+from tests.fakegcp.billingbudgets import FakeBudgets
 from tests.fakegcp.clock import FakeClock
 from tests.fakegcp.compute import FakeCompute
 from tests.fakegcp.container import FakeContainer
@@ -94,6 +95,7 @@ class Cloud:
     clock: FakeClock
     container: FakeContainer
     vertex: FakeVertex
+    budgets: FakeBudgets
 
     def mutations(self) -> list[Any]:
         """Requests that change state (anything but GET)."""
@@ -115,6 +117,7 @@ def cloud(monkeypatch: pytest.MonkeyPatch) -> Iterator[Cloud]:
             clock_,
             FakeContainer().install(server),
             FakeVertex().install(server),
+            FakeBudgets().install(server),
         )
         monkeypatch.setenv(
             "MLGOV_API_ENDPOINTS",
@@ -130,6 +133,7 @@ def cloud(monkeypatch: pytest.MonkeyPatch) -> Iterator[Cloud]:
                         "monitoring",
                         "container",
                         "aiplatform",
+                        "billingbudgets",
                     )
                 }
             ),
@@ -151,6 +155,7 @@ class AdapterPorts:
     monitoring: Any
     container: Any
     vertex: Any
+    budgets: Any
 
 
 def adapter_ports(cloud: Cloud) -> AdapterPorts:
@@ -164,6 +169,7 @@ def adapter_ports(cloud: Cloud) -> AdapterPorts:
         monitoring=gcp.ADAPTERS["monitoring"](url),
         container=gcp.ADAPTERS["container"](url),
         vertex=gcp.ADAPTERS["aiplatform"](url),
+        budgets=gcp.ADAPTERS["billingbudgets"](url),
     )
 
 

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from govern.gke import Autoscaling, Cluster, NodePool, ResourceLimit
-from govern.models import Recommendation, Workload
+from govern.models import Recommendation, SpendCapState, Workload
 from govern.vertex import Endpoint, JobKind, VertexJob
 
 STOPPED = {"compute": "TERMINATED", "notebook": "STOPPED", "tpu": "STOPPED"}
@@ -37,6 +37,7 @@ class MemoryCloud:
     jobs: list[VertexJob] = field(default_factory=list)
     endpoints: list[Endpoint] = field(default_factory=list)
     rec_states: dict[str, str] = field(default_factory=dict)
+    spend_caps: dict[str, SpendCapState] = field(default_factory=dict)
     errors: dict[tuple[str, str], Exception] = field(default_factory=dict)
     calls: list[tuple[str, tuple[object, ...]]] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -275,6 +276,21 @@ class MemoryVertex:
         return f"operation-{deployed_model_id}"
 
 
+class MemoryBudgets:
+    """Spend-cap states by budget name (a missing one raises ports.Gone)."""
+
+    def __init__(self, cloud: MemoryCloud) -> None:
+        self.cloud = cloud
+
+    def get_spend_cap(self, name: str) -> SpendCapState:
+        from govern import ports
+
+        self.cloud.record("budgets.get_spend_cap", name, name)
+        if name not in self.cloud.spend_caps:
+            raise ports.Gone(f"billingbudgets budgets.get {name}: not found")
+        return self.cloud.spend_caps[name]
+
+
 class MemoryPorts:
     """govern.ports.Ports over one MemoryCloud."""
 
@@ -287,3 +303,4 @@ class MemoryPorts:
         self.monitoring = MemoryMonitoring(cloud)
         self.container = MemoryContainer(cloud)
         self.vertex = MemoryVertex(cloud)
+        self.budgets = MemoryBudgets(cloud)

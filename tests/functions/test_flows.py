@@ -12,7 +12,7 @@ from datetime import UTC, date, datetime
 import pytest
 
 from govern import decide, execute, flows
-from govern.models import ActionPolicy, BudgetAlert, Recommendation, Workload
+from govern.models import ActionPolicy, BudgetAlert, Recommendation, Report, Workload
 from tests.fakegcp.clock import FakeClock
 from tests.functions.conftest import BUDGET, DEV, PROD, policy_dict
 from tests.functions.memory import MemoryCloud, MemoryPorts
@@ -38,6 +38,7 @@ READ_METHODS = {
     "aiplatform.projects.locations.customJobs.list": "vertex.list_jobs",
     "aiplatform.projects.locations.hyperparameterTuningJobs.list": "vertex.list_jobs",
     "aiplatform.projects.locations.endpoints.list": "vertex.list_endpoints",
+    "billingbudgets.billingAccounts.budgets.get": "budgets.get_spend_cap",
 }
 ACTION_METHODS = {
     "StopInstance": {"compute.stop"},
@@ -118,7 +119,7 @@ def _budget_cloud() -> MemoryCloud:
 def test_budget_alert_stops_everything_before_unlinking_billing():
     cloud = _budget_cloud()
     report = flows.budget_alert(_alert(1300, 1000, 1.3), MemoryPorts(cloud), _runner())
-    assert not isinstance(report, flows.Quiet)
+    assert isinstance(report, Report)
     assert report.counts() == {"done": 5}
     mutations = [m for m, _ in cloud.calls if m.endswith((".stop", ".unlink"))]
     assert mutations[-1] == "billing.unlink"
@@ -151,7 +152,7 @@ def test_budget_alert_for_an_unknown_budget_raises_the_decision_error():
 def test_budget_alert_dry_run_reads_but_changes_nothing():
     cloud = _budget_cloud()
     report = flows.budget_alert(_alert(1300, 1000, 1.3), MemoryPorts(cloud), _runner(dry_run=True))
-    assert not isinstance(report, flows.Quiet)
+    assert isinstance(report, Report)
     assert report.counts() == {"simulated": 5}
     assert cloud.methods() == {
         "compute.list_instances",

@@ -18,6 +18,7 @@ import pytest
 from govern.flows import FLOWS
 from govern.permissions import PERMISSIONS
 from tests.fakegcp import iam
+from tests.functions import test_spend_caps as spend_caps
 from tests.functions.conftest import (
     DEV,
     PROD,
@@ -44,6 +45,7 @@ EXPECTED = {
         "aiplatform.endpoints.update",
         "aiplatform.hyperparameterTuningJobs.cancel",
         "aiplatform.hyperparameterTuningJobs.list",
+        "billing.resourcebudgets.read",
         "compute.instanceGroupManagers.get",
         "compute.instances.list",
         "compute.instances.stop",
@@ -82,7 +84,7 @@ EXPECTED = {
     ),
 }
 # Policy keys a scenario needs to take every branch (undeploying endpoints is opt-in).
-SCENARIO_POLICY = {"on_budget_alert": {"undeploy_endpoints": True}}
+SCENARIO_POLICY = {"on_budget_alert": {"undeploy_endpoints": True, "spend_caps": spend_caps.CAPS}}
 
 
 def _budget_alert(cloud) -> None:
@@ -113,6 +115,9 @@ def _budget_alert(cloud) -> None:
     cloud.container.races = 1
     cloud.vertex.races = 1
     send_event(pubsub_event(budget_data(1.2, 1200)))
+    # A spend cap's alerts-only budget: the cap's state is read (and nothing done).
+    spend_caps.seed_cap(cloud, "ENFORCED")
+    send_event(spend_caps.pair_alert(2100.0, 1.0))
 
 
 def _reap_idle_vms(cloud) -> None:

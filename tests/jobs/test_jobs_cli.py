@@ -183,12 +183,12 @@ def test_bad_endpoint_configuration_exits_2(monkeypatch, capsys, env, message):
     assert message in capsys.readouterr().err
 
 
-# -------------------------------------------------------------------------- API errors: 1
-def test_run_of_a_job_that_is_not_deployed_exits_1_with_a_hint(fake, capsys):
+# -------------------------------------------------------------------------- API errors: 4
+def test_run_of_a_job_that_is_not_deployed_exits_4_with_a_hint(fake, capsys):
     server, sched = fake
     del sched.jobs[f"{PARENT}/jobs/{OURS[0]}"]
 
-    assert jobs(server, "run", "reap-idle-vms") == 1
+    assert jobs(server, "run", "reap-idle-vms") == 4
 
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1
@@ -196,11 +196,11 @@ def test_run_of_a_job_that_is_not_deployed_exits_1_with_a_hint(fake, capsys):
     assert "not deployed? run `pulumi up`" in err[0]
 
 
-def test_permission_denied_exits_1(fake, capsys):
+def test_permission_denied_exits_4(fake, capsys):
     server, _sched = fake
     server.inject(r":pause$", 403)
 
-    assert jobs(server, "pause", "reap-expired") == 1
+    assert jobs(server, "pause", "reap-expired") == 4
 
     err = capsys.readouterr().err
     assert "cloud scheduler: pause acme-dev-reap-expired: 403" in err
@@ -214,16 +214,16 @@ def test_transient_errors_are_retried_for_list_but_run_is_not_repeated(fake, cap
     assert len(server.calls("GET")) == 2
 
     server.inject(r":run$", 503, times=1)
-    assert jobs(server, "run", "reap-expired") == 1
+    assert jobs(server, "run", "reap-expired") == 4
     assert len(server.calls("POST")) == 1  # a retried run could clean up twice
     assert sched.runs == []
     assert "503" in capsys.readouterr().err
 
 
-def test_unreachable_endpoint_exits_1(capsys):
+def test_unreachable_endpoint_exits_4(capsys):
     assert (
         main(["jobs", "--stack", "dev", "--endpoint", "http://127.0.0.1:9", "run", "reap-expired"])
-        == 1
+        == 4
     )
     err = capsys.readouterr().err
     assert err.startswith("mlgov: error: cloud scheduler: run acme-dev-reap-expired:")

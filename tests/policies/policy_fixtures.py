@@ -399,6 +399,51 @@ _GOOD: list[dict[str, Any]] = [
             "allUpdatesRule": {"pubsubTopic": TOPIC, "schemaVersion": "1.0"},
         },
     },
+    # A spend cap on Vertex AI (the Budget API v1 body mlgov renders) and its alerts-only pair.
+    {
+        "type": "pulumi-python:dynamic/mlgov:SpendCapBudget",
+        "name": "spend-cap",
+        "inputs": {
+            "parent": "billingAccounts/000000-AAAAAA-BBBBBB",
+            "displayName": "acme-prod-cap-vertex-ai",
+            "budgetFilter": {
+                "projects": ["projects/123456789012"],
+                "services": ["services/C7E2-9256-1C43"],
+                "creditTypesTreatment": "EXCLUDE_ALL_CREDITS",
+                "calendarPeriod": "MONTH",
+            },
+            "amount": {"specifiedAmount": {"units": "2000"}},
+            "thresholdRules": [
+                {"thresholdPercent": 0.5, "spendBasis": "CURRENT_SPEND"},
+                {"thresholdPercent": 0.8, "spendBasis": "CURRENT_SPEND"},
+                {"thresholdPercent": 1.0, "spendBasis": "CURRENT_SPEND"},
+            ],
+            "notificationsRule": {"enableProjectLevelRecipients": True},
+            "ownershipScope": "ALL_USERS",
+            "spendCap": {"inputState": "CONFIGURED"},
+        },
+    },
+    {
+        "type": "gcp:billing/budget:Budget",
+        "name": "spend-cap-alerts",
+        "inputs": {
+            "billingAccount": "000000-AAAAAA-BBBBBB",
+            "displayName": "acme-prod-cap-vertex-ai-alerts",
+            "budgetFilter": {
+                "projects": ["projects/123456789012"],
+                "services": ["services/C7E2-9256-1C43"],
+                "creditTypesTreatment": "EXCLUDE_ALL_CREDITS",
+                "calendarPeriod": "MONTH",
+            },
+            "amount": {"specifiedAmount": {"units": "2000"}},
+            "thresholdRules": [
+                {"thresholdPercent": 0.5, "spendBasis": "CURRENT_SPEND"},
+                {"thresholdPercent": 0.8, "spendBasis": "CURRENT_SPEND"},
+                {"thresholdPercent": 1.0, "spendBasis": "CURRENT_SPEND"},
+            ],
+            "allUpdatesRule": {"pubsubTopic": TOPIC, "schemaVersion": "1.0"},
+        },
+    },
     {
         "type": "gcp:storage/bucket:Bucket",
         "name": "source",

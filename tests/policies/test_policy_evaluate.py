@@ -27,7 +27,9 @@ def test_good_stack_passes_with_default_config() -> None:
 
 def test_stack_wide_finding_names_the_stack() -> None:
     (violation,) = evaluate_resources(
-        apply((("drop", "budget"),)), PolicyConfig.from_mapping(PROD_CONFIG), stack="prod"
+        apply((("drop", "budget"), ("drop", "spend-cap"), ("drop", "spend-cap-alerts"))),
+        PolicyConfig.from_mapping(PROD_CONFIG),
+        stack="prod",
     )
     assert violation.as_dict() == {
         "policy": "mlgov-budget-required",

@@ -23,7 +23,41 @@ def _policy(**project: Any) -> str:
 
 
 CASES: tuple[Case, ...] = (
-    Case("no-budget", "mlgov-budget-required", (("drop", "budget"),), resource=""),
+    Case(
+        "no-budget",
+        "mlgov-budget-required",
+        (("drop", "budget"), ("drop", "spend-cap"), ("drop", "spend-cap-alerts")),
+        resource="",
+    ),
+    Case(
+        "spend-cap-unpaired",
+        "mlgov-billing-spend-cap-paired",
+        (("drop", "spend-cap-alerts"),),
+        resource="spend-cap",
+    ),
+    Case(
+        "spend-cap-pair-on-another-service",
+        "mlgov-billing-spend-cap-paired",
+        (s("spend-cap-alerts", "budgetFilter.services", ["services/AEFD-7695-64FA"]),),
+        resource="spend-cap",
+    ),
+    Case(
+        "spend-cap-on-cloud-run-functions-beside-automation",
+        "mlgov-billing-spend-cap-blocks-automation",
+        (
+            s("spend-cap", "budgetFilter.services", ["services/29E7-DA93-CA13"]),
+            s("spend-cap-alerts", "budgetFilter.services", ["services/29E7-DA93-CA13"]),
+        ),
+    ),
+    Case(
+        "spend-cap-on-cloud-run-without-functions",
+        None,
+        (
+            s("spend-cap", "budgetFilter.services", ["services/152E-C115-5142"]),
+            s("spend-cap-alerts", "budgetFilter.services", ["services/152E-C115-5142"]),
+            ("drop", "budget-fn"),
+        ),
+    ),
     Case("budget-no-thresholds", "mlgov-budget-required", (s("budget", "thresholdRules", []),)),
     Case("budget-no-topic", "mlgov-budget-required", (d("budget", "allUpdatesRule.pubsubTopic"),)),
     Case(

@@ -434,7 +434,7 @@ def test_over_cap() -> None:
     )
 
 
-def test_server_errors_exit_1_and_bad_requests_exit_2() -> None:
+def test_server_errors_exit_4_and_bad_requests_exit_2() -> None:
     query = queries.attribution(TABLES.standard, WINDOW, ("p",))
     assert explain(gexc.InternalServerError("backend error"), query, TABLES.standard, "p").code == 2
     assert explain(gexc.BadRequest("Syntax error"), query, TABLES.standard, "p").code == 2

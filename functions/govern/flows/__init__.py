@@ -14,6 +14,7 @@ from govern.flows.budget import BUDGET_ALERT, Quiet, budget_alert
 from govern.flows.expired import REAP_EXPIRED, reap_expired
 from govern.flows.idle_gpus import REAP_IDLE_GPUS, reap_idle_gpus
 from govern.flows.idle_vms import REAP_IDLE_VMS, reap_idle_vms
+from govern.flows.spend_caps import SpendCapNotice
 
 FLOWS: Final[tuple[Flow, ...]] = (BUDGET_ALERT, REAP_IDLE_VMS, REAP_EXPIRED, REAP_IDLE_GPUS)
 
@@ -25,6 +26,7 @@ __all__ = [
     "REAP_IDLE_VMS",
     "Flow",
     "Quiet",
+    "SpendCapNotice",
     "budget_alert",
     "reap_expired",
     "reap_idle_gpus",

@@ -2,7 +2,9 @@
 
 Stops come first (with Vertex AI cancels and GKE NAP limits), then GKE accelerator pools are
 scaled to zero (flows/cap.py); unlinking billing (the last resort, opted into per project) runs
-last. Decisions are decide.py's and cap.py's; this module only sequences reads and actions.
+last. An alert from a spend cap's alerts-only budget only reports the cap's state
+(flows/spend_caps.py). Decisions are decide.py's and cap.py's; this module only sequences reads
+and actions.
 """
 
 from __future__ import annotations
@@ -18,12 +20,27 @@ from govern.cap import NotCapped
 from govern.execute import ReadCall, Runner
 from govern.flows import cap
 from govern.flows.base import Flow, inventory, together
+from govern.flows.spend_caps import SpendCapNotice, spend_cap_alert
 from govern.models import BudgetAlert, Report
-from govern.ports import GET_BILLING_INFO, LIST_INSTANCES, LIST_NOTEBOOKS, LIST_TPU_NODES, Ports
+from govern.ports import (
+    GET_BILLING_INFO,
+    GET_SPEND_CAP,
+    LIST_INSTANCES,
+    LIST_NOTEBOOKS,
+    LIST_TPU_NODES,
+    Ports,
+)
 
 BUDGET_ALERT: Final = Flow(
     "on_budget_alert",
-    reads=(LIST_INSTANCES, LIST_NOTEBOOKS, LIST_TPU_NODES, GET_BILLING_INFO, *cap.CAP_READS),
+    reads=(
+        LIST_INSTANCES,
+        LIST_NOTEBOOKS,
+        LIST_TPU_NODES,
+        GET_BILLING_INFO,
+        *cap.CAP_READS,
+        GET_SPEND_CAP,
+    ),
     actions=(StopInstance, StopNotebook, StopTpuNode, DisableBilling, *cap.CAP_ACTIONS),
 )
 
@@ -43,16 +60,21 @@ class Quiet:
     details: Mapping[str, Any] = field(default_factory=dict[str, Any])
 
 
-def budget_alert(alert: BudgetAlert, ports: Ports, runner: Runner) -> Report | Quiet:
+def budget_alert(
+    alert: BudgetAlert, ports: Ports, runner: Runner
+) -> Report | Quiet | SpendCapNotice:
     """Act on one budget alert under runner.policy, at the runner's clock's time.
 
-    First whether it is the stack's own and of the current period (notifications.py), then how
-    far it goes (decide.budget_scope).
+    An alert of a spend cap's alerts-only pair only reports the cap's state (read-only). For the
+    stack's budgets: first whether it is the stack's own and of the current period
+    (notifications.py), then how far it goes (decide.budget_scope).
 
     Raises:
         decide.DecisionError: the alert's budget is not in the policy.
     """
     policy, entry_point = runner.policy, BUDGET_ALERT.entry_point
+    if (capped := policy.spend_caps.get(alert.budget_id)) is not None:
+        return spend_cap_alert(alert, capped, ports, runner)
     budget = decide.budget_of(alert, policy)
     if warning := notifications.unchecked(alert.budget_id, budget):
         execute.log("WARNING", warning, budget_id=alert.budget_id, unchecked=list(budget.absent()))

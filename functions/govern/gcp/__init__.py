@@ -13,6 +13,7 @@ from typing import Any, Final
 
 from govern.gcp import (
     billing,
+    billingbudgets,
     compute,
     container,
     monitoring,
@@ -32,6 +33,7 @@ ADAPTERS: Final[dict[str, Callable[[str | None], Any]]] = {
     "monitoring": monitoring.create,
     "container": container.create,
     "aiplatform": vertex.create,
+    "billingbudgets": billingbudgets.create,
 }
 
 __all__ = ["ADAPTERS", "load_service"]

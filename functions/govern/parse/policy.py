@@ -20,6 +20,7 @@ from govern.models import (
     IdleTpuPolicy,
     PolicyError,
     ProjectPolicy,
+    SpendCapPolicy,
 )
 from govern.periods import Period, PeriodError, parse_period
 
@@ -49,6 +50,7 @@ _TOP_OPTIONAL = (
     "call_timeout_seconds",
     "idle_tpu",
     "undeploy_endpoints",
+    "spend_caps",
 )
 
 
@@ -155,6 +157,36 @@ def _budgets(raw: Any, projects: dict[str, ProjectPolicy]) -> dict[str, BudgetPo
     return budgets
 
 
+def _spend_caps(
+    raw: Any, projects: dict[str, ProjectPolicy], budgets: dict[str, BudgetPolicy]
+) -> dict[str, SpendCapPolicy]:
+    caps: dict[str, SpendCapPolicy] = {}
+    keys = ("project", "service_key", "service", "cap", "amount")
+    for bid, craw in _keyed(raw, "MLGOV_POLICY.spend_caps", "budgetId").items():
+        path = f"MLGOV_POLICY.spend_caps.{bid}"
+        c = _obj(craw, path, keys)
+        project = _str(c["project"], f"{path}.project")
+        if project not in projects:
+            raise PolicyError(f"{path}.project: {project!r} is not in MLGOV_POLICY.projects")
+        if bid in budgets:
+            raise PolicyError(f"{path}: also in MLGOV_POLICY.budgets; an alert is one or the other")
+        cap = _str(c["cap"], f"{path}.cap")
+        if not cap.startswith("billingAccounts/") or "/budgets/" not in cap:
+            raise PolicyError(f"{path}.cap: {cap!r} is not billingAccounts/<id>/budgets/<id>")
+        amount = c["amount"]
+        number = isinstance(amount, int | float) and not isinstance(amount, bool)
+        if not number or not math.isfinite(amount) or amount < 0:
+            raise PolicyError(f"{path}.amount: must be a number >= 0, got {amount!r}")
+        caps[str(bid)] = SpendCapPolicy(
+            project=project,
+            service_key=_str(c["service_key"], f"{path}.service_key"),
+            service=_str(c["service"], f"{path}.service"),
+            cap=cap,
+            amount=float(amount),
+        )
+    return caps
+
+
 # What the stack's budget is (DESIGN.md contract 2): absent keys are not checked.
 _BUDGET_OPTIONAL = ("billing_account", "amount", "currency", "period")
 _ACCOUNT = re.compile(r"[0-9A-F]{6}-[0-9A-F]{6}-[0-9A-F]{6}")
@@ -242,4 +274,5 @@ def _policy(raw: Any) -> ActionPolicy:
         undeploy_endpoints=_bool(
             top.get("undeploy_endpoints", False), f"{root}.undeploy_endpoints"
         ),
+        spend_caps=_spend_caps(top.get("spend_caps", {}), projects, budgets),
     )

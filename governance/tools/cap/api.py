@@ -116,7 +116,12 @@ class Api:
             raise ApiError(what, None, message=message) from None
         if response.status_code >= 400:
             raise _error(what, response)
-        answer: dict[str, Any] = response.json() if response.content else {}
+        try:
+            answer: Any = response.json() if response.content else {}
+        except ValueError:  # an answer that is not JSON (a proxy's error page, a wrong URL)
+            answer = None
+        if not isinstance(answer, dict):
+            raise ApiError(what, response.status_code, message="the answer is not a JSON object")
         return answer
 
     def pages(self, service: str, path: str, key: str, region: str) -> Iterator[dict[str, Any]]:

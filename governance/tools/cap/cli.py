@@ -1,7 +1,11 @@
-"""`mlgov cap status|restore`: find what the budget cap changed, show it, put it back.
+"""`mlgov cap status|restore|lift`: find what the budget cap changed, show it, put it back.
 
     mlgov cap status --stack NAME [--json]
     mlgov cap restore --stack NAME [--dry-run] [--json]
+    mlgov cap lift --stack NAME --service KEY --reason TEXT [--dry-run] [--json]
+
+`status` also lists the stack's spend caps (Cloud Billing) and their state, and `lift` lifts an
+enforced one: governance/tools/spend_caps.py, which this module calls.
 
 Reads every governed project of the stack (stack.py): each project's GKE clusters (all
 locations) and, in each governed region, its Vertex AI endpoints; every pool, cluster and
@@ -9,12 +13,13 @@ endpoint the cap marked is an item (plan.py). `restore` runs each item's writes;
 independent, so one that cannot be read or fails is reported and the rest restored. What the
 cap does that restore cannot undo is said each time (NOT_UNDONE, UNLINKED).
 
-Exit codes: 0 everything found is restored (or, for status, readable); 1 something was left:
-an unreadable mark, a write or a read that failed, a governed zone an API could not reach; 2
-invalid input (unknown stack, bad settings or endpoint, --dry-run without restore, no
-credentials). `--endpoint URL` (or MLGOV_API_ENDPOINTS {"container": URL, "aiplatform": URL})
-talks to another base URL with anonymous access. Adding a kind of cap to show (a spend-cap
-budget): a module that returns Items, one entry in `_read`.
+Exit codes: 0 everything found is restored (or, for status, readable); 4 (`Exit.CLOUD`) something
+was left: an unreadable mark, a write or a read that failed, a governed zone an API could not
+reach (exit 1 means a mandatory policy finding, and nothing else); 2 invalid input (unknown stack,
+bad settings or endpoint, --dry-run without restore, no credentials). `--endpoint URL` (or
+MLGOV_API_ENDPOINTS {"container": URL, "aiplatform": URL}) talks to another base URL with
+anonymous access. Adding a kind of cap to show (a spend-cap budget): a module that returns Items,
+one entry in `_read`.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import argparse
 import json
 import sys
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -51,27 +57,32 @@ UNLINKED = (
 
 def register(subparsers: Any) -> None:
     """Add the `cap` subcommand to the CLI's subparsers."""
+    from governance.tools import spend_caps
     from governance.tools.cli import stack_flags
 
     p = subparsers.add_parser(
         "cap",
-        help="show or undo what the budget cap changed (GKE pools and NAP, Vertex AI endpoints)",
+        help="show or undo what the budget cap changed (GKE, Vertex AI); show and lift spend caps",
         description=(
             "See and restore what the budget cap changed in the stack's governed projects: "
             "GKE node pools and NAP limits, Vertex AI endpoint deployments."
         ),
         epilog=(
             "examples:\n  mlgov cap status --stack prod\n  mlgov cap restore --stack prod --dry-run"
+            "\n  mlgov cap lift --stack prod --service vertex_ai --reason 'launch day'"
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("action", choices=("status", "restore"), help="what to do")
+    p.add_argument("action", choices=("status", "restore", *spend_caps.ACTIONS), help="what to do")
     stack_flags(p)
     p.add_argument(
         "--endpoint", help="base URL for the container and aiplatform APIs (http(s)://...)"
     )
-    p.add_argument("--dry-run", action="store_true", help="restore: print the plan, change nothing")
+    p.add_argument(
+        "--dry-run", action="store_true", help="restore, lift: print the plan, change nothing"
+    )
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    spend_caps.add_arguments(p)
     p.set_defaults(func=handler)
 
 
@@ -87,15 +98,26 @@ class Findings:
 
 def handler(args: argparse.Namespace) -> int:
     """Run `cap`; returns the exit code (invalid input is raised as CliError)."""
+    from governance.tools import spend_caps
     from governance.tools.cap.api import Api, sessions
     from governance.tools.jobs import endpoint
 
+    if args.action in spend_caps.ACTIONS:
+        return spend_caps.lift(args)
     if args.dry_run and args.action != "restore":
-        raise CliError("--dry-run: only with `restore`")
+        raise CliError("--dry-run: only with `restore` or `lift`")
     stack = _stack(args)
     bases = {service: endpoint(args.endpoint, service) for service in SERVICES}
     api = Api(sessions(anonymous=all(bases.values()), bases=bases), bases)
-    found = _read(api, stack)
+    # The spend caps (Budget API) are read beside GKE and Vertex AI: an endpoint that does not
+    # answer costs its few seconds once, not after the others.
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="mlgov-caps") as pool:
+        caps_read = (
+            pool.submit(spend_caps.status, args, show=False)
+            if args.action == "status" and spend_caps.declares_spend_caps(args)
+            else None
+        )
+        found = _read(api, stack)
     if args.action == "restore":
         for item in found.items:
             if args.dry_run:
@@ -103,15 +125,26 @@ def handler(args: argparse.Namespace) -> int:
             else:
                 item.apply(api)
     doc = _document(args, stack, found)
+    caps_failed: list[str] = []
+    caps: dict[str, Any] | None = None
+    if caps_read is not None:
+        try:
+            caps = doc["spend_caps"] = caps_read.result()
+        except CliError as err:
+            # Not read (no answer, refused, no credentials for Google's Budget API while GKE
+            # and Vertex AI were given endpoints): reported with the rest, not fatal.
+            caps_failed = [f"spend caps: {p}" for p in err.problems]
     if args.json:
         print(json.dumps(doc, indent=2))
     else:
         _print(doc)
-    problems = [*found.errors, *found.unreachable]
+        if caps is not None:
+            spend_caps.print_section(caps)
+    problems = [*found.errors, *found.unreachable, *caps_failed]
     problems += [f"{i.target}: {p}" for i in found.items for p in i.problems]
     problems += [f"{i.target}: {i.outcome}" for i in found.items if i.outcome.startswith("failed")]
     report(problems, sys.stderr)
-    return Exit.FAILED if problems else Exit.OK
+    return Exit.CLOUD if problems else Exit.OK
 
 
 def _stack(args: argparse.Namespace) -> Stack:

@@ -51,7 +51,7 @@ def explain_not_json(text: str, source: str, err: ValueError) -> str:
     try:
         if is_event(json.loads(first)):
             return f"{source}: {STREAM}"
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: a line nested deeper than Python goes
         pass
     return f"{source}: not valid JSON ({err})"
 

@@ -336,6 +336,32 @@ ASPECTS: Mapping[str, Aspect] = {
         "true",
         "billing admins no longer get budget e-mails",
     ),
+    # --- spend caps (Cloud Billing: block new usage of one service in one project) ---
+    "spend_cap.presence": Aspect(
+        "budget",
+        "a spend cap (Google blocks new usage of its service in its project past the amount)",
+        "removed",
+        "spend cap removed: nothing blocks that service's spend any more",
+    ),
+    "spend_cap.amount": Aspect(
+        "budget",
+        "spend cap amount (the month's ceiling for its service)",
+        "higher",
+        "a higher spend cap: more of that service's spend before Google blocks it",
+        none_is="infinite",
+    ),
+    "spend_cap.scope": Aspect(
+        "budget",
+        "what a spend cap covers (its project and service)",
+        "any",
+        "the cap now blocks another service or project, and no longer the old one",
+    ),
+    "spend_cap.armed": Aspect(
+        "budget",
+        "whether the budget is a spend cap at all (spendCap.inputState CONFIGURED)",
+        "false",
+        "no longer a cap: the service is only alerted on, never blocked",
+    ),
     # --- autoscaling limits: node auto-provisioning and node pools ---
     "limit.nap": Aspect(
         "limit",

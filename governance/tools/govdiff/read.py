@@ -2,9 +2,10 @@
 
 `governed(doc)` reads the values the table in aspects.py judges: the stack's project, region,
 environment and `limits` (the plan's `policy_config`), the deployed functions' `MLGOV_POLICY`,
-budgets, autoscaling limits, `mlgov-*` labels on any resource, Scheduler jobs, IAM grants and the
-service accounts workloads run as. Ids are `<resource>.<field>` (`budget-budget.amount`), or
-`stack.*`/`limits.*` for the stack; they are what acknowledgements name, so they stay stable.
+budgets and spend caps, autoscaling limits, `mlgov-*` labels on any resource, Scheduler jobs,
+IAM grants and the service accounts workloads run as. Ids are `<resource>.<field>`
+(`budget-budget.amount`), or `stack.*`/`limits.*` for the stack; they are what acknowledgements
+name, so they stay stable.
 """
 
 from __future__ import annotations
@@ -196,7 +197,7 @@ class _Reader:
         self.put(name, "policy.function", PRESENT, name, presence=True)
         try:
             policy = json.loads(raw) if isinstance(raw, str) else None
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested deeper than Python recurses
             policy = None
         if not isinstance(policy, Mapping):
             self.put(f"{name}.policy", "policy.unreadable", "not a JSON object", name)
@@ -290,6 +291,23 @@ class _Reader:
             _scalar(rule.get("disableDefaultIamRecipients")),
             name,
         )
+
+    def spend_cap(self, name: str, i: Mapping[str, Any]) -> None:
+        # A Cloud Billing spend cap (governance/spend_caps/): its inputs are the Budget API body.
+        self.put(name, "spend_cap.presence", PRESENT, name, presence=True)
+        spec = as_mapping(dig(i, "amount", "specifiedAmount"))
+        units, nanos = as_number(spec.get("units")), as_number(spec.get("nanos")) or 0.0
+        self.put(
+            f"{name}.amount",
+            "spend_cap.amount",
+            None if units is None else units + nanos / 1e9,
+            name,
+        )
+        f = as_mapping(i.get("budgetFilter"))
+        for key in ("projects", "services"):
+            self.put(f"{name}.budgetFilter.{key}", "spend_cap.scope", _set(f.get(key)), name)
+        armed = dig(i, "spendCap", "inputState") == "CONFIGURED"
+        self.put(f"{name}.spendCap", "spend_cap.armed", armed, name)
 
     def cluster(self, name: str, i: Mapping[str, Any]) -> None:
         ca = as_mapping(i.get("clusterAutoscaling"))
@@ -428,7 +446,7 @@ class _Reader:
         if data := as_str(i.get("policyData")):
             try:
                 policy: object = json.loads(data)
-            except ValueError:
+            except (ValueError, RecursionError):  # nested deeper than Python recurses
                 policy = {}
             for binding in as_list(dig(policy, "bindings")):
                 r = as_str(dig(binding, "role")) or ""
@@ -553,6 +571,7 @@ _IAM_TYPES = frozenset(
 _HANDLERS = {
     v.FUNCTION_V2: _Reader.function,
     v.BUDGET: _Reader.budget,
+    v.SPEND_CAP_BUDGET: _Reader.spend_cap,
     v.GKE_CLUSTER: _Reader.cluster,
     v.GKE_NODE_POOL: _Reader.node_pool,
     v.TPU_VM: _Reader.tpu_vm,

@@ -188,7 +188,7 @@ def parse_schema(raw: object) -> list[Mapping[str, Any]] | None:
     if isinstance(raw, str):
         try:
             value = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested deeper than Python recurses
             return None
     if not isinstance(value, list):
         return None

@@ -13,9 +13,9 @@ from typing import Final
 CHECKED: Final = "2026-11-23"
 
 
-def cite(title: str, url: str, *, note: str = "") -> str:
-    """`"<title> <url>, checked <CHECKED>"`, with an optional note on how the fact was confirmed."""
-    text = f"{title} {url}, checked {CHECKED}"
+def cite(title: str, url: str, *, note: str = "", checked: str = CHECKED) -> str:
+    """`"<title> <url>, checked <date>"`, with an optional note on how the fact was confirmed."""
+    text = f"{title} {url}, checked {checked}"
     return f"{text} ({note})" if note else text
 
 

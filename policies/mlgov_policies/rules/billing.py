@@ -2,7 +2,10 @@
 
 The budget rules are stack rules (they look for a budget, for the function listening on its
 topic and for who else may publish there, across all resources). The billing-disable rule reads
-the `MLGOV_POLICY` the governance functions run with (DESIGN.md, contract 2).
+the `MLGOV_POLICY` the governance functions run with (DESIGN.md, contract 2). The spend-cap rules
+are mlgov's own: a cap is paired with an alerts-only budget that publishes, and a cap that can
+block the governance functions is pointed out; what Google refuses in a cap is
+acceptance/spend_caps.py's.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from mlgov_policies import vocabulary as v
+from mlgov_policies.compat import spend_caps as caps
 from mlgov_policies.config import PolicyConfig
 from mlgov_policies.props import as_list, as_mapping, as_str, dig, is_unknown
 from mlgov_policies.rule import ResourceRule, StackResource, StackRule
@@ -110,7 +114,7 @@ def disable_not_in_prod(
         return
     try:
         policy: object = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested deeper than Python recurses
         yield "serviceConfig.environmentVariables.MLGOV_POLICY is not valid JSON"
         return
     projects = as_mapping(dig(policy, "projects"))
@@ -135,6 +139,87 @@ DISABLE_NOT_IN_PROD = ResourceRule(
     "never acceptable for production.",
     remediation="Set allow_billing_disable: false for prod projects; use stop_at to stop "
     "workloads instead.",
+)
+
+
+def _filter(props: Mapping[str, Any], key: str) -> tuple[str, ...]:
+    return tuple(str(x) for x in as_list(dig(props, "budgetFilter", key)))
+
+
+def spend_cap_paired(
+    resources: Sequence[StackResource], config: PolicyConfig
+) -> Iterator[tuple[int | None, str]]:
+    """Each spend cap has an alerts-only budget on its project and service that publishes."""
+    del config
+    paired: set[tuple[tuple[str, ...], tuple[str, ...]]] = set()
+    for r in resources:
+        if r.type == v.BUDGET and as_str(dig(r.props, "allUpdatesRule", "pubsubTopic")):
+            paired.add((_filter(r.props, "projects"), _filter(r.props, "services")))
+    for index, r in enumerate(resources):
+        if r.type != v.SPEND_CAP_BUDGET:
+            continue
+        scope = (_filter(r.props, "projects"), _filter(r.props, "services"))
+        if any(is_unknown(x) for part in scope for x in part):
+            continue
+        if scope not in paired:
+            yield (
+                index,
+                f"no {v.BUDGET} on projects {list(scope[0])} and services {list(scope[1])} "
+                "publishes to Pub/Sub: a spend cap cannot, so automation never hears about it",
+            )
+
+
+SPEND_CAP_PAIRED = StackRule(
+    name="mlgov-billing-spend-cap-paired",
+    check=spend_cap_paired,
+    types=frozenset({v.SPEND_CAP_BUDGET, v.BUDGET}),
+    enforcement="mandatory",
+    why="A spend cap may not publish to Pub/Sub (Budget API rule), so the budget function would "
+    "never hear that a service is about to be blocked, or is blocked, in a project.",
+    remediation="Pair the cap with a gcp.billing.Budget with the same budgetFilter projects and "
+    "services whose allUpdatesRule.pubsubTopic is the stack's budget topic (mlgov's "
+    "SpendCaps component does).",
+)
+
+
+# Services whose cap can block the governance functions themselves: Cloud Functions 2nd gen
+# (what automation.py deploys) are Cloud Run services, billed as Cloud Run functions.
+_AUTOMATION_SERVICES = frozenset(
+    caps.SERVICES[key].service for key in ("cloud_run", "cloud_run_functions")
+)
+
+
+def spend_cap_blocks_automation(
+    resources: Sequence[StackResource], config: PolicyConfig
+) -> Iterator[tuple[int | None, str]]:
+    """A cap on Cloud Run (functions) can block the stack's own governance functions."""
+    del config
+    if not any(r.type == v.FUNCTION_V2 for r in resources):
+        return
+    for index, r in enumerate(resources):
+        if r.type != v.SPEND_CAP_BUDGET:
+            continue
+        for service in _filter(r.props, "services"):
+            if service in _AUTOMATION_SERVICES:
+                name = caps.BY_SERVICE[service].name
+                yield (
+                    index,
+                    f"once this cap on {name} is enforced, Google blocks new usage of {name} in "
+                    "its project, which can include the stack's own governance functions "
+                    "(Cloud Functions 2nd gen run on Cloud Run): the budget function would not "
+                    "run when it matters most",
+                )
+
+
+SPEND_CAP_BLOCKS_AUTOMATION = StackRule(
+    name="mlgov-billing-spend-cap-blocks-automation",
+    check=spend_cap_blocks_automation,
+    types=frozenset({v.SPEND_CAP_BUDGET, v.FUNCTION_V2}),
+    enforcement="advisory",
+    why="A spend cap blocks new usage of its service across the whole project; the governance "
+    "functions are that kind of usage, and they are what stops everything else at the budget.",
+    remediation="Deploy the governance functions in another project than the capped one, or cap "
+    "Cloud Run there with headroom above what the functions themselves cost.",
 )
 
 

@@ -82,7 +82,7 @@ def members(type_: str, props: Mapping[str, Any]) -> Iterator[tuple[str, str | N
         raw = as_str(dig(props, "policyData"))
         try:
             data: object = json.loads(raw) if raw else {}
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested deeper than Python recurses
             return
         for binding in as_list(dig(data, "bindings")):
             for member in as_list(dig(binding, "members")):

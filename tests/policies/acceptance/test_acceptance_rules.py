@@ -13,7 +13,7 @@ from mlgov_policies.config import PolicyConfig
 HERE = Path(__file__).resolve().parent
 
 
-def test_the_index_lists_all_ten_acceptance_rules() -> None:
+def test_the_index_lists_all_eleven_acceptance_rules() -> None:
     assert [rule.name for rule in RULES] == [
         "mlgov-workbench-gpu-machine-compatible",
         "mlgov-compute-gpu-machine-compatible",
@@ -25,6 +25,7 @@ def test_the_index_lists_all_ten_acceptance_rules() -> None:
         "mlgov-compute-scheduling-valid",
         "mlgov-functions-timeout-within-limit",
         "mlgov-scheduler-attempt-deadline-within-limit",
+        "mlgov-billing-spend-cap-accepted",
     ]
 
 
