@@ -3,9 +3,11 @@
 Built once per estimate from the whole plan and handed to every cost model: the usage
 assumptions, the usage file's declarations (usage_file.py), the catalog, the date expiry is
 prorated from, and the few cross-resource facts the models need (office-hours windows from
-Scheduler jobs, tables per dataset, which Scheduler jobs and which GKE cluster the free tiers
-cover, the resources another one refers to by name or self link: a node pool's cluster, a disk's
-image or snapshot, a managed instance group's template, the VMs that use a static address).
+Scheduler jobs, tables per dataset, which Scheduler jobs, GKE cluster and Artifact Registry
+repository the free tiers cover, each forwarding rule's place among the plan's rules, the
+resources another one refers to by name or self link: a node pool's cluster, a disk's image or
+snapshot, a managed instance group's template, a secret version's secret, the VMs that use a
+static address).
 Nothing here is global: two estimates in one process never share a context.
 """
 
@@ -35,8 +37,13 @@ M = TypeVar("M", bound=BaseModel)
 REFERENCED = frozenset({
     v.GKE_CLUSTER, v.COMPUTE_DISK, v.COMPUTE_REGION_DISK, v.COMPUTE_IMAGE, v.COMPUTE_SNAPSHOT,
     v.COMPUTE_INSTANCE_TEMPLATE, v.COMPUTE_REGION_INSTANCE_TEMPLATE, v.SQL_INSTANCE,
-    v.COMPUTE_ADDRESS, v.COMPUTE_GLOBAL_ADDRESS,
+    v.COMPUTE_ADDRESS, v.COMPUTE_GLOBAL_ADDRESS, v.SECRET, v.BQ_DATASET,
 })  # fmt: skip
+# Inputs that hold a type's GCP name where it is not `name` (a secret's, a dataset's id).
+_ID_INPUTS = ("secretId", "datasetId")
+# Forwarding rules: Google bills the first five of a project (global ones, and regional ones per
+# region) as one hourly charge and each further rule on its own.
+_RULES = (v.COMPUTE_FORWARDING_RULE, v.COMPUTE_GLOBAL_FORWARDING_RULE)
 
 
 _EMPTY: dict[type[BaseModel], BaseModel] = {}
@@ -69,7 +76,7 @@ class AddressUse:
 _LOCATION_SEGMENTS = ("locations", "zones", "regions")
 
 
-def _ref_location(ref: object) -> str:
+def ref_location(ref: object) -> str:
     """The location a reference path names (`.../locations/us-central1-a/...`), or ""."""
     parts = (as_str(ref) or "").split("/")
     for i, part in enumerate(parts[:-1]):
@@ -122,6 +129,11 @@ class PlanContext:
     """natIp value (an address, or a reference to an Address resource) -> the VM using it."""
     instance_configs: Mapping[str, int] = field(default_factory=dict[str, int])
     """Managed instance group name -> its per-instance configs in the plan (stateful VMs)."""
+    rule_rank: Mapping[tuple[str, str], int] = field(default_factory=dict[tuple[str, str], int])
+    """(type, Pulumi name) of each forwarding rule -> its 1-based place among the plan's rules
+    of its pricing group (global, or one region), in plan order."""
+    free_tier_repository: str = ""
+    """Name of the Artifact Registry repository the free storage tier goes to (the first)."""
 
     @classmethod
     def build(
@@ -138,7 +150,20 @@ class PlanContext:
         references: dict[str, dict[str, list[Resource]]] = {}
         users: dict[str, AddressUse] = {}
         configs: dict[str, int] = {}
+        ranks: dict[tuple[str, str], int] = {}
+        groups: dict[str, int] = {}
+        first_repository = ""
         for res in resources:
+            if res.type in _RULES:
+                group = (
+                    "global"
+                    if res.type == v.COMPUTE_GLOBAL_FORWARDING_RULE
+                    else region(res.inputs, usage.default_region, "region")
+                )
+                groups[group] = groups.get(group, 0) + 1
+                ranks[(res.type, res.name)] = groups[group]
+            elif res.type == v.ARTIFACT_REPOSITORY and not first_repository:
+                first_repository = res.name
             if res.type in (v.COMPUTE_PER_INSTANCE_CONFIG, v.COMPUTE_REGION_PER_INSTANCE_CONFIG):
                 group = ref_name(res.inputs.get("instanceGroupManager")) or ref_name(
                     res.inputs.get("regionInstanceGroupManager")
@@ -149,6 +174,7 @@ class PlanContext:
                 names = {res.name, res.gcp_name}
                 if address := as_str(res.inputs.get("address")):
                     names.add(address)  # a static IP is referred to by its value too
+                names.update(i for k in _ID_INPUTS if (i := as_str(res.inputs.get(k))))
                 for name in names:
                     index.setdefault(name, []).append(res)
             if res.type in (v.COMPUTE_INSTANCE, v.COMPUTE_INSTANCE_TEMPLATE,
@@ -182,6 +208,8 @@ class PlanContext:
             references=references,
             address_users=users,
             instance_configs=configs,
+            rule_rank=ranks,
+            free_tier_repository=first_repository,
         )
 
     def referenced(self, type_: str, ref: object) -> Resource | None:
@@ -193,7 +221,7 @@ class PlanContext:
         """
         name = ref_name(ref)
         found = self.references.get(type_, {}).get(name, ()) if name else ()
-        if len(found) > 1 and (where := _ref_location(ref)):
+        if len(found) > 1 and (where := ref_location(ref)):
             here = [r for r in found if where in _locations(r.inputs)]
             found = here or found
         return found[0] if found else None

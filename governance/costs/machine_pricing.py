@@ -3,9 +3,12 @@
 A machine is priced from its own catalog entry, `gce.type.<name>`, wherever the catalog has one
 (that price already includes the GPUs and local SSD bundled with A2, A3, G2 and G4 types);
 custom shapes from their family's vCPU and RAM rates (`gce.n1-custom.*` for N1; other families
-at the predefined rates plus Google's custom premium). Attached GPUs are `gpu.<model>`, TPU
-slices `tpu.<generation>.chip`. A type, GPU or TPU a source says is not sold in the region is a
-`NotOffered` error, as creating it would be. Shapes live in machines.py, disks in disk_pricing.py.
+at the predefined rates plus Google's custom premium); a custom shape named `-ext` bills the
+memory above its family's per-vCPU cap (N1 6.5 GiB, N2/N2D 8) at the extended-memory rate
+(`gce.n1-custom.ram.extended`; a family without one leaves that memory as a named unpriced
+part). Attached GPUs are `gpu.<model>`, TPU slices `tpu.<generation>.chip`. A type, GPU or TPU a
+source says is not sold in the region is a `NotOffered` error, as creating it would be. Shapes
+live in machines.py, disks in disk_pricing.py.
 
 Sustained-use discounts (https://cloud.google.com/compute/docs/sustained-use-discounts): on-demand
 hours of the families Google discounts (N1, N1 custom, N2, N2D, C2, M1, M2 and the shared-core
@@ -52,6 +55,11 @@ def attached_gpus(configs: object, count_key: str, where: str) -> list[tuple[str
         (gpu_model(text(a.get("type"), "", f"{where}[{i}].type")), int(number(a.get(count_key), 1)))
         for i, a in enumerate(map(as_mapping, as_list(configs)))
     ]
+
+
+# GiB per vCPU a custom shape may have before the rest is extended memory (Google's custom
+# machine type limits: N1 6.5, N2 and N2D 8).
+EXTENDED_FROM = {"n1": 6.5, "n2": 8.0, "n2d": 8.0}
 
 
 def sud_family(shape: Shape) -> str:
@@ -137,7 +145,9 @@ def charge_machine(
         return
     c = _Charger(bill, catalog, region, usage, hours, units, commitment, sud_family(shape))
     type_key = f"gce.type.{shape.name}"
-    if shape.name and catalog.has(type_key):
+    # the export prices its few -ext example types with every GiB at the normal custom RAM
+    # rate; extended memory has its own, higher rate, so -ext shapes are priced from the rates
+    if shape.name and catalog.has(type_key) and not shape.extended:
         require_offered(catalog, type_key, f"machine type {shape.name}", region)
         c.part("machine", type_key, 1.0, "")
     elif shape.fixed_key:
@@ -151,8 +161,19 @@ def charge_machine(
         elif shape.custom:
             premium = CUSTOM_PREMIUM
         c.part("vCPU", f"gce.{family}.vcpu", shape.vcpus * premium, f"{shape.vcpus:g} vCPU x ")
-        c.part("RAM", f"gce.{family}.ram", shape.memory_gib * premium,
-               f"{shape.memory_gib:g} GiB x ")  # fmt: skip
+        normal, extended = shape.memory_gib, 0.0
+        if shape.extended and shape.family in EXTENDED_FROM:
+            normal = min(shape.memory_gib, shape.vcpus * EXTENDED_FROM[shape.family])
+            extended = shape.memory_gib - normal
+        c.part("RAM", f"gce.{family}.ram", normal * premium, f"{normal:g} GiB x ")
+        if extended > 0:
+            ext_key = f"gce.{shape.family}-custom.ram.extended"
+            cap = EXTENDED_FROM[shape.family]
+            if catalog.has(ext_key, usage):
+                c.part("extended RAM", ext_key, extended, f"{extended:g} GiB above {cap:g}/vCPU x ")
+            else:
+                why = f"no {usage} price for {shape.family} extended memory"
+                bill.unpriced_part(f"extended memory {extended:g} GiB", why)
         if premium != 1.0:
             bill.note(f"custom shape: {family} vCPU/RAM x {CUSTOM_PREMIUM} premium")
     if shape.gpu:

@@ -28,6 +28,7 @@ class Shape:
     tpu: str = ""  # TPU generation for GKE TPU machine types (chip-priced)
     tpu_chips: int = 0
     custom: bool = False
+    extended: bool = False  # a custom shape named -ext: memory beyond the family's per-vCPU cap
     name: str = ""  # the machine type as the API spells it (n1-standard-8), "" for TPU slices
     generic: bool = False  # shape read from the name only: memory unknown (0)
 
@@ -64,7 +65,7 @@ _ACCEL = {
 _GKE_TPU = {"ct4p-hightpu": "v4", "ct5lp-hightpu": "v5litepod", "ct5p-hightpu": "v5p",
             "ct6e-standard": "v6e"}  # fmt: skip
 _PREDEFINED = re.compile(r"(n1|n2|n2d|e2)-(standard|highmem|highcpu)-(\d+)")
-_CUSTOM = re.compile(r"(?:(n1|n2|n2d|e2)-)?custom-(\d+)-(\d+)(?:-ext)?")
+_CUSTOM = re.compile(r"(?:(n1|n2|n2d|e2)-)?custom-(\d+)-(\d+)(-ext)?")
 _G2_RE = re.compile(r"g2-standard-(\d+)")
 _GKE_TPU_RE = re.compile(r"(ct\w+-\w+)-(\d+)t")
 # Google's naming pattern for predefined types: <series>-<kind>-<vCPUs>[-lssd|-metal]
@@ -95,7 +96,12 @@ def machine_shape(machine_type: str) -> Shape:
         return Shape(family, float(n), n * _RATIOS[family][kind], name=name)
     if m := _CUSTOM.fullmatch(name):
         return Shape(
-            m.group(1) or "n1", float(m.group(2)), int(m.group(3)) / 1024, custom=True, name=name
+            m.group(1) or "n1",
+            float(m.group(2)),
+            int(m.group(3)) / 1024,
+            custom=True,
+            extended=bool(m.group(4)),
+            name=name,
         )
     if (m := _G2_RE.fullmatch(name)) and int(m.group(1)) in _G2:
         n = int(m.group(1))

@@ -93,6 +93,45 @@ COMPUTE_REGION_PER_INSTANCE_CONFIG: Final = (
 FUNCTION_V1: Final = "gcp:cloudfunctions/function:Function"
 CLOUD_RUN_JOB: Final = "gcp:cloudrunv2/job:Job"
 CLOUD_RUN_V1_SERVICE: Final = "gcp:cloudrun/service:Service"
+LOGGING_FOLDER_BUCKET_CONFIG: Final = "gcp:logging/folderBucketConfig:FolderBucketConfig"
+LOGGING_ORGANIZATION_BUCKET_CONFIG: Final = (
+    "gcp:logging/organizationBucketConfig:OrganizationBucketConfig"
+)
+LOGGING_BILLING_ACCOUNT_BUCKET_CONFIG: Final = (
+    "gcp:logging/billingAccountBucketConfig:BillingAccountBucketConfig"
+)
+LOGGING_PROJECT_SINK: Final = "gcp:logging/projectSink:ProjectSink"
+LOGGING_FOLDER_SINK: Final = "gcp:logging/folderSink:FolderSink"
+LOGGING_ORGANIZATION_SINK: Final = "gcp:logging/organizationSink:OrganizationSink"
+LOGGING_BILLING_ACCOUNT_SINK: Final = "gcp:logging/billingAccountSink:BillingAccountSink"
+REDIS_INSTANCE: Final = "gcp:redis/instance:Instance"
+REDIS_CLUSTER: Final = "gcp:redis/cluster:Cluster"
+KMS_CRYPTO_KEY: Final = "gcp:kms/cryptoKey:CryptoKey"
+KMS_KEY_RING: Final = "gcp:kms/keyRing:KeyRing"
+SECRET: Final = "gcp:secretmanager/secret:Secret"  # noqa: S105 - a type token
+SECRET_VERSION: Final = "gcp:secretmanager/secretVersion:SecretVersion"  # noqa: S105 - a type token
+DNS_MANAGED_ZONE: Final = "gcp:dns/managedZone:ManagedZone"
+DNS_RECORD_SET: Final = "gcp:dns/recordSet:RecordSet"
+COMPUTE_FORWARDING_RULE: Final = "gcp:compute/forwardingRule:ForwardingRule"
+COMPUTE_GLOBAL_FORWARDING_RULE: Final = "gcp:compute/globalForwardingRule:GlobalForwardingRule"
+TARGET_PROXIES: Final = (
+    "gcp:compute/targetGrpcProxy:TargetGrpcProxy",
+    "gcp:compute/targetHttpProxy:TargetHttpProxy",
+    "gcp:compute/targetHttpsProxy:TargetHttpsProxy",
+    "gcp:compute/targetSSLProxy:TargetSSLProxy",
+    "gcp:compute/targetTCPProxy:TargetTCPProxy",
+    "gcp:compute/regionTargetHttpProxy:RegionTargetHttpProxy",
+    "gcp:compute/regionTargetHttpsProxy:RegionTargetHttpsProxy",
+    "gcp:compute/regionTargetTcpProxy:RegionTargetTcpProxy",
+)
+"""Load-balancer target proxies (global and regional), priced alike."""
+COMPUTE_VPN_TUNNEL: Final = "gcp:compute/vPNTunnel:VPNTunnel"
+COMPUTE_VPN_GATEWAY: Final = "gcp:compute/vPNGateway:VPNGateway"
+COMPUTE_HA_VPN_GATEWAY: Final = "gcp:compute/haVpnGateway:HaVpnGateway"
+COMPUTE_EXTERNAL_VPN_GATEWAY: Final = "gcp:compute/externalVpnGateway:ExternalVpnGateway"
+COMPUTE_MACHINE_IMAGE: Final = "gcp:compute/machineImage:MachineImage"
+CONTAINER_REGISTRY: Final = "gcp:container/registry:Registry"
+MONITORING_METRIC_DESCRIPTOR: Final = "gcp:monitoring/metricDescriptor:MetricDescriptor"
 
 # IAM grants: the member/binding/policy resources that can give a role to someone. The program
 # creates some (function, Cloud Run, topic, bucket, dataset invokers/readers; the cost estimator

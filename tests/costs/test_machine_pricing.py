@@ -82,6 +82,32 @@ def test_custom_shapes_use_n1_custom_rates_or_the_premium():
     assert "custom shape: e2 vCPU/RAM x 1.05 premium" in e2.lines
 
 
+def test_extended_memory_above_the_per_vcpu_cap_bills_the_extended_rate():
+    # custom-2-15360-ext: 2 vCPUs, 15 GiB; N1 allows 6.5 GiB a vCPU, the other 2 are extended
+    ext = charged("custom-2-15360-ext", "ondemand", 100)
+    assert ext.total == pytest.approx(
+        100 * (2 * price("gce.n1-custom.vcpu") + 13 * price("gce.n1-custom.ram")
+               + 2 * price("gce.n1-custom.ram.extended"))
+    )  # fmt: skip
+    assert any(line.startswith("extended RAM:") for line in ext.lines)
+    # the export's -ext example types (every GiB at the normal rate) are not used
+    listed = charged("custom-1-7680-ext", "ondemand", 100)
+    assert not any("gce.type.custom-1-7680-ext" in line for line in listed.lines)
+    # within the cap an -ext name changes nothing
+    within = charged("custom-2-10240-ext", "ondemand", 100)
+    assert within.total == pytest.approx(charged("custom-2-10240", "ondemand", 100).total)
+
+
+def test_extended_memory_without_a_rate_is_a_named_unpriced_part():
+    parts: list[tuple[str, str]] = []
+    b = Bill("", [], unpriced=parts)
+    charge_machine(b, CAT, machine_shape("n2-custom-2-20480-ext"), "us-central1", "ondemand", 100)
+    assert parts == [("extended memory 4 GiB", "no ondemand price for n2 extended memory")]
+    assert b.total == pytest.approx(
+        100 * 1.05 * (2 * price("gce.n2.vcpu") + 16 * price("gce.n2.ram"))
+    )
+
+
 def test_machine_types_use_their_own_catalog_price_with_bundled_gpus():
     a2 = charged("a2-highgpu-1g", "spot", 10)
     assert a2.total == pytest.approx(10 * price("gce.type.a2-highgpu-1g", usage="spot"))

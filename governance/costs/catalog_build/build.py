@@ -80,6 +80,7 @@ BUCKET_CLASSES = {
     "dra": "dra",
 }
 EGRESS_TIERS = {"0-1": "tier1", "1-10": "tier2", "10n": "tier3"}
+MONITORING_TIERS = {"0-100000": "tier1", "100000-250000": "tier2", "250000n": "tier3"}
 
 
 @dataclass(slots=True)
@@ -381,6 +382,22 @@ class _Builder:
                     self.export.egress[tier],
                 )
 
+    def monitoring(self) -> None:
+        # chargeable metric volume, per MiB, by monthly volume tier (the export's tiers in MiB)
+        for tier, values in self.export.monitoring.items():
+            name = MONITORING_TIERS.get(tier)
+            if name is None:
+                raise ValueError(f"export monitoring.data.cost.{tier}: unknown volume tier")
+            uniform = set(values.values())
+            extra = {"global": next(iter(uniform))} if len(uniform) == 1 else {}
+            self.add(
+                f"monitoring.data.{name}",
+                "ondemand",
+                "MiB",
+                f"export monitoring.data {tier} MiB a month",
+                {**values, **extra},
+            )
+
     def storage(self) -> None:
         for part, prefix, unit in (
             ("bucket", "storage", "GiB-month"),
@@ -442,6 +459,7 @@ def build_document(export: Export, documented: Documented) -> dict[str, Any]:
     b.sustained_use()
     b.disks()
     b.network()
+    b.monitoring()
     b.storage()
     b.documented_entries()
     regions = b.regions()

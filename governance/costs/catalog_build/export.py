@@ -10,7 +10,7 @@ Parsing YAML is slow in pure Python (~15 s for 4 MB), so `read_export` uses liby
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime
 from fractions import Fraction
 from pathlib import Path
@@ -74,6 +74,10 @@ class Export:
     egress: Mapping[str, Mapping[str, Fraction]]  # tier ("0-1") -> region -> USD per GiB
     buckets: Mapping[str, Mapping[str, Fraction]]  # class ("standard-dual") -> location -> USD
     retrieval: Mapping[str, Mapping[str, Fraction]]
+    monitoring: Mapping[str, Mapping[str, Fraction]] = field(
+        default_factory=dict[str, Mapping[str, Fraction]]
+    )
+    """Chargeable metric volume tier ("0-100000" MiB a month) -> region -> USD per MiB."""
 
 
 def _map(value: Any, path: str) -> Mapping[str, Any]:
@@ -195,6 +199,13 @@ def parse_export(data: Any) -> Export:
         for name, raw in _map(storage.get(part), f"storage.{part}").items():
             path = f"storage.{part}.{name}"
             out[str(name)] = _month(_costs(_map(raw, path).get("cost"), f"{path}.cost"), path)
+    # top-level `monitoring.data.cost.<tier>`: optional (the trimmed test export has none)
+    mon_path = "monitoring.data.cost"
+    mon_raw = _dig(doc, mon_path.split("."))
+    monitoring = {
+        str(tier): _month(_costs(raw, f"{mon_path}.{tier}"), f"{mon_path}.{tier}")
+        for tier, raw in (_map(mon_raw, mon_path).items() if mon_raw is not None else ())
+    }
     regions = tuple(str(r) for r in _map(doc.get("region"), "region"))
     if not regions:
         raise ExportError("region: the export lists no regions")
@@ -217,6 +228,7 @@ def parse_export(data: Any) -> Export:
         egress=egress,
         buckets=classes["bucket"],
         retrieval=classes["retrieval"],
+        monitoring=monitoring,
     )
 
 

@@ -1,7 +1,8 @@
 """Artifact Registry repositories: stored GB at the documented per-GB-month price.
 
-Contents are a usage assumption; the first 0.5 GB per billing account are free (mlgov sees one
-stack, so each repository is credited the free tier only once, on the plan's first repository).
+Contents are a usage assumption (a usage file's `storage_gb` wins); the first 0.5 GB per billing
+account are free (mlgov sees one stack, so the free tier is credited once, on the plan's first
+repository; context.py).
 Source of both figures: https://cloud.google.com/artifact-registry/pricing (catalog keys
 `artifactregistry.*`). Egress and vulnerability scanning are not priced; the baseline (no cleanup
 policies) holds at least as much, so it is shown equal.
@@ -14,6 +15,14 @@ from pydantic import BaseModel, ConfigDict, Field
 from governance.costs.bill import Quote
 from governance.costs.context import PlanContext
 from governance.costs.model import Resource
+
+
+class Declared(BaseModel):
+    """A repository's usage in a usage file."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    storage_gb: float | None = Field(default=None, ge=0, description="GB stored.")
 
 
 class ArtifactRegistryUsage(BaseModel):
@@ -39,7 +48,13 @@ def estimate(res: Resource, ctx: PlanContext) -> Quote:
         res.name, u.artifact_registry_gb.get(str(res.inputs.get("repositoryId") or ""), None)
     )
     stored = u.artifact_registry_gb_per_repository if gb is None else gb
-    billed = max(stored - free, 0.0)
+    declared = ctx.usage_of(res, Declared).storage_gb
+    stored = stored if declared is None else declared
+    first = ctx.free_tier_repository in ("", res.name)
+    billed = max(stored - free, 0.0) if first else stored
+    why = (
+        f"minus {free:g} GB free tier" if first else "(the free tier goes to the first repository)"
+    )
     for b in (q.governed, q.baseline):
-        b.charge("storage", price, billed, f"{stored:g} GB minus {free:g} GB free tier")
+        b.charge("storage", price, billed, f"{stored:g} GB {why}")
     return q

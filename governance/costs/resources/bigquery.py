@@ -7,7 +7,10 @@ or table expiration, else from its tables' partition expirations (context), else
 Read and Write APIs and streaming inserts are usage (catalog `bigquery.query.ondemand`,
 `bigquery.storage_read_api`, `bigquery.storage_write_api`, `bigquery.streaming_insert`): declared
 per dataset in a usage file, else "depends on usage" lines (free tiers, per billing account, not
-applied).
+applied). A table costs nothing of its own unless its usage file declares what it holds or reads
+(`monthly_active_storage_gb`, `monthly_long_term_storage_gb` and the API keys above): then those
+are priced on the table, at its dataset's location, on top of the dataset's own estimate (set the
+dataset's `bigquery_stored_gb` to 0 rather than count the bytes twice).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from governance.costs.bill import Quote
 from governance.costs.context import PlanContext
 from governance.costs.inputs import number
 from governance.costs.model import Resource
+from mlgov_policies import vocabulary as v
 from mlgov_policies.props import as_str, dig
 
 # Data not modified for 90 consecutive days is billed at the long-term storage rate.
@@ -36,6 +40,28 @@ class Declared(BaseModel):
 
     monthly_queries_tib: float | None = Field(
         default=None, ge=0, description="TiB scanned by on-demand queries a month."
+    )
+    monthly_storage_read_api_tib: float | None = Field(
+        default=None, ge=0, description="TiB read through the Storage Read API a month."
+    )
+    monthly_storage_write_api_gib: float | None = Field(
+        default=None, ge=0, description="GiB written through the Storage Write API a month."
+    )
+    monthly_streaming_inserts_mib: float | None = Field(
+        default=None, ge=0, description="MiB of legacy streaming inserts a month."
+    )
+
+
+class TableDeclared(BaseModel):
+    """A table's usage in a usage file (its storage, and the API use counted against it)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    monthly_active_storage_gb: float | None = Field(
+        default=None, ge=0, description="GiB of active logical storage."
+    )
+    monthly_long_term_storage_gb: float | None = Field(
+        default=None, ge=0, description="GiB of long-term logical storage (unmodified 90 days)."
     )
     monthly_storage_read_api_tib: float | None = Field(
         default=None, ge=0, description="TiB read through the Storage Read API a month."
@@ -125,4 +151,29 @@ def estimate(res: Resource, ctx: PlanContext) -> Quote:
                 b.depends_on_usage(label, price, field)
             else:
                 b.charge(label, price, amount, f"{amount:g} {price.unit} ({field})")
+    return q
+
+
+_TABLE_PARTS = (
+    ("monthly_active_storage_gb", "bigquery.storage.active", "active storage"),
+    ("monthly_long_term_storage_gb", "bigquery.storage.longterm", "long-term storage"),
+    *_USAGE_PARTS[1:],
+)
+
+
+def table(res: Resource, ctx: PlanContext) -> Quote:
+    """Declared storage and API use at the dataset's location; else $0 (priced on the dataset)."""
+    q = Quote()
+    d = ctx.usage_of(res, TableDeclared)
+    declared = [(f, k, label) for f, k, label in _TABLE_PARTS if getattr(d, f) is not None]
+    if not declared:
+        q.governed.note("$0.00: stored bytes are priced on its dataset (ingest is per dataset)")
+        return q
+    dataset = ctx.referenced(v.BQ_DATASET, res.inputs.get("datasetId"))
+    region = ctx.region(dataset.inputs if dataset is not None else res.inputs, "location")
+    for b in (q.governed, q.baseline):
+        for field, key, label in declared:
+            price = ctx.catalog.price(key, region)
+            amount: float = getattr(d, field)
+            b.charge(label, price, amount, f"{amount:g} {price.unit} ({field})")
     return q

@@ -5,9 +5,12 @@ unless `removeDefaultNodePool` is true or inline `nodePools` replace it) and eve
 `nodePools` entry, each in all of its zones (gke_pools.py). A pool that cannot be priced (an
 unknown machine type) is named as an unpriced part and the rest of the cluster is still priced.
 Separate `gcp.container.NodePool` resources are priced on their own (resources/node_pool.py).
-Auto-provisioned (NAP) pools are bounded by `resourceLimits` but not priced; Autopilot pods are
-billed per requested vCPU and GiB, which the catalog has no price for: both lines say so. Which
-cluster gets the free tier is a plan-wide fact (context.py).
+Auto-provisioned (NAP) pools are bounded by `resourceLimits` but not priced (a line says so). An
+Autopilot cluster bills the fee plus its pods' requested vCPU, memory and ephemeral storage by the
+hour (general-purpose compute class, catalog `gke.autopilot.*`): how much the pods request is
+usage (`autopilot_vcpus`, `autopilot_memory_gib`, `autopilot_ephemeral_storage_gib`, averages over
+the month), else "depends on usage" lines. Which cluster gets the free tier is a plan-wide fact
+(context.py).
 """
 
 from __future__ import annotations
@@ -47,6 +50,24 @@ class Declared(BaseModel):
         default_factory=dict,
         description='Inline pools by name (or position: "0", "1"): their nodes per zone.',
     )
+    autopilot_vcpus: float | None = Field(
+        default=None, ge=0, description="Autopilot: vCPUs the pods request, on average."
+    )
+    autopilot_memory_gib: float | None = Field(
+        default=None, ge=0, description="Autopilot: GiB of memory the pods request, on average."
+    )
+    autopilot_ephemeral_storage_gib: float | None = Field(
+        default=None, ge=0, description="Autopilot: GiB of ephemeral storage the pods request."
+    )
+
+
+# (declared field, catalog key, line, unit of the request) of Autopilot's pod charges
+_AUTOPILOT = (
+    ("autopilot_vcpus", "gke.autopilot.vcpu", "pod vCPU", "vCPU"),
+    ("autopilot_memory_gib", "gke.autopilot.memory", "pod memory", "GiB"),
+    ("autopilot_ephemeral_storage_gib", "gke.autopilot.ephemeral_storage",
+     "pod ephemeral storage", "GiB"),
+)  # fmt: skip
 
 
 def estimate(res: Resource, ctx: PlanContext) -> Quote:
@@ -65,14 +86,25 @@ def estimate(res: Resource, ctx: PlanContext) -> Quote:
     if as_bool(dig(inputs, "clusterAutoscaling", "enabled")) is True:
         q.governed.note("auto-provisioned node pools are not priced (bounded by resourceLimits)")
     if as_bool(inputs.get("enableAutopilot")) is True:
-        q.unpriced_part(
-            "Autopilot pods",
-            "billed per requested vCPU, GiB and ephemeral storage; the price "
-            "catalog has no Autopilot prices",
-        )
+        _autopilot(q, res, ctx)
         return q
     _pools(q, res, ctx)
     return q
+
+
+def _autopilot(q: Quote, res: Resource, ctx: PlanContext) -> None:
+    """Pods' requested vCPU, memory and ephemeral storage for 730 h, as declared."""
+    region = region_of(as_str(res.inputs.get("location")) or ctx.usage.default_region)
+    d = ctx.usage_of(res, Declared)
+    for b in (q.governed, q.baseline):
+        for field, key, what, unit in _AUTOPILOT:
+            price = ctx.catalog.price(key, region)
+            amount: float | None = getattr(d, field)
+            if amount is None:
+                b.depends_on_usage(what, price, field, f"per {unit}-hour requested")
+            else:
+                b.charge(what, price, amount * HOURS_PER_MONTH,
+                         f"{amount:g} {unit} x {HOURS_PER_MONTH:g} h ({field})")  # fmt: skip
 
 
 def _pools(q: Quote, res: Resource, ctx: PlanContext) -> None:

@@ -7,11 +7,15 @@ the Tier 1 regions of https://cloud.google.com/functions/docs/locations: other r
 priced from the nearest Tier 1 region, and the line says so). `availableMemoryMb` (default 256)
 decides the CPU: 128 MB 0.2 GHz, 256 MB 0.4 GHz, 512 MB 0.8 GHz, 1024 MB 1.4 GHz, 2048 MB
 2.4 GHz, 4096 and 8192 MB 4.8 GHz (the same page). Invocations, seconds and egress are usage: a
-usage file declares them, else each part is a "depends on usage" line. The free tier (per
-billing account) is not applied. The baseline is the same.
+usage file declares them, else each part is a "depends on usage" line. Compute time is billed in
+100 ms increments, rounded up (same page): mlgov rounds the declared average up, which is exact
+when every call takes about as long and a lower bound otherwise. The free tier (per billing
+account) is not applied. The baseline is the same.
 """
 
 from __future__ import annotations
+
+import math
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -23,6 +27,13 @@ from governance.costs.model import Resource
 
 DEFAULT_MEMORY_MB = 256.0
 GHZ_BY_MEMORY_MB = {128: 0.2, 256: 0.4, 512: 0.8, 1024: 1.4, 2048: 2.4, 4096: 4.8, 8192: 4.8}
+INCREMENT_S = 0.1  # compute time is billed in 100 ms increments, rounded up
+
+
+def billed_seconds(average: float) -> float:
+    """A call's billed seconds: `average` rounded up to the next 100 ms."""
+    # the small epsilon keeps 0.3 (0.30000000000000004 / 0.1) from rounding up to 0.4
+    return math.ceil(average / INCREMENT_S - 1e-9) * INCREMENT_S
 
 
 class Declared(BaseModel):
@@ -32,7 +43,7 @@ class Declared(BaseModel):
 
     monthly_invocations: float | None = Field(default=None, ge=0, description="Calls a month.")
     average_seconds: float | None = Field(
-        default=None, ge=0, description="Billed seconds per call (rounded up to 100 ms)."
+        default=None, ge=0, description="Seconds per call (billed rounded up to 100 ms)."
     )
     monthly_egress_gb: float | None = Field(
         default=None, ge=0, description="GB sent to the internet a month."
@@ -73,12 +84,14 @@ def estimate(res: Resource, ctx: PlanContext) -> Quote:
                 f"per GB-second ({gb:g} GB x seconds)",
             )
         else:
-            seconds = d.monthly_invocations * d.average_seconds
+            per_call = billed_seconds(d.average_seconds)
+            seconds = d.monthly_invocations * per_call
+            rounded = f" (billed {per_call:g} s)" if per_call != d.average_seconds else ""
             b.charge(
                 "CPU",
                 prices["ghz_second"],
                 seconds * ghz,
-                f"{d.monthly_invocations:g} calls x {d.average_seconds:g} s x {ghz:g} GHz",
+                f"{d.monthly_invocations:g} calls x {d.average_seconds:g} s{rounded} x {ghz:g} GHz",
             )
             b.charge("memory", prices["gb_second"], seconds * gb, f"{seconds:g} s x {gb:g} GB")
         if d.monthly_invocations is None:

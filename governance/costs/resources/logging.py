@@ -5,7 +5,10 @@ a one-time charge per GiB that includes 30 days of storage; logs kept longer are
 GiB-month. A bucket that keeps logs R > 30 days holds, in steady state, (R - 30) days' worth of
 ingest past the included period. An exclusion drops logs before ingestion: it costs nothing, and
 its baseline is what ingesting those logs would cost (assuming the project is past its free
-50 GiB a month; below that an exclusion saves nothing).
+50 GiB a month; below that an exclusion saves nothing). Folder, organization and billing-account
+buckets are priced like project buckets; their logs come from many projects, each with its own
+free 50 GiB, and mlgov subtracts one project's allotment (it cannot know how many projects feed
+the bucket). Sinks are free (registry.py): the Log Router has no charge.
 """
 
 from __future__ import annotations

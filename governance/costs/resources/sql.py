@@ -4,8 +4,11 @@ Regional (HA) instances bill compute and storage twice (the catalog's `sql.ha_mu
 instance with `activationPolicy: NEVER` bills storage only. A read replica (`masterInstanceName`
 set) is billed like an instance of its own tier and disk (https://cloud.google.com/sql/pricing:
 replicas are charged at the same rate as stand-alone instances), without backups (Cloud SQL has
-no backups of replicas). Governance does not change an instance's size, so the baseline equals
-the estimate.
+no backups of replicas). Automated backups (`backupConfiguration.enabled`) are assumed as large
+as the disk unless `sql_backup_gb` says otherwise; a usage file's `backup_storage_gb` is billed
+whatever `backupConfiguration` says, since on-demand backups are billed too. Governance does not
+change an instance's size, so the baseline equals the estimate. SQL Server instances (other than
+Express) also bill a license per vCPU, which the catalog has no price for: a named unpriced part.
 """
 
 from __future__ import annotations
@@ -27,9 +30,16 @@ from mlgov_policies.props import as_bool, as_mapping, as_str, dig
 DEFAULT_EDITION = "ENTERPRISE"
 DEFAULT_DISK_GB = 10.0
 _CUSTOM_TIER = re.compile(r"db-custom-(\d+)-(\d+)")
-_N1_TIER = re.compile(r"db-n1-(standard|highmem)-(\d+)")
-# GiB per vCPU of the legacy db-n1 tiers (same ratios as Compute Engine N1).
-_N1_GIB_PER_VCPU = {"standard": 3.75, "highmem": 6.5}
+# The legacy db-n1 tiers and the Enterprise edition's predefined tiers (the console's and
+# pricing calculator's "Lightweight", "Standard" and "High memory" machine types). Every one is
+# billed like a custom machine of the same shape: per vCPU-hour and per GiB-hour of memory
+# (https://cloud.google.com/sql/pricing, "CPU and memory pricing").
+_PRESET_TIER = re.compile(r"db-(?:n1-)?(standard|highmem|lightweight)-(\d+)")
+# GiB per vCPU of the standard and high-memory shapes (the N1 ratios: Cloud SQL's memory range
+# is 0.9 to 6.5 GiB per vCPU). A lightweight tier has 3.75 GiB whatever its vCPUs (the pricing
+# calculator lists db-lightweight-2 as 2 vCPUs and 3.75 GB); db-n1-lightweight does not exist.
+_GIB_PER_VCPU = {"standard": 3.75, "highmem": 6.5}
+_LIGHTWEIGHT_GIB = 3.75
 _SHARED_TIERS = ("db-f1-micro", "db-g1-small")
 
 
@@ -59,9 +69,11 @@ def _tier_shape(name: str, tier: str) -> tuple[float, float]:
     """(vCPUs, GiB) of a tier; (0, 0) for the shared-core tiers priced per instance."""
     if m := _CUSTOM_TIER.fullmatch(tier):
         return float(m.group(1)), int(m.group(2)) / 1024
-    if m := _N1_TIER.fullmatch(tier):
+    if (m := _PRESET_TIER.fullmatch(tier)) and not tier.startswith("db-n1-lightweight"):
         vcpus = float(m.group(2))
-        return vcpus, vcpus * _N1_GIB_PER_VCPU[m.group(1)]
+        if m.group(1) == "lightweight":
+            return vcpus, _LIGHTWEIGHT_GIB
+        return vcpus, vcpus * _GIB_PER_VCPU[m.group(1)]
     if tier in _SHARED_TIERS:
         return 0.0, 0.0
     raise CostError(f"Cloud SQL instance {name!r}: unknown tier {tier!r}")
@@ -97,10 +109,21 @@ def estimate(res: Resource, ctx: PlanContext) -> Quote:
     size = number(cfg.get("diskSize"), DEFAULT_DISK_GB)
     bill.charge("storage", cat.price(f"sql.storage.{disk_kind}", region), size * mult,
                 f"{size:g} GiB{ha_note}")  # fmt: skip
-    if as_bool(dig(cfg, "backupConfiguration", "enabled")) is True and not primary:
-        declared = ctx.usage_of(res, Declared).backup_storage_gb
-        backup = res.override(ctx.usage.sql_backup_gb, size) if declared is None else declared
+    declared = ctx.usage_of(res, Declared).backup_storage_gb
+    if declared is not None:
+        # declared backups are billed whether automated or on demand (gcloud sql backups create)
+        bill.charge("backups", cat.price("sql.backup", region), declared,
+                    f"{declared:g} GiB (backup_storage_gb)")  # fmt: skip
+    elif as_bool(dig(cfg, "backupConfiguration", "enabled")) is True and not primary:
+        backup = res.override(ctx.usage.sql_backup_gb, size)
         bill.charge("backups", cat.price("sql.backup", region), backup, f"{backup:g} GiB")
+    version = as_str(res.inputs.get("databaseVersion")) or ""
+    if version.startswith("SQLSERVER") and "EXPRESS" not in version:
+        # Google bills SQL Server Standard, Enterprise and Web licenses per vCPU-hour on top
+        q.unpriced_part(
+            "SQL Server license",
+            f"{version} is billed a license per vCPU-hour; the catalog has no license price",
+        )
     q.baseline.adjust(
         bill.total, "same as estimate: governance does not change the instance's size"
     )

@@ -7,7 +7,10 @@ is conservative). Operations (class A and B, `storage.ops.*`: Standard-class pri
 https://cloud.google.com/storage/pricing-examples; other classes have no catalog price and are
 named as unpriced when declared), retrieval from colder classes (`storage.retrieval.*`) and
 internet egress (egress.py) are usage: declared in a usage file, else "depends on usage" lines.
-Bucket objects are priced here, on their bucket.
+Bucket objects are priced here, on their bucket. A Container Registry (`gcp.container.Registry`,
+deprecated in favour of Artifact Registry) keeps its images in a Standard bucket in its
+multi-region (`location` US, EU or ASIA; US by default) and is priced as that bucket, with the
+same usage keys.
 """
 
 from __future__ import annotations
@@ -20,7 +23,8 @@ from governance.costs.egress import charge_egress
 from governance.costs.inputs import text
 from governance.costs.lifecycle import class_shares
 from governance.costs.model import Resource
-from mlgov_policies.props import as_list
+from governance.costs.regions import region_of
+from mlgov_policies.props import as_list, as_str
 
 DEFAULT_STORAGE_CLASS = "STANDARD"  # the Cloud Storage default when a bucket names none
 
@@ -80,6 +84,21 @@ def estimate(res: Resource, ctx: PlanContext) -> Quote:
     )
     for b in (q.governed, q.baseline):
         _usage(b, ctx, own, region, d)
+    return q
+
+
+def registry(res: Resource, ctx: PlanContext) -> Quote:
+    """The registry's Standard bucket in its multi-region: stored GiB plus declared usage."""
+    q = Quote()
+    region = region_of(as_str(res.inputs.get("location")) or "US")
+    d = ctx.usage_of(res, Declared)
+    gib = ctx.usage.storage_gb_per_bucket if d.storage_gb is None else d.storage_gb
+    q.governed.note("Container Registry is deprecated (Artifact Registry replaces it); its "
+                    "images live in a Cloud Storage bucket, priced here")  # fmt: skip
+    price = ctx.catalog.price("storage.standard", region)
+    for b in (q.governed, q.baseline):
+        b.charge("storage", price, gib, f"{gib:g} GiB")
+        _usage(b, ctx, DEFAULT_STORAGE_CLASS, region, d)
     return q
 
 

@@ -2,8 +2,9 @@
 
 Each case in data/ is a plan document (DESIGN.md contract 1): Infracost's Terraform case written
 as pulumi-gcp inputs, each compared resource carrying Infracost's monthly cost and components
-(attach.py). `compare()` prices a case the way `mlgov check` does (the document's usage
-assumptions, the default catalog, component resources left out, then `estimate_resources`) and
+(attach.py). `compare()` prices a case the way `mlgov check --usage-file` does (the document's usage
+assumptions, the case's Infracost usage translated into an mlgov usage file by usage.py, the
+default catalog, component resources left out, then `estimate_resources`) and
 returns one `Row` per resource Infracost prices (a monthly cost above $0). The table of
 explained differences is in differences.py; the summary table in summary.py.
 """
@@ -21,6 +22,7 @@ from governance.costs.catalog import Catalog, default_catalog
 from governance.costs.estimate import ResourceCost, estimate_resources
 from governance.tools.document import assumptions_of, parse_document
 from mlgov_policies.vocabulary import is_component
+from tests.costs.peer.usage import usage_file_for
 
 DATA = Path(__file__).parent / "data"
 ONE_PERCENT = 0.01
@@ -94,7 +96,10 @@ def estimate_case(
 ) -> dict[tuple[str, str], ResourceCost]:
     """mlgov's cost of each resource of a case, keyed by (type, name)."""
     report = estimate_resources(
-        case.resources(), assumptions_of(case.doc, case.name), catalog or default_catalog()
+        case.resources(),
+        assumptions_of(case.doc, case.name),
+        catalog or default_catalog(),
+        usage_file_for(case),
     )
     return {(rc.type, rc.name): rc for rc in report.resources}
 

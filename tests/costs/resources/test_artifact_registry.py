@@ -24,3 +24,16 @@ def test_size_by_repository_id_and_free_tier():
     assert one(REPO, usage).monthly_usd == pytest.approx(29.95)
     tiny = UsageAssumptions(as_of=AS_OF, artifact_registry_gb={"artifacts-images": 0.4})
     assert one(REPO, tiny).monthly_usd == 0.0
+
+
+def test_free_tier_goes_to_the_plans_first_repository_only():
+    from governance.costs.estimate import estimate_resources
+    from governance.costs.usage_file import parse_usage_file
+
+    second = {**REPO, "name": "models"}
+    declared = parse_usage_file({"resource_usage": {"models": {"storage_gb": 150}}})
+    report = estimate_resources([REPO, second], usage_file=declared)
+    assert report.get("artifacts-images").monthly_usd == pytest.approx((20 - 0.5) * 0.10)
+    models = report.get("models")
+    assert models.monthly_usd == pytest.approx(150 * 0.10)  # no second free tier
+    assert "the free tier goes to the first repository" in models.lines[0]

@@ -73,3 +73,21 @@ def test_queries_and_storage_apis_depend_on_usage_unless_declared():
     assert with_queries.monthly_usd - one(ds).monthly_usd == pytest.approx(
         100.3 * price("bigquery.query.ondemand", "us")
     )  # $626.88
+
+
+def test_a_table_costs_nothing_of_its_own_unless_its_usage_is_declared():
+    from governance.costs.estimate import estimate_resources
+    from governance.costs.usage_file import parse_usage_file
+
+    bare = one(table(None), USAGE, others=[dataset(location="EU")])
+    assert bare.priced and bare.monthly_usd == 0
+    declared = parse_usage_file({"resource_usage": {"tNone": {
+        "monthly_active_storage_gb": 1000, "monthly_long_term_storage_gb": 500,
+        "monthly_storage_read_api_tib": 2}}})  # fmt: skip
+    report = estimate_resources([table(None), dataset(location="EU")], USAGE, usage_file=declared)
+    # priced at its dataset's location (the EU multi-region), not the default region
+    assert report.get("tNone").monthly_usd == pytest.approx(
+        1000 * price("bigquery.storage.active", "eu")
+        + 500 * price("bigquery.storage.longterm", "eu")
+        + 2 * price("bigquery.storage_read_api", "eu")
+    )

@@ -6,7 +6,7 @@ import pytest
 
 from governance.costs.estimate import estimate_resources
 from governance.costs.usage_file import parse_usage_file
-from tests.costs.cost_plans import USAGE, one, partial, price
+from tests.costs.cost_plans import USAGE, one, partial, price, usage_lines
 
 E2_MEDIUM = price("gce.type.e2-medium")  # $/hour, GKE's default machine type
 BOOT = 100 * price("disk.pd-balanced")  # GKE's default boot disk, per node-month
@@ -121,10 +121,24 @@ def test_an_unpriceable_inline_pool_is_named_and_the_rest_priced():
     assert "unknown machine type 'e2-custom'" in parts["node pool 0: nodes"]
 
 
-def test_autopilot_pods_are_a_named_unpriced_part():
-    cost, parts = partial(cluster("a", "us-central1", enableAutopilot=True))
+def test_autopilot_pods_depend_on_declared_requests():
+    autopilot = cluster("a", "us-central1", enableAutopilot=True)
+    cost = one(autopilot)
     assert cost.monthly_usd == pytest.approx(FEE)
-    assert "no Autopilot prices" in parts["Autopilot pods"]
+    assert usage_lines(cost) == {
+        "pod vCPU": "autopilot_vcpus",
+        "pod memory": "autopilot_memory_gib",
+        "pod ephemeral storage": "autopilot_ephemeral_storage_gib",
+    }
+    declared = parse_usage_file({"resource_usage": {"a": {
+        "autopilot_vcpus": 10, "autopilot_memory_gib": 50,
+        "autopilot_ephemeral_storage_gib": 100}}})  # fmt: skip
+    cost = estimate_resources([autopilot], USAGE, usage_file=declared).get("a")
+    assert cost.monthly_usd == pytest.approx(
+        FEE
+        + 730 * (10 * price("gke.autopilot.vcpu") + 50 * price("gke.autopilot.memory")
+                 + 100 * price("gke.autopilot.ephemeral_storage"))
+    )  # fmt: skip
 
 
 def test_usage_file_sets_nodes_per_zone_of_the_default_and_inline_pools():

@@ -46,3 +46,15 @@ def test_unknown_memory_size_is_unpriced_naming_it():
     assert "availableMemoryMb 300 is not a 1st gen size" in unpriced(
         function(availableMemoryMb=300)
     )
+
+
+@pytest.mark.parametrize(
+    ("average", "billed"), [(0.24, 0.3), (0.3, 0.3), (0.01, 0.1), (1.0, 1.0), (1.05, 1.1)]
+)
+def test_compute_time_is_billed_in_100_ms_increments(average: float, billed: float):
+    declared = parse_usage_file(
+        {"resource_usage": {"fn": {"monthly_invocations": 1000, "average_seconds": average}}}
+    )
+    cost = estimate_resources([function()], USAGE, usage_file=declared).get("fn")
+    cpu = next(c for c in cost.cost_lines if c.what == "CPU" and c.bill == "governed")
+    assert cpu.quantity == pytest.approx(1000 * billed * 0.4)

@@ -53,3 +53,31 @@ def test_ingestion_depends_on_usage_and_declared_ingestion_is_billed_past_the_fr
     assert cost.monthly_usd == pytest.approx(
         200 * price("logging.ingestion", "global") + 250 * 60 / DAYS_PER_MONTH * 0.01
     )
+
+
+@pytest.mark.parametrize(
+    "type_",
+    [
+        "gcp:logging/folderBucketConfig:FolderBucketConfig",
+        "gcp:logging/organizationBucketConfig:OrganizationBucketConfig",
+        "gcp:logging/billingAccountBucketConfig:BillingAccountBucketConfig",
+    ],
+)
+def test_aggregated_buckets_bill_declared_ingestion_past_one_free_allotment(type_: str):
+    from governance.costs.estimate import estimate_resources
+    from governance.costs.usage_file import parse_usage_file
+
+    bucket = {"type": type_, "name": "agg", "inputs": {"bucketId": "_Default", "retentionDays": 30}}
+    declared = parse_usage_file({"resource_usage": {"agg": {"monthly_ingestion_gib": 100}}})
+    cost = estimate_resources([bucket], usage_file=declared).get("agg")
+    assert cost.monthly_usd == pytest.approx((100 - 50) * price("logging.ingestion", "global"))
+
+
+@pytest.mark.parametrize("kind", ["project", "folder", "organization", "billingAccount"])
+def test_sinks_are_free_the_log_router_has_no_charge(kind: str):
+    type_ = f"gcp:logging/{kind}Sink:{kind[0].upper()}{kind[1:]}Sink"
+    sink = {"type": type_, "name": "s", "inputs": {"destination": "storage.googleapis.com/b"}}
+    cost = one(sink)
+    assert cost.priced
+    assert cost.monthly_usd == 0.0
+    assert any("the Log Router has no charge" in line for line in cost.lines)

@@ -85,3 +85,51 @@ def test_declared_backup_storage_wins():
     assert cost.monthly_usd == pytest.approx(
         compute() + 20 * price("sql.storage.pd-ssd") + 200 * price("sql.backup")
     )
+
+
+@pytest.mark.parametrize(
+    ("tier", "vcpus", "gib"),
+    [
+        ("db-standard-1", 1, 3.75),
+        ("db-standard-4", 4, 15),
+        ("db-highmem-4", 4, 26),
+        ("db-highmem-16", 16, 104),
+        ("db-lightweight-1", 1, 3.75),
+        ("db-lightweight-4", 4, 3.75),  # lightweight: 3.75 GiB whatever the vCPUs
+        ("db-n1-standard-2", 2, 7.5),
+    ],
+)
+def test_predefined_tiers_are_billed_per_vcpu_and_gib(tier: str, vcpus: int, gib: float):
+    cost = one(with_settings(tier=tier, backupConfiguration={}))
+    expected = 730 * (vcpus * price("sql.enterprise.vcpu") + gib * price("sql.enterprise.ram"))
+    assert cost.monthly_usd == pytest.approx(expected + 20 * price("sql.storage.pd-ssd"))
+
+
+@pytest.mark.parametrize("tier", ["db-n1-lightweight-2", "db-standard", "db-highmem-x"])
+def test_malformed_predefined_tiers_stay_unknown(tier: str):
+    assert f"unknown tier '{tier}'" in unpriced(with_settings(tier=tier))
+
+
+def test_declared_backups_are_billed_without_automated_backups():
+    from governance.costs.estimate import estimate_resources
+    from governance.costs.usage_file import parse_usage_file
+
+    declared = parse_usage_file({"resource_usage": {"metadata": {"backup_storage_gb": 100}}})
+    res = with_settings(backupConfiguration={"enabled": False})
+    cost = estimate_resources([res], usage_file=declared).get("metadata")
+    assert cost.monthly_usd == pytest.approx(
+        compute() + 20 * price("sql.storage.pd-ssd") + 100 * price("sql.backup")
+    )
+
+
+def test_sql_server_license_is_a_named_unpriced_part_except_express():
+    from tests.costs.cost_plans import partial
+
+    web = with_settings(backupConfiguration={})
+    web["inputs"]["databaseVersion"] = "SQLSERVER_2019_WEB"
+    cost, parts = partial(web)
+    assert cost.monthly_usd == pytest.approx(compute() + 20 * price("sql.storage.pd-ssd"))
+    assert "SQLSERVER_2019_WEB is billed a license per vCPU-hour" in parts["SQL Server license"]
+    express = with_settings(backupConfiguration={})
+    express["inputs"]["databaseVersion"] = "SQLSERVER_2019_EXPRESS"
+    assert one(express).unpriced_parts == ()

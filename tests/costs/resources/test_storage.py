@@ -132,3 +132,21 @@ def test_declared_operations_on_a_class_without_a_catalog_price_are_named():
     assert dict(cost.unpriced_parts) == {
         "class a operations": "the price catalog has no NEARLINE class a operations price"
     }
+
+
+def test_container_registry_is_a_standard_bucket_in_its_multi_region():
+    from governance.costs.estimate import estimate_resources
+    from governance.costs.usage_file import parse_usage_file
+
+    gcr = {"type": "gcp:container/registry:Registry", "name": "gcr", "inputs": {"location": "EU"}}
+    declared = parse_usage_file({"resource_usage": {"gcr": {
+        "storage_gb": 150, "monthly_class_a_operations": 40_000, "monthly_egress_gb": 100}}})  # fmt: skip
+    cost = estimate_resources([gcr], usage_file=declared).get("gcr")
+    assert cost.monthly_usd == pytest.approx(
+        150 * price("storage.standard", "eu")
+        + 40 * price("storage.ops.class_a.standard", "global")
+        + 100 * price("network.egress.internet.tier1", "eu")
+    )
+    assert "Container Registry is deprecated" in cost.lines[0]
+    us = estimate_resources([{**gcr, "inputs": {}}]).get("gcr")
+    assert "storage.standard[us/" in us.lines[1]
