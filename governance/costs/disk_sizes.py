@@ -2,7 +2,9 @@
 
 - A disk with no `size` is created at its type's default size: "500GB for pd-standard disks,
   100GB for pd-balanced disks, 100GB for pd-ssd disks, and 1000GB for pd-extreme disks"
-  (`gcloud compute disks create --size`, Google Cloud SDK, read 2026-11-25); other types have no
+  (`gcloud compute disks create --size`, Google Cloud SDK, read 2026-11-25); a Hyperdisk
+  Extreme volume's "default size is 1 TiB" (https://cloud.google.com/compute/docs/disks/hd-types/
+  hyperdisk-extreme, "Size and performance limits", read 2026-11-26); other types have no
   documented default here, so their size is unknown, never guessed.
 - A disk created from an image or snapshot is at least that source's size (Compute Engine
   refuses a smaller one), and is that size when `size` is not given; when that size is unknown
@@ -32,6 +34,7 @@ DEFAULT_SIZE_GB = {
     "pd-balanced": 100.0,
     "pd-ssd": 100.0,
     "pd-extreme": 1000.0,
+    "hyperdisk-extreme": 1024.0,  # 1 TiB
 }
 # The smallest Persistent Disk of these types (https://cloud.google.com/compute/docs/disks:
 # 10 GiB to 64 TiB): a lower bound for a disk made from an image whose size nobody knows.

@@ -99,6 +99,10 @@ PRICED: Final[dict[str, CostModel]] = {
     v.COMPUTE_GLOBAL_FORWARDING_RULE: load_balancing.forwarding_rule,
     **dict.fromkeys(v.TARGET_PROXIES, load_balancing.target_proxy),
     v.COMPUTE_VPN_TUNNEL: vpn.tunnel,
+    **dict.fromkeys(
+        (v.COMPUTE_VPN_GATEWAY, v.COMPUTE_HA_VPN_GATEWAY, v.COMPUTE_EXTERNAL_VPN_GATEWAY),
+        vpn.gateway,
+    ),
     v.COMPUTE_MACHINE_IMAGE: images.machine_image,
     v.CONTAINER_REGISTRY: storage.registry,
     v.MONITORING_METRIC_DESCRIPTOR: monitoring.metric_descriptor,
@@ -148,6 +152,10 @@ DECLARED: Final[dict[str, type[BaseModel]]] = {
     v.VERTEX_ENDPOINT: vertex.EndpointDeclared,
     v.VERTEX_MODEL_GARDEN_ENDPOINT: vertex.NodesDeclared,
     v.VERTEX_DEPLOYMENT_POOL: vertex.NodesDeclared,
+    **dict.fromkeys(
+        (v.COMPUTE_VPN_GATEWAY, v.COMPUTE_HA_VPN_GATEWAY, v.COMPUTE_EXTERNAL_VPN_GATEWAY),
+        vpn.Declared,
+    ),
 }
 
 FREE: Final[dict[str, str]] = {
@@ -179,11 +187,6 @@ FREE: Final[dict[str, str]] = {
     v.STORAGE_BUCKET_OBJECT: "stored bytes are priced on its bucket",
     v.BUDGET: "budgets have no charge",
     v.KMS_KEY_RING: "key rings have no charge (their keys' versions are priced)",
-    **dict.fromkeys(
-        (v.COMPUTE_VPN_GATEWAY, v.COMPUTE_HA_VPN_GATEWAY, v.COMPUTE_EXTERNAL_VPN_GATEWAY),
-        "VPN gateways have no charge (tunnels are priced per hour; traffic is data transfer, "
-        "not estimated)",
-    ),
     **dict.fromkeys(
         (
             v.LOGGING_PROJECT_SINK,

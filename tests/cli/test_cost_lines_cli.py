@@ -79,6 +79,8 @@ def test_without_a_usage_file_usage_based_parts_are_lines_not_zeros(plan_file, c
         "class a operations": "monthly_class_a_operations",
         "class b operations": "monthly_class_b_operations",
         "internet egress": "monthly_egress_gb",
+        "internet egress to China": "monthly_egress_china_gb",
+        "internet egress to Australia": "monthly_egress_australia_gb",
     }
     assert all("usd" not in x for x in raw["cost_lines"] if x["kind"] == "usage")
 
@@ -173,7 +175,8 @@ def test_pr_comment_folds_each_resources_cost_lines_and_states_usage(capsys):
     body = render_comment([StackPlans("team", head)])
     assert "**Cost lines**" in body
     assert "Usage file: none (`--usage-file`): usage-based parts are shown per unit." in body
-    assert "4 part(s) depend on usage nobody declared and are not in the total." in body
+    # the bucket: class A, class B and egress to three destinations; the VM: egress to three
+    assert "8 part(s) depend on usage nobody declared and are not in the total." in body
     assert "<details><summary><code>pool</code> (container/NodePool): $" in body
     e2 = price("gce.type.e2-medium")
     line = (

@@ -382,6 +382,19 @@ class _Builder:
                     self.export.egress[tier],
                 )
 
+        # China (excluding Hong Kong) and Australia are Premium Tier's two destinations with
+        # their own rates; the worldwide series above excludes them.
+        for dest, tiers in self.export.egress_to.items():
+            for tier, name in EGRESS_TIERS.items():
+                if tier in tiers:
+                    self.add(
+                        f"network.egress.internet.{dest}.{name}",
+                        "ondemand",
+                        "GiB",
+                        f"export premium-tier internet egress to {dest}, {tier} TiB a month",
+                        tiers[tier],
+                    )
+
     def monitoring(self) -> None:
         # chargeable metric volume, per MiB, by monthly volume tier (the export's tiers in MiB)
         for tier, values in self.export.monitoring.items():

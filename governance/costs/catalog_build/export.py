@@ -78,6 +78,11 @@ class Export:
         default_factory=dict[str, Mapping[str, Fraction]]
     )
     """Chargeable metric volume tier ("0-100000" MiB a month) -> region -> USD per MiB."""
+    egress_to: Mapping[str, Mapping[str, Mapping[str, Fraction]]] = field(
+        default_factory=dict[str, Mapping[str, Mapping[str, Fraction]]]
+    )
+    """Premium Tier internet egress to "china" or "australia" (the destinations Google prices
+    apart from the worldwide rate): destination -> tier ("0-1") -> region -> USD per GiB."""
 
 
 def _map(value: Any, path: str) -> Mapping[str, Any]:
@@ -193,6 +198,21 @@ def parse_export(data: Any) -> Export:
         str(tier): _month(_costs(raw, f"{tiers_path}.{tier}"), f"{tiers_path}.{tier}")
         for tier, raw in _map(_dig(net, tiers_path.split(".")[2:]), tiers_path).items()
     }
+    # `compute.network.traffic.egress.internet.<china|australia>.cost`: optional (the trimmed
+    # test export has neither)
+    internet = _map(
+        _dig(net, ["traffic", "egress", "internet"]), "compute.network.traffic.egress.internet"
+    )
+    egress_to: dict[str, dict[str, dict[str, Fraction]]] = {}
+    for dest in ("china", "australia"):
+        raw_dest = internet.get(dest)
+        if raw_dest is None:
+            continue
+        path = f"compute.network.traffic.egress.internet.{dest}.cost"
+        egress_to[dest] = {
+            str(tier): _month(_costs(raw, f"{path}.{tier}"), f"{path}.{tier}")
+            for tier, raw in _map(_map(raw_dest, path[: -len(".cost")]).get("cost"), path).items()
+        }
     storage = _map(doc.get("storage"), "storage")
     classes: dict[str, dict[str, dict[str, Fraction]]] = {"bucket": {}, "retrieval": {}}
     for part, out in classes.items():
@@ -229,6 +249,7 @@ def parse_export(data: Any) -> Export:
         buckets=classes["bucket"],
         retrieval=classes["retrieval"],
         monitoring=monitoring,
+        egress_to=egress_to,
     )
 
 

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from governance.costs.bill import Quote
 from governance.costs.context import PlanContext
-from governance.costs.egress import charge_egress
+from governance.costs.egress import InternetEgress, charge_internet_egress
 from governance.costs.expiry import expiry_factor
 from governance.costs.inputs import number
 from governance.costs.model import Resource
@@ -39,17 +39,21 @@ class ComputeInstanceUsage(BaseModel):
     )
 
 
-class Declared(BaseModel):
-    """A VM's usage in a usage file."""
+class _OwnDeclared(BaseModel):
+    """The usage keys of its own (egress keys come from InternetEgress)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     monthly_hours: float | None = Field(
         default=None, ge=0, le=HOURS_PER_MONTH, description="Hours the VM runs a month."
     )
-    monthly_egress_gb: float | None = Field(
-        default=None, ge=0, description="GiB the VM sends to the internet a month."
-    )
+
+
+# pydantic lays out fields from the LAST base to the first: own keys, then egress by destination.
+class Declared(InternetEgress, _OwnDeclared):
+    """A VM's usage in a usage file."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 def estimate(res: Resource, ctx: PlanContext) -> Quote:
@@ -78,5 +82,5 @@ def estimate(res: Resource, ctx: PlanContext) -> Quote:
     base.note("on-demand, 730 h, no maxRunDuration, no expiry")
     price_vm(q, ctx, spec, 1.0, hours, u.commitment)
     for b in (bill, base):
-        charge_egress(b, ctx.catalog, region, declared.monthly_egress_gb)
+        charge_internet_egress(b, ctx.catalog, region, declared)
     return q

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from governance.costs.bill import Quote
 from governance.costs.context import PlanContext, ref_name
-from governance.costs.egress import charge_egress
+from governance.costs.egress import InternetEgress, charge_internet_egress
 from governance.costs.errors import CostError
 from governance.costs.inputs import number
 from governance.costs.model import Resource
@@ -26,8 +26,8 @@ from mlgov_policies import vocabulary as v
 from mlgov_policies.props import as_list, as_mapping, as_str
 
 
-class Declared(BaseModel):
-    """A managed instance group's usage in a usage file."""
+class _OwnDeclared(BaseModel):
+    """The usage keys of its own (egress keys come from InternetEgress)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -37,9 +37,13 @@ class Declared(BaseModel):
     monthly_hours: float | None = Field(
         default=None, ge=0, le=HOURS_PER_MONTH, description="Hours each VM runs a month."
     )
-    monthly_egress_gb: float | None = Field(
-        default=None, ge=0, description="GiB the whole group sends to the internet a month."
-    )
+
+
+# pydantic lays out fields from the LAST base to the first: own keys, then egress by destination.
+class Declared(InternetEgress, _OwnDeclared):
+    """A managed instance group's usage in a usage file."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 def estimate(res: Resource, ctx: PlanContext) -> Quote:
@@ -80,5 +84,5 @@ def estimate(res: Resource, ctx: PlanContext) -> Quote:
         )
     price_vm(q, ctx, spec, count, hours, ctx.usage.commitment)
     for b in (q.governed, q.baseline):
-        charge_egress(b, ctx.catalog, region, declared.monthly_egress_gb)
+        charge_internet_egress(b, ctx.catalog, region, declared)
     return q

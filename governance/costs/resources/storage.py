@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from governance.costs.bill import Bill, Quote
 from governance.costs.context import PlanContext
-from governance.costs.egress import charge_egress
+from governance.costs.egress import InternetEgress, charge_internet_egress
 from governance.costs.inputs import text
 from governance.costs.lifecycle import class_shares
 from governance.costs.model import Resource
@@ -29,8 +29,8 @@ from mlgov_policies.props import as_list, as_str
 DEFAULT_STORAGE_CLASS = "STANDARD"  # the Cloud Storage default when a bucket names none
 
 
-class Declared(BaseModel):
-    """A bucket's usage in a usage file."""
+class _BucketDeclared(BaseModel):
+    """A bucket's own usage keys."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -44,9 +44,14 @@ class Declared(BaseModel):
     monthly_data_retrieval_gb: float | None = Field(
         default=None, ge=0, description="GiB read from Nearline, Coldline or Archive a month."
     )
-    monthly_egress_gb: float | None = Field(
-        default=None, ge=0, description="GiB sent to the internet a month."
-    )
+
+
+# pydantic lays out a model's fields from its LAST base to its first: the bucket's own keys, then
+# internet egress by destination (the order README's usage-file table lists).
+class Declared(InternetEgress, _BucketDeclared):
+    """A bucket's usage in a usage file."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 class StorageUsage(BaseModel):
@@ -131,4 +136,4 @@ def _usage(b: Bill, ctx: PlanContext, own: str, region: str, d: Declared) -> Non
                 d.monthly_data_retrieval_gb,
                 f"{d.monthly_data_retrieval_gb:g} GiB",
             )
-    charge_egress(b, ctx.catalog, region, d.monthly_egress_gb)
+    charge_internet_egress(b, ctx.catalog, region, d)

@@ -123,7 +123,10 @@ EXPORT: dict[str, Any] = {
                         "cost": {
                             "0-1": {"us-central1": {"month": 0.12}},
                             "10n": {"us-central1": {"month": 0.08}},
-                        }
+                        },
+                        # pricing.yml's own shape: destination -> cost -> tier -> region
+                        "china": {"cost": {"1-10": {"us-central1": {"month": 0.22}}}},
+                        "australia": {"cost": {"0-1": {"us-central1": {"month": 0.19}}}},
                     }
                 }
             },

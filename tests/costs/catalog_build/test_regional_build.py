@@ -125,6 +125,10 @@ def test_disks_network_and_storage_per_location():
     assert values(doc, "nat.data") == {"us-central1": 0.045, "europe-west4": 0.05}
     assert values(doc, "network.ip.vm") == {"us-central1": 0.005}
     assert values(doc, "network.egress.internet.tier3") == {"us-central1": 0.08}
+    # China and Australia: Premium Tier's destinations with rates of their own, per tier
+    assert values(doc, "network.egress.internet.china.tier2") == {"us-central1": 0.22}
+    assert values(doc, "network.egress.internet.australia.tier1") == {"us-central1": 0.19}
+    assert "network.egress.internet.china.tier1" not in {s["key"] for s in doc["series"]}
     assert values(doc, "storage.standard") == {"us-central1": 0.02, "us": 0.026}
     assert values(doc, "storage.archive") == {"us-central1": 0.0012}
     assert values(doc, "storage.retrieval.archive") == {"us-central1": 0.05}

@@ -230,6 +230,18 @@ def test_usage_translation_renames_and_rescales() -> None:
     }
     bucket = translate(cases["storage_bucket_test"])
     assert bucket.resource_usage["storage_bucket"]["monthly_egress_gb"] == 12500 + 1500
+    assert bucket.resource_usage["storage_bucket"]["monthly_egress_china_gb"] == 50
+    assert bucket.resource_usage["storage_bucket"]["monthly_egress_australia_gb"] == 250
+    # transfer inside Google's network has no mlgov key: left out, with the reason
+    (left,) = bucket.left_out["google_storage_bucket.storage_bucket"]
+    assert left.startswith("monthly_egress_data_transfer_gb.same_continent: transfer inside")
+    # an external VPN gateway's destinations are internet ones; a Google VPN gateway's are not
+    peer = translate(cases["compute_external_vpn_gateway_test"]).resource_usage
+    assert peer["my_compute_external_vpn_gateway"] == {
+        "monthly_egress_gb": 12500.0, "monthly_egress_china_gb": 8500.0,
+        "monthly_egress_australia_gb": 250.0,
+    }  # fmt: skip
+    assert translate(cases["compute_ha_vpn_gateway_test"]).resource_usage == {}
     # Infracost reads monthly_hrs only: a case's monthly_hours is not carried over
     vms = translate(cases["compute_instance_test"]).resource_usage
     assert "sud_20_perc_with_hours" not in vms

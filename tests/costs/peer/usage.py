@@ -35,11 +35,11 @@ class Key:
 
 @dataclass(frozen=True)
 class Egress:
-    """Infracost's per-destination egress map, summed into mlgov key `to` for the destinations
-    mlgov prices at the same rate (`internet`); the others are left out, with the reason."""
+    """Infracost's per-destination egress map: each destination in `to` summed into that mlgov
+    key (several Infracost destinations can share one mlgov rate); the others are left out, with
+    the reason."""
 
-    to: str
-    internet: tuple[str, ...]
+    to: Mapping[str, str]
     why_not: str
 
 
@@ -60,10 +60,17 @@ class Ignored:
 Rule = Key | Egress | NotPriced | Ignored
 
 _INTERNET_WHY = (
-    "Internet egress to China and Australia, and transfer inside Google's network (same "
-    "continent, between continents, over VPN), are priced at other rates than mlgov's "
-    "Premium Tier worldwide egress; mlgov has no usage key for them"
+    "transfer inside Google's network (to another location on the same continent) is not "
+    "internet egress; the price catalog has no price for it and mlgov has no usage key for it"
 )
+# Premium Tier internet egress destinations (egress.py): Infracost's "asia" (excluding China,
+# including Hong Kong) is one of Google's worldwide destinations, at the worldwide rates.
+_INTERNET = {
+    "worldwide": "monthly_egress_gb",
+    "asia": "monthly_egress_gb",
+    "china": "monthly_egress_china_gb",
+    "australia": "monthly_egress_australia_gb",
+}
 _NODES = Key("nodes_per_zone")
 
 TRANSLATION: Mapping[str, Mapping[str, Rule]] = {
@@ -100,9 +107,7 @@ TRANSLATION: Mapping[str, Mapping[str, Rule]] = {
         "monthly_class_a_operations": Key("monthly_class_a_operations"),
         "monthly_class_b_operations": Key("monthly_class_b_operations"),
         "monthly_data_retrieval_gb": Key("monthly_data_retrieval_gb"),
-        "monthly_egress_data_transfer_gb": Egress(
-            "monthly_egress_gb", ("worldwide", "asia"), _INTERNET_WHY
-        ),
+        "monthly_egress_data_transfer_gb": Egress(_INTERNET, _INTERNET_WHY),
     },
     v.FUNCTION_V1: {
         "monthly_function_invocations": Key("monthly_invocations"),
@@ -121,8 +126,17 @@ TRANSLATION: Mapping[str, Mapping[str, Rule]] = {
     },
 }
 _TRANSFER = NotPriced(
-    "data transfer between regions or over VPN is billed by destination; mlgov does not "
-    "estimate it (VPN gateways and service networking have no charge of their own)"
+    "data transfer between Google Cloud regions (same region, within or between continents) "
+    "has no price in the price catalog; mlgov has no usage key for it (service networking has "
+    "no charge of its own)"
+)
+# A Classic or HA VPN gateway's destinations in Infracost are other Google Cloud regions
+# (inter-region transfer; its "worldwide" is "between continents"); an external (peer) gateway's
+# are internet destinations, billed at Premium Tier internet egress rates (resources/vpn.py).
+_VPN_TO_GOOGLE = Egress({}, _TRANSFER.why)
+_VPN_TO_PEER = Egress(
+    {k: _INTERNET[k] for k in ("worldwide", "china", "australia")},
+    "not one of Infracost's external VPN gateway destinations",
 )
 _PROXY = {
     "monthly_proxy_instances": Key("monthly_proxy_instances"),
@@ -146,11 +160,10 @@ _NEW_TYPES: Mapping[str, Mapping[str, Rule]] = {
         "monthly_long_term_storage_gb": Key("monthly_long_term_storage_gb"),
         **_BQ_APIS,
     },
-    **{
-        t: {"monthly_egress_data_transfer_gb": _TRANSFER}
-        for t in (v.COMPUTE_EXTERNAL_VPN_GATEWAY, v.COMPUTE_HA_VPN_GATEWAY, v.COMPUTE_VPN_GATEWAY,
-                  v.SERVICE_NETWORKING_CONNECTION)
-    },
+    v.COMPUTE_EXTERNAL_VPN_GATEWAY: {"monthly_egress_data_transfer_gb": _VPN_TO_PEER},
+    v.COMPUTE_HA_VPN_GATEWAY: {"monthly_egress_data_transfer_gb": _VPN_TO_GOOGLE},
+    v.COMPUTE_VPN_GATEWAY: {"monthly_egress_data_transfer_gb": _VPN_TO_GOOGLE},
+    v.SERVICE_NETWORKING_CONNECTION: {"monthly_egress_data_transfer_gb": _TRANSFER},
     v.COMPUTE_FORWARDING_RULE: {"monthly_ingress_data_gb": Key("monthly_ingress_data_gb")},
     v.COMPUTE_GLOBAL_FORWARDING_RULE: {"monthly_ingress_data_gb": Key("monthly_ingress_data_gb")},
     **dict.fromkeys(v.TARGET_PROXIES, _PROXY),
@@ -227,10 +240,10 @@ def _translate(type_: str, values: Mapping[str, Any]) -> tuple[dict[str, Any], l
             out[rule.to] = float(value) * rule.factor
         elif isinstance(rule, Egress):
             dests: Mapping[str, float] = value
-            internet = sum(float(gb) for d, gb in dests.items() if d in rule.internet)
-            if any(d in rule.internet for d in dests):
-                out[rule.to] = internet
-            left += [f"{key}.{d}: {rule.why_not}" for d in dests if d not in rule.internet]
+            for d, gb in dests.items():
+                if d in rule.to:
+                    out[rule.to[d]] = out.get(rule.to[d], 0.0) + float(gb)
+            left += [f"{key}.{d}: {rule.why_not}" for d in dests if d not in rule.to]
         elif isinstance(rule, NotPriced):
             left.append(f"{key}: {rule.why}")
     return out, left

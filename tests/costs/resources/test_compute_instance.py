@@ -117,4 +117,8 @@ def test_boot_disk_from_an_image_in_the_plan_is_the_image_size():
 
 
 def test_egress_depends_on_usage_unless_declared():
-    assert usage_lines(one(VM)) == {"internet egress": "monthly_egress_gb"}
+    assert usage_lines(one(VM)) == {
+        "internet egress": "monthly_egress_gb",
+        "internet egress to China": "monthly_egress_china_gb",
+        "internet egress to Australia": "monthly_egress_australia_gb",
+    }

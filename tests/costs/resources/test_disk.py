@@ -95,9 +95,17 @@ def test_pd_extreme_without_provisioned_iops_names_the_part():
     assert "provisionedIops is not set" in parts["provisioned IOPS"]
 
 
+def test_hyperdisk_extreme_without_a_size_is_its_documented_1_tib_default():
+    # Google: "The default size is 1 TiB"; the IOPS Compute Engine then picks are not guessed
+    cost, parts = partial(disk(type="hyperdisk-extreme", zone="us-central1-a"))
+    assert cost.monthly_usd == pytest.approx(1024 * price("disk.hyperdisk-extreme"))
+    assert "provisionedIops is not set" in parts["provisioned IOPS"]
+    assert "capacity" not in parts
+
+
 def test_hyperdisk_without_a_size_or_catalog_price_is_named_not_guessed():
-    _, parts = partial(disk(type="hyperdisk-extreme", zone="us-central1-a", provisionedIops=100))
-    assert parts["capacity"] == "no size, and no documented default size for hyperdisk-extreme"
+    _, parts = partial(disk(type="hyperdisk-throughput", zone="us-central1-a"))
+    assert parts["capacity"] == "no size, and no documented default size for hyperdisk-throughput"
     _, parts = partial(disk(type="hyperdisk-balanced", size=100, zone="us-central1-a"))
     assert "no ondemand price 'disk.hyperdisk-balanced'" in parts["capacity"]
 

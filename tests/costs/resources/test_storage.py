@@ -96,6 +96,8 @@ def test_operations_and_egress_depend_on_usage_without_a_usage_file():
         "class a operations": "monthly_class_a_operations",
         "class b operations": "monthly_class_b_operations",
         "internet egress": "monthly_egress_gb",
+        "internet egress to China": "monthly_egress_china_gb",
+        "internet egress to Australia": "monthly_egress_australia_gb",
     }
     coldline = {**BUCKET, "inputs": {**BUCKET["inputs"], "storageClass": "COLDLINE"}}
     assert usage_lines(one(coldline))["retrieval"] == "monthly_data_retrieval_gb"
@@ -120,6 +122,27 @@ def test_declared_operations_egress_and_size_are_priced():
     )
     assert cost.monthly_usd == pytest.approx(expected)
     assert cost.declared["monthly_egress_gb"] == 1500
+
+
+def test_egress_to_china_and_australia_has_its_own_rates_and_tiers():
+    # 50 GiB to China at its first tier; 2,000 GiB to Australia: 1,024 at tier 1 + 976 at tier 2
+    # (each destination its own ladder: the worldwide GiB do not push it up a tier)
+    from governance.costs.estimate import estimate_resources
+    from governance.costs.usage_file import parse_usage_file
+
+    declared = parse_usage_file({"resource_usage": {"src": {
+        "storage_gb": 0, "monthly_egress_gb": 5000, "monthly_egress_china_gb": 50,
+        "monthly_egress_australia_gb": 2000}}})  # fmt: skip
+    cost = estimate_resources([BUCKET], usage_file=declared).get("src")
+    egress = {(x.what, x.key): x.usd for x in cost.cost_lines if x.bill == "governed" and x.usd}
+    assert egress[("internet egress to China", "network.egress.internet.china.tier1")] == (
+        pytest.approx(50 * price("network.egress.internet.china.tier1"))
+    )
+    assert egress[("internet egress to Australia", "network.egress.internet.australia.tier2")] == (
+        pytest.approx(976 * price("network.egress.internet.australia.tier2"))
+    )
+    assert price("network.egress.internet.china.tier1") > price("network.egress.internet.tier1")
+    assert "internet egress to China" not in {x.what for x in cost.cost_lines if x.kind == "usage"}
 
 
 def test_declared_operations_on_a_class_without_a_catalog_price_are_named():
