@@ -15,7 +15,9 @@ It never overwrites: if any file it would write exists, it writes nothing and ex
 from __future__ import annotations
 
 import argparse
+import contextlib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -211,12 +213,45 @@ def _targets(stack: str, values: Values) -> list[tuple[Path, str]]:
     ]
 
 
-def handler(args: argparse.Namespace) -> int:
-    """Write the files, or refuse (exit 2) if any of them exists."""
-    from governance.tools.project import display
+def _folders(path: Path) -> list[Path]:
+    """The folders `path` is in, outermost first."""
+    return list(reversed(path.parents))
 
-    if not re.fullmatch(r"[A-Za-z0-9_.-]+", args.stack) or args.stack.startswith("."):
-        raise CliError(f"--stack: {args.stack!r} is not a stack name (e.g. dev, staging, prod)")
+
+def _write_new(path: Path, text: str) -> None:
+    """Create `path` (and its folder) with `text`; OSError if it exists or cannot be written."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("x", encoding="utf-8") as out:  # "x": fail rather than overwrite
+        out.write(text)
+
+
+def _write_all(targets: list[tuple[Path, str]], display: Callable[[Path], str]) -> None:
+    """Write every file or none: on a failure, remove what this run created (CliError)."""
+    created: list[Path] = []
+    folders = [f for path, _ in targets for f in _folders(path) if not f.exists()]
+    for path, text in targets:
+        try:
+            _write_new(path, text)
+        except OSError as err:
+            for done in reversed(created):
+                done.unlink(missing_ok=True)
+            for folder in reversed(dict.fromkeys(folders)):
+                with contextlib.suppress(OSError):  # only if empty: never what was there
+                    folder.rmdir()
+            raise CliError(f"{display(path)}: cannot write: {err.strerror}") from None
+        created.append(path)
+
+
+def handler(args: argparse.Namespace) -> int:
+    """Write the files, all or none; refuse (exit 2) if any exists or cannot be written."""
+    from governance.tools.project import STACK_NAME, display
+
+    # Pulumi's stack names (at most 100 characters), as `plan --stack` reads them.
+    if not STACK_NAME.fullmatch(args.stack) or args.stack.startswith("."):
+        raise CliError(
+            f"--stack: {args.stack[:80]!r} is not a stack name (e.g. dev, staging, prod; "
+            "letters, digits, '-', '_' and '.', at most 100)"
+        )
     values = _values(args)
     _check(values)
     targets = _targets(args.stack, values)
@@ -225,13 +260,16 @@ def handler(args: argparse.Namespace) -> int:
         raise CliError(
             [f"{display(path)}: already exists; mlgov init never overwrites" for path in existing]
         )
-    for path, text in targets:
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with path.open("x", encoding="utf-8") as out:  # "x": fail rather than overwrite
-                out.write(text)
-        except OSError as err:
-            raise CliError(f"{display(path)}: cannot write: {err.strerror}") from None
+    blocked = [
+        f"{display(folder)}: is a file, not a folder; mlgov init writes {display(path)} there"
+        for path, _ in targets
+        for folder in _folders(path)
+        if folder.exists() and not folder.is_dir()
+    ]
+    if blocked:
+        raise CliError(list(dict.fromkeys(blocked)))
+    _write_all(targets, display)
+    for path, _ in targets:
         print(f"wrote {display(path)}")
     if values.examples:
         flags = ", ".join(f"--{k.replace('_', '-')}" for k in values.examples)

@@ -171,3 +171,57 @@ def test_init_picks_zones_the_region_has(
     assert region == "us-central1" or f"{region}-a" not in zones
     code, _, err = _run(["plan", "--stack", "dev"], capsys)
     assert code == 0, err
+
+
+def test_init_refuses_a_stack_name_longer_than_pulumi_allows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Pulumi refuses stack names over 100 characters ("stack names are limited to 100
+    # characters"); `plan --stack` does too, so init must not write a stack nothing can plan.
+    monkeypatch.chdir(tmp_path)
+    code, out, err = _run(["init", "--stack", "a" * 101], capsys)
+    assert (code, out) == (2, "")
+    assert err.startswith("mlgov: error: --stack: 'aaaa")
+    assert "is not a stack name" in err and len(err.splitlines()) == 1
+    assert list(tmp_path.iterdir()) == []
+    code, _, err = _run(["init", "--stack", "a" * 100], capsys)
+    assert code == 0, err
+
+
+def test_init_that_cannot_write_every_file_writes_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A file named `stacks` where the stack folder goes: the project files must not be left
+    # behind half-made, and the error names the file in the way, not "File exists".
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "stacks").write_text("notes\n")
+    code, out, err = _run(["init", "--stack", "dev"], capsys)
+    assert (code, out) == (2, "")
+    assert err == (
+        "mlgov: error: stacks: is a file, not a folder; mlgov init writes "
+        "stacks/Pulumi.dev.yaml there\n"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["stacks"]
+    assert (tmp_path / "stacks").read_text() == "notes\n"
+
+
+def test_init_removes_what_it_wrote_when_a_later_write_fails(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A failure the checks cannot foresee (disk full, a read-only folder for a non-root user):
+    # the files this run created are removed again, nothing else is touched.
+    import governance.tools.init as init
+
+    monkeypatch.chdir(tmp_path)
+    real = init._write_new  # pyright: ignore[reportPrivateUsage]
+
+    def failing(path: Path, text: str) -> None:
+        if path.name.startswith("Pulumi.dev"):
+            raise OSError(28, "No space left on device")
+        real(path, text)
+
+    monkeypatch.setattr(init, "_write_new", failing)
+    code, out, err = _run(["init", "--stack", "dev"], capsys)
+    assert (code, out) == (2, "")
+    assert err == "mlgov: error: stacks/Pulumi.dev.yaml: cannot write: No space left on device\n"
+    assert list(tmp_path.iterdir()) == []
