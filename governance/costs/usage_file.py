@@ -25,6 +25,7 @@ assumptions.py) stay what they are: defaults the declarations here override per 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, cast
@@ -40,6 +41,10 @@ MAX_USAGE_FILE_BYTES = 4 * 1024 * 1024
 """Largest usage file read (like a stack file: a PR can carry it)."""
 
 VERSIONS = ("0.1", "1")
+
+MAX_DECLARED = 1e15
+"""Largest quantity a usage key takes: far above any month's real usage (a million TiB, a
+quadrillion requests), low enough that quantity x price summed over a plan stays finite."""
 
 
 class UsageFileError(CostError):
@@ -98,6 +103,25 @@ def _problems(err: ValidationError, prefix: str) -> list[str]:
     return out
 
 
+def _out_of_range(value: object, where: str) -> list[str]:
+    """Declared numbers (after parsing) that are not finite or above MAX_DECLARED.
+
+    pydantic's float takes `.inf` and strings such as "1e400" (inf); a price times either is
+    `$inf`, a saving `$nan`, and `--json` would write `Infinity`, which no JSON reader takes.
+    """
+    if isinstance(value, BaseModel):
+        value = value.model_dump()
+    if isinstance(value, Mapping):
+        items = cast(Mapping[str, object], value).items()
+        return [p for key, item in items for p in _out_of_range(item, f"{where}.{key}")]
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        if not math.isfinite(value):
+            return [f"{where}: {value!r} is not a finite number"]
+        if abs(value) > MAX_DECLARED:
+            return [f"{where}: {value:g} is above {MAX_DECLARED:g}, more than any month's usage"]
+    return []
+
+
 def _keys_of(model: type[BaseModel]) -> str:
     return ", ".join(sorted(model.model_fields))
 
@@ -108,13 +132,13 @@ def _check_type(type_: str, values: Mapping[str, Any], where: str) -> list[str]:
         known = ", ".join(sorted(DECLARED))
         return [f"{where}: {type_!r} has no usage keys (types with usage: {known})"]
     try:
-        model.model_validate(values)
+        declared = model.model_validate(values)
     except ValidationError as err:
         return [
             f"{p} (keys of {type_}: {_keys_of(model)})" if p.endswith("not a usage key here") else p
             for p in _problems(err, where)
         ]
-    return []
+    return _out_of_range(declared, where)
 
 
 _ALL_KEYS: frozenset[str] = frozenset(k for m in DECLARED.values() for k in m.model_fields)
@@ -239,8 +263,12 @@ def declared_usage(file: UsageFile | None, resources: Sequence[Resource]) -> Dec
             problems += _problems(
                 err, f"resource_usage.{name}" if name else f"resource_type_default_usage.{res.type}"
             )
+            continue
+        dumped = found[(res.type, res.name)].model_dump()  # the type's defaults were checked
+        for key in values:
+            problems += _out_of_range(dumped[key], f"resource_usage.{name}.{key}")
     if problems:
         where = f"usage file {file.source}: " if file.source else "usage file: "
-        raise UsageFileError([where + p for p in problems])
+        raise UsageFileError([where + p for p in dict.fromkeys(problems)])
     unmatched = sorted(set(file.resource_usage) - set(_owners(file, resources)))
     return DeclaredUsage(found, file.source, unmatched)

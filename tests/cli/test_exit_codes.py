@@ -422,3 +422,61 @@ def test_several_documents_with_a_deep_first_one_are_refused_for_the_depth(
         "",
         f"mlgov: error: {path}: nested deeper than 100 levels\n",
     )
+
+
+PREVIEW = (
+    Path(__file__).parent.parent / "formats" / "data" / "preview_gcp_ml-platform_show-sames.json"
+)
+
+
+def test_an_infinite_usage_declaration_exits_2_naming_file_and_key(
+    run: Run, tmp_path: Path
+) -> None:
+    # `.inf` is a YAML float; before, the plan printed `$inf/month` and `saves $nan`.
+    usage = tmp_path / "usage.yml"
+    usage.write_text(
+        "version: 1\nresource_type_default_usage:\n"
+        "  gcp:compute/instance:Instance: {monthly_egress_china_gb: .inf}\n"
+    )
+    assert run("check", str(PREVIEW), "--usage-file", str(usage)) == (
+        2,
+        "",
+        f"mlgov: error: usage file {usage}: resource_type_default_usage.gcp:compute/instance:"
+        "Instance.monthly_egress_china_gb: inf is not a finite number\n",
+    )
+
+
+def test_an_input_whose_cost_overflows_is_unpriced_not_an_internal_error(
+    run: Run, tmp_path: Path
+) -> None:
+    # Found by mutating the inputs of the real stack exports: a node pool of 1e308 nodes per
+    # zone times three zones is inf, and math.ceil(inf) raised OverflowError (exit 3).
+    doc: dict[str, Any] = {
+        "stack": "dev",
+        "resources": [
+            {
+                "type": "gcp:container/nodePool:NodePool",
+                "name": "pool",
+                "inputs": {"location": "us-central1", "nodeCount": 1e308},
+            },
+            {"type": "gcp:compute/disk:Disk", "name": "disk",
+             "inputs": {"zone": "us-central1-a", "size": 1e308, "type": "pd-extreme",
+                        "provisionedIops": 1e308}},
+            # a query quota's worst case (informational) was 1.8e+304 dollars a month
+            {"type": "gcp:serviceusage/consumerQuotaOverride:ConsumerQuotaOverride",
+             "name": "quota",
+             "inputs": {"service": "bigquery.googleapis.com", "limit": "%2Fd%2Fproject",
+                        "metric": "bigquery.googleapis.com%2Fquota%2Fquery%2Fusage",
+                        "overrideValue": "1e308"}},
+        ],
+    }  # fmt: skip
+    path = tmp_path / "huge.json"
+    path.write_text(json.dumps(doc))
+    code, out, err = run("check", str(path), "--json")
+    assert code in (0, 1), err
+    assert "Infinity" not in out and "NaN" not in out
+    plan = json.loads(out)
+    rows = {r["name"]: r for r in plan["resources"]}
+    for name in ("pool", "disk", "quota"):
+        assert rows[name]["unpriced"].startswith("an input is too large to price"), rows[name]
+    assert plan["cost"]["monthly_usd"] == 0

@@ -147,3 +147,46 @@ def test_a_hostile_usage_file_is_refused_while_it_is_read(tmp_path):
     repeated.write_text("resource_usage: {}\nresource_usage: {}\n")
     with pytest.raises(UsageFileError, match=r"'resource_usage' appears twice"):
         load_usage_file(repeated)
+
+
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        (float("inf"), "inf is not a finite number"),
+        ("1e400", "inf is not a finite number"),  # YAML reads 1e400 as a string; it parses to inf
+        (1e300, "1e+300 is above 1e+15, more than any month's usage"),
+        (10**30, "1e+30 is above 1e+15, more than any month's usage"),
+    ],
+)
+def test_a_quantity_no_month_can_hold_is_refused_with_its_key_path(value, problem):
+    # Found feeding `.inf` as monthly_egress_china_gb: the plan said `$inf/month`, `saves $nan`,
+    # and --json wrote `Infinity`, which mlgov's own `check` then refused to read.
+    key = "resource_type_default_usage.gcp:compute/instance:Instance.monthly_egress_china_gb"
+    with pytest.raises(UsageFileError) as err:
+        parse_usage_file(
+            {"resource_type_default_usage": {
+                "gcp:compute/instance:Instance": {"monthly_egress_china_gb": value}}}
+        )  # fmt: skip
+    assert err.value.problems == [f"{key}: {problem}"]
+
+
+def test_a_named_resources_infinite_quantity_is_refused_against_the_plan():
+    file = parse_usage_file(
+        {"resource_usage": {"raw": {"monthly_egress_australia_gb": float("inf")}}}
+    )
+    with pytest.raises(UsageFileError) as err:
+        declared_usage(file, [Resource.from_plan(BUCKET)])
+    assert err.value.problems == [
+        "usage file: resource_usage.raw.monthly_egress_australia_gb: inf is not a finite number"
+    ]
+
+
+def test_a_nested_quantity_is_held_to_the_same_bound():
+    raw = {"resource_type_default_usage": {"gcp:container/cluster:Cluster": {
+        "node_pools": {"gpu": {"nodes_per_zone": 1e20}}}}}  # fmt: skip
+    with pytest.raises(UsageFileError) as err:
+        parse_usage_file(raw)
+    assert err.value.problems == [
+        "resource_type_default_usage.gcp:container/cluster:Cluster.node_pools.gpu.nodes_per_zone: "
+        "1e+20 is above 1e+15, more than any month's usage"
+    ]
