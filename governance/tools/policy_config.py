@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from governance.tools.errors import CliError, Exit
@@ -38,9 +39,29 @@ def parse_policy_config(raw: object, source: str) -> PackConfig:
     from mlgov_policies.pack_config import PackConfigError, parse_pack_config
 
     try:
-        return parse_pack_config(raw, level_only=COST_FINDINGS, source=source)
+        pack = parse_pack_config(raw, level_only=COST_FINDINGS, source=source)
     except PackConfigError as err:
         raise CliError([f"{source}: {p}" for p in err.problems]) from None
+    if problems := list(_locations_not_offered(pack)):
+        raise CliError([f"{source}: {p}" for p in problems])
+    return pack
+
+
+def _locations_not_offered(pack: PackConfig) -> Iterator[str]:
+    """Regions and BigQuery locations Google does not offer, as stack files are held to.
+
+    The policy pack (pure, no catalog) checks only the shapes; a region no resource can be in
+    would fail every resource, so it is refused here like `gcp:region: mars-central1`.
+    """
+    from governance.settings.locations import bigquery_location_problem, region_problem
+
+    region = pack.values.get("region")
+    if isinstance(region, str) and (found := region_problem(region)):
+        yield f"{pack.set_by['region'][0]}.region: {found}"
+    key = "allowed_bigquery_locations"
+    for i, location in enumerate(pack.values.get(key) or ()):
+        if isinstance(location, str) and (found := bigquery_location_problem(location)):
+            yield f"{pack.set_by[key][0]}.{key}[{i}]: {found}"
 
 
 def load_policy_config(path: str) -> PackConfig:

@@ -230,6 +230,20 @@ def test_partial_settings_warn_that_crossguard_reads_them_differently(
             "line 2: key 'mlgov-budget-required' appears twice",
         ),
         ('{"all": ' * 150 + '"advisory"' + "}" * 150, "nested deeper than 100 levels"),
+        # Held to what Google offers, like gcp:region: every resource would fail the rule.
+        (
+            {"mlgov-location-in-region": {"region": "mars-central1"}},
+            "mlgov-location-in-region.region: 'mars-central1' is not a region Google offers",
+        ),
+        (
+            {"mlgov-location-in-region": {"region": "US Central!"}},
+            "mlgov-location-in-region.region: 'US Central!' is not a region Google offers",
+        ),
+        (
+            {"mlgov-location-in-region": {"allowed_bigquery_locations": ["EU", "moon"]}},
+            "mlgov-location-in-region.allowed_bigquery_locations[1]: 'moon' is not a BigQuery "
+            "location",
+        ),
     ],
 )
 @pytest.mark.parametrize("command", ["check", "diff", "comment"])
