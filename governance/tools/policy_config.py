@@ -59,9 +59,9 @@ def _locations_not_offered(pack: PackConfig) -> Iterator[str]:
     if isinstance(region, str) and (found := region_problem(region)):
         yield f"{pack.set_by['region'][0]}.region: {found}"
     key = "allowed_bigquery_locations"
-    locations: tuple[object, ...] = tuple(pack.values.get(key) or ())  # parse_value: strings
+    locations: tuple[str, ...] = tuple(pack.values.get(key) or ())  # parse_value: strings
     for i, location in enumerate(locations):
-        if isinstance(location, str) and (found := bigquery_location_problem(location)):
+        if found := bigquery_location_problem(location):
             yield f"{pack.set_by[key][0]}.{key}[{i}]: {found}"
 
 
