@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -77,28 +78,43 @@ class Values:
         return f"{team}-{self.environment}"
 
 
+def _scalar(value: str) -> str:
+    """`value` as a YAML scalar that reads back as exactly this string.
+
+    Plain when YAML would read it unchanged (acme-ml-dev); else double-quoted (JSON's quoting is
+    valid YAML): a `: `, `#`, newline, `no` or `0123` would otherwise change the stack file's
+    structure or the value's type, and the settings would judge something the user did not type.
+    """
+    import yaml
+
+    plain = re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", value) is not None
+    return value if plain and yaml.safe_load(value) == value else json.dumps(value)
+
+
 def _mark(values: Values, *keys: str) -> str:
     return f"  # {CHANGE_ME}: an example" if set(keys) & set(values.examples) else ""
 
 
 def stack_file(v: Values) -> str:
     """The commented stack file for `v` (YAML)."""
+    zones = ", ".join(_scalar(z) for z in _zones(v.region))
+    team, cost_center = _scalar(v.team), _scalar(v.cost_center)
     return f"""\
 # mlgov stack `{v.stack}` ({v.environment}). Plan it offline: mlgov plan --stack {v.stack}
 # Only the keys mlgov's platform requires are here; the optional sections are listed at the end.
 # Every key is described in mlgov's docs/reference/configuration.md.{_examples_note(v)}
 config:
-  gcp:project: {v.project}{_mark(v, "project")}
-  gcp:region: {v.region}  # every regional resource goes here (data, notebooks, training)
+  gcp:project: {_scalar(v.project)}{_mark(v, "project")}
+  gcp:region: {_scalar(v.region)}  # every regional resource goes here (data, notebooks, training)
   mlgov:settings:
     environment: {v.environment}  # dev | staging | prod: picks the limits the policies enforce
     prefix: {v.prefix}  # starts every resource name (2-20 lowercase letters, digits, -)
-    # gcloud projects describe {v.project} --format='value(projectNumber)'
-    project_number: "{v.project_number}"{_mark(v, "project_number")}
-    zones: [{", ".join(_zones(v.region))}]  # where zonal resources may go, in the region
-    billing_account: {v.billing_account}{_mark(v, "billing_account")}
+    # gcloud projects describe {_scalar(v.project)} --format='value(projectNumber)'
+    project_number: {json.dumps(v.project_number)}{_mark(v, "project_number")}
+    zones: [{zones}]  # where zonal resources may go, in the region
+    billing_account: {_scalar(v.billing_account)}{_mark(v, "billing_account")}
     # Cost attribution on every resource (mlgov adds env, workload and managed-by itself).
-    labels: {{team: {v.team}, cost-center: {v.cost_center}}}{_mark(v, "team", "cost_center")}
+    labels: {{team: {team}, cost-center: {cost_center}}}{_mark(v, "team", "cost_center")}
     # A monthly budget in USD. Alerts at 50%, 90% and 100% (and on a forecast of 100%) reach
     # the budget function, which stops workloads at 100%; until you set automation.dry_run:
     # false it only logs what it would stop.

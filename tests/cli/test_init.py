@@ -225,3 +225,46 @@ def test_init_removes_what_it_wrote_when_a_later_write_fails(
     assert (code, out) == (2, "")
     assert err == "mlgov: error: stacks/Pulumi.dev.yaml: cannot write: No space left on device\n"
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "error"),
+    [
+        # a colon broke the flow mapping the labels are written in: exit 3 (ParserError)
+        ("--team", "a: b", "--team: label value 'a: b' for 'team' may contain only"),
+        # a YAML comment was dropped when the file was read back: the value silently changed
+        ("--billing-account", "0A0A0A-0A0A0A-0A0A0A # x", "--billing-account: '0A0A0A-0A0A0A"),
+        # a newline would start a line of its own, in the comment above project_number too
+        ("--project", "acme-ml-dev\n  evil: 1", "--project: 'acme-ml-dev\\n  evil: 1' is not"),
+        ("--project", "", "--project: '' is not"),
+        ("--billing-account", "true", "--billing-account: 'true' is not"),
+        ("--region", "us-central1 # x", "--region: 'us-central1 # x' is not a region name"),
+        ("--region", "a: b", "--region: 'a: b' is not a region name"),
+    ],
+)
+def test_init_writes_each_value_as_the_string_given(
+    option: str,
+    value: str,
+    error: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, out, err = _run(["init", "--stack", "dev", f"{option}={value}"], capsys)
+    assert (code, out) == (2, ""), err
+    assert err.startswith(f"mlgov: error: {error}"), err
+    assert len(err.splitlines()) == 1
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_values_yaml_would_read_otherwise_are_written_quoted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `no` is YAML 1.1's false and `0123` could be read as a number: both are label values.
+    monkeypatch.chdir(tmp_path)
+    code, _, err = _run(["init", "--stack", "dev", "--team", "no", "--cost-center", "0123"], capsys)
+    assert code == 0, err
+    text = (tmp_path / "stacks" / "Pulumi.dev.yaml").read_text()
+    labels = yaml.safe_load(text)["config"]["mlgov:settings"]["labels"]
+    assert labels == {"team": "no", "cost-center": "0123"}
