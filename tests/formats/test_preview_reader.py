@@ -302,3 +302,41 @@ def test_malformed_steps_name_the_key(change: Any, problem: str) -> None:
     with pytest.raises(CliError) as err:
         read_doc(doc, "p.json")
     assert err.value.problems[0].startswith(problem)
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "problem"),
+    [
+        # The stack region the location rule holds every resource to: a newline in it split the
+        # finding's `what:` line in two; a number was ignored without a word.
+        ("gcp:region", "us-central1\nX", "'us-central1\\nX' is not a region name such as us-central1"),
+        ("gcp:region", 5, "must be a string, got 5"),
+        ("gcp:region", "mars-central1", "'mars-central1' is not a region Google offers"),
+        ("gcp:zone", "nowhere", "'nowhere' is not a zone name such as us-central1-a"),
+        ("gcp:project", ["acme"], "must be a string, got ['acme']"),
+        ("gcp:project", "acme\nml", "'acme\\nml' is not a project id (no spaces or line breaks)"),
+    ],
+)  # fmt: skip
+def test_a_config_location_google_would_refuse_names_the_key(
+    key: str, value: Any, problem: str
+) -> None:
+    # Held to the values a stack file is held to (`gcp:region: mars-central1` is exit 2 there).
+    doc = load(GCP_PREVIEW)
+    doc["config"][key] = value
+    with pytest.raises(CliError) as err:
+        read_doc(doc, "p.json")
+    assert err.value.problems == [f"p.json: config.{key}: {problem}"] or err.value.problems[
+        0
+    ].startswith(f"p.json: config.{key}: {problem}"), err.value.problems
+    assert err.value.code == 2
+
+
+def test_unknown_secret_and_domain_scoped_config_values_are_read_as_before() -> None:
+    doc = load(GCP_PREVIEW)
+    doc["config"]["gcp:zone"] = "[secret]"
+    doc["config"]["gcp:region"] = UNKNOWN
+    assert "region" not in read_doc(doc, "p.json").plan  # unknown: never guessed
+    doc["config"]["gcp:region"] = "us-central1"
+    doc["config"]["gcp:project"] = "example.com:acme-ml"  # a legacy domain-scoped project
+    plan = read_doc(doc, "p.json").plan
+    assert (plan["region"], plan["project"]) == ("us-central1", "example.com:acme-ml")
