@@ -32,6 +32,7 @@ from governance.tools.errors import (
     warn,
 )
 from governance.tools.policy_config import policy_config_flag
+from governance.tools.terminal import safe_output
 
 EXAMPLES = """\
 examples:
@@ -267,6 +268,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code (never raises, except SystemExit from argparse)."""
     arguments = list(sys.argv[1:] if argv is None else argv)
     debug = debug_wanted("--debug" in arguments)  # known before parsing, for errors while parsing
+    with safe_output():  # names from plans and PRs reach the terminal as text (terminal.py)
+        return _main(arguments, debug)
+
+
+def _main(arguments: list[str], debug: bool) -> int:
     try:
         return _dispatch(arguments)
     except KeyboardInterrupt:
