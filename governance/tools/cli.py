@@ -136,7 +136,6 @@ def _shows_lines(args: argparse.Namespace) -> bool:
 
 def _plan(args: argparse.Namespace) -> int:
     from governance.tools import plan
-
     from governance.tools.policy_config import policy_config_arg
 
     usage = usage_file_arg(args)
