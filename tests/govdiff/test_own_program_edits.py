@@ -39,7 +39,9 @@ def program(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _plan(root: Path, config: dict[str, Any]) -> dict[str, Any]:
-    doc = plan_config(copy.deepcopy(config), "shop", root / "__main__.py", root / "Pulumi.shop.yaml")
+    doc = plan_config(
+        copy.deepcopy(config), "shop", root / "__main__.py", root / "Pulumi.shop.yaml"
+    )
     return dict(doc)
 
 
