@@ -70,10 +70,19 @@ def test_offline_job_needs_no_credentials() -> None:
     assert "make test" in runs
     # every stack, at the head and at the PR base, into ONE comment (not only dev)
     assert "for stack in dev staging prod" in runs
-    assert '-m governance plan --stack "$stack" --json > "$out/head/$stack.json"' in runs
+    assert (
+        '-m governance plan --stack "$stack" --json "${pack[@]}" > "$out/head/$stack.json"' in runs
+    )
     assert "git worktree add" in runs
     assert "BASE_SHA" in runs
-    assert '--json) > "$out/base/$stack.json"' in runs
+    assert '--json "${base_pack[@]}") > "$out/base/$stack.json"' in runs
+    # each side planned with its own policy-pack config (the one the preview gives CrossGuard),
+    # so a PR that disables rules shows in the governance diff
+    assert 'pack=(--policy-config "policies/config.$stack.json")' in runs
+    assert 'base_pack=(--policy-config "policies/config.$stack.json")' in runs
+    assert '[ -f "$RUNNER_TEMP/base/policies/config.$stack.json" ]' in runs
+    preview = _runs(_pr()["jobs"]["preview"])
+    assert '--policy-pack-config "policies/config.$STACK.json"' in preview
     assert 'args+=(--stack "$stack" "$base" "$out/head/$stack.json")' in runs
     assert 'args+=(--failed "$stack" "$out/head/$stack.err")' in runs
     assert '-m governance comment "${args[@]}" --full-report "$out/report.md"' in runs

@@ -98,6 +98,9 @@ class PlanContext:
     region: str | None
     policy_config: dict[str, Any]
     assumptions: dict[str, Any]
+    limits: dict[str, Any] = field(default_factory=dict[str, Any])
+    """The stack's `limits` as validated (the governance diff compares them, also the ones no
+    policy reads, such as `max_gpu_vm_run_hours`)."""
     warnings: list[SettingsWarning] = field(default_factory=list[SettingsWarning])
     settings: Settings | None = None  # the platform's settings; None for a program of one's own
 
@@ -109,6 +112,7 @@ def from_settings(settings: Settings, warnings: list[SettingsWarning]) -> PlanCo
         region=settings.region,
         policy_config=settings.policy_config(),
         assumptions=settings.usage.model_dump(mode="json"),
+        limits=settings.limits.model_dump(mode="json"),
         warnings=warnings,
         settings=settings,
     )
@@ -192,4 +196,5 @@ def from_config(config: Mapping[str, Any]) -> PlanContext:
             plan.environment, provider.region, plan.limits, budget_required=plan.budget_required
         ),
         assumptions=plan.usage.model_dump(mode="json"),
+        limits=plan.limits.model_dump(mode="json"),
     )

@@ -137,9 +137,11 @@ def _shows_lines(args: argparse.Namespace) -> bool:
 
 def _plan(args: argparse.Namespace) -> int:
     from governance.tools import plan
+    from governance.tools.policy_config import policy_config_arg
 
     usage = usage_file_arg(args)
-    doc = plan.plan_stack(args.stack, args.config, usage, _shows_lines(args))
+    pack = policy_config_arg(args)
+    doc = plan.plan_stack(args.stack, args.config, usage, _shows_lines(args), pack)
     return _emit(doc, args)
 
 
@@ -198,6 +200,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     stack_flags(p)
     _output_flags(p)
+    policy_config_flag(p)
     p.set_defaults(func=_plan)
 
     c = sub.add_parser(

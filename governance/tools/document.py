@@ -107,7 +107,14 @@ def shape_problems(doc: Any) -> list[str]:
     seen: set[tuple[str, str]] = set()
     for i, item in enumerate(cast(list[Any], resources)):
         problems += _resource_problems(i, item, seen)
-    for key in ("policy_config", "policy_pack_config", "assumptions", "cost", "usage_file"):
+    for key in (
+        "policy_config",
+        "policy_pack_config",
+        "assumptions",
+        "cost",
+        "usage_file",
+        "limits",
+    ):
         if d.get(key) is not None and not isinstance(d.get(key), dict):
             problems.append(f"{key}: must be an object")
     problems += _violations_problems(d.get("violations"))

@@ -156,8 +156,13 @@ def _cost_keys(resource: PlanResource, rc: ResourceCost, lines: bool = True) -> 
 def plan_config(
     config: Mapping[str, Any], stack: str, program: Path, source: Path,
     usage_file: UsageFile | None = None, cost_lines: bool = True,
+    policy_config: PackConfig | None = None,
 ) -> PlanDocument:  # fmt: skip
     """The plan document for one stack's config (runs `program` under mocks).
+
+    `policy_config` (a `--policy-config`, e.g. the `policies/config.NAME.json` the preview passes
+    to CrossGuard) sets rule levels and settings over the stack's, and the document keeps it
+    (`policy_pack_config`, `policy_selection`), so the governance diff shows what it changed.
 
     The stack file is either mlgov's own (`mlgov:settings`, validated whole before the program
     runs) or one of a program of the user's own (`gcp:project`, optional `mlgov:plan`); see
@@ -189,6 +194,7 @@ def plan_config(
             "warnings": [w.as_dict() for w in context.warnings],
             "policy_config": context.policy_config,
             "assumptions": context.assumptions,
+            "limits": context.limits,
         }
         if context.region is None:  # a program of one's own may leave gcp:region unset
             del fields["region"]
@@ -197,7 +203,7 @@ def plan_config(
             # For `comment`/`diff`: the weakening changes this stack accepts (govdiff/review.py).
             fields["acknowledgements"] = [a.model_dump() for a in settings.acknowledge]
         doc = cast(PlanDocument, fields)
-        return evaluate_document(doc, usage_file, cost_lines)
+        return evaluate_document(doc, usage_file, cost_lines, policy_config)
 
 
 def plan_stack(
@@ -205,11 +211,15 @@ def plan_stack(
     config: str | None = None,
     usage_file: UsageFile | None = None,
     cost_lines: bool = True,
+    policy_config: PackConfig | None = None,
 ) -> PlanDocument:
     """The plan document for `--stack NAME` or `--config PATH` (project found from here)."""
     name, path = stack_file_of(stack, config)
     project = find_project(Path.cwd(), path.parent)
-    return plan_config(read_stack_config(path), name, project.program, path, usage_file, cost_lines)
+    return plan_config(
+        read_stack_config(path), name, project.program, path, usage_file, cost_lines,
+        policy_config,
+    )  # fmt: skip
 
 
 def exit_code(doc: Mapping[str, Any]) -> Exit:

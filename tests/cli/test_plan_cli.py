@@ -427,3 +427,19 @@ def test_a_tpu_in_a_zone_without_its_generation_is_one_finding(
     found = {v["policy"] for v in json.loads(capsys.readouterr().out)["violations"]}
     assert "mlgov-tpu-zone-offered" in found
     assert "mlgov-cost-region-not-offered" not in found
+
+
+@pytest.mark.parametrize("stack", ["dev", "staging", "prod"])
+def test_committed_policy_pack_configs_are_what_the_stacks_generate(
+    stack: str, run_cli: Callable[..., Result]
+) -> None:
+    # The real `pulumi preview --policy-pack-config` and the PR check read these files; a hand
+    # edit (a rule disabled, a limit raised) must come from the stack file, where the
+    # governance diff shows it, so `make policy-configs` is the only way to change them.
+    result = run_cli("policy-config", "--stack", stack)
+    assert result.returncode == 0, result.stderr
+    committed = (REPO / "policies" / f"config.{stack}.json").read_text()
+    assert json.loads(committed) == json.loads(result.stdout), (
+        f"policies/config.{stack}.json differs from `mlgov policy-config --stack {stack}`: "
+        "run `make policy-configs`"
+    )

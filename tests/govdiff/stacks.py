@@ -15,6 +15,7 @@ import yaml
 
 from governance.tools.plan import plan_config
 from governance.tools.project import find_project
+from mlgov_policies.pack_config import PackConfig
 
 REPO = Path(__file__).resolve().parents[2]
 AS_OF = "2026-11-01"
@@ -29,10 +30,12 @@ def config_of(stack: str) -> dict[str, Any]:
     return config
 
 
-def plan(stack: str, config: dict[str, Any]) -> dict[str, Any]:
+def plan(stack: str, config: dict[str, Any], pack: PackConfig | None = None) -> dict[str, Any]:
+    """The plan document, checked with `pack` (a `--policy-config`) when given."""
     project = find_project(REPO)
     source = REPO / "stacks" / f"Pulumi.{stack}.yaml"
-    return dict(plan_config(copy.deepcopy(config), stack, project.program, source))
+    doc = plan_config(copy.deepcopy(config), stack, project.program, source, policy_config=pack)
+    return dict(doc)
 
 
 @cache

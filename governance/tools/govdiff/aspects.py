@@ -9,6 +9,7 @@ Directions:
   higher / lower   a number above / below the old one weakens (`none_is` says what absent means)
   true / false     turning the flag on / off weakens
   removed / added  items leaving / joining the set weaken
+  widened          an allow-list where empty means "any": items joining it, or emptying it, weaken
   narrowed         a filter set (empty = everything) that now covers less weakens
   rarer            a cron schedule with fewer runs per year weakens (cron.py)
   later            a later date (absent = never) weakens
@@ -37,6 +38,7 @@ Direction = Literal[
     "false",
     "removed",
     "added",
+    "widened",
     "narrowed",
     "rarer",
     "later",
@@ -81,6 +83,10 @@ _CREDITS = {
 _PERIODS = {"YEAR": 2, "QUARTER": 1, "MONTH": 0, "": 0}
 _PROFILES = {"OPTIMIZE_UTILIZATION": 1, "BALANCED": 0, "": 0}
 _PROVISIONING = {"SPOT": 1, "STANDARD": 0, "": 0}
+_RULE_LEVELS = {"mandatory": 2, "advisory": 1, "disabled": 0}
+# A cost finding without a configured level keeps its own (mandatory or advisory by finding):
+# between the two, so moving to or from it in either direction that may lower it is judged so.
+_FINDING_LEVELS = {"mandatory": 3, "its own level": 2, "advisory": 1, "disabled": 0}
 
 ASPECTS: Mapping[str, Aspect] = {
     # --- the stack as a whole ---
@@ -111,6 +117,52 @@ ASPECTS: Mapping[str, Aspect] = {
         "what the stack may create (machine types, GPUs, tiers, locations)",
         "added",
         "more expensive choices are allowed",
+    ),
+    "limits.allowed_or_any": Aspect(
+        "limit",
+        "what the stack may create (machine types, tiers; empty: anything)",
+        "widened",
+        "more expensive choices are allowed (an empty list allows any)",
+    ),
+    "limits.max_gpu_vm_run_hours": Aspect(
+        "limit",
+        "longest run a standalone GPU VM may be given (maxRunDuration)",
+        "higher",
+        "GPU VMs may be set to run (and bill) longer before GCP stops them",
+        none_is="infinite",
+    ),
+    "limits.budget_required": Aspect(
+        "limit",
+        "whether the stack must hold a budget (mlgov-budget-required)",
+        "false",
+        "the stack may have no budget: nothing alerts on or caps its spend",
+    ),
+    "limits.billing_export_dataset": Aspect(
+        "limit",
+        "the billing export dataset the retention rule protects",
+        "any",
+        "the rule now protects another dataset: the export may expire or be deleted",
+    ),
+    "limits.region": Aspect(
+        "limit",
+        "the region the location rule holds resources to",
+        "any",
+        "resources may sit in another region (or any, when none is set) unflagged",
+    ),
+    # --- which policies run, at which level (policy_selection, a --policy-config) ---
+    "rule.level": Aspect(
+        "rule",
+        "the level a policy runs at (mandatory blocks the PR)",
+        "ranked",
+        "the policy no longer blocks (advisory) or no longer runs (disabled)",
+        ranks=_RULE_LEVELS,
+    ),
+    "rule.finding_level": Aspect(
+        "rule",
+        "the level a cost finding is reported at (a policy config sets it)",
+        "ranked",
+        "the cost finding no longer blocks, or is no longer reported",
+        ranks=_FINDING_LEVELS,
     ),
     "limits.max_log_retention_days": Aspect(
         "limit",
@@ -587,6 +639,9 @@ def judge(aspect: Aspect, before: Value, after: Value) -> bool:
         return bool(_items(before) - _items(after)) or (before is not None and after is None)
     if d == "added":
         return bool(_items(after) - _items(before))
+    if d == "widened":
+        old_items, new_items = _items(before), _items(after)
+        return bool(old_items) and (not new_items or bool(new_items - old_items))
     if d == "narrowed":
         old_items, new_items = _items(before), _items(after)
         return bool(new_items) and (not old_items or bool(old_items - new_items))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-Kind = Literal["stack", "policy", "budget", "limit", "label", "schedule", "iam", "identity"]
+Kind = Literal["stack", "policy", "rule", "budget", "limit", "label", "schedule", "iam", "identity"]
 """What part of governance a change touches (the comment groups by it)."""
 
 Scalar = str | float | bool | None

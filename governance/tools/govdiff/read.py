@@ -19,6 +19,7 @@ from typing import Any, cast
 from governance.tools.govdiff.change import Value
 from mlgov_policies import vocabulary as v
 from mlgov_policies.props import as_bool, as_list, as_mapping, as_number, as_str, dig, is_unknown
+from mlgov_policies.registry import ALL_RULES
 
 Doc = Mapping[str, Any]
 PRESENT = "present"
@@ -38,7 +39,22 @@ _LIMITS = {
     "vertex_serving_gpu_types": "limits.allowed",
     "max_log_retention_days": "limits.max_log_retention_days",
     "required_labels": "limits.required_labels",
+    "budget_required": "limits.budget_required",
+    "billing_export_dataset": "limits.billing_export_dataset",
 }
+# Allow-lists where an empty list means "any" to the rules (mlgov_policies/config.py), so
+# emptying one widens it.
+_EMPTY_IS_ANY = {"notebook_machine_types", "sql_tiers"}
+# policy_config keys a document may leave out, and the value the rules then use (PolicyConfig's
+# default): an absent key and its default are the same value.
+_POLICY_DEFAULTS: dict[str, Any] = {"budget_required": True}
+# The stack's `limits` the settings enforce but no policy reads (the plan document's `limits`).
+_SETTINGS_LIMITS = {"max_gpu_vm_run_hours": "limits.max_gpu_vm_run_hours"}
+STACK_REGION = "the stack's region"
+"""`limits.region` when the policies hold resources to the stack's own region (the usual case);
+a policy config that names another region, or none, is a change."""
+NO_LEVEL = "its own level"
+"""A cost finding's level when no policy config sets one (mandatory or advisory by finding)."""
 # MLGOV_POLICY budget keys judged by the table (aspects "policy.budget.<key>").
 _BUDGET_KEYS = ("stop_at", "disable_billing_at", "amount", "billing_account", "currency", "period")
 _IAM_MEMBER_SCOPES = (
@@ -151,14 +167,49 @@ class _Reader:
         for key in ("project", "region"):
             if key in self.doc:
                 self.put(f"stack.{key}", f"stack.{key}", _scalar(self.doc.get(key)))
-        config = as_mapping(self.doc.get("policy_config"))
+        config = effective_policy_config(self.doc)
         if "environment" in config:
             self.put("stack.environment", "stack.environment", _scalar(config["environment"]))
         for key, aspect in _LIMITS.items():
-            if key in config:
-                raw = config[key]
+            if key in config or key in _POLICY_DEFAULTS:
+                raw = config.get(key, _POLICY_DEFAULTS.get(key))
                 value = _set(raw) if isinstance(raw, list) else _scalar(raw)
+                if key in _EMPTY_IS_ANY:
+                    aspect = "limits.allowed_or_any"
                 self.put(f"limits.{key}", aspect, value)
+        if "region" in config:
+            region = config["region"]
+            self.put(
+                "limits.region",
+                "limits.region",
+                STACK_REGION if region == self.doc.get("region") else _scalar(region),
+            )
+        limits = as_mapping(self.doc.get("limits"))
+        for key, aspect in _SETTINGS_LIMITS.items():
+            if key in limits:
+                self.put(f"limits.{key}", aspect, _scalar(limits[key]))
+        self.rule_levels()
+
+    def rule_levels(self) -> None:
+        """The level every policy ran at, and every cost finding's configured level.
+
+        From the document's `policy_selection` (written when a policy config or another team's
+        program changed them; absent: every rule at its own level) and `policy_pack_config`.
+        """
+        from governance.tools.policy_scope import COST_FINDINGS  # imports govdiff: not at the top
+
+        selection = as_mapping(self.doc.get("policy_selection"))
+        not_run = {str(n) for n in as_list(selection.get("not_run"))}
+        levels = as_mapping(selection.get("levels"))
+        for name, rule in ALL_RULES.items():
+            level = "disabled" if name in not_run else as_str(levels.get(name)) or rule.enforcement
+            self.put(f"rules.{name}", "rule.level", level)
+        policies = as_mapping(as_mapping(self.doc.get("policy_pack_config")).get("policies"))
+        for name in sorted(COST_FINDINGS):
+            entry = policies.get(name)
+            level = as_str(entry) or as_str(dig(entry, "enforcementLevel"))
+            level = level or as_str(policies.get("all")) or NO_LEVEL
+            self.put(f"rules.{name}", "rule.finding_level", level)
 
     # ------------------------------------------------------------------ per resource
     def resource(self, r: Mapping[str, Any]) -> None:
@@ -457,6 +508,21 @@ class _Reader:
         )
         aspect = "iam.governance_grant" if governance else "iam.grant"
         self.put(name, aspect, values, name, presence=True)
+
+
+def effective_policy_config(doc: Doc) -> dict[str, Any]:
+    """The settings the policies ran with: `policy_config`, overlaid by a policy config's.
+
+    A `--policy-config` (kept as `policy_pack_config`) sets values over the stack's own
+    (governance/tools/policy_scope.py), so a setting it changes is a change of the stack's limits.
+    """
+    config = dict(as_mapping(doc.get("policy_config")))
+    policies = as_mapping(as_mapping(doc.get("policy_pack_config")).get("policies"))
+    for entry in policies.values():
+        for key, value in as_mapping(entry).items():
+            if key != "enforcementLevel":
+                config[key] = value
+    return config
 
 
 def _target(i: Mapping[str, Any]) -> Value:

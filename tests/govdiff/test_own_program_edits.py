@@ -1,0 +1,117 @@
+"""Edits to `mlgov:plan` (a program of the user's own) and to `limits` no policy reads.
+
+`mlgov:plan.environment: prod -> dev` relaxes every limit and the prod rule itself;
+`budget_required: true -> false` switches the budget rule off (the comment would otherwise show a
+mandatory finding going away, as if fixed); `limits` relaxed, or an allow-list emptied (empty
+means "any" to the rules), widens what the program may create. Each is a named weakening, and
+mandatory on a prod stack. `limits.max_gpu_vm_run_hours` of the platform's stacks is enforced by
+the settings alone (no policy reads it): raising it is a weakening too.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from governance.tools.comment import StackPlans, build_comment
+from governance.tools.govdiff import review
+from governance.tools.govdiff.aspects import ASPECTS, judge
+from governance.tools.plan import plan_config
+from tests.cli.test_own_program import FLEET
+from tests.govdiff.stacks import base, edited, settings
+
+BASE: dict[str, Any] = {
+    "gcp:project": "shop-ml-dev",
+    "gcp:region": "us-central1",
+    "mlgov:plan": {"environment": "prod", "budget_required": True, "limits": {}},
+}
+
+
+@pytest.fixture(scope="module")
+def program(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("shop")
+    (root / "Pulumi.yaml").write_text("name: shop\nruntime: python\n")
+    (root / "__main__.py").write_text(FLEET)
+    return root
+
+
+def _plan(root: Path, config: dict[str, Any]) -> dict[str, Any]:
+    doc = plan_config(
+        copy.deepcopy(config), "shop", root / "__main__.py", root / "Pulumi.shop.yaml"
+    )
+    return dict(doc)
+
+
+def _edited(root: Path, **plan: Any) -> dict[str, Any]:
+    config = copy.deepcopy(BASE)
+    config["mlgov:plan"].update(plan)
+    return _plan(root, config)
+
+
+@pytest.mark.parametrize(
+    ("edit", "change_id"),
+    [
+        ({"environment": "dev"}, "stack.environment"),
+        ({"budget_required": False}, "limits.budget_required"),
+        ({"limits": {"max_idle_minutes": 1440}}, "limits.max_idle_minutes"),
+        ({"limits": {"notebook_machine_types": []}}, "limits.notebook_machine_types"),
+        ({"limits": {"sql_tiers": []}}, "limits.sql_tiers"),
+    ],
+    ids=["environment-dev", "budget-not-required", "idle-1440", "any-machine", "any-tier"],
+)
+def test_each_mlgov_plan_edit_is_a_weakening_that_blocks_prod(
+    program: Path, edit: dict[str, Any], change_id: str
+) -> None:
+    before = _plan(program, BASE)
+    after = _edited(program, **edit)
+    r = review(before, after)
+    assert r.prod
+    assert change_id in {c.id for c in r.blocking}, [c.id for c in r.changes]
+    comment = build_comment([StackPlans("shop", after, before)])
+    assert comment.blocking >= 1
+    assert f"`{change_id}`" in comment.text.split("**Governance weakened**", 1)[1]
+
+
+def test_budget_required_off_is_named_even_though_the_finding_goes_away(program: Path) -> None:
+    before = _plan(program, BASE)
+    assert "mlgov-budget-required" in {v["policy"] for v in before["violations"]}
+    after = _edited(program, budget_required=False)
+    assert after["violations"] == []
+    [change] = review(before, after).weakened
+    assert (change.id, change.before, change.after) == ("limits.budget_required", True, False)
+
+
+def test_tightening_mlgov_plan_is_not_a_weakening(program: Path) -> None:
+    # (dev -> prod is not "tightening" throughout: prod's limits allow larger machines.)
+    loose = copy.deepcopy(BASE)
+    loose["mlgov:plan"].update(budget_required=False, limits={"max_idle_minutes": 240})
+    strict = copy.deepcopy(BASE)
+    strict["mlgov:plan"]["limits"] = {"max_idle_minutes": 60}
+    r = review(_plan(program, loose), _plan(program, strict))
+    assert {c.id for c in r.changes} == {"limits.budget_required", "limits.max_idle_minutes"}
+    assert r.weakened == ()
+
+
+def test_raising_max_gpu_vm_run_hours_weakens_prod() -> None:
+    head = edited("prod", lambda c: settings(c).update(limits={"max_gpu_vm_run_hours": 720}))
+    assert head["limits"]["max_gpu_vm_run_hours"] == 720
+    r = review(base("prod"), head)
+    [change] = r.blocking
+    assert (change.id, change.before, change.after) == ("limits.max_gpu_vm_run_hours", 72.0, 720.0)
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "weakens"),
+    [
+        (("a", "b"), (), True),  # emptied: any
+        (("a",), ("a", "b"), True),
+        (("a", "b"), ("a",), False),
+        ((), ("a",), False),  # from any to a list: tighter
+        ((), (), False),
+    ],
+)
+def test_an_allow_list_where_empty_means_any(before: Any, after: Any, weakens: bool) -> None:
+    assert judge(ASPECTS["limits.allowed_or_any"], before, after) is weakens
