@@ -14,6 +14,20 @@ from collections.abc import Mapping
 from typing import cast
 
 ENDPOINTS_ENV = "MLGOV_API_ENDPOINTS"
+KNOWN_SERVICES = (
+    "compute",
+    "recommender",
+    "cloudbilling",
+    "notebooks",
+    "tpu",
+    "monitoring",
+    "cloudscheduler",
+    "bigquery",
+    "container",
+    "aiplatform",
+    "billingbudgets",
+)
+"""The service keys DESIGN.md contract 2 fixes (the functions refuse any other key too)."""
 
 
 class EndpointError(ValueError):
@@ -38,7 +52,15 @@ def api_endpoint(service: str, environ: Mapping[str, str] | None = None) -> str 
         raise EndpointError(f"{ENDPOINTS_ENV}: not valid JSON") from None
     if not isinstance(endpoints, dict):
         raise EndpointError(f'{ENDPOINTS_ENV}: must be an object like {{"{service}": URL}}')
-    url = cast(dict[str, object], endpoints).get(service)
+    given = cast(dict[str, object], endpoints)
+    # A misspelt key would send the call to Google's real endpoint with real credentials.
+    unknown = sorted(set(given) - set(KNOWN_SERVICES))
+    if unknown:
+        raise EndpointError(
+            f"{ENDPOINTS_ENV}: unknown service(s) {', '.join(unknown)}; "
+            f"known: {', '.join(KNOWN_SERVICES)}"
+        )
+    url = given.get(service)
     if url is None:
         return None
     if not isinstance(url, str):

@@ -175,6 +175,11 @@ def test_invalid_stack_settings_exit_2(tmp_path, capsys):
             "MLGOV_API_ENDPOINTS.cloudscheduler: 'localhost:8080' must be a URL starting with http://",
         ),
         ('{"cloudscheduler": 8080}', "MLGOV_API_ENDPOINTS.cloudscheduler: must be a URL string"),
+        # A misspelt key would leave the scheduler on Google's real endpoint, unnoticed.
+        (
+            '{"cloudschedular": "http://127.0.0.1:9"}',
+            "MLGOV_API_ENDPOINTS: unknown service(s) cloudschedular; known: compute,",
+        ),
     ],
 )
 def test_bad_endpoint_configuration_exits_2(monkeypatch, capsys, env, message):
