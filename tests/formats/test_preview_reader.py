@@ -340,3 +340,78 @@ def test_unknown_secret_and_domain_scoped_config_values_are_read_as_before() -> 
     doc["config"]["gcp:project"] = "example.com:acme-ml"  # a legacy domain-scoped project
     plan = read_doc(doc, "p.json").plan
     assert (plan["region"], plan["project"]) == ("us-central1", "example.com:acme-ml")
+
+
+INSTANCE_EXPORT = "stackexport_gcp_instance-dns-2providers_cli3.91.1.json"
+
+
+def _gcp_provider(states: list[dict[str, Any]], name: str) -> dict[str, Any]:
+    return next(s for s in states if s["urn"].endswith(f"pulumi:providers:gcp::{name}"))
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "problem"),
+    [
+        ("region", "mars-central1", "'mars-central1' is not a region"),
+        ("region", "us-central1\nOK: no mandatory violations", "is not a region name"),
+        ("zone", "us-central1-z", "'us-central1-z'"),
+    ],
+)
+def test_an_explicit_gcp_providers_location_is_held_to_what_google_offers(
+    key: str, value: str, problem: str
+) -> None:
+    # A provider's inputs set the region of every resource under it, as the stack config does
+    # for the default provider: the same values are refused (in a preview and a stack export).
+    doc = load(GCP_PREVIEW)
+    step = next(s for s in doc["steps"] if s["urn"].endswith("pulumi:providers:gcp::europe"))
+    step["newState"]["inputs"][key] = value
+    with pytest.raises(CliError) as err:
+        read_doc(doc, "p.json")
+    line = err.value.problems[0]
+    assert line.startswith("p.json: provider urn:pulumi:dev::ml-platform::pulumi:providers:gcp::")
+    assert f"inputs.{key}: " in line and problem in line, line
+    assert err.value.code == 2
+
+    export = load(INSTANCE_EXPORT)
+    _gcp_provider(export["deployment"]["resources"], "provider")["inputs"][key] = value
+    with pytest.raises(CliError) as err:
+        read_doc(export, "s.json")
+    assert f"inputs.{key}: " in err.value.problems[0] and problem in err.value.problems[0]
+    assert err.value.code == 2
+
+
+def test_a_stack_exports_config_location_is_held_like_a_previews() -> None:
+    export = load(INSTANCE_EXPORT)
+    export["deployment"].setdefault("config", {})
+    # Stack exports carry no config of their own; a DIY checkpoint does (`checkpoint.config`).
+    checkpoint = {
+        "version": 3,
+        "checkpoint": {
+            "stack": "test",
+            "config": {"gcp:region": "mars-central1"},
+            "latest": export["deployment"],
+        },
+    }
+    with pytest.raises(CliError) as err:
+        read_doc(checkpoint, "c.json")
+    assert err.value.problems[0].startswith("c.json: config.gcp:region: 'mars-central1'")
+
+
+def test_an_aws_providers_region_is_not_judged_as_a_google_region() -> None:
+    # An aws provider's `region: us-east-1` is a real AWS region; only gcp providers are held
+    # to Google's locations, so such a preview is read whole, as before.
+    doc = load(AWS_SAMPLES[0][0])
+    urn = "urn:pulumi:dev::app::pulumi:providers:aws::east"
+    state = {"urn": urn, "custom": True, "type": "pulumi:providers:aws"}
+    doc["steps"].insert(
+        0, {"op": "create", "urn": urn, "newState": {**state, "inputs": {"region": "us-east-1"}}}
+    )
+    assert len(read_doc(doc, "aws.json").plan["resources"]) == AWS_SAMPLES[0][1]
+    state["type"] = "pulumi:providers:gcp"  # the same region on a gcp provider is refused
+    doc["steps"][0] = {
+        "op": "create",
+        "urn": urn,
+        "newState": {**state, "inputs": {"region": "us-east-1"}},
+    }
+    with pytest.raises(CliError):
+        read_doc(doc, "aws.json")

@@ -23,6 +23,7 @@ list (unchanged, without `--show-sames`) leaves its resources' region and zone u
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -68,6 +69,38 @@ def known(value: Any) -> str | None:
     if isinstance(value, str) and value.strip() and value not in (UNKNOWN, SECRET):
         return value.strip()
     return None
+
+
+def location_problems(values: Mapping[str, Any], prefix: str = "") -> list[str]:
+    """`project|region|zone` values Google would refuse, as `KEY: why` lines (keys `prefix`ed).
+
+    For a stack config (`gcp:` keys) and a gcp provider's inputs alike: the region and zone
+    are held to what a stack file's are (governance/settings/context.py), so the stack region the
+    location rule uses is one Google offers and never carries a newline into a finding. Unknown
+    and secret values are not judged.
+    """
+    from governance.settings.base import REGION_PATTERN, ZONE_PATTERN, shown
+    from governance.settings.locations import region_problem, zone_problem
+
+    shapes = {
+        # Any project without spaces: legacy domain-scoped ids (example.com:proj) are real, and
+        # the project changes no price and no rule; it is quoted in findings, so one line.
+        "project": (r"\S+", "a project id (no spaces or line breaks)", None),
+        "region": (REGION_PATTERN, "a region name such as us-central1", region_problem),
+        "zone": (ZONE_PATTERN, "a zone name such as us-central1-a", zone_problem),
+    }
+    problems: list[str] = []
+    for key, (pattern, meaning, offered) in shapes.items():
+        value = values.get(f"{prefix}{key}")
+        if value is None or value in (UNKNOWN, SECRET):
+            continue
+        if not isinstance(value, str):
+            problems.append(f"{prefix}{key}: must be a string, got {shown(value)}")
+        elif re.fullmatch(pattern, value) is None:
+            problems.append(f"{prefix}{key}: {shown(value)} is not {meaning}")
+        elif offered is not None and (found := offered(value)):
+            problems.append(f"{prefix}{key}: {found}")
+    return problems
 
 
 def from_config(config: Mapping[str, Any]) -> ProviderDefaults:

@@ -25,15 +25,17 @@ from typing import Any, cast
 from governance.tools.document import SCHEMA_VERSION, PlanDocument
 from governance.tools.errors import CliError
 from governance.tools.formats.location import (
+    GCP_PROVIDER,
     ProviderDefaults,
     Providers,
     from_config,
     from_provider,
+    location_problems,
 )
 from governance.tools.formats.plan_input import PlanInput, as_object, warning
 from governance.tools.formats.resources import Collected, is_provider, state_at, unique_names
 from governance.tools.formats.urns import parse_urn
-from governance.tools.formats.values import SECRET, UNKNOWN, Cleaner
+from governance.tools.formats.values import Cleaner
 
 FORMAT = "pulumi preview --json"
 RERUN = "re-run `pulumi preview --json > preview.json`"
@@ -90,10 +92,10 @@ def read_preview(doc: Mapping[str, Any], source: str) -> PlanInput:
     config: Any = doc.get("config", {})
     if not isinstance(config, dict):
         raise CliError(f"{source}: config: must be an object of config keys")
-    if problems := _config_problems(cast(Mapping[str, Any], config)):
+    if problems := location_problems(cast(Mapping[str, Any], config), "gcp:"):
         raise CliError([f"{source}: config.{p}" for p in problems])
     default = from_config(cast(Mapping[str, Any], config))
-    after_providers, before_providers = _providers(steps, default)
+    after_providers, before_providers = _providers(steps, default, source)
     logical = {urn for urn, op, _, _ in steps if op not in PHYSICAL}
     ops = Counter(op for _, op, _, _ in steps)
     unknown_ops = [(urn, op) for urn, op, _, _ in steps if op not in KNOWN]
@@ -126,38 +128,6 @@ def read_preview(doc: Mapping[str, Any], source: str) -> PlanInput:
         format=FORMAT,
         read_before=before,
     )
-
-
-def _config_problems(config: Mapping[str, Any]) -> list[str]:
-    """`gcp:project|region|zone` values Google would refuse, as `KEY: why` lines.
-
-    The preview's config is the stack file's: its region and zone are held to what a stack file's
-    are (governance/settings/context.py), so the stack region the location rule uses is a region
-    Google offers and never carries a newline into a finding. Unknown and secret values are not
-    judged (`known` leaves them out).
-    """
-    from governance.settings.base import REGION_PATTERN, ZONE_PATTERN, shown
-    from governance.settings.locations import region_problem, zone_problem
-
-    shapes = {
-        # Any project without spaces: legacy domain-scoped ids (example.com:proj) are real, and
-        # the project changes no price and no rule; it is quoted in findings, so one line.
-        "project": (r"\S+", "a project id (no spaces or line breaks)", None),
-        "region": (REGION_PATTERN, "a region name such as us-central1", region_problem),
-        "zone": (ZONE_PATTERN, "a zone name such as us-central1-a", zone_problem),
-    }
-    problems: list[str] = []
-    for key, (pattern, meaning, offered) in shapes.items():
-        value = config.get(f"gcp:{key}")
-        if value is None or value in (UNKNOWN, SECRET):
-            continue
-        if not isinstance(value, str):
-            problems.append(f"gcp:{key}: must be a string, got {shown(value)}")
-        elif re.fullmatch(pattern, value) is None:
-            problems.append(f"gcp:{key}: {shown(value)} is not {meaning}")
-        elif offered is not None and (found := offered(value)):
-            problems.append(f"gcp:{key}: {found}")
-    return problems
 
 
 def _side(
@@ -215,8 +185,14 @@ def _steps(raw: list[Any], source: str) -> list[Step]:
     return steps
 
 
-def _providers(steps: list[Step], default: ProviderDefaults) -> tuple[Providers, Providers]:
-    """Provider configs by URN after and before the change (explicit providers only, §1.5)."""
+def _providers(
+    steps: list[Step], default: ProviderDefaults, source: str
+) -> tuple[Providers, Providers]:
+    """Provider configs by URN after and before the change (explicit providers only, §1.5).
+
+    A gcp provider's project, region and zone are held to what Google offers, as the stack
+    config's are: CliError naming the provider.
+    """
     after: dict[str, ProviderDefaults] = {}
     before: dict[str, ProviderDefaults] = {}
     for urn, _op, old, new in steps:
@@ -224,7 +200,10 @@ def _providers(steps: list[Step], default: ProviderDefaults) -> tuple[Providers,
         old_state = as_object(old[0]) if old is not None else {}
         for state, index in ((new_state, after), (old_state or new_state, before)):
             if is_provider(state):
-                index[urn] = from_provider(urn, as_object(state.get("inputs")))
+                inputs = as_object(state.get("inputs"))
+                if state.get("type") == GCP_PROVIDER and (problems := location_problems(inputs)):
+                    raise CliError([f"{source}: provider {urn}: inputs.{p}" for p in problems])
+                index[urn] = from_provider(urn, inputs)
     return Providers(after, default), Providers(before, default)
 
 

@@ -23,6 +23,7 @@ from governance.tools.formats.location import (
     Providers,
     from_config,
     from_provider,
+    location_problems,
 )
 from governance.tools.formats.plan_input import PlanInput, as_object, warning
 from governance.tools.formats.resources import Collected, is_provider, state_at, unique_names
@@ -65,6 +66,14 @@ def read_stack_export(doc: Mapping[str, Any], source: str) -> PlanInput:
         state_at(item, f"{source}: {where}.resources[{i}]")
         for i, item in enumerate(cast(list[Any], resources_raw))
     ]
+    problems = [f"config.{p}" for p in location_problems(config, "gcp:")]
+    for state, _ in states:
+        if state.get("type") == GCP_PROVIDER:
+            problems += [
+                f"provider {state['urn']}: inputs.{p}" for p in location_problems(_inputs(state))
+            ]
+    if problems:  # a region or zone Google does not offer, or a newline in a finding
+        raise CliError([f"{source}: {p}" for p in problems])
     by_urn = {
         str(state["urn"]): from_provider(str(state["urn"]), _inputs(state))
         for state, _ in states
