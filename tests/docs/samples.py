@@ -26,7 +26,8 @@ from tests.docs import pages
 
 
 @contextlib.contextmanager
-def _emulator() -> Iterator[str]:
+def emulator_with_the_demo_export() -> Iterator[str]:
+    """A BigQuery emulator holding the export `make demo` loads; yields its URL."""
     from demo.export import load_month
     from tests.spend.emulator import Emulator
 
@@ -76,7 +77,7 @@ def main() -> int:
         for sample in pages.samples():
             assert sample.args is not None
             if sample.args.startswith("spend") and bigquery is None:
-                bigquery = stack.enter_context(_emulator())
+                bigquery = stack.enter_context(emulator_with_the_demo_export())
             actual = output(sample.args, bigquery if sample.args.startswith("spend") else None)
             if pages.matches(sample.lines, actual):
                 continue

@@ -150,17 +150,10 @@ def test_readme_python_examples_run_under_mocks() -> None:
 @pytest.fixture(scope="module")
 def export_endpoint() -> Iterator[str]:
     """A BigQuery emulator holding the export `make demo` loads (for the `spend` samples)."""
-    from datetime import UTC, datetime
+    from tests.docs.samples import emulator_with_the_demo_export
 
-    from demo.export import load_month
-    from tests.spend.emulator import Emulator
-
-    emulator = Emulator("acme-ml-dev").start()
-    try:
-        load_month(emulator, "acme-ml-dev", datetime.now(UTC))
-        yield emulator.url
-    finally:
-        emulator.stop()
+    with emulator_with_the_demo_export() as url:
+        yield url
 
 
 def run_sample(args: str, capsys: pytest.CaptureFixture[str]) -> list[str]:
