@@ -10,6 +10,7 @@ table itself is render.py's.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
@@ -37,12 +38,30 @@ def _qty(value: float) -> str:
     return f"{value:.{min(-exponent + 5, 12)}f}".rstrip("0").rstrip(".")
 
 
+def _detail(line: Mapping[str, Any]) -> str:
+    """How the quantity was reached, without repeating the quantity itself.
+
+    A model's detail often starts with the quantity in a short unit ("730 h", "50 GiB (billed
+    while it exists)"): beside "730 hour x $0.1/hour" that says it twice, so only what it
+    adds is kept.
+    """
+    detail = str(line.get("detail") or "")
+    quantity = _qty(float(line.get("quantity") or 0)).replace(",", "")
+    same = re.fullmatch(rf"{re.escape(quantity)} [A-Za-z]+(?: \((.*)\))?", detail.replace(",", ""))
+    if same:
+        return same.group(1) or ""
+    # The detail is shown in parentheses: a trailing "(...)" of its own becomes ", ..." rather
+    # than nesting ("(3 x 100 GiB, billed while it exists)").
+    nested = re.fullmatch(r"(.*?) \((.*)\)", detail)
+    return f"{nested.group(1)}, {nested.group(2)}" if nested else detail
+
+
 def line_text(line: Mapping[str, Any]) -> str:
     """One cost line as a person reads it (the same words the PR comment uses)."""
     kind = line.get("kind")
     what = str(line.get("what") or "")
     if kind == "charge":
-        detail = str(line.get("detail") or "")
+        detail = _detail(line)
         where = ", ".join(str(line[k]) for k in ("key", "region", "pricing") if line.get(k)) + (
             f", price of {line['price_date']}" if line.get("price_date") else ""
         )
@@ -105,7 +124,11 @@ def explain(doc: Mapping[str, Any], name: str | None = None) -> str:
             raise CliError(f"--explain {name}: no resource of the plan has that name "
                            f"(resources: {known}{', ...' if len(rows) > 20 else ''})")  # fmt: skip
         rows = chosen
-    out = [f"mlgov cost lines for stack {doc.get('stack') or '?'}"]
+    out = [
+        f"mlgov cost lines for stack {doc.get('stack') or '?'}",
+        "each charge: quantity x unit price = amount a month (how the quantity was reached)",
+        "  [catalog key, location, pricing model, the date of that price]",
+    ]
     free: list[str] = []
     for row in rows:
         if not name and not row.get("unpriced") and _is_free(row):

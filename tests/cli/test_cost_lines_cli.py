@@ -101,6 +101,13 @@ def test_explain_one_resource_shows_quantity_times_unit_price(plan_file, capsys)
     assert code in (0, 1)  # 1: the plan breaks mandatory policies (labels), not a cost matter
     lines = out.splitlines()
     assert lines[0] == "mlgov cost lines for stack team"
+    # A legend, so a reader needs no code to read a line.
+    assert (
+        lines[1]
+        == "each charge: quantity x unit price = amount a month (how the quantity was reached)"
+    )
+    assert lines[2] == "  [catalog key, location, pricing model, the date of that price]"
+    lines = lines[2:]
     assert lines[2].startswith("pool (container/NodePool, us-central1): $")
     assert lines[3] == (
         "    fixed size: 1 nodes/zone (nodeCount) x 3 zone(s) (regional cluster in us-central1 "
@@ -113,6 +120,12 @@ def test_explain_one_resource_shows_quantity_times_unit_price(plan_file, capsys)
     )
     baseline = f"  ungoverned baseline ${2190 * e2 + 300 * price('disk.pd-balanced'):,.2f}/month:"
     assert baseline in lines
+    # The detail's own parentheses do not nest in the line's.
+    disk = next(x for x in lines if x.startswith("    disk: 300 GiB-month"))
+    assert disk.endswith(
+        " = $30.00 (3 x 100 GiB, billed while it exists)   "
+        "[disk.pd-balanced, us-central1, on-demand, price of 2026-07-30]"
+    ), disk
     assert (
         lines[lines.index(baseline) + 1] == "    on-demand, 3 node(s) always on (no scale-to-zero)"
     )
@@ -185,3 +198,31 @@ def test_pr_comment_folds_each_resources_cost_lines_and_states_usage(capsys):
     )
     assert f"- {escape.text(line)}" in body  # escaped like everything a plan carries
     assert f"- {escape.text('unpriced part: GPU 2 x nvidia-tesla-k80:')}" in body
+
+
+@pytest.mark.parametrize(
+    ("quantity", "unit", "detail", "shown"),
+    [
+        (730, "hour", "730 h", " = $73.00   ["),  # only the quantity again: left out
+        (
+            50,
+            "GiB-month",
+            "50 GiB (billed while it exists)",
+            " = $73.00 (billed while it exists)   [",
+        ),
+        (2000, "GiB-month", "2,000 GiB", " = $73.00   ["),
+        (5840, "hour", "8 vCPU x 730 h", " = $73.00 (8 vCPU x 730 h)   ["),  # says how: kept
+        (
+            584.1,
+            "hour",
+            "730 h (SUD-adjusted 584.1 h)",
+            " = $73.00 (730 h, SUD-adjusted 584.1 h)   [",
+        ),
+    ],
+)
+def test_a_charge_line_says_each_thing_once(quantity, unit, detail, shown):
+    from governance.tools.explain import line_text
+
+    line = {"kind": "charge", "what": "machine", "quantity": quantity, "unit": unit,
+            "unit_usd": 0.1, "usd": 73.0, "detail": detail, "key": "k", "region": "r"}  # fmt: skip
+    assert shown in line_text(line), line_text(line)

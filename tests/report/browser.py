@@ -15,13 +15,14 @@ import io
 import json
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
 import urllib.request
 from collections import Counter
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -128,11 +129,17 @@ def _devtools_port(profile: Path, process: subprocess.Popen[bytes], timeout: flo
 @contextmanager
 def open_page(url: str, binary: str, timeout: float = 60.0) -> Iterator[Page]:
     """Start Chromium on a fresh profile, open `url`, yield the page once it has loaded."""
-    with tempfile.TemporaryDirectory(prefix="mlgov-chromium-") as profile:
+    # Chromium's helper processes (crashpad, zygote) can still write to the profile for a moment
+    # after the browser exits: the whole process group is stopped, and a file that appears during
+    # the clean-up does not fail the test (found when a CI run hit "Directory not empty").
+    with tempfile.TemporaryDirectory(
+        prefix="mlgov-chromium-", ignore_cleanup_errors=True
+    ) as profile:
         process = subprocess.Popen(
             [binary, *FLAGS, f"--user-data-dir={profile}", "about:blank"],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
+            start_new_session=True,
         )
         try:
             port = _devtools_port(Path(profile), process, timeout)
@@ -152,12 +159,23 @@ def open_page(url: str, binary: str, timeout: float = 60.0) -> Iterator[Page]:
             finally:
                 ws.close()
         finally:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            _stop_group(process)
+
+
+def _stop_group(process: subprocess.Popen[bytes]) -> None:
+    """Stop Chromium and every helper it started (its own session, so its own group)."""
+    for sig, wait in ((signal.SIGTERM, 10), (signal.SIGKILL, None)):
+        with suppress(ProcessLookupError):
+            os.killpg(process.pid, sig)
+        try:
+            process.wait(timeout=wait)
+            break
+        except subprocess.TimeoutExpired:
+            continue
+    # Helpers may outlive the browser by a moment; give them that moment, then end them.
+    time.sleep(0.2)
+    with suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
 
 
 def blank(image: Image.Image) -> bool:
