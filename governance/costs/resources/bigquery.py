@@ -16,7 +16,7 @@ dataset's `bigquery_stored_gb` to 0 rather than count the bytes twice).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -33,6 +33,18 @@ LONG_TERM_DAYS = 90.0
 _DAY_MS = 86_400_000
 
 
+# The API use a dataset and a table may each declare (one definition, the same key in both).
+StorageReadTiB = Annotated[
+    float | None, Field(ge=0, description="TiB read through the Storage Read API a month.")
+]
+StorageWriteGiB = Annotated[
+    float | None, Field(ge=0, description="GiB written through the Storage Write API a month.")
+]
+StreamingInsertsMiB = Annotated[
+    float | None, Field(ge=0, description="MiB of legacy streaming inserts a month.")
+]
+
+
 class Declared(BaseModel):
     """A dataset's usage in a usage file."""
 
@@ -41,15 +53,9 @@ class Declared(BaseModel):
     monthly_queries_tib: float | None = Field(
         default=None, ge=0, description="TiB scanned by on-demand queries a month."
     )
-    monthly_storage_read_api_tib: float | None = Field(
-        default=None, ge=0, description="TiB read through the Storage Read API a month."
-    )
-    monthly_storage_write_api_gib: float | None = Field(
-        default=None, ge=0, description="GiB written through the Storage Write API a month."
-    )
-    monthly_streaming_inserts_mib: float | None = Field(
-        default=None, ge=0, description="MiB of legacy streaming inserts a month."
-    )
+    monthly_storage_read_api_tib: StorageReadTiB = None
+    monthly_storage_write_api_gib: StorageWriteGiB = None
+    monthly_streaming_inserts_mib: StreamingInsertsMiB = None
 
 
 class TableDeclared(BaseModel):
@@ -63,15 +69,9 @@ class TableDeclared(BaseModel):
     monthly_long_term_storage_gb: float | None = Field(
         default=None, ge=0, description="GiB of long-term logical storage (unmodified 90 days)."
     )
-    monthly_storage_read_api_tib: float | None = Field(
-        default=None, ge=0, description="TiB read through the Storage Read API a month."
-    )
-    monthly_storage_write_api_gib: float | None = Field(
-        default=None, ge=0, description="GiB written through the Storage Write API a month."
-    )
-    monthly_streaming_inserts_mib: float | None = Field(
-        default=None, ge=0, description="MiB of legacy streaming inserts a month."
-    )
+    monthly_storage_read_api_tib: StorageReadTiB = None
+    monthly_storage_write_api_gib: StorageWriteGiB = None
+    monthly_streaming_inserts_mib: StreamingInsertsMiB = None
 
 
 # (declared field, catalog key, line) of each usage-based part
