@@ -354,3 +354,26 @@ def test_policy_config_carries_the_environment_guardrails() -> None:
     assert config["max_idle_minutes"] == 240
     assert config["billing_export_dataset"] == "billing_export"
     assert config["required_labels"] == ["team", "env", "cost-center", "workload", "managed-by"]
+
+
+def test_the_settings_package_exports_every_name_lazily_and_whole():
+    # governance/settings/__init__.py loads its names on first use (so one location check does
+    # not import pulumi and every model); each exported name must still resolve to its object.
+    import importlib
+    import subprocess
+    import sys
+
+    import governance.settings as package
+
+    assert set(package.__all__) == set(package._WHERE)  # pyright: ignore[reportPrivateUsage]
+    for name in package.__all__:
+        module = importlib.import_module(package._WHERE[name])  # pyright: ignore[reportPrivateUsage]
+        assert getattr(package, name) is getattr(module, name), name
+    with pytest.raises(AttributeError, match="no attribute 'Nope'"):
+        _ = package.Nope  # type: ignore[attr-defined]
+    fresh = subprocess.run(
+        [sys.executable, "-c",
+         "import sys, governance.settings.locations; print('pulumi' in sys.modules)"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert fresh.stdout.strip() == "False", "a location check imported pulumi"
