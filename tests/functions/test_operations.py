@@ -160,3 +160,40 @@ def test_a_scope_answered_unreachable_is_a_failed_scope_the_rest_is_stopped(clou
     cloud.compute.unreachable_warning.clear()
     post_report("reap_expired")
     assert cloud.compute.status(DEV, B, "old-b") == "TERMINATED"
+
+
+def test_a_notebook_still_starting_refuses_the_stop_and_the_alert_comes_again(cloud, capsys):
+    # The Notebooks API answers a stop of an instance still being created with 409 "unable to
+    # queue the operation" (hashicorp/terraform-provider-google#17593). That is not "changed
+    # concurrently, nothing to do": it is about to run and bill, so the alert is redelivered.
+    cloud.notebooks.add(DEV, A, "nb-new", state="PROVISIONING")
+    cloud.notebooks.add(DEV, B, "nb-up")
+    cloud.billing.add(DEV)
+    event = pubsub_event(budget_data(1.0, 1000), message_id="m1")
+
+    send_event(event, status=500)  # raised: Pub/Sub redelivers
+
+    assert cloud.notebooks.state(DEV, B, "nb-up") == "STOPPED"
+    assert cloud.notebooks.state(DEV, A, "nb-new") == "PROVISIONING"
+    lines = [
+        x for x in log_lines(capsys.readouterr().out) if x.get("target", "").endswith("nb-new")
+    ]
+    assert lines[-1]["outcome"] == "failed"
+    assert "refused for now" in lines[-1]["reason"]
+    assert "unable to queue the operation" in lines[-1]["reason"]
+
+    cloud.notebooks.instances[(DEV, A, "nb-new")]["state"] = "ACTIVE"  # it finished starting
+    send_event(event)
+    assert cloud.notebooks.state(DEV, A, "nb-new") == "STOPPED"
+
+
+def test_a_vm_busy_with_another_operation_keeps_the_reapers_claim(cloud):
+    cloud.compute.add(DEV, A, "idle-1")
+    rec = cloud.recommender.add(DEV, A, "idle-1")
+    cloud.server.inject(r"/instances/idle-1/stop$", 409, times=1)
+
+    report = post_report("reap_idle_vms", status=503)
+
+    assert report["actions"][0]["outcome"] == "failed"
+    assert "left CLAIMED" in report["actions"][0]["reason"]
+    assert cloud.recommender.state(rec["name"]) == "CLAIMED"  # not FAILED: the next run resumes

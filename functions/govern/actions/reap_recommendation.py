@@ -113,8 +113,9 @@ class ReapRecommendation(Action):
                 "skipped",
                 f"instance already gone; recommendation {mark_failed('instance not found')}",
             )
-        except (p.Unavailable, clock.OutOfTime) as err:
-            # Transient: keep the claim, so the next run resumes it rather than nobody.
+        except (p.Unavailable, p.Conflict, clock.OutOfTime) as err:
+            # Transient (a 409 is "busy", e.g. another operation on the VM): keep the claim, so
+            # the next run resumes it rather than nobody.
             return "failed", (
                 f"stop failed: {err}; recommendation left CLAIMED by run {self.by.run_id}, "
                 "the next run resumes it"
