@@ -26,12 +26,16 @@ import pytest
 from govern.execute import CONTINUATION_GRACE_SECONDS
 from govern.gcp.compute import WAIT_CAP_SECONDS
 from tests.functions.conftest import (
+    CLUSTER,
     DEV,
+    PROD,
+    REGION,
     ZONES,
     budget_data,
     log_lines,
     post_report,
     pubsub_event,
+    seed_accelerators,
     send_event,
     set_policy,
 )
@@ -197,3 +201,25 @@ def test_a_vm_busy_with_another_operation_keeps_the_reapers_claim(cloud):
     assert report["actions"][0]["outcome"] == "failed"
     assert "left CLAIMED" in report["actions"][0]["reason"]
     assert cloud.recommender.state(rec["name"]) == "CLAIMED"  # not FAILED: the next run resumes
+
+
+@pytest.mark.parametrize("legacy", [False, True], ids=["error", "statusMessage-only"])
+def test_a_gke_resize_whose_operation_fails_fails_the_cap(cloud, capsys, legacy):
+    # GKE answers setSize with a RUNNING operation; it can end DONE with an error (or, in the
+    # deprecated field, a statusMessage) and the pool keeps its nodes: the alert comes again.
+    seed_accelerators(cloud)
+    cloud.container.failing_sizes["l4-spot"] = "Insufficient permission to resize the group"
+    cloud.container.legacy_error = legacy
+
+    send_event(pubsub_event(budget_data(1.5, 1500), message_id="m1"), status=500)
+
+    assert cloud.container.sizes[(PROD, REGION, CLUSTER, "l4-spot")] == 3
+    lines = [
+        x for x in log_lines(capsys.readouterr().out) if x.get("target", "").endswith("l4-spot")
+    ]
+    assert lines[-1]["outcome"] == "failed"
+    assert "Insufficient permission to resize the group" in lines[-1]["reason"]
+
+    cloud.container.failing_sizes.clear()
+    send_event(pubsub_event(budget_data(1.5, 1500), message_id="m1"))
+    assert cloud.container.sizes[(PROD, REGION, CLUSTER, "l4-spot")] == 0
