@@ -8,6 +8,10 @@ the idle VMs still run and the billing link is still there, mlgov just cannot se
 as an empty answer, the reaper reported "nothing idle" every day and the budget alert at
 `disable_billing_at` was acknowledged with billing still linked. End to end (functions_framework,
 the real clients, the fake cloud): a failure naming the API, answered so that it comes again.
+
+A project whose billing is disabled (403 BILLING_DISABLED; mlgov's own `disable_billing_at`
+leaves exactly that) runs and bills nothing: every API's answer there is an empty one, so the
+alerts that keep coming over the period are acknowledged rather than redelivered for a day.
 """
 
 from __future__ import annotations
@@ -94,3 +98,71 @@ def test_a_plain_permission_error_stays_a_permission_error(cloud):
     report = post_report("reap_idle_vms", status=503)
 
     assert all("HTTP 403" in e and "SERVICE_DISABLED" not in e for e in report["errors"])
+
+
+def _billing_disabled(project: str, service: str) -> dict[str, Any]:
+    """The 403 an API answers in a project whose billing is disabled.
+
+    The message is the one gcloud shows for Compute ("This API method requires billing to be
+    enabled. Please enable billing on project #P by visiting ... then retry."); the ErrorInfo
+    follows https://cloud.google.com/apis/design/errors#error_info.
+    """
+    return {
+        "error": {
+            "code": 403,
+            "message": "This API method requires billing to be enabled. Please enable billing on "
+            f"project #{project} by visiting https://console.developers.google.com/billing/"
+            f"enable?project={project} then retry.",
+            "status": "PERMISSION_DENIED",
+            "details": [
+                {
+                    "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+                    "reason": "BILLING_DISABLED",
+                    "domain": "googleapis.com",
+                    "metadata": {"service": service, "consumer": f"projects/{project}"},
+                }
+            ],
+        }
+    }
+
+
+def test_alerts_after_mlgov_unlinked_billing_are_answered_not_redelivered(cloud, capsys):
+    # disable_billing_at unlinks DEV's billing; Google then stops its resources and its APIs
+    # answer 403 BILLING_DISABLED. The budget keeps notifying over the period: each alert must
+    # be answered (nothing left to stop), not fail and be redelivered for a day.
+    seed_budget(cloud)
+    send_event(pubsub_event(budget_data(1.3, 1300), message_id="m1"))
+    assert cloud.billing.accounts[DEV] == ""
+    capsys.readouterr()
+    for pattern, service in [
+        (rf"/compute/v1/projects/{DEV}/aggregated/instances", "compute.googleapis.com"),
+        (rf"/v2/projects/{DEV}/locations/[^/]+/instances$", "notebooks.googleapis.com"),
+        (rf"/v2/projects/{DEV}/locations/[^/]+/nodes$", "tpu.googleapis.com"),
+        (rf"/v1/projects/{DEV}/locations/-/clusters$", "container.googleapis.com"),
+        (
+            rf"/v1/projects/{DEV}/locations/[^/]+/(customJobs|hyperparameterTuningJobs)$",
+            "aiplatform.googleapis.com",
+        ),
+    ]:
+        cloud.server.inject(pattern, 403, times=20, body=_billing_disabled(DEV, service))
+
+    send_event(pubsub_event(budget_data(1.4, 1400), message_id="m2"))  # acknowledged
+
+    lines = log_lines(capsys.readouterr().out)
+    assert not [x for x in lines if x["severity"] in ("ERROR", "CRITICAL")]
+    assert any("billing is disabled in the project" in x["message"] for x in lines)
+    [summary] = [x for x in lines if x.get("summary")]
+    assert summary["answer"] == "acknowledged"
+
+
+def test_the_reaper_skips_a_project_whose_billing_is_disabled(cloud):
+    cloud.compute.add(DEV, A, "idle-1")
+    cloud.recommender.add(DEV, A, "idle-1")
+    body = _billing_disabled(DEV, "recommender.googleapis.com")
+    cloud.server.inject(
+        rf"/v1/projects/{DEV}/locations/[^/]+/recommenders/", 403, times=2, body=body
+    )
+
+    report = post_report("reap_idle_vms")  # 200: nothing there runs or bills
+
+    assert report["errors"] == []

@@ -155,6 +155,23 @@ def _disabled_service(err: Any) -> str:
     return ""
 
 
+def billing_disabled(err: Any) -> bool:
+    """Whether a 403 says the project's billing is disabled (nothing in it runs or bills).
+
+    ErrorInfo reason BILLING_DISABLED, or Compute's message "This API method requires billing
+    to be enabled. Please enable billing on project #P ..." (its legacy reason may be
+    accessNotConfigured, the same as for an API that is not enabled).
+    """
+    from google.api_core import exceptions as ex
+
+    if not isinstance(err, ex.Forbidden):
+        return False
+    return "BILLING_DISABLED" in _reasons(err) or _BILLING_MESSAGE in str(err.message).lower()
+
+
+_BILLING_MESSAGE = "requires billing to be enabled"
+
+
 def service_disabled(err: Any) -> bool:
     """Whether a 403 says the API is not enabled in the project."""
     from google.api_core import exceptions as ex
@@ -213,7 +230,8 @@ def translated(
     may work); the rest `PortError` and its kinds. An API that is not enabled is
     `ports.ServiceDisabled` (read as "none of it runs") where `disabled_means_none`; where the
     API is how mlgov sees something that runs anyway (recommendations of idle VMs, a project's
-    billing link) it is a failure naming the API to enable, never an empty answer.
+    billing link) it is a failure naming the API to enable, never an empty answer. A project
+    whose billing is disabled is `ports.ServiceDisabled` for every API: nothing there runs.
     """
     from google.api_core import exceptions as ex
 
@@ -228,6 +246,13 @@ def translated(
             raise ports.Conflict(f"{what}: {err.message}") from err
         raise ports.PortError(f"{what}: HTTP 400 {err.message}") from err
     except ex.Forbidden as err:
+        if billing_disabled(err):
+            # What mlgov's own unlink (disable_billing_at) leaves: Google stops the project's
+            # resources, so there is nothing to list or act on. A later alert over the budget
+            # must be answered, not fail and be redelivered for a day.
+            raise ports.ServiceDisabled(
+                f"{what}: billing is disabled in the project (nothing there runs or bills)"
+            ) from err
         if service_disabled(err):
             if disabled_means_none:
                 raise ports.ServiceDisabled(
