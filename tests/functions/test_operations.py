@@ -16,7 +16,9 @@ the fake cloud):
 
 The failed operation's fields are the compute v1 discovery document's Operation schema
 (`error.errors[]`, `httpErrorStatusCode`, `httpErrorMessage`): no recording of a failed stop
-exists among the real answers.
+exists among the real answers. That stops do fail after their 200 is public: Terraform's
+"Error waiting for stopping instance: You cannot stop an instance that uses a local SSD"
+(hashicorp/terraform-provider-google#13519) is such an operation's error.
 """
 
 from __future__ import annotations
