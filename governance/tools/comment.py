@@ -20,7 +20,7 @@ from typing import Any, cast
 
 from governance.tools import escape
 from governance.tools.cost_comment import cost_section
-from governance.tools.diff import CENT, REPLACED_NOTE, CostDiff, diff_plans
+from governance.tools.diff import CENT, REPLACED_NOTE, RETAINED_NOTE, CostDiff, diff_plans
 from governance.tools.fit import GITHUB_LIMIT, fit
 from governance.tools.govdiff import render as govrender
 from governance.tools.govdiff.review import Review, no_changes, review
@@ -219,6 +219,8 @@ class _Section:
         )
         if any(c.status == "replaced" for c in shown):
             rows += ["", f"<sub>{REPLACED_NOTE}.</sub>"]
+        if any(c.status == "retained" for c in shown):
+            rows += ["", f"<sub>{RETAINED_NOTE}.</sub>"]
         return rows
 
     def _resources(self, level: int) -> list[str]:

@@ -39,6 +39,10 @@ _PULUMI_TYPES = "pulumi:"
 # Preview ops (a converted preview's rows carry `op`) that delete a resource and create its
 # replacement: the logical step, or the physical one `--show-replacement-steps` lists alone.
 REPLACE_OPS = frozenset({"replace", "create-replacement", "import-replacement"})
+RETAINED_NOTE = (
+    "retained: deleted from the stack with retainOnDelete, so Pulumi forgets it but leaves it in "
+    "Google Cloud, where it keeps billing until someone deletes it there"
+)
 
 
 def cents(value: float) -> float:
@@ -52,7 +56,7 @@ class CostChange:
 
     name: str
     type: str
-    status: str  # added | removed | changed | replaced
+    status: str  # added | removed | changed | replaced | retained
     before: float
     after: float
     unpriced_before: bool = False
@@ -76,6 +80,8 @@ class PlanCost:
     """(type, name) of resources without a price (counted as $0 in the totals)."""
     replaced: frozenset[tuple[str, str]] = frozenset()
     """(type, name) of resources this plan replaces (a preview's replace steps)."""
+    retained: frozenset[tuple[str, str]] = frozenset()
+    """(type, name) of resources this plan deletes with retainOnDelete (still billed)."""
 
 
 @dataclass(frozen=True)
@@ -95,6 +101,11 @@ class CostDiff:
     def replaces(self) -> bool:
         """Whether any change is a replacement."""
         return any(c.status == "replaced" for c in self.changes)
+
+    @property
+    def retains(self) -> bool:
+        """Whether any change is a resource left in the cloud by retainOnDelete."""
+        return any(c.status == "retained" for c in self.changes)
 
     @property
     def empty(self) -> bool:
@@ -141,7 +152,7 @@ class CostDiff:
             f"{_usd(self.head.baseline_monthly_usd - self.head.monthly_usd)}/month at head",
         ]
         # Pulumi's preview marks a replacement `+-`.
-        marks = {"added": "+", "removed": "-", "changed": "~", "replaced": "+-"}
+        marks = {"added": "+", "removed": "-", "changed": "~", "replaced": "+-", "retained": "-="}
         for c in self.changes:
             lines.append(
                 f" {marks[c.status]:>2} {c.status:8} {short_type(c.type)} {c.name}: "
@@ -150,6 +161,8 @@ class CostDiff:
             )
         if self.replaces:
             lines.append(f"  ({REPLACED_NOTE})")
+        if self.retains:
+            lines.append(f"  ({RETAINED_NOTE})")
         return "\n".join(lines)
 
     def render_markdown(self) -> str:
@@ -180,6 +193,8 @@ class CostDiff:
         )
         if self.replaces:
             rows += ["", f"<sub>{REPLACED_NOTE}.</sub>"]
+        if self.retains:
+            rows += ["", f"<sub>{RETAINED_NOTE}.</sub>"]
         saved = self.head.baseline_monthly_usd - self.head.monthly_usd
         rows += [
             "",
@@ -225,6 +240,7 @@ def plan_cost(
     # component resources (mlgov:index:*) may carry no monthly_usd: their children are priced
     priced = [r for r in resources if not _unpriced(str(r.get("type", "")))]
     replaced = frozenset(_key(r) for r in priced if r.get("op") in REPLACE_OPS)
+    retained = frozenset(_key(r) for r in priced if r.get("retained") is True)
     carried = (
         usage_file is None
         and all(_carried(r) for r in priced)
@@ -235,7 +251,7 @@ def plan_cost(
         unpriced = frozenset(_key(r) for r in priced if r.get("monthly_usd") is None)
         return PlanCost(
             per, cents(float(totals["monthly_usd"])), cents(float(totals["baseline_monthly_usd"])),
-            unpriced=unpriced, replaced=replaced,
+            unpriced=unpriced, replaced=replaced, retained=retained,
         )  # fmt: skip
     usage = assumptions_of(doc, origin)
     declared = usage_file if usage_file is not None else usage_file_of(doc, origin)
@@ -251,6 +267,7 @@ def plan_cost(
         {key: cents(value) for key, value in exact.items()},
         cents(report.monthly_usd), cents(report.baseline_monthly_usd), reestimated=True,
         unpriced=frozenset((r.type, r.name) for r in report.unpriced), replaced=replaced,
+        retained=retained,
     )  # fmt: skip
 
 
@@ -285,7 +302,14 @@ def diff_plans(
     for key in sorted(before.per_resource.keys() | after.per_resource.keys()):
         type_, name = key
         u_old, u_new = key in before.unpriced, key in after.unpriced
-        if key not in before.per_resource:
+        if key in after.retained:
+            # Shown even at the same cost: it leaves the stack, not the bill.
+            old, new, status = (
+                before.per_resource.get(key, 0.0),
+                after.per_resource[key],
+                "retained",
+            )
+        elif key not in before.per_resource:
             old, new, status = 0.0, after.per_resource[key], "added"
         elif key not in after.per_resource:
             old, new, status = before.per_resource[key], 0.0, "removed"
