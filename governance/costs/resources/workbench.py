@@ -122,8 +122,8 @@ def _data_disks(value: object) -> list[tuple[str, Mapping[str, Any]]]:
     pulumi-gcp makes it one object (Terraform's block of at most one disk); the Workbench API's
     list (`dataDisks[]`) is read too. Reading only the list priced a real program's disk at $0.
     """
-    if isinstance(value, dict):
-        return [("gceSetup.dataDisks", as_mapping(value))]
+    if (one := as_mapping(value)) or isinstance(value, dict):
+        return [("gceSetup.dataDisks", one)]
     return [(f"gceSetup.dataDisks[{i}]", as_mapping(d)) for i, d in enumerate(as_list(value))]
 
 
