@@ -294,3 +294,11 @@ def test_a_number_beyond_a_64_bit_float_is_refused(cli: Cli, tmp_path: Path) -> 
     assert result.code == 2
     assert f"{path}: number 1e400 (line " in result.err
     assert "beyond the range of a 64-bit float" in result.err and "Traceback" not in result.err
+
+
+def test_a_resource_pending_deletion_is_named_not_silently_dropped(cli: Cli) -> None:
+    result = cli("check", EXPORT, "--json")
+    doc = json.loads(result.out)
+    assert "a100-old" not in by_name(doc["resources"])  # left out of the totals ...
+    assert "(a100-old) are marked `delete: true`" in result.err  # ... and said so
+    assert doc["source"]["skipped"]["pending delete"] == 1
