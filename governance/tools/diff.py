@@ -39,6 +39,10 @@ _PULUMI_TYPES = "pulumi:"
 # Preview ops (a converted preview's rows carry `op`) that delete a resource and create its
 # replacement: the logical step, or the physical one `--show-replacement-steps` lists alone.
 REPLACE_OPS = frozenset({"replace", "create-replacement", "import-replacement"})
+UNPRICED_NOTE = (
+    "unpriced: no price on that side (an input known only after apply, or no cost model); the "
+    "totals leave it out, so its change is unknown, not a saving or a rise"
+)
 RETAINED_NOTE = (
     "retained: deleted from the stack with retainOnDelete, so Pulumi forgets it but leaves it in "
     "Google Cloud, where it keeps billing until someone deletes it there"
@@ -66,6 +70,11 @@ class CostChange:
     def delta(self) -> float:
         """Change in USD/month: after minus before, both already rounded to the cent."""
         return cents(self.after - self.before)
+
+    @property
+    def shown_delta(self) -> str:
+        """The change as people read it: "unknown" when a side has no price (counted as $0)."""
+        return "unknown" if self.unpriced_before or self.unpriced_after else _signed(self.delta)
 
 
 @dataclass(frozen=True)
@@ -101,6 +110,11 @@ class CostDiff:
     def replaces(self) -> bool:
         """Whether any change is a replacement."""
         return any(c.status == "replaced" for c in self.changes)
+
+    @property
+    def unpriced(self) -> bool:
+        """Whether any change has a side without a price."""
+        return any(c.unpriced_before or c.unpriced_after for c in self.changes)
 
     @property
     def retains(self) -> bool:
@@ -157,12 +171,14 @@ class CostDiff:
             lines.append(
                 f" {marks[c.status]:>2} {c.status:8} {short_type(c.type)} {c.name}: "
                 f"{_cell(c.before, c.unpriced_before)} -> "
-                f"{_cell(c.after, c.unpriced_after)} ({_signed(c.delta)})"
+                f"{_cell(c.after, c.unpriced_after)} ({c.shown_delta})"
             )
         if self.replaces:
             lines.append(f"  ({REPLACED_NOTE})")
         if self.retains:
             lines.append(f"  ({RETAINED_NOTE})")
+        if self.unpriced:
+            lines.append(f"  ({UNPRICED_NOTE})")
         return "\n".join(lines)
 
     def render_markdown(self) -> str:
@@ -185,7 +201,7 @@ class CostDiff:
             rows.append(
                 f"| {c.status} | `{c.name}` | {short_type(c.type)} | "
                 f"{_cell(c.before, c.unpriced_before)} | {_cell(c.after, c.unpriced_after)} | "
-                f"{_signed(c.delta)} |"
+                f"{c.shown_delta} |"
             )
         rows.append(
             f"| | **Total** | | **{_usd(self.base.monthly_usd)}** | "
@@ -195,6 +211,8 @@ class CostDiff:
             rows += ["", f"<sub>{REPLACED_NOTE}.</sub>"]
         if self.retains:
             rows += ["", f"<sub>{RETAINED_NOTE}.</sub>"]
+        if self.unpriced:
+            rows += ["", f"<sub>{UNPRICED_NOTE}.</sub>"]
         saved = self.head.baseline_monthly_usd - self.head.monthly_usd
         rows += [
             "",

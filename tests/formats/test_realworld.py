@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from governance.costs.catalog import default_catalog
+from governance.tools.formats.values import UNKNOWN
 from tests.formats.conftest import DATA, Cli, by_name, evaluate, read, read_doc
 
 REAL = DATA / "realworld"
@@ -232,6 +233,9 @@ def test_a_delete_with_retain_on_delete_stays_on_the_bill(cli: Cli) -> None:
     assert new_db["status"] == "replaced"
     text = cli("diff", LAKE).out
     assert " -= retained storage/Bucket raw" in text and "keeps billing" in text
+    comment = cli("comment", "--preview", "dev", LAKE).out
+    assert "| retained | `raw` | storage/Bucket | $0.20 | $0.20 | +$0.00 |" in comment
+    assert "<sub>retained: deleted from the stack with retainOnDelete" in comment
     # the head total holds them; the rules no longer judge what the stack stopped managing
     checked = json.loads(cli("check", LAKE, "--json").out)
     rows = by_name(checked["resources"])
@@ -302,3 +306,18 @@ def test_a_resource_pending_deletion_is_named_not_silently_dropped(cli: Cli) -> 
     assert "a100-old" not in by_name(doc["resources"])  # left out of the totals ...
     assert "(a100-old) are marked `delete: true`" in result.err  # ... and said so
     assert doc["source"]["skipped"]["pending delete"] == 1
+
+
+def test_a_change_to_an_unpriced_side_is_unknown_not_a_saving(cli: Cli, tmp_path: Path) -> None:
+    """cpu's machine type becomes an output of another resource: after apply, not now."""
+    raw = json.loads(GKE.read_text())
+    for step in raw["steps"]:
+        if step["urn"].endswith("::cpu"):
+            step["newState"]["inputs"]["nodeConfig"]["machineType"] = UNKNOWN
+    path = tmp_path / "preview.json"
+    path.write_text(json.dumps(raw))
+    text = cli("diff", path).out
+    assert "container/NodePool cpu: $617.02 -> unpriced (unknown)" in text
+    assert "the totals leave it out, so its change is unknown" in text
+    comment = cli("comment", "--preview", "staging", path).out
+    assert "| changed | `cpu` | container/NodePool | $617.02 | unpriced | unknown |" in comment
