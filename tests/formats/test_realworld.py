@@ -321,3 +321,27 @@ def test_a_change_to_an_unpriced_side_is_unknown_not_a_saving(cli: Cli, tmp_path
     assert "the totals leave it out, so its change is unknown" in text
     comment = cli("comment", "--preview", "staging", path).out
     assert "| changed | `cpu` | container/NodePool | $617.02 | unpriced | unknown |" in comment
+
+
+@pytest.mark.parametrize(
+    ("node_locations", "priced"), [(["us-central1-a", "us-central1-c"], True), (None, False)]
+)
+def test_a_pool_whose_location_and_cluster_are_unknown_is_not_guessed(
+    node_locations: list[str] | None, priced: bool
+) -> None:
+    """`location: cluster.location, cluster: cluster.id` of a cluster created in the same
+    preview: only the pool's own nodeLocations can say where (and in how many zones) it bills;
+    without them the pool was priced as regional in the stack's region, a guess."""
+    raw = json.loads(GKE.read_text())
+    for step in raw["steps"]:
+        if step["urn"].endswith("::gpu-spot"):
+            inputs = step["newState"]["inputs"]
+            inputs["location"] = inputs["cluster"] = UNKNOWN
+            if node_locations is None:
+                del inputs["nodeLocations"]
+    pool = by_name(evaluate(read_doc(raw).plan)["resources"])["gpu-spot"]
+    if priced:
+        assert pool["monthly_usd"] == pytest.approx(185.15)  # 2 zones of us-central1, as before
+    else:
+        assert pool["monthly_usd"] is None
+        assert "location is not known until apply" in pool["unpriced"]
