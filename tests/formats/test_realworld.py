@@ -345,3 +345,27 @@ def test_a_pool_whose_location_and_cluster_are_unknown_is_not_guessed(
     else:
         assert pool["monthly_usd"] is None
         assert "location is not known until apply" in pool["unpriced"]
+
+
+def test_a_managed_instance_group_in_an_unknown_zone_is_not_guessed() -> None:
+    """Its zone comes from a provider that sets none: unpriced, as the warning says."""
+    template = "gcp:compute/instanceTemplate:InstanceTemplate"
+    group = "gcp:compute/instanceGroupManager:InstanceGroupManager"
+    provider = "urn:pulumi:dev::app::pulumi:providers:gcp::default::1"
+
+    def create(type_: str, name: str, inputs: dict[str, Any]) -> dict[str, Any]:
+        urn = f"urn:pulumi:dev::app::{type_}::{name}"
+        state = {"urn": urn, "custom": True, "type": type_, "inputs": inputs, "provider": provider}
+        return {"op": "create", "urn": urn, "provider": provider, "newState": state}
+
+    doc = {
+        "config": {"gcp:project": "app-dev", "gcp:region": "us-central1"},
+        "steps": [
+            create(template, "web", {"name": "web", "machineType": "e2-standard-2"}),
+            create(group, "web-mig", {"versions": [{"instanceTemplate": "web"}], "targetSize": 3}),
+        ],
+    }
+    got = read_doc(doc)
+    assert any("(web-mig) have no known zone" in w["message"] for w in got.plan["warnings"])
+    mig = by_name(evaluate(got.plan)["resources"])["web-mig"]
+    assert mig["monthly_usd"] is None and "zone is not known" in mig["unpriced"]

@@ -94,6 +94,9 @@ def estimate(res: Resource, ctx: PlanContext) -> Quote:
 
 def _autopilot(q: Quote, res: Resource, ctx: PlanContext) -> None:
     """Pods' requested vCPU, memory and ephemeral storage for 730 h, as declared."""
+    if is_unknown(res.inputs.get("location")):
+        q.unpriced_part("pods", "location is unknown: Autopilot prices differ by region")
+        return
     region = region_of(as_str(res.inputs.get("location")) or ctx.usage.default_region)
     d = ctx.usage_of(res, Declared)
     for b in (q.governed, q.baseline):
