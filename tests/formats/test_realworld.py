@@ -103,7 +103,7 @@ def test_a_cluster_without_location_is_zonal_in_its_providers_zone(cli: Cli) -> 
     eu = by_name(doc["resources"])["train-eu"]
     assert eu["inputs"]["location"] == "europe-west4-b"
     assert "provider 'eu'" in eu["inherited"]["location"]
-    assert "x 1 zone(s) (zonal cluster in europe-west4-b) = 2" in _notes(eu)
+    assert "x 1 zone (zonal cluster in europe-west4-b) = 2 nodes" in _notes(eu)
     catalog = default_catalog()
     (machine,) = _lines(eu, "default pool: machine")
     assert machine["region"] == "europe-west4"
@@ -123,7 +123,7 @@ def test_a_cluster_in_a_stack_export_takes_its_providers_zone(cli: Cli) -> None:
     doc = json.loads(cli("check", EXPORT, "--json").out)
     eu = by_name(doc["resources"])["train-eu"]
     assert eu["inputs"]["location"] == "europe-west4-b"
-    assert "x 1 zone(s)" in _notes(eu)
+    assert "x 1 zone (zonal cluster in europe-west4-b)" in _notes(eu)
 
 
 def test_without_a_provider_zone_a_stack_export_reads_the_clusters_outputs() -> None:
