@@ -12,7 +12,8 @@ line naming the problem, on input built to exhaust memory or the interpreter's s
   keep the last one silently, so a reviewer could read one value while another takes effect);
 - YAML timestamps stay strings, as Pulumi passes them (its YAML reader keeps timestamp-like values
   as strings); the settings models parse dates and name the key of one that does not exist;
-- JSON has no NaN or Infinity (not JSON; they would poison every cost sum).
+- JSON has no NaN or Infinity (not JSON; they would poison every cost sum), and no number beyond
+  a 64-bit float (`1e400` would read as infinity).
 
 Size limits are the readers' (governance/tools/project.py reads at most a given number of bytes).
 Errors are `UntrustedInputError` with a one-line message; callers add the file name.
@@ -21,6 +22,7 @@ Errors are `UntrustedInputError` with a one-line message; callers add the file n
 from __future__ import annotations
 
 import json
+import math
 from typing import Any, ClassVar, cast
 
 import yaml
@@ -221,12 +223,45 @@ def _no_constant(name: str) -> Any:
     raise UntrustedInputError(f"{name} is not a JSON number")
 
 
+def _finite(literal: str) -> float:
+    """A JSON number as a float; refused when it is beyond a 64-bit float (`1e400`).
+
+    Python would read it as infinity, which then passes for "no value" (or poisons a sum); no
+    Pulumi file can hold it (the engine's numbers are 64-bit floats).
+    """
+    value = float(literal)
+    if math.isinf(value):
+        raise _OutOfRange(literal)
+    return value
+
+
+class _OutOfRange(ValueError):
+    """A number beyond a 64-bit float; `load_json` says where it is."""
+
+    def __init__(self, literal: str) -> None:
+        super().__init__(literal)
+        self.literal = literal
+
+
+def _out_of_range(text: str, literal: str) -> UntrustedInputError:
+    at = text.find(literal)
+    line = text.count("\n", 0, at) + 1
+    column = at - text.rfind("\n", 0, at)
+    shown = literal if len(literal) <= 40 else f"{literal[:20]}...({len(literal)} characters)"
+    return UntrustedInputError(
+        f"number {shown} (line {line} column {column}) is beyond the range of a 64-bit float, "
+        "which no Pulumi or mlgov file can hold"
+    )
+
+
 def load_json(text: str) -> Any:
     """The JSON value in `text`, within the nesting bound; UntrustedInputError if not."""
     try:
-        value: Any = json.loads(text, parse_constant=_no_constant)
+        value: Any = json.loads(text, parse_constant=_no_constant, parse_float=_finite)
     except UntrustedInputError:
         raise
+    except _OutOfRange as err:
+        raise _out_of_range(text, err.literal) from None
     except RecursionError:
         raise UntrustedInputError(f"nested deeper than {MAX_DEPTH} levels") from None
     except ValueError as err:

@@ -20,7 +20,14 @@ from typing import Any, cast
 
 from governance.tools import escape
 from governance.tools.cost_comment import cost_section
-from governance.tools.diff import CENT, REPLACED_NOTE, CostDiff, diff_plans
+from governance.tools.diff import (
+    CENT,
+    REPLACED_NOTE,
+    RETAINED_NOTE,
+    UNPRICED_NOTE,
+    CostDiff,
+    diff_plans,
+)
 from governance.tools.fit import GITHUB_LIMIT, fit
 from governance.tools.govdiff import render as govrender
 from governance.tools.govdiff.review import Review, no_changes, review
@@ -209,7 +216,7 @@ class _Section:
             after = "unpriced" if c.unpriced_after else _usd(c.after)
             rows.append(
                 f"| {c.status} | {escape.code(c.name, 100)} | {escape.text(short_type(c.type))} | "
-                f"{before} | {after} | {_signed(c.delta)} |"
+                f"{before} | {after} | {c.shown_delta} |"
             )
         if (hidden := len(d.changes) - len(shown)) > 0:
             rows.append(f"| | {hidden} more cost changes (full report) | | | | |")
@@ -219,6 +226,10 @@ class _Section:
         )
         if any(c.status == "replaced" for c in shown):
             rows += ["", f"<sub>{REPLACED_NOTE}.</sub>"]
+        if any(c.status == "retained" for c in shown):
+            rows += ["", f"<sub>{RETAINED_NOTE}.</sub>"]
+        if any(c.unpriced_before or c.unpriced_after for c in shown):
+            rows += ["", f"<sub>{UNPRICED_NOTE}.</sub>"]
         return rows
 
     def _resources(self, level: int) -> list[str]:

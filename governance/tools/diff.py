@@ -39,6 +39,14 @@ _PULUMI_TYPES = "pulumi:"
 # Preview ops (a converted preview's rows carry `op`) that delete a resource and create its
 # replacement: the logical step, or the physical one `--show-replacement-steps` lists alone.
 REPLACE_OPS = frozenset({"replace", "create-replacement", "import-replacement"})
+UNPRICED_NOTE = (
+    "unpriced: no price on that side (an input known only after apply, or no cost model); the "
+    "totals leave it out, so its change is unknown, not a saving or a rise"
+)
+RETAINED_NOTE = (
+    "retained: deleted from the stack with retainOnDelete, so Pulumi forgets it but leaves it in "
+    "Google Cloud, where it keeps billing until someone deletes it there"
+)
 
 
 def cents(value: float) -> float:
@@ -52,7 +60,7 @@ class CostChange:
 
     name: str
     type: str
-    status: str  # added | removed | changed | replaced
+    status: str  # added | removed | changed | replaced | retained
     before: float
     after: float
     unpriced_before: bool = False
@@ -62,6 +70,11 @@ class CostChange:
     def delta(self) -> float:
         """Change in USD/month: after minus before, both already rounded to the cent."""
         return cents(self.after - self.before)
+
+    @property
+    def shown_delta(self) -> str:
+        """The change as people read it: "unknown" when a side has no price (counted as $0)."""
+        return "unknown" if self.unpriced_before or self.unpriced_after else _signed(self.delta)
 
 
 @dataclass(frozen=True)
@@ -76,6 +89,8 @@ class PlanCost:
     """(type, name) of resources without a price (counted as $0 in the totals)."""
     replaced: frozenset[tuple[str, str]] = frozenset()
     """(type, name) of resources this plan replaces (a preview's replace steps)."""
+    retained: frozenset[tuple[str, str]] = frozenset()
+    """(type, name) of resources this plan deletes with retainOnDelete (still billed)."""
 
 
 @dataclass(frozen=True)
@@ -95,6 +110,16 @@ class CostDiff:
     def replaces(self) -> bool:
         """Whether any change is a replacement."""
         return any(c.status == "replaced" for c in self.changes)
+
+    @property
+    def unpriced(self) -> bool:
+        """Whether any change has a side without a price."""
+        return any(c.unpriced_before or c.unpriced_after for c in self.changes)
+
+    @property
+    def retains(self) -> bool:
+        """Whether any change is a resource left in the cloud by retainOnDelete."""
+        return any(c.status == "retained" for c in self.changes)
 
     @property
     def empty(self) -> bool:
@@ -141,15 +166,19 @@ class CostDiff:
             f"{_usd(self.head.baseline_monthly_usd - self.head.monthly_usd)}/month at head",
         ]
         # Pulumi's preview marks a replacement `+-`.
-        marks = {"added": "+", "removed": "-", "changed": "~", "replaced": "+-"}
+        marks = {"added": "+", "removed": "-", "changed": "~", "replaced": "+-", "retained": "-="}
         for c in self.changes:
             lines.append(
                 f" {marks[c.status]:>2} {c.status:8} {short_type(c.type)} {c.name}: "
                 f"{_cell(c.before, c.unpriced_before)} -> "
-                f"{_cell(c.after, c.unpriced_after)} ({_signed(c.delta)})"
+                f"{_cell(c.after, c.unpriced_after)} ({c.shown_delta})"
             )
         if self.replaces:
             lines.append(f"  ({REPLACED_NOTE})")
+        if self.retains:
+            lines.append(f"  ({RETAINED_NOTE})")
+        if self.unpriced:
+            lines.append(f"  ({UNPRICED_NOTE})")
         return "\n".join(lines)
 
     def render_markdown(self) -> str:
@@ -172,7 +201,7 @@ class CostDiff:
             rows.append(
                 f"| {c.status} | `{c.name}` | {short_type(c.type)} | "
                 f"{_cell(c.before, c.unpriced_before)} | {_cell(c.after, c.unpriced_after)} | "
-                f"{_signed(c.delta)} |"
+                f"{c.shown_delta} |"
             )
         rows.append(
             f"| | **Total** | | **{_usd(self.base.monthly_usd)}** | "
@@ -180,6 +209,10 @@ class CostDiff:
         )
         if self.replaces:
             rows += ["", f"<sub>{REPLACED_NOTE}.</sub>"]
+        if self.retains:
+            rows += ["", f"<sub>{RETAINED_NOTE}.</sub>"]
+        if self.unpriced:
+            rows += ["", f"<sub>{UNPRICED_NOTE}.</sub>"]
         saved = self.head.baseline_monthly_usd - self.head.monthly_usd
         rows += [
             "",
@@ -225,6 +258,7 @@ def plan_cost(
     # component resources (mlgov:index:*) may carry no monthly_usd: their children are priced
     priced = [r for r in resources if not _unpriced(str(r.get("type", "")))]
     replaced = frozenset(_key(r) for r in priced if r.get("op") in REPLACE_OPS)
+    retained = frozenset(_key(r) for r in priced if r.get("retained") is True)
     carried = (
         usage_file is None
         and all(_carried(r) for r in priced)
@@ -235,7 +269,7 @@ def plan_cost(
         unpriced = frozenset(_key(r) for r in priced if r.get("monthly_usd") is None)
         return PlanCost(
             per, cents(float(totals["monthly_usd"])), cents(float(totals["baseline_monthly_usd"])),
-            unpriced=unpriced, replaced=replaced,
+            unpriced=unpriced, replaced=replaced, retained=retained,
         )  # fmt: skip
     usage = assumptions_of(doc, origin)
     declared = usage_file if usage_file is not None else usage_file_of(doc, origin)
@@ -251,6 +285,7 @@ def plan_cost(
         {key: cents(value) for key, value in exact.items()},
         cents(report.monthly_usd), cents(report.baseline_monthly_usd), reestimated=True,
         unpriced=frozenset((r.type, r.name) for r in report.unpriced), replaced=replaced,
+        retained=retained,
     )  # fmt: skip
 
 
@@ -285,7 +320,14 @@ def diff_plans(
     for key in sorted(before.per_resource.keys() | after.per_resource.keys()):
         type_, name = key
         u_old, u_new = key in before.unpriced, key in after.unpriced
-        if key not in before.per_resource:
+        if key in after.retained:
+            # Shown even at the same cost: it leaves the stack, not the bill.
+            old, new, status = (
+                before.per_resource.get(key, 0.0),
+                after.per_resource[key],
+                "retained",
+            )
+        elif key not in before.per_resource:
             old, new, status = 0.0, after.per_resource[key], "added"
         elif key not in after.per_resource:
             old, new, status = before.per_resource[key], 0.0, "removed"

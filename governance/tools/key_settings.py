@@ -13,7 +13,14 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from mlgov_policies.compat.spend_caps import BY_SERVICE, money_value
-from mlgov_policies.props import as_list, as_mapping, as_number, dig
+from mlgov_policies.props import (
+    UNKNOWN_SENTINELS,
+    as_list,
+    as_mapping,
+    as_number,
+    dig,
+    is_unknown,
+)
 from mlgov_policies.vocabulary import SPEND_CAP_BUDGET
 
 Inputs = Mapping[str, Any]
@@ -24,6 +31,13 @@ def _n(value: Any) -> str:
     return f"{value:g}" if isinstance(value, int | float) else str(value)
 
 
+def _value(value: Any, default: str) -> str:
+    """A setting as written; `default` (Google's) when unset; "unknown" until apply."""
+    if is_unknown(value):
+        return "unknown"
+    return default if value is None or value == "" else str(value)
+
+
 def _days(ms: Any) -> str:
     try:
         return f"{float(ms) / 86_400_000:g}d"
@@ -32,7 +46,7 @@ def _days(ms: Any) -> str:
 
 
 def _workbench(i: Inputs) -> list[str]:
-    parts = [str(dig(i, "gceSetup", "machineType"))]
+    parts = [_value(dig(i, "gceSetup", "machineType"), "n1-standard-4 (default)")]
     for acc in as_list(dig(i, "gceSetup", "acceleratorConfigs")):
         parts.append(f"{_n(dig(acc, 'coreCount'))}x {dig(acc, 'type')}")
     idle = dig(i, "gceSetup", "metadata", "idle-timeout-seconds")
@@ -48,7 +62,7 @@ def _workbench(i: Inputs) -> list[str]:
 
 def _node_pool(i: Inputs) -> list[str]:
     cfg = as_mapping(dig(i, "nodeConfig"))
-    parts = [str(dig(cfg, "machineType"))]
+    parts = [_value(dig(cfg, "machineType"), "e2-medium (default)")]
     for acc in as_list(dig(cfg, "guestAccelerators")):
         parts.append(f"{_n(dig(acc, 'count'))}x {dig(acc, 'type')}")
     if dig(cfg, "spot") or dig(cfg, "preemptible"):
@@ -77,7 +91,7 @@ def _cluster(i: Inputs) -> list[str]:
 
 
 def _instance(i: Inputs) -> list[str]:
-    parts = [str(i.get("machineType"))]
+    parts = [_value(i.get("machineType"), "?")]
     for acc in as_list(i.get("guestAccelerators")):
         parts.append(f"{_n(dig(acc, 'count'))}x {dig(acc, 'type')}")
     if dig(i, "scheduling", "provisioningModel") == "SPOT":
@@ -91,7 +105,9 @@ def _instance(i: Inputs) -> list[str]:
 
 
 def _tpu(i: Inputs) -> list[str]:
-    parts = [str(i.get("acceleratorType"))]
+    config = as_mapping(i.get("acceleratorConfig"))
+    written = f"{_value(config.get('type'), '?')} {_value(config.get('topology'), '?')}"
+    parts = [_value(i.get("acceleratorType"), written if config else "v2-8 (default)")]
     sched = as_mapping(i.get("schedulingConfig"))
     if dig(sched, "spot") or dig(sched, "preemptible"):
         parts.append("spot")
@@ -100,7 +116,7 @@ def _tpu(i: Inputs) -> list[str]:
 
 def _sql(i: Inputs) -> list[str]:
     s = as_mapping(i.get("settings"))
-    parts = [str(dig(s, "tier")), str(dig(s, "availabilityType") or "ZONAL")]
+    parts = [_value(dig(s, "tier"), "?"), _value(dig(s, "availabilityType"), "ZONAL")]
     if (size := dig(s, "diskSize")) is not None:  # unset (Google's default) read "None GB"
         parts.append(f"{_n(size)} GB")
     if dig(s, "backupConfiguration", "enabled"):
@@ -224,4 +240,7 @@ SUMMARIES: dict[str, Callable[[Inputs], list[str]]] = {
 
 def key_settings(type_: str, inputs: Inputs) -> str:
     """The inputs that decide a resource's cost, as one short line."""
-    return ", ".join(SUMMARIES.get(type_, _labels_only)(inputs))
+    line = ", ".join(SUMMARIES.get(type_, _labels_only)(inputs))
+    for sentinel in UNKNOWN_SENTINELS:  # a value known after apply, wherever it shows
+        line = line.replace(sentinel, "unknown")
+    return line

@@ -75,7 +75,10 @@ def evaluate_document(
             _cost_keys(resource, rc, cost_lines)
     stack = doc.get("stack") or ""
     scope = scope_of(doc, policy_config)
-    found = evaluate_resources(resources, scope.config, stack=stack, levels=scope.levels)
+    # A preview's retained resources (deleted with retainOnDelete) still bill, but the stack no
+    # longer manages them: priced above, not held to the rules.
+    managed = [r for r in resources if not cast(Mapping[str, Any], r).get("retained")]
+    found = evaluate_resources(managed, scope.config, stack=stack, levels=scope.levels)
     violations: list[dict[str, Any]] = [v.as_dict() for v in found]
     # A TPU in a zone Google's zone list rules out is already a finding (with the zone and its
     # source); the estimate's "not offered in this region" would say it a second time.

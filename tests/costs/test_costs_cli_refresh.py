@@ -71,7 +71,7 @@ def test_diff_unknown_type_is_unpriced_not_an_error(tmp_path, capsys):
     change = json.loads(out)["changes"][0]
     assert (change["name"], change["status"], change["unpriced_after"]) == ("q", "added", True)
     code, out, _ = run(capsys, "diff", a, b, "--markdown")
-    assert "| added | `q` | foo/Baz | $0.00 | unpriced | +$0.00 |" in out
+    assert "| added | `q` | foo/Baz | $0.00 | unpriced | unknown |" in out
 
 
 @pytest.mark.parametrize(

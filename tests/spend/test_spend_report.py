@@ -249,4 +249,4 @@ def test_text_and_markdown_show_the_answers(
     assert code == 0
     assert md.startswith("### Spend: `dev`")
     assert "| (none) | 105.00 |" in md
-    assert "| notebooks-alice | workbench/instance | 62.92 | 57.90 | 0.92 |" in md
+    assert "| notebooks-alice | workbench/instance | 72.78 | 57.90 | 0.80 |" in md

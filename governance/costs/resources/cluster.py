@@ -27,7 +27,7 @@ from governance.costs.gke_pools import PoolSpec, cluster_zones, pool_zones, pric
 from governance.costs.model import Resource
 from governance.costs.month import HOURS_PER_MONTH
 from governance.costs.regions import region_of
-from mlgov_policies.props import as_bool, as_list, as_mapping, as_str, dig
+from mlgov_policies.props import as_bool, as_list, as_mapping, as_str, dig, is_unknown
 
 
 class PoolDeclared(BaseModel):
@@ -94,6 +94,9 @@ def estimate(res: Resource, ctx: PlanContext) -> Quote:
 
 def _autopilot(q: Quote, res: Resource, ctx: PlanContext) -> None:
     """Pods' requested vCPU, memory and ephemeral storage for 730 h, as declared."""
+    if is_unknown(res.inputs.get("location")):
+        q.unpriced_part("pods", "location is unknown: Autopilot prices differ by region")
+        return
     region = region_of(as_str(res.inputs.get("location")) or ctx.usage.default_region)
     d = ctx.usage_of(res, Declared)
     for b in (q.governed, q.baseline):
@@ -109,6 +112,13 @@ def _autopilot(q: Quote, res: Resource, ctx: PlanContext) -> None:
 
 def _pools(q: Quote, res: Resource, ctx: PlanContext) -> None:
     inputs = res.inputs
+    if is_unknown(inputs.get("location")):
+        # A zonal cluster bills its pools in one zone, a regional one in three: never a guess.
+        q.unpriced_part(
+            "nodes",
+            "location is unknown: a zonal cluster bills its pools in 1 zone, a regional one in 3",
+        )
+        return
     location = as_str(inputs.get("location")) or ""
     region = region_of(location) if location else ctx.usage.default_region
     declared = ctx.usage_of(res, Declared)

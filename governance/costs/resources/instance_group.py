@@ -17,13 +17,13 @@ from governance.costs.bill import Quote
 from governance.costs.context import PlanContext, ref_name
 from governance.costs.egress import InternetEgress, charge_internet_egress
 from governance.costs.errors import CostError
-from governance.costs.inputs import number
+from governance.costs.inputs import number, text
 from governance.costs.model import Resource
 from governance.costs.month import HOURS_PER_MONTH
 from governance.costs.regions import region_of
 from governance.costs.vm_pricing import price_vm, template_spec
 from mlgov_policies import vocabulary as v
-from mlgov_policies.props import as_list, as_mapping, as_str
+from mlgov_policies.props import as_list, as_mapping
 
 
 class _OwnDeclared(BaseModel):
@@ -60,7 +60,8 @@ def estimate(res: Resource, ctx: PlanContext) -> Quote:
             f"managed instance group {res.name!r}: its instance template "
             f"{ref_name(ref) or '(none given)'!r} is not in the plan, so its VMs are unknown"
         )
-    location = as_str(inputs.get("zone")) or as_str(inputs.get("region"))
+    # an unknown zone or region (inherited from a provider that sets none) is never a guess
+    location = text(inputs.get("zone"), "", "zone") or text(inputs.get("region"), "", "region")
     region = region_of(location) if location else ctx.usage.default_region
     spec = template_spec(ctx, template.inputs, region)
     declared = ctx.usage_of(res, Declared)

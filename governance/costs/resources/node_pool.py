@@ -14,11 +14,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from governance.costs.bill import Quote
 from governance.costs.context import PlanContext
+from governance.costs.errors import CostError
 from governance.costs.gke_pools import PoolSpec, pool_zones, price_pool
 from governance.costs.model import Resource
-from governance.costs.regions import region_of
+from governance.costs.regions import is_zone, region_of
 from mlgov_policies import vocabulary as v
-from mlgov_policies.props import as_mapping, as_str
+from mlgov_policies.props import as_list, as_mapping, as_str, is_unknown
 
 
 class NodePoolUsage(BaseModel):
@@ -56,6 +57,16 @@ def estimate(res: Resource, ctx: PlanContext) -> Quote:
     location = as_str(inputs.get("location")) or (
         as_str(cluster_inputs.get("location")) if cluster_inputs is not None else None
     )
+    if location is None and is_unknown(inputs.get("location")):
+        # One zone or three, and which region: never a guess. The pool's own nodeLocations say
+        # both; else a cluster in the plan would.
+        zones = [z for z in as_list(inputs.get("nodeLocations")) if is_zone(as_str(z) or "")]
+        if not zones:
+            raise CostError(
+                "location is not known until apply and neither its cluster (not in the plan) "
+                "nor nodeLocations say where: the zones its nodes bill in are unknown"
+            )
+        location = region_of(str(zones[0]))
     region = region_of(location) if location else ctx.usage.default_region
     zones = pool_zones(inputs.get("nodeLocations"), cluster_inputs, location or region)
     spec = PoolSpec(

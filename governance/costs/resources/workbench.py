@@ -9,6 +9,9 @@ figure in the shipped catalog: the explanation says it is not charged). The base
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from governance.costs.bill import Bill, Quote
@@ -99,9 +102,9 @@ def estimate(res: Resource, ctx: PlanContext) -> Quote:
     disks = [
         (text(boot.get("diskType"), DEFAULT_DISK, "gceSetup.bootDisk.diskType"),
          number(boot.get("diskSizeGb"), DEFAULT_BOOT_GB)),
-        *((text(d.get("diskType"), DEFAULT_DISK, f"gceSetup.dataDisks[{i}].diskType"),
+        *((text(d.get("diskType"), DEFAULT_DISK, f"{path}.diskType"),
            number(d.get("diskSizeGb"), DEFAULT_DATA_GB))
-          for i, d in enumerate(map(as_mapping, as_list(gce.get("dataDisks"))))),
+          for path, d in _data_disks(gce.get("dataDisks"))),
     ]  # fmt: skip
     # the management fee is per GPU, built into the machine type (G2's L4) or attached
     fee_gpus = [(shape.gpu, shape.gpu_count)] if shape.gpu else gpus
@@ -111,6 +114,17 @@ def estimate(res: Resource, ctx: PlanContext) -> Quote:
         for disk_type, size_gb in disks:
             charge_disk(b, cat, disk_type, size_gb, region)
     return q
+
+
+def _data_disks(value: object) -> list[tuple[str, Mapping[str, Any]]]:
+    """(key path, disk) of `gceSetup.dataDisks`.
+
+    pulumi-gcp makes it one object (Terraform's block of at most one disk); the Workbench API's
+    list (`dataDisks[]`) is read too. Reading only the list priced a real program's disk at $0.
+    """
+    if (one := as_mapping(value)) or isinstance(value, dict):
+        return [("gceSetup.dataDisks", one)]
+    return [(f"gceSetup.dataDisks[{i}]", as_mapping(d)) for i, d in enumerate(as_list(value))]
 
 
 def _management_fee(

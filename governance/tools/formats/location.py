@@ -17,6 +17,13 @@ resource's `inherited` key. The order (FORMAT §3):
    shows. A region or zone is then written as the unknown sentinel (priced as unknown, never as
    a guess); an unknown project is left out (it changes no price and no rule).
 
+GKE clusters and node pools have no `zone` input, yet an unset `location` is not "anywhere": the
+provider takes the provider's **zone** (a zonal cluster there), never its region
+(terraform-provider-google `tpgresource.GetLocation`, which both resources use: location, then
+region, then zone, then the provider's zone, else "Cannot determine zone"). So their `location`
+is inherited from the provider's zone (a state's outputs next), and a node pool whose `cluster`
+is a full `projects/P/locations/L/clusters/C` path takes L from it instead, as the provider does.
+
 Explicit providers do not read the stack config, so an explicit provider the preview does not
 list (unchanged, without `--show-sames`) leaves its resources' region and zone unknown. Pure.
 """
@@ -36,6 +43,11 @@ from mlgov_policies.schema.catalog import resource_entry
 KEYS = ("project", "region", "zone")
 LOCATION_KEYS = ("location", "region", "zone")
 GCP_PROVIDER = "pulumi:providers:gcp"
+GKE_CLUSTER = "gcp:container/cluster:Cluster"
+GKE_NODE_POOL = "gcp:container/nodePool:NodePool"
+ZONE_AS_LOCATION = frozenset({GKE_CLUSTER, GKE_NODE_POOL})
+"""Types whose unset `location` is the provider's zone (`GetLocation`, module docstring)."""
+_CLUSTER_PATH = re.compile(r"projects/[^/]+/locations/[^/]+/clusters/[^/]+")
 
 
 @dataclass(frozen=True)
@@ -191,6 +203,8 @@ def inherit(
     sets_location = any(inputs.get(key) not in (None, "") for key in LOCATION_KEYS)
     wanted = ("project",) if sets_location else KEYS
     inherited: dict[str, str] = {}
+    if type_ in ZONE_AS_LOCATION and not sets_location:
+        _zone_as_location(type_, inputs, defaults, outputs, inherited)
     for key in wanted:
         if key not in properties or inputs.get(key) not in (None, ""):
             continue
@@ -204,3 +218,30 @@ def inherit(
         inputs[key] = value
         inherited[key] = where
     return inherited
+
+
+def _zone_as_location(
+    type_: str,
+    inputs: dict[str, Any],
+    defaults: ProviderDefaults,
+    outputs: Mapping[str, Any] | None,
+    inherited: dict[str, str],
+) -> None:
+    """A GKE cluster's or node pool's unset `location`: its provider's zone (`GetLocation`)."""
+    cluster = inputs.get("cluster")
+    if type_ == GKE_NODE_POOL and (
+        cluster == UNKNOWN
+        or (isinstance(cluster, str) and _CLUSTER_PATH.search(cluster) is not None)
+    ):
+        return  # the provider reads the location from the cluster's id (known after apply)
+    value = defaults.values.get("zone")
+    where = f"{defaults.where('zone')} (GKE takes an unset location from the provider's zone)"
+    if value is None and outputs is not None and (value := known(outputs.get("location"))):
+        where = "the resource's outputs"
+    if value is None:
+        if type_ == GKE_NODE_POOL:
+            return  # priced where its cluster is (node_pool.py); the provider would need a zone
+        value = UNKNOWN
+        where = f"unknown: {defaults.missing.format(key='zone')}"
+    inputs["location"] = value
+    inherited["location"] = where

@@ -8,6 +8,10 @@ discard). `newState` is never assumed to exist (a delete has none). A replacemen
 `delete-replaced` steps (FORMAT §1.5); those count only for a URN without a logical step, so a
 replacement is never counted twice. `read` and `refresh` steps price nothing (FORMAT §1.4 table);
 a drifted resource that `--refresh` lists again as an update counts once, by the program's step.
+An `import` adopts a resource that already runs, so it is on both sides (its newState before too)
+and changes no cost. A delete does not always end a bill: with `retainOnDelete` Pulumi only
+forgets the resource (FORMAT §1.8 field; engine `DeleteStep.Apply`), so it stays on the "after"
+side as `retained` (`_side`).
 
 The "after" document is what `check` evaluates; with the "before" one, `diff` shows a preview's
 own change (deletes cost less, replaces show both sides). Project, region and zone come through
@@ -41,7 +45,11 @@ FORMAT = "pulumi preview --json"
 RERUN = "re-run `pulumi preview --json > preview.json`"
 # Ops whose newState is the resource after the change, and whose oldState is the one before.
 AFTER = frozenset({"create", "update", "replace", "same", "import"})
-BEFORE = frozenset({"update", "replace", "same", "delete", "discard"})
+BEFORE = frozenset({"update", "replace", "same", "delete", "discard", "import"})
+# Steps whose resource exists in the cloud before the change even without an oldState: an
+# import adopts a resource that already runs (and bills), so it is on both sides and changes no
+# cost; a same step without oldState (never seen, but nothing guarantees it) is the same too.
+ALREADY_THERE = frozenset({"same", "import"})
 # Physical halves of a replacement (`--show-replacement-steps`), used only without a logical step.
 PHYSICAL_AFTER = frozenset({"create-replacement", "import-replacement"})
 PHYSICAL_BEFORE = frozenset({"delete-replaced", "discard-replaced"})
@@ -49,6 +57,8 @@ PHYSICAL = PHYSICAL_AFTER | PHYSICAL_BEFORE
 # Steps that change nothing the stack pays for (FORMAT §1.4 table).
 NOT_PRICED = frozenset({"read", "read-replacement", "refresh", "remove-pending-replace"})
 KNOWN = AFTER | BEFORE | PHYSICAL | NOT_PRICED
+# Steps that delete the old resource (a replacement's logical step: its old half).
+RETAINABLE = frozenset({"delete", "replace", "delete-replaced"})
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 
@@ -106,7 +116,7 @@ def read_preview(doc: Mapping[str, Any], source: str) -> PlanInput:
         for urn, op in unknown_ops
     ]
     stack = next((u.stack for urn, *_ in steps if (u := parse_urn(urn)) is not None), "")
-    warnings += after.warnings(source) + _omitted_sames(doc, ops, source)
+    warnings += after.warnings(source) + _omitted_sames(doc, ops, source) + _retained(after, source)
     if doc.get("maybeCorrupt") is True:
         warnings.append(warning(source, "the preview marked its digest maybeCorrupt: re-run it"))
     summary: dict[str, Any] = {
@@ -133,15 +143,24 @@ def read_preview(doc: Mapping[str, Any], source: str) -> PlanInput:
 def _side(
     steps: list[Step], logical: set[str], providers: Providers, cleaner: Cleaner, *, before: bool
 ) -> Collected:
-    """The resources after the change (or before it) by op (FORMAT §1.4 table)."""
+    """The resources after the change (or before it) by op (FORMAT §1.4 table).
+
+    After the change, a deleted or replaced resource whose state says `retainOnDelete` is still
+    there: Pulumi's delete step only forgets it (its `Apply` skips the provider's Delete), so
+    Google keeps billing it. It stays on the "after" side as `retained` (the old half of a
+    replacement as `NAME (retained)`), priced but no longer checked by the rules.
+    """
     ops = BEFORE | PHYSICAL_BEFORE if before else AFTER | PHYSICAL_AFTER
     chosen: dict[str, tuple[str, Located]] = {}
+    retained: dict[str, tuple[str, Located]] = {}
     for urn, op, old, new in steps:
-        if op not in ops or (op in PHYSICAL and urn in logical):
+        physical_half = op in PHYSICAL and urn in logical  # the logical step counts
+        retains = old is not None and op in RETAINABLE and _retains(old)
+        if retains and not before and not physical_half:
+            retained[urn] = (op, cast(Located, old))
+        if op not in ops or physical_half:
             continue
-        # A same step's two states are one resource; a same step without oldState (never
-        # seen, but nothing guarantees it) is the same resource before.
-        located = (old if old is not None or op != "same" else new) if before else new
+        located = (old if old is not None or op not in ALREADY_THERE else new) if before else new
         if located is not None:
             # One resource per URN: with `--refresh`, a drifted resource's refresh step is
             # shown as an update or delete (FORMAT §1.4) before the program's own step for it,
@@ -152,7 +171,19 @@ def _side(
         state, parsed = state_at(*located)
         defaults = providers.of(state.get("provider"))
         collected.add(state, parsed, cleaner, defaults, extra={"op": op})
+    for urn, (op, located) in retained.items():
+        state, parsed = state_at(*located)
+        name = f"{parsed.name} (retained)" if urn in chosen else parsed.name
+        defaults = providers.of(state.get("provider"))
+        extra = {"op": op, "retained": True}
+        collected.add(state, parsed, cleaner, defaults, extra=extra, name=name)
     return collected
+
+
+def _retains(located: Located) -> bool:
+    """Whether a state says Pulumi leaves the cloud resource in place when deleting it."""
+    state = as_object(located[0])
+    return state.get("retainOnDelete") is True and state.get("external") is not True
 
 
 Located = tuple[Any, str]
@@ -205,6 +236,22 @@ def _providers(
                     raise CliError([f"{source}: provider {urn}: inputs.{p}" for p in problems])
                 index[urn] = from_provider(urn, inputs)
     return Providers(after, default), Providers(before, default)
+
+
+def _retained(after: Collected, source: str) -> list[dict[str, str]]:
+    """A warning naming the resources a delete leaves in the cloud (retainOnDelete)."""
+    names = sorted(str(r["name"]) for r in after.resources if r.get("retained") is True)
+    if not names:
+        return []
+    listed = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
+    return [
+        warning(
+            source,
+            f"{len(names)} resource(s) ({listed}) are deleted with retainOnDelete: Pulumi only "
+            "forgets them and Google keeps billing them, so the totals keep them (delete them in "
+            "Google Cloud, or drop retainOnDelete first, to stop paying)",
+        )
+    ]
 
 
 def _omitted_sames(doc: Mapping[str, Any], ops: Counter[str], source: str) -> list[dict[str, str]]:

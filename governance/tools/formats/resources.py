@@ -87,8 +87,9 @@ class Collected:
         *,
         outputs_fallback: bool = False,
         extra: Mapping[str, Any] | None = None,
+        name: str | None = None,
     ) -> None:
-        """Add one state (or count it skipped)."""
+        """Add one state (or count it skipped); `name` replaces the URN's name."""
         if (reason := skip_reason(state)) is not None:
             self.skipped[reason] += 1
             return
@@ -101,7 +102,7 @@ class Collected:
             defaults,
             cast(Mapping[str, Any], outputs) if isinstance(outputs, dict) else None,
         )
-        resource: dict[str, Any] = {"type": type_, "name": urn.name, "inputs": inputs}
+        resource: dict[str, Any] = {"type": type_, "name": name or urn.name, "inputs": inputs}
         resource["urn"] = state["urn"]
         if extra:
             resource.update(extra)

@@ -91,6 +91,7 @@ def read_stack_export(doc: Mapping[str, Any], source: str) -> PlanInput:
     unique_names(collected.resources)
     collected.resources.sort(key=lambda r: (r["name"], r["type"]))
     warnings = collected.warnings(source) + _warnings(doc, deployment, source, where, bool(states))
+    warnings += _pending_deletes(states, source, where)
     manifest = deployment.get("manifest")
     cli = cast(Mapping[str, Any], manifest).get("version") if isinstance(manifest, dict) else None
     plan: PlanDocument = {
@@ -165,6 +166,32 @@ def _stack_defaults(
         if len(seen) == 1:
             values[key] = str(seen.pop())
     return ProviderDefaults(found[0].source, values)
+
+
+def _pending_deletes(
+    states: list[tuple[dict[str, Any], Any]], source: str, where: str
+) -> list[dict[str, str]]:
+    """A warning naming resources still in the state with `delete: true` (FORMAT §2.3).
+
+    They are left out of the totals (the next `pulumi up` deletes them), but until then they
+    exist, and bill: a reviewer of "what is deployed now" should know they are not counted.
+    """
+    names = sorted(
+        urn.name
+        for state, urn in states
+        if state.get("delete") is True and state.get("custom") is True and not is_provider(state)
+    )
+    if not names:
+        return []
+    listed = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
+    return [
+        warning(
+            source,
+            f"{where}.resources: {len(names)} resource(s) ({listed}) are marked `delete: true` "
+            "(a replacement or delete that has not finished): they are left out of the totals, "
+            "but still exist and bill until the next `pulumi up` deletes them",
+        )
+    ]
 
 
 def _warnings(
