@@ -41,12 +41,12 @@ class PolicyConfig:
     allowed_bigquery_locations: tuple[str, ...] = ()
     """Empty: only the region itself."""
     max_idle_minutes: int = 180
-    notebook_machine_types: tuple[str, ...] = ()
-    """Empty: any machine type."""
+    notebook_machine_types: tuple[str, ...] | None = None
+    """None (not configured): any machine type. Empty: none, as `mlgov:settings` reads it."""
     notebook_gpu_types: tuple[str, ...] = DEFAULT_NOTEBOOK_GPU_TYPES
     """Workbench accelerator enums. Empty: no GPUs allowed on notebooks."""
-    sql_tiers: tuple[str, ...] = ()
-    """Empty: any tier."""
+    sql_tiers: tuple[str, ...] | None = None
+    """None (not configured): any tier. Empty: none, as `mlgov:settings` reads it."""
     billing_export_dataset: str = "billing_export"
     required_labels: tuple[str, ...] = REQUIRED_LABELS
     vertex_serving_gpu_types: tuple[str, ...] = ()
