@@ -30,6 +30,7 @@ from governance.settings import (
     query_quotas,
     training,
 )
+from governance.settings.accepted import ProjectId
 from governance.settings.acknowledge import Acknowledgement
 from governance.settings.artifacts import ArtifactSettings
 from governance.settings.automation import AutomationSettings
@@ -60,11 +61,6 @@ from governance.settings.vertex import VertexSettings
 # Labels the user must give, and the ones mlgov sets itself (base_labels, for_workload).
 USER_LABELS = ("team", "cost-center")
 MLGOV_LABELS = ("env", "managed-by", "workload")
-PROJECT_ID_PATTERN = r"[a-z][a-z0-9-]{4,28}[a-z0-9]"
-PROJECT_ID_MEANING = (
-    "a project id: 6-30 lowercase letters, digits or hyphens, starting with a letter "
-    "(e.g. acme-ml-dev)"
-)
 
 
 class Settings(Model):
@@ -79,7 +75,7 @@ class Settings(Model):
             "(e.g. acme-dev)",
         ),
     ]
-    project: Annotated[str, matching(PROJECT_ID_PATTERN, PROJECT_ID_MEANING)]
+    project: ProjectId
     project_number: Annotated[
         str, matching(r"[1-9][0-9]{5,19}", 'a project number: digits only (e.g. "123456789012")')
     ]
