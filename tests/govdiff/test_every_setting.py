@@ -225,7 +225,9 @@ def _classified(path: str) -> bool:
 
 def test_every_field_is_classified() -> None:
     missing = [p for p in FIELDS if not _classified(p)]
-    assert missing == [], f"classify these settings (tests/govdiff/test_every_setting.py): {missing}"
+    assert missing == [], (
+        f"classify these settings (tests/govdiff/test_every_setting.py): {missing}"
+    )
     stale = [p for p in (*WEAKER, *REFUSED, *NOT_GOVERNANCE) if p not in FIELDS]
     assert stale == [], stale
 
