@@ -77,8 +77,11 @@ _REPLACED = {_TIMESTAMP, _BOOL, _INT, _FLOAT}
 
 
 class _Resolver(Resolver):
-    """YAML resolution as Pulumi reads a stack file: no timestamps (`2026-02-30` stays the string
-    the user wrote), YAML 1.2 booleans, no base-60 numbers."""
+    """YAML resolution as Pulumi reads a stack file (timestamps, booleans, base-60 numbers above).
+
+    `2026-02-30` stays the string the user wrote; the settings name the key of a date that does
+    not exist.
+    """
 
     yaml_implicit_resolvers: ClassVar[dict[Any, list[tuple[str, Any]]]] = {  # pyright: ignore[reportIncompatibleVariableOverride]
         first: [(tag, regexp) for tag, regexp in resolvers if tag not in _REPLACED]
@@ -86,9 +89,13 @@ class _Resolver(Resolver):
     }
 
 
-_Resolver.add_implicit_resolver(_BOOL, _BOOLEAN, list("tTfF"))
-_Resolver.add_implicit_resolver(_INT, _INTEGER, list("-+0123456789"))
-_Resolver.add_implicit_resolver(_FLOAT, _REAL, list("-+0123456789."))
+for _tag, _regexp, _first in (
+    (_BOOL, _BOOLEAN, "tTfF"),
+    (_INT, _INTEGER, "-+0123456789"),
+    (_FLOAT, _REAL, "-+0123456789."),
+):
+    for _char in _first:  # as Resolver.add_implicit_resolver files them: by first character
+        _Resolver.yaml_implicit_resolvers.setdefault(_char, []).append((_tag, _regexp))
 
 
 class _BoundedComposer(Composer):

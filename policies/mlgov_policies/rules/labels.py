@@ -105,7 +105,8 @@ def valid_labels(type_: str, props: Mapping[str, Any], config: PolicyConfig) -> 
             if is_unknown(value):
                 continue
             if not isinstance(value, str) or not label_syntax.value_ok(value):
-                yield f"'{field}' value {value!r} of {key!r} is invalid: it may {label_syntax.VALUE_RULE}"
+                rule = label_syntax.VALUE_RULE
+                yield f"'{field}' value {value!r} of {key!r} is invalid: it may {rule}"
 
 
 VALID = ResourceRule(
