@@ -21,6 +21,7 @@ Pulumi would not read as a boolean), so `pulumi up` never gets that far:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
@@ -28,6 +29,7 @@ from cronsim import CronSim, CronSimError
 from pydantic import AfterValidator, BeforeValidator
 
 from governance.settings.base import shown
+from mlgov_policies import value_shapes as shapes
 from mlgov_policies.compat import gpus, tpus
 from mlgov_policies.compat.sources import short
 
@@ -82,19 +84,21 @@ def _project_id(value: str) -> str:
 ProjectId = Annotated[str, AfterValidator(_project_id)]
 
 
-_MACHINE_TYPE = re.compile(r"[a-z][a-z0-9]*(-[a-z0-9]+){1,5}")
+def _shape(check: Callable[[str], str | None]) -> AfterValidator:
+    """A validator from a value_shapes function (shared with the policy config)."""
+
+    def validate(value: str) -> str:
+        if (problem := check(value)) is not None:
+            raise ValueError(problem)
+        return value
+
+    return AfterValidator(validate)
 
 
-def _machine_type(value: str) -> str:
-    if len(value) > 63 or not _MACHINE_TYPE.fullmatch(value):
-        raise ValueError(
-            f"{shown(value)} is not a Compute Engine machine type name: lowercase letters, "
-            "digits and hyphens such as e2-standard-4 or n2-custom-4-16384"
-        )
-    return value
-
-
-MachineType = Annotated[str, AfterValidator(_machine_type)]
+MachineType = Annotated[str, _shape(shapes.machine_type_problem)]
+WorkbenchGpu = Annotated[str, _shape(shapes.workbench_gpu_problem)]
+SqlTier = Annotated[str, _shape(shapes.sql_tier_problem)]
+VertexAccelerator = Annotated[str, _shape(shapes.accelerator_enum_problem)]
 
 
 def _gpu_type(value: str) -> str:

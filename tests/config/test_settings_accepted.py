@@ -134,6 +134,31 @@ REFUSED = [
         f"{P}.gpu_vms.job.image",
         "is not a Compute Engine image",
     ),
+    # limits: allow-list entries of the shape Google uses (a typo would match nothing)
+    (
+        ("limits", "notebook_machine_types"),
+        ["n1-standard-4", "N1-STANDARD-8"],
+        f"{P}.limits.notebook_machine_types.1",
+        "is not a Compute Engine machine type name",
+    ),
+    (
+        ("limits", "notebook_gpu_types"),
+        ["nvidia-tesla-t4"],
+        f"{P}.limits.notebook_gpu_types.0",
+        "did you mean NVIDIA_TESLA_T4?",
+    ),
+    (
+        ("limits", "sql_tiers"),
+        ["db_g1_small"],
+        f"{P}.limits.sql_tiers.0",
+        "is not a Cloud SQL tier",
+    ),
+    (
+        ("limits", "vertex_serving_gpu_types"),
+        ["nvidia-l4"],
+        f"{P}.limits.vertex_serving_gpu_types.0",
+        "is not a Vertex AI accelerator type",
+    ),
     # Workbench disks: at most 64,000 GB
     (
         ("notebooks", "alice", "data_disk_gb"),
