@@ -115,12 +115,12 @@ class PoolSpec:
 def _node_range(spec: PoolSpec, ctx: PlanContext) -> tuple[float, float, str]:
     """(min nodes, average running nodes, explanation), all zones together."""
     zones = spec.zones.count
-    zone_note = f" x {zones} zone(s) ({spec.zones.why})"
+    zone_note = f" x {zones} zone{'' if zones == 1 else 's'} ({spec.zones.why})"
     auto = spec.autoscaling
     if not auto or (as_bool(auto.get("enabled")) is False and not _bounds_set(auto)):
         if spec.nodes_per_zone is not None:
             nodes = spec.nodes_per_zone * zones
-            return nodes, nodes, f"usage file: {spec.nodes_per_zone:g} nodes/zone{zone_note}"
+            return nodes, nodes, f"usage file: {_nodes(spec.nodes_per_zone)} a zone{zone_note}"
         per_zone = number(spec.node_count, -1.0)
         why = "nodeCount"
         if per_zone < 0:
@@ -128,7 +128,11 @@ def _node_range(spec: PoolSpec, ctx: PlanContext) -> tuple[float, float, str]:
         if per_zone < 0:
             per_zone, why = DEFAULT_NODES_PER_ZONE, "no node count: GKE's default"
         nodes = per_zone * zones
-        return nodes, nodes, f"fixed size: {per_zone:g} nodes/zone ({why}){zone_note} = {nodes:g}"
+        return (
+            nodes,
+            nodes,
+            f"fixed size: {_nodes(per_zone)} a zone ({why}){zone_note} = {_nodes(nodes)}",
+        )
     if "totalMinNodeCount" in auto or "totalMaxNodeCount" in auto:
         low, high = number(auto.get("totalMinNodeCount")), number(auto.get("totalMaxNodeCount"))
         bounds = "total"
@@ -150,10 +154,15 @@ def _node_range(spec: PoolSpec, ctx: PlanContext) -> tuple[float, float, str]:
         low,
         nodes,
         (
-            f"autoscaling {low:g}..{high:g} nodes ({bounds}): average {nodes:g} nodes running "
+            f"autoscaling {low:g}..{high:g} nodes ({bounds}): average {_nodes(nodes)} running "
             f"({source})"
         ),
     )
+
+
+def _nodes(count: float) -> str:
+    """'1 node', '0.3 nodes', '2 nodes': the count as a reader says it."""
+    return f"{count:g} node" + ("" if count == 1 else "s")
 
 
 def _bounds_set(auto: Mapping[str, Any]) -> bool:
@@ -183,7 +192,7 @@ def price_pool(q: Quote, ctx: PlanContext, spec: PoolSpec) -> None:
     low, nodes, why = _node_range(spec, ctx)
     bill.note(why)
     base_nodes = max(1.0, low, float(math.ceil(nodes)))
-    base.note(f"on-demand, {base_nodes:g} node(s) always on (no scale-to-zero)")
+    base.note(f"on-demand, {_nodes(base_nodes)} always on (no scale-to-zero)")
     boot = as_mapping(node.get("bootDisk"))
     disk = None
     if not shape.tpu:  # TPU pools are priced per chip only; their boot disks are not estimated

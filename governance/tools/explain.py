@@ -11,7 +11,7 @@ table itself is render.py's.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
 from governance.tools.errors import CliError
@@ -36,6 +36,43 @@ def _qty(value: float) -> str:
         return digits
     exponent = int(digits.split("e")[1])
     return f"{value:.{min(-exponent + 5, 12)}f}".rstrip("0").rstrip(".")
+
+
+# Catalog series priced per hour of one vCPU or one GPU carry the unit "hour"; a reader of
+# "2,920 hour x $0.05/hour" cannot tell that the 2,920 are vCPU-hours, so the text says so.
+def _per_vcpu(key: str) -> bool:
+    return key.endswith(".vcpu")
+
+
+def _per_gpu(key: str) -> bool:
+    return key.startswith("gpu.")
+
+
+_PER_HOUR_OF: tuple[tuple[str, Callable[[str], bool]], ...] = (
+    ("vCPU", _per_vcpu),
+    ("GPU", _per_gpu),
+)
+# the last word of a unit that reads as a count ("3 hours", "2 GiB-months"); GiB, TiB, "1k calls"
+# and "factor" stay as they are
+_COUNTED = frozenset({"hour", "month", "second", "request", "invocation", "notification"})
+
+
+def reading_unit(line: Mapping[str, Any]) -> str:
+    """The line's unit as a reader needs it: "vCPU-hour" where the catalog says only "hour"."""
+    unit, key = str(line.get("unit") or ""), str(line.get("key") or "")
+    if unit == "hour":
+        for what, applies in _PER_HOUR_OF:
+            if applies(key):
+                return f"{what}-hour"
+    return unit
+
+
+def _counted(quantity: float, unit: str) -> str:
+    """`quantity unit` with the unit's last word in the plural where a count needs it."""
+    head, sep, last = unit.rpartition("-") if "-" in unit else unit.rpartition(" ")
+    if last in _COUNTED and quantity != 1:
+        unit = f"{head}{sep}{last}s"
+    return f"{_qty(quantity)} {unit}".rstrip()
 
 
 def _detail(line: Mapping[str, Any]) -> str:
@@ -67,15 +104,16 @@ def line_text(line: Mapping[str, Any]) -> str:
         )
         if line.get("requested_region"):
             where += f", nearest priced location to {line['requested_region']}"
+        unit = reading_unit(line)
         return (
-            f"{what}: {_qty(float(line.get('quantity') or 0))} {line.get('unit', '')} x "
-            f"${_qty(float(line.get('unit_usd') or 0))}/{line.get('unit', '')} = "
+            f"{what}: {_counted(float(line.get('quantity') or 0), unit)} x "
+            f"${_qty(float(line.get('unit_usd') or 0))}/{unit} = "
             f"{_usd(float(line.get('usd') or 0))}{f' ({detail})' if detail else ''}   [{where}]"
         )
     if kind == "usage":
         return (
             f"{what}: depends on usage: ${_qty(float(line.get('unit_usd') or 0))}/"
-            f"{line.get('unit', '')} [{line.get('key')}, {line.get('region')}, price of "
+            f"{reading_unit(line)} [{line.get('key')}, {line.get('region')}, price of "
             f"{line.get('price_date')}]; declare `{line.get('usage_key')}` in the usage file"
         )
     if kind == "adjustment":

@@ -110,25 +110,23 @@ def test_explain_one_resource_shows_quantity_times_unit_price(plan_file, capsys)
     lines = lines[2:]
     assert lines[2].startswith("pool (container/NodePool, us-central1): $")
     assert lines[3] == (
-        "    fixed size: 1 nodes/zone (nodeCount) x 3 zone(s) (regional cluster in us-central1 "
-        "without nodeLocations: GKE spreads each pool over 3 zones of the region) = 3"
+        "    fixed size: 1 node a zone (nodeCount) x 3 zones (regional cluster in us-central1 "
+        "without nodeLocations: GKE spreads each pool over 3 zones of the region) = 3 nodes"
     )
     e2 = price("gce.type.e2-medium")
     assert lines[4] == (
-        f"    machine: 2,190 hour x ${e2:g}/hour = ${2190 * e2:,.2f} (3 x 730 h)   "
+        f"    machine: 2,190 hours x ${e2:g}/hour = ${2190 * e2:,.2f} (3 x 730 h)   "
         "[gce.type.e2-medium, us-central1, on-demand, price of 2026-07-30]"
     )
     baseline = f"  ungoverned baseline ${2190 * e2 + 300 * price('disk.pd-balanced'):,.2f}/month:"
     assert baseline in lines
     # The detail's own parentheses do not nest in the line's.
-    disk = next(x for x in lines if x.startswith("    disk: 300 GiB-month"))
+    disk = next(x for x in lines if x.startswith("    disk: 300 GiB-months"))
     assert disk.endswith(
         " = $30.00 (3 x 100 GiB, billed while it exists)   "
         "[disk.pd-balanced, us-central1, on-demand, price of 2026-07-30]"
     ), disk
-    assert (
-        lines[lines.index(baseline) + 1] == "    on-demand, 3 node(s) always on (no scale-to-zero)"
-    )
+    assert lines[lines.index(baseline) + 1] == "    on-demand, 3 nodes always on (no scale-to-zero)"
 
 
 def test_explain_all_names_depends_on_usage_and_unpriced_parts(plan_file, capsys):
@@ -193,7 +191,7 @@ def test_pr_comment_folds_each_resources_cost_lines_and_states_usage(capsys):
     assert "<details><summary><code>pool</code> (container/NodePool): $" in body
     e2 = price("gce.type.e2-medium")
     line = (
-        f"machine: 2,190 hour x ${e2:g}/hour = ${2190 * e2:,.2f} (3 x 730 h)   "
+        f"machine: 2,190 hours x ${e2:g}/hour = ${2190 * e2:,.2f} (3 x 730 h)   "
         "[gce.type.e2-medium, us-central1, on-demand, price of 2026-07-30]"
     )
     assert f"- {escape.text(line)}" in body  # escaped like everything a plan carries
@@ -226,3 +224,31 @@ def test_a_charge_line_says_each_thing_once(quantity, unit, detail, shown):
     line = {"kind": "charge", "what": "machine", "quantity": quantity, "unit": unit,
             "unit_usd": 0.1, "usd": 73.0, "detail": detail, "key": "k", "region": "r"}  # fmt: skip
     assert shown in line_text(line), line_text(line)
+
+
+@pytest.mark.parametrize(
+    ("line", "reads"),
+    [
+        # a per-vCPU price the catalog calls "hour": the quantity is vCPU-hours
+        ({"key": "sql.enterprise.vcpu", "unit": "hour", "quantity": 2920, "unit_usd": 0.0496},
+         "vCPU: 2,920 vCPU-hours x $0.0496/vCPU-hour = "),
+        ({"key": "gpu.nvidia-tesla-t4", "unit": "hour", "quantity": 219, "unit_usd": 0.175},
+         "vCPU: 219 GPU-hours x $0.175/GPU-hour = "),
+        ({"key": "gce.type.e2-medium", "unit": "hour", "quantity": 1, "unit_usd": 0.03},
+         "vCPU: 1 hour x $0.03/hour = "),
+        ({"key": "disk.pd-ssd", "unit": "GiB-month", "quantity": 50, "unit_usd": 0.17},
+         "vCPU: 50 GiB-months x $0.17/GiB-month = "),
+        # amounts of data and counts in thousands are not pluralised
+        ({"key": "network.egress.internet.tier1", "unit": "GiB", "quantity": 5, "unit_usd": 0.12},
+         "vCPU: 5 GiB x $0.12/GiB = "),
+        ({"key": "storage.ops.class_a.standard", "unit": "1k operations", "quantity": 3,
+          "unit_usd": 0.005}, "vCPU: 3 1k operations x $0.005/1k operations = "),
+        ({"key": "kms.key_version.software", "unit": "key version-month", "quantity": 2,
+          "unit_usd": 0.06}, "vCPU: 2 key version-months x $0.06/key version-month = "),
+    ],
+)  # fmt: skip
+def test_a_cost_line_says_what_its_quantity_counts(line: dict[str, object], reads: str) -> None:
+    from governance.tools.explain import line_text
+
+    text = line_text({"kind": "charge", "what": "vCPU", "usd": 1.0, **line})
+    assert text.startswith(reads), text

@@ -14,6 +14,8 @@ Express) also bill a license per vCPU, which the catalog has no price for: a nam
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -63,6 +65,27 @@ class SqlUsage(BaseModel):
         description="Per-instance backup GiB, keyed by resource or instance name "
         "(default: equal to the disk size).",
     )
+
+
+def _public_ipv4(q: Quote, cfg: Mapping[str, Any], *, stopped: bool) -> None:
+    """Cloud SQL charges an instance's public IPv4 address only while the instance is stopped.
+
+    Google: "There is a small charge for the IP address whenever your instance is turned off"
+    (https://cloud.google.com/sql/docs/mysql/configure-ip). Public IPv4 is on unless
+    `ipConfiguration.ipv4Enabled` is false. A running instance's line says there is no charge (a
+    reader comparing with a tool that bills it all month sees why); a stopped one's is a named
+    unpriced part, since the catalog has no price for it.
+    """
+    if as_bool(dig(cfg, "ipConfiguration", "ipv4Enabled")) is False:
+        return
+    if stopped:
+        q.unpriced_part(
+            "public IPv4 address while stopped",
+            "Cloud SQL charges a stopped instance's public IPv4 address by the hour; the catalog "
+            "has no price for it",
+        )
+    else:
+        q.governed.note("public IPv4 address: no charge while the instance runs")
 
 
 def _tier_shape(name: str, tier: str) -> tuple[float, float]:
@@ -117,6 +140,7 @@ def estimate(res: Resource, ctx: PlanContext) -> Quote:
     elif as_bool(dig(cfg, "backupConfiguration", "enabled")) is True and not primary:
         backup = res.override(ctx.usage.sql_backup_gb, size)
         bill.charge("backups", cat.price("sql.backup", region), backup, f"{backup:g} GiB")
+    _public_ipv4(q, cfg, stopped=hours == 0)
     version = as_str(res.inputs.get("databaseVersion")) or ""
     if version.startswith("SQLSERVER") and "EXPRESS" not in version:
         # Google bills SQL Server Standard, Enterprise and Web licenses per vCPU-hour on top

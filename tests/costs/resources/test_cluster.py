@@ -57,9 +57,9 @@ def test_regional_default_pool_runs_three_nodes_in_three_zones():
     assert cost.monthly_usd == pytest.approx(FEE + 9 * (730 * E2_MEDIUM + BOOT))
     assert cost.baseline_monthly_usd == pytest.approx(cost.monthly_usd)
     assert (
-        "default pool: fixed size: 3 nodes/zone (no node count: GKE's default) x 3 zone(s) "
+        "default pool: fixed size: 3 nodes a zone (no node count: GKE's default) x 3 zones "
         "(regional cluster in us-central1 without nodeLocations: GKE spreads each pool over 3 "
-        "zones of the region) = 9" in cost.lines
+        "zones of the region) = 9 nodes" in cost.lines
     )
 
 

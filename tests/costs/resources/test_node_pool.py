@@ -67,8 +67,8 @@ def test_fixed_size_pool_runs_its_nodes_in_every_zone():
     hourly = 8 * price("gce.n1.vcpu", usage="spot") + 30 * price("gce.n1.ram", usage="spot")
     assert cost.monthly_usd == pytest.approx(2 * 730 * hourly + 2 * 100 * price("disk.pd-balanced"))
     assert (
-        "fixed size: 1 nodes/zone (nodeCount) x 2 zone(s) "
-        "(pool nodeLocations us-central1-a, us-central1-b) = 2" in cost.lines
+        "fixed size: 1 node a zone (nodeCount) x 2 zones "
+        "(pool nodeLocations us-central1-a, us-central1-b) = 2 nodes" in cost.lines
     )
 
 

@@ -133,3 +133,15 @@ def test_sql_server_license_is_a_named_unpriced_part_except_express():
     express = with_settings(backupConfiguration={})
     express["inputs"]["databaseVersion"] = "SQLSERVER_2019_EXPRESS"
     assert one(express).unpriced_parts == ()
+
+
+def test_public_ipv4_is_free_while_running_and_a_named_part_while_stopped():
+    # Cloud SQL charges the public IPv4 address only while the instance is turned off
+    running = one(SQL)
+    assert "public IPv4 address: no charge while the instance runs" in running.lines
+    assert not running.unpriced_parts
+    stopped = one(with_settings(activationPolicy="NEVER", backupConfiguration={"enabled": False}))
+    assert [part for part, _ in stopped.unpriced_parts] == ["public IPv4 address while stopped"]
+    private = one(with_settings(activationPolicy="NEVER", ipConfiguration={"ipv4Enabled": False}))
+    assert not private.unpriced_parts
+    assert not any("IPv4" in line for line in private.lines)
