@@ -168,8 +168,25 @@ class Settings(Model):
         )
 
 
+# Pub/Sub topic and Cloud Storage bucket names may not begin with "goog"; the budget topic is
+# named from the prefix, the function-source and artifact buckets from the project id.
+_GOOG = "goog"
+
+
 def stack_problems(s: Settings) -> Iterator[Problem]:
-    """The stack-wide keys: zones in the region, and the cost-attribution labels."""
+    """The stack-wide keys: names Google refuses, zones in the region, the attribution labels."""
+    if s.prefix.startswith(_GOOG):
+        yield (
+            "prefix",
+            f"{s.prefix!r} starts with {_GOOG!r}: the budget's Pub/Sub topic is named from it, "
+            "and Pub/Sub refuses topic names that begin with 'goog'",
+        )
+    if s.project.startswith(_GOOG):
+        yield (
+            "project",
+            f"{s.project!r} starts with {_GOOG!r}: mlgov's buckets are named from the project "
+            "id, and Cloud Storage refuses bucket names that begin with 'goog'",
+        )
     if locations.region_offered(s.region):  # else locations.py names the region, once
         for i, zone in enumerate(s.zones):
             if not zone.startswith(f"{s.region}-"):

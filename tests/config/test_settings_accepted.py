@@ -263,6 +263,17 @@ def test_budget_required_of_a_program_of_ones_own_is_a_flag_too() -> None:
     assert err.value.problems[0].startswith("gcp:project: 'google-ml-dev' is not a project id")
 
 
+def test_names_that_would_begin_a_topic_or_bucket_with_goog_are_refused() -> None:
+    assert _problems(_set("prefix", value="goog-ml")) == [
+        f"{P}.prefix: 'goog-ml' starts with 'goog': the budget's Pub/Sub topic is named from it, "
+        "and Pub/Sub refuses topic names that begin with 'goog'"
+    ]
+    assert _problems(_set("gcp:project", value="googly-ml-dev")) == [
+        "gcp:project: 'googly-ml-dev' starts with 'goog': mlgov's buckets are named from the "
+        "project id, and Cloud Storage refuses bucket names that begin with 'goog'"
+    ]
+
+
 def test_labels_upper_case_and_symbols_stay_refused() -> None:
     for value in ("Research", "a.b", "a b", "x" * 64):
         problems = _problems(_set("labels", "team", value=value))

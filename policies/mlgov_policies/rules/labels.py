@@ -93,7 +93,7 @@ REQUIRED = ResourceRule(
 
 
 def valid_labels(type_: str, props: Mapping[str, Any], config: PolicyConfig) -> Iterator[str]:
-    """Label keys and values follow GCP's rules (label_syntax.py)."""
+    """Label keys and values follow GCP's rules (lowercase incl. international, <=63 chars)."""
     del config
     for field, labels in _label_maps(type_, props):
         present = as_mapping(labels)
