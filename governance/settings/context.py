@@ -31,6 +31,7 @@ from governance.settings.base import Environment, Model, Region
 from governance.settings.errors import ROOT, SettingsError, SettingsWarning, message
 from governance.settings.limits import ENV_LIMITS, Limits, policy_config
 from governance.settings.parse import settings_from_config, settings_warnings
+from governance.settings.provider import provider_problems
 from governance.settings.root import Settings
 from governance.untrusted import UntrustedInputError, load_json
 
@@ -188,6 +189,7 @@ def from_config(config: Mapping[str, Any]) -> PlanContext:
         problems += err.problems
     if plan is not None:
         problems += _offered(plan)
+    problems += provider_problems(config)
     if problems or provider is None or plan is None:
         raise SettingsError(problems)
     return PlanContext(

@@ -306,3 +306,36 @@ def test_an_unquoted_time_of_day_reads_as_the_time(run: Run, tmp_path: Path) -> 
     path = stack_file(tmp_path, DEV, 'stop: "19:00"', "stop: 19:00")
     code, _, err = run("plan", "--config", str(path), "--json")
     assert code == 0, err
+
+
+# --------------------------------------------------------------------------- provider keys
+def test_provider_default_labels_may_not_exempt_the_whole_stack() -> None:
+    # gcp:defaultLabels lands on every resource the provider creates, outside the plan: the same
+    # hole as `labels: {mlgov-exempt: "true"}`, so the same refusal, in both kinds of stack file.
+    platform = _problems(lambda c: c.update({"gcp:defaultLabels": {"mlgov-exempt": "true"}}))
+    assert platform == [
+        "gcp:defaultLabels.mlgov-exempt: label 'mlgov-exempt' is reserved: `mlgov-*` labels steer "
+        "the automation; set it with `exempt: true` on the notebook, training pool, TPU VM or GPU "
+        "VM itself"
+    ]
+    own = {"gcp:project": "shop-ml-dev", "gcp:defaultLabels": '{"mlgov-exempt": "true"}'}
+    with pytest.raises(SettingsError) as err:
+        plan_context(own)
+    assert err.value.problems == platform
+
+
+def test_provider_default_labels_follow_the_label_rules_and_ordinary_ones_pass() -> None:
+    problems = _problems(lambda c: c.update({"gcp:defaultLabels": {"Team": "x", "a b": "y"}}))
+    assert [p.split(": ", 1)[0] for p in problems] == [
+        "gcp:defaultLabels.Team",
+        'gcp:defaultLabels."a b"',
+    ]
+    _accepts(lambda c: c.update({"gcp:defaultLabels": {"owner": "platform"}}))
+
+
+def test_provider_zone_is_a_zone_google_offers() -> None:
+    problems = _problems(lambda c: c.update({"gcp:zone": "us-central1-z"}))
+    assert problems[0].startswith("gcp:zone: 'us-central1-z' is not a zone Google offers")
+    with pytest.raises(SettingsError) as err:
+        plan_context({"gcp:project": "shop-ml-dev", "gcp:zone": "Mars"})
+    assert err.value.problems == ["gcp:zone: 'Mars' is not a zone name such as us-central1-a"]
