@@ -20,7 +20,7 @@ from govern.actions import (
     Skip,
     UndeployEndpoint,
 )
-from govern.gke import CAP_LABEL, Cluster
+from govern.gke import Cluster
 from govern.labels import UNDEPLOY_LABEL, UNDEPLOY_VALUE
 from govern.models import ActionPolicy
 from govern.vertex import Endpoint, VertexJob, region_of
@@ -67,7 +67,9 @@ def cap_clusters(clusters: Iterable[Cluster], policy: ActionPolicy, reason: str)
     """Close NAP's accelerator limits and scale GPU/TPU pools to zero in governed clusters.
 
     Exempt clusters and pools are left alone, Autopilot clusters too (NotCapped: nothing the
-    cap sets exists there); pools without accelerators (system pools) are never touched.
+    cap sets exists there); pools without accelerators (system pools) are never touched. Every
+    other accelerator pool gets a CapNodePool, capped before or not: whether it still holds
+    nodes is known only from its instance groups, which the action's flow reads.
     """
     plan = CapPlan()
     for cluster in sorted(clusters, key=lambda c: c.target):
@@ -88,14 +90,10 @@ def cap_clusters(clusters: Iterable[Cluster], policy: ActionPolicy, reason: str)
                 plan.later.append(Skip(pool.target, "no accelerators (system pool): never touched"))
             elif policy.is_exempt(pool.resource_labels):
                 plan.later.append(Skip(pool.target, _exempt(policy)))
-            elif pool.capped:
-                plan.later.append(
-                    Skip(
-                        pool.target,
-                        f"already capped ({CAP_LABEL}={pool.resource_labels[CAP_LABEL]})",
-                    )
-                )
             else:
+                # A capped pool too: its label and autoscaling off say the cap ran, not that it
+                # is still empty (a hand resize after the cap leaves both). The action reads
+                # its instance groups and skips it at 0 nodes.
                 plan.later.append(CapNodePool(pool.target, reason, pool=pool))
     return plan
 

@@ -101,6 +101,15 @@ class Compute(Protocol):
         """
         ...
 
+    def wait_operation(self, project: str, zone: str, operation: str) -> str:
+        """Wait for a zonal operation (the first word of what `stop` returned) to be DONE.
+
+        Raises:
+            PortError: the operation finished with an error.
+            clock.OutOfTime: it was still running when the wait ran out.
+        """
+        ...
+
 
 class Notebooks(Protocol):
     """Vertex AI Workbench instances (Notebooks API v2)."""

@@ -62,6 +62,7 @@ STOP_TPUS = ("tpu.nodes.list", "tpu.nodes.stop")
 REAP_RECOMMENDATIONS = (
     "compute.instances.list",
     "compute.instances.stop",
+    "compute.zoneOperations.get",  # a recommendation is marked SUCCEEDED once the stop is DONE
     "recommender.computeInstanceIdleResourceRecommendations.list",
     "recommender.computeInstanceIdleResourceRecommendations.update",
 )

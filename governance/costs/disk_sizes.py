@@ -4,8 +4,10 @@
   100GB for pd-balanced disks, 100GB for pd-ssd disks, and 1000GB for pd-extreme disks"
   (`gcloud compute disks create --size`, Google Cloud SDK, read 2026-11-25); a Hyperdisk
   Extreme volume's "default size is 1 TiB" (https://cloud.google.com/compute/docs/disks/hd-types/
-  hyperdisk-extreme, "Size and performance limits", read 2026-11-26); other types have no
-  documented default here, so their size is unknown, never guessed.
+  hyperdisk-extreme, "Size and performance limits", read 2026-11-26), a Hyperdisk Throughput
+  volume's "default size is 2 TiB" (.../hd-types/hyperdisk-throughput, "Size and performance
+  limits", read 2026-11-26); other types have no documented default here, so their size is
+  unknown, never guessed.
 - A disk created from an image or snapshot is at least that source's size (Compute Engine
   refuses a smaller one), and is that size when `size` is not given; when that size is unknown
   (a source outside the plan), a pd-standard, pd-balanced or pd-ssd disk is at least 10 GiB,
@@ -35,6 +37,7 @@ DEFAULT_SIZE_GB = {
     "pd-ssd": 100.0,
     "pd-extreme": 1000.0,
     "hyperdisk-extreme": 1024.0,  # 1 TiB
+    "hyperdisk-throughput": 2048.0,  # 2 TiB
 }
 # The smallest Persistent Disk of these types (https://cloud.google.com/compute/docs/disks:
 # 10 GiB to 64 TiB): a lower bound for a disk made from an image whose size nobody knows.
@@ -64,6 +67,11 @@ def _source(inputs: Mapping[str, Any]) -> tuple[str, str, object] | None:
         if ref:
             return type_, key, ref
     return None
+
+
+def sets_size(inputs: Mapping[str, Any], size_key: str = "size") -> bool:
+    """Whether the inputs give the disk a size: `size_key`, or a source it takes its size from."""
+    return number(inputs.get(size_key), -1.0) > 0 or _source(inputs) is not None
 
 
 def source_size(ctx: PlanContext, inputs: Mapping[str, Any], depth: int = 0) -> Size | None:

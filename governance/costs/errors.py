@@ -1,8 +1,8 @@
 """Errors of the cost estimator.
 
 Per resource, the estimate turns each into a row without a price and a finding (estimate.py):
-`NotOffered` is a mandatory finding (the cloud would refuse the resource), any other
-`CostError` an advisory "unpriced" one. Errors about the whole document (a catalog that cannot
+`NotOffered` and `Refused` are mandatory findings (the cloud would refuse the resource), any
+other `CostError` an advisory "unpriced" one. Errors about the whole document (a catalog that cannot
 be read, a budget amount that is not a number) reach the CLI: one line and exit 2.
 """
 
@@ -31,6 +31,13 @@ class NotOffered(CostError):
         self.region = region
         self.offered_in = offered_in
         self.source = source
+
+
+class Refused(CostError):
+    """An input value Google documents it refuses (a negative or out-of-range provisioned IOPS).
+
+    The message names the input, the value, what Google accepts and the page that says so.
+    """
 
 
 class UnknownResourceType(CostError):

@@ -24,7 +24,7 @@ from governance.costs.assumptions import UsageAssumptions
 from governance.costs.bill import CostLine, Fallback, Quote
 from governance.costs.catalog import Catalog, default_catalog
 from governance.costs.context import PlanContext
-from governance.costs.errors import CostError, NotOffered, UnknownResourceType
+from governance.costs.errors import CostError, NotOffered, Refused, UnknownResourceType
 from governance.costs.model import Resource
 from governance.costs.office_hours import window_hours_per_month
 from governance.costs.registry import PRICED, free_reason
@@ -56,6 +56,8 @@ class ResourceCost:
     """Why the resource has no price ("" when it has one); its numbers are then 0."""
     not_offered: bool = False
     """The reason it is unpriced is a machine, GPU or TPU not sold in its region."""
+    refused: bool = False
+    """The reason it is unpriced is an input value Google refuses (errors.Refused)."""
     list_monthly_usd: float | None = None
     """Under a committed-use assumption: the same usage at list price (else None)."""
     cost_lines: tuple[CostLine, ...] = ()
@@ -233,7 +235,7 @@ def _cost(res: Resource, ctx: PlanContext) -> ResourceCost:
         text = f"unpriced: {err}"
         return ResourceCost(
             res.name, res.type, 0.0, 0.0, (text,), unpriced=str(err),
-            not_offered=isinstance(err, NotOffered),
+            not_offered=isinstance(err, NotOffered), refused=isinstance(err, Refused),
             cost_lines=(CostLine("governed", "unpriced", text),),
             declared=ctx.declared(res),
         )  # fmt: skip

@@ -1,8 +1,10 @@
 """Findings from the estimate itself: what cannot exist, and what could not be priced.
 
-Three rules over a `CostReport`, in the plan document's violation shape (like budget_fit.py):
+Four rules over a `CostReport`, in the plan document's violation shape (like budget_fit.py):
 `mlgov-cost-region-not-offered` (mandatory) for a machine type, GPU or TPU a source says is not
-sold in the resource's region, as the create call would fail; `mlgov-cost-unpriced` (advisory)
+sold in the resource's region, as the create call would fail; `mlgov-cost-input-refused`
+(mandatory) for an input value Google documents it refuses (a disk's negative or out-of-range
+provisioned IOPS), as the create call would fail too; `mlgov-cost-unpriced` (advisory)
 for a resource the estimate has no price for, so the total leaves it out;
 `mlgov-cost-partially-priced` (advisory) for a resource priced except for parts it names (a
 retired GPU on an otherwise priced VM, a disk whose size nobody can know). Prices taken from the
@@ -17,6 +19,7 @@ from typing import Any
 from governance.costs.estimate import CostReport
 
 NOT_OFFERED = "mlgov-cost-region-not-offered"
+REFUSED = "mlgov-cost-input-refused"
 UNPRICED = "mlgov-cost-unpriced"
 PARTIAL = "mlgov-cost-partially-priced"
 
@@ -37,6 +40,20 @@ def cost_findings(report: CostReport) -> list[dict[str, Any]]:
                     "and the estimate cannot price it",
                     "remediation": "move the resource to a region (zone) that offers it, or "
                     "choose a machine type / accelerator sold in this region",
+                }
+            )
+        elif r.refused:
+            found.append(
+                {
+                    "policy": REFUSED,
+                    "resource": r.name,
+                    "type": r.type,
+                    "enforcement": "mandatory",
+                    "message": f"{r.name} ({r.type}): {r.unpriced}",
+                    "why": "Google refuses this value, so creating the resource would fail and "
+                    "the estimate cannot price it",
+                    "remediation": "set the input within the limits the message names (or leave "
+                    "it out to take Google's default)",
                 }
             )
         else:

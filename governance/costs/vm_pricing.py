@@ -8,7 +8,8 @@ instance group prices `count` VMs of its template), charged by `price_vm`:
 - each persistent disk all month (a stopped VM keeps paying for it): its `size`, else the image's
   size when the image is in the plan, else at least 10 GiB, the smallest Persistent Disk
   (https://cloud.google.com/compute/docs/disks: 10 GiB to 64 TiB), with a line saying the
-  image's size is unknown;
+  image's size is unknown; and its provisioned IOPS (`provisionedIops` of the boot disk's
+  `initializeParams` or of a template's disk, else Compute Engine's default: disk_pricing.py);
 - local SSD scratch disks (375 GiB each unless sized) all month, like persistent disks: a stopped
   VM keeps its local SSDs, and pays for them, unless `scheduling.onInstanceStopAction.
   discardLocalSsd` is true (then for the hours it runs; mlgov's own stop keeps them too);
@@ -24,7 +25,7 @@ from typing import Any
 
 from governance.costs.bill import Quote
 from governance.costs.context import PlanContext, is_spot, ref_name
-from governance.costs.disk_pricing import charge_disk, charge_performance
+from governance.costs.disk_pricing import Performance, charge_disk, charge_performance, performance
 from governance.costs.disk_sizes import MIN_GB, disk_kind, image_size
 from governance.costs.errors import CatalogError
 from governance.costs.inputs import number, text
@@ -46,7 +47,8 @@ class VmDisk:
     kind: str
     gib: float | None
     why: str
-    iops: float | None = None
+    perf: Performance
+    """Provisioned IOPS and throughput (disk_pricing.performance)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,26 +66,39 @@ class VmSpec:
     """Stopping the VM discards its local SSDs (so they bill only while it runs)."""
 
 
-def _disk(ctx: PlanContext, label: str, kind: str, size: object, image: object) -> VmDisk:
+def _disk(
+    ctx: PlanContext, label: str, kind: str, size: object, image: object,
+    params: Mapping[str, Any], where: str,
+) -> VmDisk:  # fmt: skip
+    """One disk's size (its own, its image's or the smallest there is) and its performance.
+
+    `params` holds the disk's `provisionedIops`/`provisionedThroughput`; `where` is its key path.
+    """
     given = number(size, -1.0) if size is not None else -1.0
     image_res = ctx.referenced(v.COMPUTE_IMAGE, image) if image else None
     known = image_size(ctx, image_res.inputs) if image_res is not None else None
     if given >= 0:
         if known is not None and known.gib is not None and known.gib > given:
-            return VmDisk(label, kind, known.gib, f"image {ref_name(image)} is {known.gib:g} GiB")
-        return VmDisk(label, kind, given, "size")
-    if known is not None and known.gib is not None:
-        return VmDisk(label, kind, known.gib, f"the size of image {ref_name(image)}")
-    source = f"image {ref_name(image) or '?'}" if image else "no image"
-    if kind in MIN_GB:
-        return VmDisk(
-            label,
-            kind,
-            MIN_GB[kind],
-            f"no size; {source}'s size is unknown here: at "
-            f"least {MIN_GB[kind]:g} GiB, the smallest Persistent Disk",
-        )
-    return VmDisk(label, kind, None, f"no size and {source}'s size is unknown")
+            gib, why = known.gib, f"image {ref_name(image)} is {known.gib:g} GiB"
+        else:
+            gib, why = given, "size"
+    elif known is not None and known.gib is not None:
+        gib, why = known.gib, f"the size of image {ref_name(image)}"
+    else:
+        source = f"image {ref_name(image) or '?'}" if image else "no image"
+        if kind in MIN_GB:
+            gib, why = (
+                MIN_GB[kind],
+                (
+                    f"no size; {source}'s size is unknown here: at "
+                    f"least {MIN_GB[kind]:g} GiB, the smallest Persistent Disk"
+                ),
+            )
+        else:
+            gib, why = None, f"no size and {source}'s size is unknown"
+    perf = performance(kind, params.get("provisionedIops"), params.get("provisionedThroughput"),
+                       gib, given > 0 or bool(image), where)  # fmt: skip
+    return VmDisk(label, kind, gib, why, perf)
 
 
 def _external_ips(ctx: PlanContext, inputs: Mapping[str, Any]) -> int:
@@ -106,9 +121,8 @@ def instance_spec(ctx: PlanContext, inputs: Mapping[str, Any], region: str) -> V
     gpus = attached_gpus(inputs.get("guestAccelerators"), "count", "guestAccelerators")
     boot = as_mapping(dig(inputs, "bootDisk", "initializeParams"))
     kind = disk_kind(text(boot.get("type"), DEFAULT_DISK_TYPE, "bootDisk.initializeParams.type"))
-    disks = [_disk(ctx, "boot disk", kind, boot.get("size"), boot.get("image"))]
-    if iops := number(boot.get("provisionedIops")):
-        disks[0] = VmDisk("boot disk", kind, disks[0].gib, disks[0].why, iops)
+    disks = [_disk(ctx, "boot disk", kind, boot.get("size"), boot.get("image"), boot,
+                   "bootDisk.initializeParams.")]  # fmt: skip
     ssd = sum(
         number(d.get("size"), LOCAL_SSD_GIB) or LOCAL_SSD_GIB
         for d in map(as_mapping, as_list(inputs.get("scratchDisks")))
@@ -135,7 +149,8 @@ def template_spec(ctx: PlanContext, inputs: Mapping[str, Any], region: str) -> V
         if d.get("source"):
             continue  # an existing disk, priced as its own resource
         label = "boot disk" if d.get("boot") is True or (i == 0 and "boot" not in d) else "disk"
-        disks.append(_disk(ctx, f"{label} {i}", kind, d.get("diskSizeGb"), d.get("sourceImage")))
+        disks.append(_disk(ctx, f"{label} {i}", kind, d.get("diskSizeGb"), d.get("sourceImage"),
+                           d, f"disks[{i}]."))  # fmt: skip
     return VmSpec(shape, gpus, is_spot(inputs), disks, ssd, _external_ips(ctx, inputs), region,
                   _discards(inputs))  # fmt: skip
 
@@ -173,7 +188,7 @@ def price_vm(
                     else:
                         if disk.why != "size":
                             b.note(f"{disk.gib:g} GiB: {disk.why}")
-                charge_performance(b, ctx.catalog, disk.kind, disk.iops, None, spec.region, count)
+                charge_performance(b, ctx.catalog, disk.kind, disk.perf, spec.region, count)
         if spec.local_ssd_gib:
             price = ctx.catalog.price("disk.local-ssd", spec.region, usage)
             if spec.discard_local_ssd:

@@ -86,7 +86,9 @@ def _detail(line: Mapping[str, Any]) -> str:
     quantity = _qty(float(line.get("quantity") or 0)).replace(",", "")
     same = re.fullmatch(rf"{re.escape(quantity)} [A-Za-z]+(?: \((.*)\))?", detail.replace(",", ""))
     if same:
-        return same.group(1) or ""
+        # what follows the quantity, as written (commas in it are not the quantity's)
+        own = re.fullmatch(r"\S+ [A-Za-z]+(?: \((.*)\))?", detail)
+        return (own.group(1) if own else same.group(1)) or ""
     # The detail is shown in parentheses: a trailing "(...)" of its own becomes ", ..." rather
     # than nesting ("(3 x 100 GiB, billed while it exists)").
     nested = re.fullmatch(r"(.*?) \((.*)\)", detail)

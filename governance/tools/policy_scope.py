@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, cast
 
-from governance.costs.findings import NOT_OFFERED, PARTIAL, UNPRICED
+from governance.costs.findings import NOT_OFFERED, PARTIAL, REFUSED, UNPRICED
 from governance.tools.document import PlanDocument, policy_config_of
 from governance.tools.errors import CliError
 from governance.tools.formats.urns import parse_urn
@@ -35,7 +35,7 @@ from mlgov_policies.vocabulary import COMPONENT_PREFIX
 
 BUDGET_EXCEEDED = "mlgov-cost-budget-exceeded"
 BUDGET_NEAR = "mlgov-cost-budget-near"
-COST_FINDINGS = frozenset({NOT_OFFERED, UNPRICED, PARTIAL, BUDGET_EXCEEDED, BUDGET_NEAR})
+COST_FINDINGS = frozenset({NOT_OFFERED, REFUSED, UNPRICED, PARTIAL, BUDGET_EXCEEDED, BUDGET_NEAR})
 """Findings of the cost estimate (not CrossGuard policies) whose level a policy config sets."""
 
 # Where the environment a document is checked with came from (`policy_selection`).

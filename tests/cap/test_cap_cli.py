@@ -309,3 +309,21 @@ def test_marks_written_before_sizes_were_recorded_still_restore(prod, capsys):
         "its size at cap time was not recorded: back to its autoscaling minimum"
     ]
     assert _item(doc, "/t4-fixed")["before"] == "fixed size, 2 per zone"
+
+
+@pytest.mark.parametrize("legacy", [False, True], ids=["error", "statusMessage-only"])
+def test_a_resize_whose_operation_fails_fails_that_item_only(prod, capsys, legacy):
+    # GKE answers setSize with a RUNNING operation that can end DONE with an error, or with
+    # only the deprecated statusMessage: the pool keeps 0 nodes, so it is not restored.
+    cap_prod(capsys)
+    prod.container.failing_sizes["l4-spot"] = "Insufficient quota to satisfy the request"
+    prod.container.legacy_error = legacy
+    assert mlgov(prod.server, "restore") == 4
+    err = capsys.readouterr().err
+    assert f"{POOL}/l4-spot: failed" in err
+    assert "Insufficient quota to satisfy the request" in err
+    assert prod.container.sizes[(PROJECT, REGION, CLUSTER, "l4-spot")] == 0
+    assert "mlgov-cap-prev" in prod.container.pool_labels(PROJECT, REGION, CLUSTER, "l4-spot")
+    prod.container.failing_sizes.clear()
+    assert mlgov(prod.server, "restore") == 0
+    assert prod.container.sizes[(PROJECT, REGION, CLUSTER, "l4-spot")] == 3

@@ -209,6 +209,12 @@ def test_pr_comment_folds_each_resources_cost_lines_and_states_usage(capsys):
             " = $73.00 (billed while it exists)   [",
         ),
         (2000, "GiB-month", "2,000 GiB", " = $73.00   ["),
+        (  # what follows the quantity keeps its own commas
+            100_000,
+            "IOPS-month",
+            "100000 IOPS (the default, 'If not specified, the default value is 100000')",
+            " = $73.00 (the default, 'If not specified, the default value is 100000')   [",
+        ),
         (5840, "hour", "8 vCPU x 730 h", " = $73.00 (8 vCPU x 730 h)   ["),  # says how: kept
         (
             584.1,

@@ -461,7 +461,7 @@ def test_an_input_whose_cost_overflows_is_unpriced_not_an_internal_error(
             },
             {"type": "gcp:compute/disk:Disk", "name": "disk",
              "inputs": {"zone": "us-central1-a", "size": 1e308, "type": "pd-extreme",
-                        "provisionedIops": 1e308}},
+                        "provisionedIops": 100000}},
             # a query quota's worst case (informational) was 1.8e+304 dollars a month
             {"type": "gcp:serviceusage/consumerQuotaOverride:ConsumerQuotaOverride",
              "name": "quota",

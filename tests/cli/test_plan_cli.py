@@ -301,6 +301,31 @@ def test_a_machine_not_offered_in_its_region_is_a_mandatory_finding(
     assert out["resources"][0]["monthly_usd"] is None
 
 
+def test_a_disk_value_compute_engine_refuses_is_a_mandatory_finding(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # pd-extreme takes 2,500 to 120,000 provisioned IOPS: `pulumi up` would fail on 1e308
+    doc = {"resources": [
+        {"type": "gcp:compute/disk:Disk", "name": "db", "inputs": {
+            "zone": "us-central1-a", "type": "pd-extreme", "size": 500, "labels": LABELS,
+            "provisionedIops": 1e308}},
+        {"type": "gcp:compute/disk:Disk", "name": "ok", "inputs": {
+            "zone": "us-central1-a", "type": "pd-extreme", "size": 500, "labels": LABELS}},
+    ]}  # fmt: skip
+    code, out, _ = _check(doc, tmp_path, capsys)
+    assert code == 1
+    (finding,) = [v for v in out["violations"] if v["policy"] == "mlgov-cost-input-refused"]
+    assert (finding["resource"], finding["enforcement"]) == ("db", "mandatory")
+    assert finding["message"] == (
+        "db (gcp:compute/disk:Disk): provisionedIops is 1e+308: Compute Engine accepts 2,500 to "
+        "120,000 IOPS for pd-extreme "
+        "(https://cloud.google.com/compute/docs/disks/extreme-persistent-disk)"
+    )
+    rows = {r["name"]: r for r in out["resources"]}
+    assert rows["db"]["monthly_usd"] is None
+    assert rows["ok"]["monthly_usd"] == pytest.approx(500 * 0.125 + 100_000 * 0.065)
+
+
 def test_a_commitment_assumption_shows_committed_and_list_prices_side_by_side(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -7,7 +7,16 @@ stopping a VM that has any requires the `discardLocalSsd` query parameter, as th
 discovery doc says of instances.stop; `local_ssd_data` records what became of their data.
 aggregatedList has an entry per zone (a NO_RESULTS_ON_PAGE warning where a zone has no VMs) and,
 asked with returnPartialSuccess, leaves the `unreachable` zones out and names them in
-`unreachables` (InstanceAggregatedList, compute v1); asked without, it fails (503).
+`unreachables` (InstanceAggregatedList, compute v1); asked without, it fails (503). A zone in
+`unreachable_warning` is answered the other way the schema allows: its entry carries the
+warning code UNREACHABLE ("A given scope cannot be reached", InstancesScopedList.warning) and
+no instances.
+
+A stop answers the recorded PENDING operation; zoneOperations.get then answers it DONE. A VM in
+`failing_stops` is not stopped: its operation ends DONE with `error.errors[]` and
+`httpErrorStatusCode` (Operation, compute v1 discovery document; no recording of a failed stop
+exists here), at once when `at_once` is set, else on the first zoneOperations.get. A VM in
+`slow_stops` has its operation answer RUNNING that many times before DONE.
 """
 
 from __future__ import annotations
@@ -48,6 +57,31 @@ def _no_results(scope: str) -> dict[str, Any]:
     }
 
 
+def _unreachable(scope: str) -> dict[str, Any]:
+    """An aggregatedList entry for a scope Compute could not read (warning UNREACHABLE)."""
+    return {
+        "warning": {
+            "code": "UNREACHABLE",
+            "message": f"Scope '{scope}' is unreachable.",
+            "data": [{"key": "scope", "value": scope}],
+        }
+    }
+
+
+def _failed(op: dict[str, Any], code: str, message: str, status: int) -> dict[str, Any]:
+    """`op` finished with an error, in the Operation schema's fields."""
+    return {
+        **op,
+        "status": "DONE",
+        "progress": 100,
+        "error": {"errors": [{"code": code, "message": message}]},
+        "httpErrorStatusCode": status,
+        "httpErrorMessage": {400: "BAD REQUEST", 403: "FORBIDDEN", 503: "SERVICE UNAVAILABLE"}.get(
+            status, "ERROR"
+        ),
+    }
+
+
 class FakeCompute:
     """Instances keyed by (project, zone, name); stop moves RUNNING to TERMINATED."""
 
@@ -62,6 +96,14 @@ class FakeCompute:
         # Zones aggregatedList has an entry for even without VMs (a NO_RESULTS_ON_PAGE warning,
         # as in the recorded answer: instance-pause-resume/), beside every zone with VMs.
         self.zones: tuple[str, ...] = ZONES
+        # (project, zone) whose aggregatedList entry is an UNREACHABLE warning, no instances.
+        self.unreachable_warning: set[tuple[str, str]] = set()
+        # (project, zone, name) -> (code, message, HTTP status, at_once) of a stop that fails.
+        self.failing_stops: dict[tuple[str, str, str], tuple[str, str, int, bool]] = {}
+        # (project, zone, name) -> how many zoneOperations.get answer RUNNING before DONE.
+        self.slow_stops: dict[tuple[str, str, str], int] = {}
+        self._failures: dict[str, dict[str, Any]] = {}
+        self._polls_left: dict[str, int] = {}
         self._ids = itertools.count(1000)
         self._lock = threading.Lock()
 
@@ -140,15 +182,18 @@ class FakeCompute:
         project = m[1]
         partial = request.query.get("returnPartialSuccess", ["false"])[0] == "true"
         lost = sorted(z for p, z in self.unreachable if p == project)
+        warned = {z for p, z in self.unreachable_warning if p == project}
         if lost and not partial:
             return Reply(503, error_body(503, f"zones unreachable: {', '.join(lost)}"))
         items: dict[str, Any] = {}
         with self._lock:
             for (p, zone, _), inst in sorted(self.instances.items()):
-                if p == project and zone not in lost:
+                if p == project and zone not in lost and zone not in warned:
                     items.setdefault(f"zones/{zone}", {"instances": []})["instances"].append(
                         copy.deepcopy(inst)
                     )
+        for zone in warned:
+            items[f"zones/{zone}"] = _unreachable(f"zones/{zone}")
         for zone in self.zones:
             if zone not in lost:
                 items.setdefault(f"zones/{zone}", _no_results(f"zones/{zone}"))
@@ -199,7 +244,9 @@ class FakeCompute:
                 self.local_ssd_data[(project, zone, name)] = (
                     "discarded" if discard == "true" else "preserved"
                 )
-            inst["status"] = "TERMINATED"
+            failure = self.failing_stops.get((project, zone, name))
+            if failure is None:
+                inst["status"] = "TERMINATED"
             op = copy.deepcopy(_STOP)
             op_name = f"operation-{next(self._ids)}"
             op.update(
@@ -212,10 +259,23 @@ class FakeCompute:
                 }
             )
             self.operations[op_name] = op
+            self._polls_left[op_name] = self.slow_stops.get((project, zone, name), 0)
+            if failure is not None:
+                code, message, status, at_once = failure
+                self._failures[op_name] = _failed(op, code, message, status)
+                if at_once:
+                    return Reply(200, self._failures[op_name])
         return Reply(200, op)
 
     def _operation(self, request: Request, m: re.Match[str]) -> Reply:
-        op = self.operations.get(m[3])
-        if op is None:
-            return Reply(404, error_body(404, "operation not found"))
+        with self._lock:
+            op = self.operations.get(m[3])
+            if op is None or op["zone"].rsplit("/", 1)[-1] != m[2]:
+                # Operations live in their zone: asked at another zone, there is none.
+                return Reply(404, error_body(404, "operation not found"))
+            if self._polls_left.get(m[3], 0) > 0:
+                self._polls_left[m[3]] -= 1
+                return Reply(200, {**op, "status": "RUNNING", "progress": 50})
+            if m[3] in self._failures:
+                return Reply(200, self._failures[m[3]])
         return Reply(200, {**op, "status": "DONE", "progress": 100})

@@ -15,7 +15,10 @@ setResourceLabels with a stale labelFingerprint answers the recorded 400 FAILED_
 "fingerprint mismatch". `missing_zones` leaves the clusters of a zone out of clusters.list and
 names the zone in `missingZones`. A pool's node count per zone (setSize's nodeCount) is kept in
 `sizes`; each pool has one managed instance group per zone, answered at the Compute paths with
-that count as `targetSize` (`zone_sizes` overrides one zone).
+that count as `targetSize` (`zone_sizes` overrides one zone). A pool named in `failing_sizes`
+is not resized: its setSize operation ends DONE with the Operation schema's `error` (a
+google.rpc.Status) and, with `legacy_error`, only the deprecated `statusMessage` ("If an error
+has occurred, a textual description of the error", container v1 discovery document).
 """
 
 from __future__ import annotations
@@ -118,6 +121,9 @@ class FakeContainer:
         # just before, so the fingerprint they carry is stale.
         self.races = 0
         self.op_polls = op_polls
+        # pool name -> the error message its setSize operation ends with (the pool keeps its size)
+        self.failing_sizes: dict[str, str] = {}
+        self.legacy_error = False
         self._polls: dict[str, int] = {}
         self._running: dict[Key, str] = {}
         self._ids = itertools.count(1)
@@ -398,6 +404,13 @@ class FakeContainer:
         if not isinstance(count, int) or count < 0:
             return Reply(400, error_body(400, "nodeCount must be >= 0"))
         pool, reply = self._pool_write(m, "SET_NODE_POOL_SIZE")
+        if pool is not None and m[4] in self.failing_sizes:
+            op = self.operations[reply.body["name"]]
+            message = self.failing_sizes[m[4]]
+            op["statusMessage"] = message
+            if not self.legacy_error:
+                op["error"] = {"code": 13, "message": message}
+            return reply
         if pool is not None:
             key = (m[1], m[2], m[3], m[4])
             self.sizes[key] = count

@@ -24,6 +24,8 @@ RECORDED = json.loads(
     ).read_text()
 )["body"]
 TEMPLATE: dict[str, Any] = RECORDED["instances"][0]
+# States of an instance being created or started: a stop cannot be queued yet.
+_BUSY = frozenset({"PROVISIONING", "STARTING", "INITIALIZING"})
 
 
 class FakeNotebooks:
@@ -94,6 +96,11 @@ class FakeNotebooks:
             inst = self.instances.get(key)
             if inst is None:
                 return Reply(404, error_body(404, f"instance {m[3]} not found"))
+            if inst["state"] in _BUSY:
+                # What the Notebooks API answers a stop of an instance still being created
+                # (hashicorp/terraform-provider-google#17593: "Error 409: unable to queue the
+                # operation").
+                return Reply(409, error_body(409, "unable to queue the operation"))
             if inst["state"] not in ("ACTIVE", "STOPPED"):
                 return Reply(
                     400, error_body(400, f"cannot stop an instance in state {inst['state']}")

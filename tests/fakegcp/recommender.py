@@ -88,6 +88,13 @@ def instance_recommendation(
         "stateInfo": {"state": state},
         "etag": etag or f'"{uuid.uuid4().hex[:16]}"',
         "recommenderSubtype": subtype,
+        # As recorded (disk-recommend/): each recommendation names the insight behind it.
+        "associatedInsights": [
+            {
+                "insight": f"projects/{number}/locations/{zone}/insightTypes/"
+                f"google.compute.instance.IdleResourceInsight/insights/{uuid.uuid4()}"
+            }
+        ],
         "priority": "P4",
     }
 

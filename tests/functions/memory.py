@@ -99,6 +99,11 @@ class MemoryInstances(_MemoryWorkloads):
         self.cloud.record("compute.group_size", name, project, zone, name)
         return self.cloud.group_sizes.get(name, 0)
 
+    def wait_operation(self, project: str, zone: str, operation: str) -> str:
+        # Keyed by the operation name (`operation-<instance>`) for `errors`.
+        self.cloud.record("compute.wait_operation", operation, project, zone, operation)
+        return "DONE"
+
 
 class MemoryTpus(_MemoryWorkloads):
     def list_nodes(self, project: str, zone: str) -> list[Workload]:

@@ -135,12 +135,13 @@ def test_reap_claims_stops_and_marks_succeeded_with_the_new_etag():
     result = _run(_reap(cloud), cloud)
     assert result.outcome == "done"
     assert result.reason == (
-        "idle VM (recs/r1): stop requested (operation operation-idle-1 PENDING); "
+        "idle VM (recs/r1): stopped (operation operation-idle-1 DONE); "
         "recommendation marked succeeded"
     )
     assert cloud.calls == [
         ("recommender.mark_claimed", ("recs/r1", "etag-0", CLAIMED)),
         ("compute.stop", (DEV, A, "idle-1")),
+        ("compute.wait_operation", (DEV, A, "operation-idle-1")),
         ("recommender.mark_succeeded", ("recs/r1", "etag-1", STOPPED)),
     ]
 

@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from cloudevents.conversion import to_binary
 
+from tests.fakegcp.recommender import instance_recommendation
 from tests.functions.conftest import (
     ACCOUNT,
     BUDGET,
@@ -431,3 +432,36 @@ def test_reap_idle_vms_stop_counts_even_if_mark_succeeded_fails(cloud, monkeypat
     assert "NOT marked succeeded" in report["actions"][0]["reason"]
     assert cloud.compute.status(DEV, A, "idle-1") == "TERMINATED"
     assert cloud.recommender.state(rec["name"]) == "CLAIMED"
+
+
+@pytest.mark.parametrize("in_ops", ["number", "id"])
+def test_reap_idle_vms_matches_the_instance_by_project_number_or_id(cloud, in_ops):
+    # Real names carry the project number; an operation's instance path may carry either.
+    cloud.compute.add(DEV, A, "idle-1")
+    number = cloud.recommender.number(DEV)
+    rec = cloud.recommender.add_raw(
+        DEV,
+        A,
+        instance_recommendation(number, number if in_ops == "number" else DEV, A, "idle-1"),
+    )
+    post_report("reap_idle_vms")
+    assert cloud.compute.status(DEV, A, "idle-1") == "TERMINATED"
+    assert cloud.recommender.state(rec["name"]) == "SUCCEEDED"
+
+
+def test_reap_idle_vms_never_stops_a_namesake_for_another_projects_recommendation(cloud):
+    # Listed under DEV, but its operations name a VM of another project (by id or number): the
+    # DEV VM of the same zone and name is not that VM, and the other project is not governed.
+    cloud.compute.add(DEV, A, "idle-1")
+    number = cloud.recommender.number(DEV)
+    recs = [
+        cloud.recommender.add_raw(DEV, A, instance_recommendation(number, other, A, "idle-1"))
+        for other in ("someone-elses-project", "999999999999")
+    ]
+    report = post_report("reap_idle_vms")
+    assert cloud.compute.status(DEV, A, "idle-1") == "RUNNING"
+    assert [cloud.recommender.state(r["name"]) for r in recs] == ["ACTIVE", "ACTIVE"]
+    assert cloud.mutations() == []
+    reasons = sorted(a["reason"] for a in report["actions"])
+    assert all(a["outcome"] == "skipped" for a in report["actions"])
+    assert "999999999999" in reasons[0] and "someone-elses-project" in reasons[1]

@@ -209,3 +209,30 @@ def test_503_on_the_cluster_list_fails_the_alert_then_redelivery_caps(cloud, mon
     cloud.server.faults.clear()
     assert client.post("/", headers=headers, data=body).status_code == 200
     assert all(_size(cloud, n) == 0 for n in ACCELERATOR_POOLS)
+
+
+def test_a_capped_pool_resized_by_hand_is_scaled_to_zero_again(cloud):
+    # After the cap, someone resizes the capped pool by hand (`gcloud container clusters resize`):
+    # its label and autoscaling off remain, so its JSON still looks capped; only its instance
+    # groups tell it holds nodes again. The next alert over the cap must empty it again.
+    seed_accelerators(cloud)
+    client = app_client("on_budget_alert", "cloudevent")
+    send_event(pubsub_event(budget_data(1.5, 1500), message_id="m1"), client)
+    assert _size(cloud, "l4-spot") == 0
+    label = _pool(cloud, "l4-spot")["config"]["resourceLabels"]["mlgov-cap-prev"]
+    cloud.container.sizes[(PROD, REGION, CLUSTER, "l4-spot")] = 3  # the hand resize
+    before = len(_writes(cloud))
+
+    send_event(pubsub_event(budget_data(1.6, 1600), message_id="m2"), client)
+
+    assert _size(cloud, "l4-spot") == 0
+    new = _writes(cloud)[before:]
+    # One setSize on that pool, nothing else: its record of the settings before the cap stays.
+    assert [w for w in new if "/nodePools/" in w[1]] == [
+        (
+            "POST",
+            f"/v1/projects/{PROD}/locations/{REGION}/clusters/{CLUSTER}/nodePools/l4-spot:setSize",
+        )
+    ]
+    assert _pool(cloud, "l4-spot")["config"]["resourceLabels"]["mlgov-cap-prev"] == label
+    assert _pool(cloud, "l4-spot")["autoscaling"] == {}

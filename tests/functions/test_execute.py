@@ -7,16 +7,20 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 import pytest
 
 from govern import clock as clock_module
 from govern import execute, ports
-from govern.actions import ACTIONS, Action, Skip, StopInstance
-from govern.models import ActionPolicy, Workload
+from govern.actions import ACTIONS, Action, ReleaseClaim, Skip, StopInstance
+from govern.claims import Run
+from govern.models import ActionPolicy, Recommendation, Workload
 from tests.fakegcp.clock import FakeClock
 from tests.functions.conftest import DEV, policy_dict
 from tests.functions.memory import MemoryCloud, MemoryPorts
+
+RUN = Run("run-1", datetime(2026, 11, 21, tzinfo=UTC))
 
 
 def _policy(**extra) -> ActionPolicy:
@@ -96,11 +100,26 @@ def test_outcomes_gone_conflict_failed_and_the_rest_still_run(capsys):
     actions = [_stop("gone"), _stop("busy"), _stop("bad"), _stop("ok"), Skip("t", "exempt")]
     runner = execute.Runner(_policy(), FakeClock())
     results = execute.apply(actions, MemoryPorts(cloud), runner, "t", dry_run=False)
-    assert [r.outcome for r in results] == ["skipped", "skipped", "failed", "done", "skipped"]
+    # A stop refused with a conflict is a failure (the resource is busy and still runs, e.g. a
+    # notebook still starting: 409), never "changed concurrently" (actions/stop.py).
+    assert [r.outcome for r in results] == ["skipped", "failed", "failed", "done", "skipped"]
     assert results[0].reason == "already gone"
+    assert "refused for now" in results[1].reason
     assert _stopped(cloud) == ["ok"]
     lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
-    assert [x["severity"] for x in lines] == ["INFO", "INFO", "ERROR", "NOTICE", "INFO"]
+    assert [x["severity"] for x in lines] == ["INFO", "ERROR", "ERROR", "NOTICE", "INFO"]
+
+
+def test_a_conflict_an_action_leaves_to_the_framework_is_a_concurrent_change(capsys):
+    # A stale etag on a recommendation: someone else changed it; skipped, nothing done.
+    rec = Recommendation("recs/r1", "etag-0", "CLAIMED", "STOP_VM", DEV, "us-central1-a", "vm")
+    cloud = _cloud()
+    cloud.errors = {("recommender.mark_succeeded", "recs/r1"): ports.Conflict("etag")}
+    action = ReleaseClaim("t", "stale claim", recommendation=rec, succeeded=True, by=RUN)
+    runner = execute.Runner(_policy(), FakeClock())
+    [result] = execute.apply([action], MemoryPorts(cloud), runner, "t", dry_run=False)
+    assert result.outcome == "skipped"
+    assert result.reason.startswith("changed concurrently")
 
 
 def test_dry_run_calls_nothing():

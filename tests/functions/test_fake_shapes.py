@@ -30,6 +30,7 @@ APIS = {
     "compute": "compute.v1",
     "notebooks": "notebooks.v2",
     "tpu": "tpu.v2",
+    "recommender": "recommender.v1",
 }
 
 

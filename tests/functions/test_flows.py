@@ -48,6 +48,7 @@ ACTION_METHODS = {
     "ReapRecommendation": {
         "recommender.mark_claimed",
         "compute.stop",
+        "compute.wait_operation",  # SUCCEEDED only once the stop is DONE
         "recommender.mark_succeeded",
         "recommender.mark_failed",
         "recommender.list_recommendations",  # to recognise its own claim after a lost reply

@@ -63,6 +63,7 @@ EXPECTED = {
     "reap_idle_vms": (
         "compute.instances.list",
         "compute.instances.stop",
+        "compute.zoneOperations.get",
         "recommender.computeInstanceIdleResourceRecommendations.list",
         "recommender.computeInstanceIdleResourceRecommendations.update",
     ),

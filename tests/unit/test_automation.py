@@ -182,6 +182,7 @@ def test_roles_hold_exactly_the_permissions_of_their_actions(dev):
     assert perms("reap-idle-vms") == [
         "compute.instances.list",
         "compute.instances.stop",
+        "compute.zoneOperations.get",
         "recommender.computeInstanceIdleResourceRecommendations.list",
         "recommender.computeInstanceIdleResourceRecommendations.update",
     ]

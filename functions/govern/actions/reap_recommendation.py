@@ -8,6 +8,12 @@ stop failed transiently (Unavailable, or the time budget ran out) the recommenda
 CLAIMED by this run, and the next run resumes it (decide.reap_idle). A permanent failure (403,
 400...) is marked FAILED with the reason: a person has to look. `ReleaseClaim` closes a stale
 mlgov claim whose VM needs no stop any more.
+
+SUCCEEDED is written only once the stop's zonal operation is DONE without an error: Compute
+answers a stop with a PENDING operation, which can still fail (then the VM keeps running and
+the recommendation is marked FAILED with the operation's error). A stop still running when the
+wait runs out leaves the claim for the next run, which finds the VM stopped (and marks it
+succeeded) or still running (and stops it again).
 """
 
 from __future__ import annotations
@@ -59,6 +65,8 @@ class ReapRecommendation(Action):
     permissions: ClassVar[tuple[str, ...]] = (
         # instances.stop: https://cloud.google.com/compute/docs/reference/rest/v1/instances/stop
         "compute.instances.stop",
+        # https://cloud.google.com/compute/docs/reference/rest/v1/zoneOperations/get
+        "compute.zoneOperations.get",
         UPDATE_RECOMMENDATIONS,
     )
 
@@ -105,13 +113,29 @@ class ReapRecommendation(Action):
                 "skipped",
                 f"instance already gone; recommendation {mark_failed('instance not found')}",
             )
-        except (p.Unavailable, clock.OutOfTime) as err:
-            # Transient: keep the claim, so the next run resumes it rather than nobody.
+        except (p.Unavailable, p.Conflict, clock.OutOfTime) as err:
+            # Transient (a 409 is "busy", e.g. another operation on the VM): keep the claim, so
+            # the next run resumes it rather than nobody.
             return "failed", (
                 f"stop failed: {err}; recommendation left CLAIMED by run {self.by.run_id}, "
                 "the next run resumes it"
             )
         except p.PortError as err:
+            note = mark_failed(f"stop failed: {err}")
+            return "failed", f"stop failed: {err}; recommendation {note}"
+        operation = status.split(" ", 1)[0]
+        try:
+            call(w.project, ports.compute.wait_operation, w.project, w.zone, operation)
+        except (p.Gone, p.Unavailable, clock.OutOfTime) as err:
+            # Requested, not confirmed: the next run finds the VM stopped (and marks it
+            # succeeded) or running (and stops it again); SUCCEEDED now could be untrue.
+            return "done", (
+                f"{self.reason}: stop requested (operation {status}), not yet confirmed "
+                f"({err}); recommendation left CLAIMED by run {self.by.run_id} for the next run"
+                f"{self.side_effects()}"
+            )
+        except p.PortError as err:
+            # The operation ended in an error: the VM was not stopped.
             note = mark_failed(f"stop failed: {err}")
             return "failed", f"stop failed: {err}; recommendation {note}"
         meta = claims.metadata(claims.STOPPED, self.by)
@@ -121,7 +145,7 @@ class ReapRecommendation(Action):
         # The stop went through either way: a failed markSucceeded leaves the recommendation
         # CLAIMED, and the next run finds the VM stopped and marks it (ReleaseClaim).
         return "done", (
-            f"{self.reason}: stop requested (operation {status}); recommendation {note}"
+            f"{self.reason}: stopped (operation {operation} DONE); recommendation {note}"
             f"{self.side_effects()}"
         )
 

@@ -10,6 +10,11 @@ instance has any attached Local SSD disks. If false, Local SSD data will be pres
 "Preserving the Local SSD disk data incurs costs and is subject to limitations"). mlgov
 preserves it: a cost cap must not destroy data, and the VM's compute charges stop either way.
 The report line says so, and that the Local SSDs keep billing while the VM is stopped.
+
+A stop refused with a conflict (HTTP 409: the Notebooks API answers "unable to queue the
+operation" for an instance still being created, hashicorp/terraform-provider-google#17593) is
+not "changed concurrently, nothing to do": the resource still runs, or is about to. It is a
+failure of this run, so the alert is redelivered (or the scheduled run retried) and stops it.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from typing import ClassVar
 
 from govern.actions.base import Action, Call, Done
 from govern.models import Workload
-from govern.ports import Ports
+from govern.ports import Conflict, Ports
 
 
 def local_ssd_note(w: Workload) -> str:
@@ -52,7 +57,13 @@ class StopWorkload(Action):
     def run(self, ports: Ports, call: Call) -> Done:
         """One stop request; the report carries the operation it started."""
         w = self.workload
-        status = call(w.project, self.stopper(ports), w.project, w.zone, w.name)
+        try:
+            status = call(w.project, self.stopper(ports), w.project, w.zone, w.name)
+        except Conflict as err:
+            return "failed", (
+                f"{self.reason}: stop refused for now, the resource is busy ({err}); the next "
+                "delivery or run stops it"
+            )
         return "done", f"{self.reason}: stop requested ({status}){self.side_effects()}"
 
 

@@ -19,7 +19,8 @@ class BillingAdapter:
 
     def billing_enabled(self, project: str) -> bool:
         """projects.getBillingInfo -> billingEnabled."""
-        with translated(f"billing getBillingInfo {project}"):
+        # Not enabled is a failure, not "no billing": the unlink would be skipped unseen.
+        with translated(f"billing getBillingInfo {project}", disabled_means_none=False):
             info = self._client.get_project_billing_info(
                 name=f"projects/{project}", **call_options()
             )
@@ -32,7 +33,7 @@ class BillingAdapter:
             "name": f"projects/{project}",
             "project_billing_info": {"billing_account_name": ""},
         }
-        with translated(f"billing updateBillingInfo {project}"):
+        with translated(f"billing updateBillingInfo {project}", disabled_means_none=False):
             self._client.update_project_billing_info(request=request, **call_options())
 
 

@@ -146,6 +146,32 @@ def _reasons(err: Any) -> set[str]:
     return reasons - {""}
 
 
+def _disabled_service(err: Any) -> str:
+    """The API a SERVICE_DISABLED error names (ErrorInfo metadata.service), or ""."""
+    for detail in getattr(err, "details", None) or ():
+        metadata = detail.get("metadata") if isinstance(detail, dict) else None
+        if isinstance(metadata, dict) and metadata.get("service"):
+            return str(metadata["service"])
+    return ""
+
+
+def billing_disabled(err: Any) -> bool:
+    """Whether a 403 says the project's billing is disabled (nothing in it runs or bills).
+
+    ErrorInfo reason BILLING_DISABLED, or Compute's message "This API method requires billing
+    to be enabled. Please enable billing on project #P ..." (its legacy reason may be
+    accessNotConfigured, the same as for an API that is not enabled).
+    """
+    from google.api_core import exceptions as ex
+
+    if not isinstance(err, ex.Forbidden):
+        return False
+    return "BILLING_DISABLED" in _reasons(err) or _BILLING_MESSAGE in str(err.message).lower()
+
+
+_BILLING_MESSAGE = "requires billing to be enabled"
+
+
 def service_disabled(err: Any) -> bool:
     """Whether a 403 says the API is not enabled in the project."""
     from google.api_core import exceptions as ex
@@ -195,11 +221,17 @@ def call_options() -> dict[str, Any]:
 
 
 @contextmanager
-def translated(what: str, conflict_on_bad_request: bool = False) -> Generator[None, None, None]:
+def translated(
+    what: str, conflict_on_bad_request: bool = False, *, disabled_means_none: bool = True
+) -> Generator[None, None, None]:
     """Client-library and transport exceptions to port errors; nothing else is caught.
 
     Transient failures that outlived their retries become `ports.Unavailable` (trying later
-    may work); the rest `PortError` and its kinds.
+    may work); the rest `PortError` and its kinds. An API that is not enabled is
+    `ports.ServiceDisabled` (read as "none of it runs") where `disabled_means_none`; where the
+    API is how mlgov sees something that runs anyway (recommendations of idle VMs, a project's
+    billing link) it is a failure naming the API to enable, never an empty answer. A project
+    whose billing is disabled is `ports.ServiceDisabled` for every API: nothing there runs.
     """
     from google.api_core import exceptions as ex
 
@@ -214,8 +246,23 @@ def translated(what: str, conflict_on_bad_request: bool = False) -> Generator[No
             raise ports.Conflict(f"{what}: {err.message}") from err
         raise ports.PortError(f"{what}: HTTP 400 {err.message}") from err
     except ex.Forbidden as err:
+        if billing_disabled(err):
+            # What mlgov's own unlink (disable_billing_at) leaves: Google stops the project's
+            # resources, so there is nothing to list or act on. A later alert over the budget
+            # must be answered, not fail and be redelivered for a day.
+            raise ports.ServiceDisabled(
+                f"{what}: billing is disabled in the project (nothing there runs or bills)"
+            ) from err
         if service_disabled(err):
-            raise ports.ServiceDisabled(f"{what}: the API is not enabled in the project") from err
+            if disabled_means_none:
+                raise ports.ServiceDisabled(
+                    f"{what}: the API is not enabled in the project"
+                ) from err
+            service = _disabled_service(err) or "the API"
+            raise ports.PortError(
+                f"{what}: HTTP 403 SERVICE_DISABLED: {service} is not enabled for the caller "
+                f"({err.message}); enable it, mlgov cannot see this without it"
+            ) from err
         kind = ports.Unavailable if is_transient(err) else ports.PortError
         raise kind(f"{what}: HTTP {err.code} {err.message}") from err
     except GaveUp as err:

@@ -2,6 +2,9 @@
 """Compute Engine instances (compute_v1.InstancesClient): list all, stop one; group sizes.
 
 A thin adapter: it translates the port's calls and the client's errors, nothing more.
+Zonal operations are read at their own zone's `zoneOperations.get` through the same base URL
+(compute_v1's ExtendedOperation poller builds its own ZoneOperationsClient, which would ignore
+an endpoint override, so it is not used).
 """
 
 from __future__ import annotations
@@ -10,21 +13,29 @@ import threading
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from govern import parse, ports
+from govern import clock, parse, ports
 from govern.gcp.clients import (
     build_client,
     call_options,
     enum_name,
     missing,
     parsed,
+    to_dict,
     translated,
 )
 from govern.gcp.rest import Rest, session
 from govern.models import Workload
+from govern.parse.operation import compute_operation
 from govern.parse.reader import integer, last_segment
 
 BASE = "//compute.googleapis.com"
 GOOGLE = "https://compute.googleapis.com"
+# How long to wait for one stop to finish: a stop gives the guest up to 90 s to shut down
+# (longer with a graceful-shutdown period), then powers it off.
+WAIT_CAP_SECONDS = 180.0
+# A scope of aggregatedList whose `warning.code` is this could not be read ("A given scope
+# cannot be reached", InstancesScopedList.warning, compute v1 discovery document).
+_UNREACHABLE = "UNREACHABLE"
 
 
 class ComputeAdapter:
@@ -44,18 +55,49 @@ class ComputeAdapter:
         self._lock = threading.Lock()
         self._base = base_url.rstrip("/")
 
-    def group_size(self, project: str, zone: str, name: str) -> int:
-        """instanceGroupManagers.get -> targetSize (int32: the number of VMs the group keeps)."""
-        with self._lock:  # the session is built on first use: only the budget cap reads groups
+    def _rest(self) -> Rest:
+        with self._lock:  # the session is built on first use: not every flow needs it
             if self._groups is None and self._make_groups is not None:
                 self._groups = self._make_groups()
             groups = self._groups
         if groups is None:
-            raise ports.PortError("compute: no session for instance groups")
+            raise ports.PortError("compute: no REST session")
+        return groups
+
+    def group_size(self, project: str, zone: str, name: str) -> int:
+        """instanceGroupManagers.get -> targetSize (int32: the number of VMs the group keeps)."""
+        groups = self._rest()
         path = f"projects/{project}/zones/{zone}/instanceGroupManagers/{name}"
         with translated(f"compute instanceGroupManagers.get {project}/{zone}/{name}"):
             group = groups.request("GET", f"{self._base}/compute/v1/{path}")
         return integer(group.get("targetSize"))
+
+    def wait_operation(self, project: str, zone: str, operation: str) -> str:
+        """Poll zoneOperations.get of `zone` until the operation is DONE; "DONE".
+
+        Raises:
+            ports.PortError: the operation finished with an error (the stop did not happen).
+            clock.OutOfTime: still running when the wait (WAIT_CAP_SECONDS, within the
+                invocation's deadline) ran out.
+        """
+        rest = self._rest()
+        what = f"compute zoneOperations.get {project}/{zone}/{operation}"
+        url = f"{self._base}/compute/v1/projects/{project}/zones/{zone}/operations/{operation}"
+        time = clock.current()
+        give_up = time.now() + clock.seconds_left(WAIT_CAP_SECONDS)
+        pause = 1.0
+        while True:
+            with translated(what):
+                state = compute_operation(rest.request("GET", url))
+            if state.done:
+                break
+            if time.now() + pause > give_up:
+                raise clock.OutOfTime(f"{what}: still running when the wait ran out")
+            time.sleep(pause)
+            pause = min(pause * 2, 10.0)
+        if state.error:
+            raise ports.PortError(f"compute operation {operation} failed: {state.error}")
+        return "DONE"
 
     def list_instances(self, project: str) -> ports.Listing[Workload]:
         """All instances of the project via one aggregatedList (paged).
@@ -63,6 +105,8 @@ class ComputeAdapter:
         With returnPartialSuccess a zone Compute could not reach is named in `unreachables`
         (InstanceAggregatedList, compute v1 discovery document) and its VMs are left out: the
         listing carries those zones as `missing`, so the run acts on the rest and fails the zone.
+        A scope whose entry carries the warning UNREACHABLE is missing in the same way (an empty
+        zone's entry carries NO_RESULTS_ON_PAGE instead, as recorded: it was read whole).
         """
         unreachable: list[str] = []
         with translated(f"compute aggregatedList {project}"):
@@ -88,16 +132,28 @@ class ComputeAdapter:
             request["discard_local_ssd"] = False
         with translated(f"compute stop {project}/{zone}/{name}"):
             op = self._client.stop_unary(request=request, **call_options())
+        state = compute_operation(to_dict(op))
+        if state.error:
+            # Accepted (HTTP 200) but already failed: nothing was stopped.
+            raise ports.PortError(
+                f"compute stop {project}/{zone}/{name}: operation {op.name} failed: {state.error}"
+            )
         return f"{op.name} {enum_name(op.status)}"
 
 
 def _instances(pager: Any, unreachable: list[str]) -> Iterator[Mapping[str, Any]]:
     """The REST JSON fields parse.compute_instance reads, from the aggregatedList pages.
 
-    Each page's `unreachables` (scopes such as `zones/us-central1-b`) go into `unreachable`.
+    Each page's `unreachables` (scopes such as `zones/us-central1-b`), and each scope whose
+    entry carries the warning UNREACHABLE, go into `unreachable`.
     """
     for page in pager.pages:
         unreachable.extend(str(scope) for scope in page.unreachables)
+        unreachable.extend(
+            str(scope)
+            for scope, scoped in page.items.items()
+            if enum_name(scoped.warning.code) == _UNREACHABLE
+        )
         for inst in (i for scoped in page.items.values() for i in scoped.instances):
             yield {
                 "name": inst.name,

@@ -30,7 +30,8 @@ class RecommenderAdapter:
         The API lists every state unless filtered; stateInfo.state is a supported filter field.
         """
         parent = f"projects/{project}/locations/{zone}/recommenders/{IDLE_RECOMMENDER}"
-        with translated(f"recommender list {project}/{zone}"):
+        # Not enabled is a failure, not "no idle VM": the reaper would be blind every day.
+        with translated(f"recommender list {project}/{zone}", disabled_means_none=False):
             pager = self._client.list_recommendations(
                 request={"parent": parent, "filter": LIST_FILTER}, **call_options()
             )
@@ -44,7 +45,9 @@ class RecommenderAdapter:
         # stateMetadata values must match ^[a-zA-Z0-9_./-]{0,255}$ (recommender v1 discovery
         # doc): claims.metadata builds them so; `value` keeps anything else from being refused.
         meta = {k: claims.value(v) for k, v in metadata.items()}
-        with translated(f"recommender {method} {name}", conflict_on_bad_request=True):
+        with translated(
+            f"recommender {method} {name}", conflict_on_bad_request=True, disabled_means_none=False
+        ):
             rec = getattr(self._client, method)(
                 name=name, etag=etag, state_metadata=meta, **call_options()
             )

@@ -101,7 +101,16 @@ def cluster(project: str, raw: Mapping[str, Any]) -> Cluster:
 
 
 def operation(raw: Mapping[str, Any]) -> tuple[str, str, str]:
-    """A GKE `Operation` as (name, status, error message or "")."""
+    """A GKE `Operation` as (name, status, error message or "").
+
+    The error is `error` (a google.rpc.Status); an operation that reports it only in the
+    deprecated `statusMessage` ("If an error has occurred, a textual description of the error",
+    container v1 discovery document) failed all the same.
+    """
     error = sub(raw, "error")
-    message = text(error, "message") if error.get("code") else ""
+    message = ""
+    if error.get("code"):
+        message = text(error, "message") or f"code {error.get('code')}"
+    elif text(raw, "status") == "DONE":
+        message = text(raw, "statusMessage")
     return text(raw, "name"), text(raw, "status"), message

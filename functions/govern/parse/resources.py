@@ -144,11 +144,16 @@ def recommendation(project: str, raw: Mapping[str, Any]) -> Recommendation:
     """An idle-VM recommendation JSON; `problem` says why it cannot be acted on, if so.
 
     Real names carry the project NUMBER, so the target is matched by the zone and instance
-    name found in the operations (the project is the one we listed under).
+    name found in the operations (the project is the one we listed under). An operation whose
+    instance path names a project that is neither the one listed nor the number in the
+    recommendation's own name is about another project's VM: never acted on (a VM of the
+    same zone and name in the listed project is not that VM).
     """
     name = str(raw.get("name", ""))
     zone_match = re.search(r"/locations/([^/]+)/", name)
     zone = zone_match[1] if zone_match else ""
+    own = re.match(r"projects/([^/]+)/", name)
+    ours = {project, own[1]} if own else {project}
     state_info = sub(raw, "stateInfo")
     state = str(state_info.get("state", ""))
     subtype = str(raw.get("recommenderSubtype", ""))
@@ -157,6 +162,7 @@ def recommendation(project: str, raw: Mapping[str, Any]) -> Recommendation:
     problem = ""
     groups = items(sub(raw, "content"), "operationGroups")
     targets: set[tuple[str, str]] = set()
+    foreign: set[str] = set()
     for group in groups:
         for op in items(group, "operations"):
             resource = str(op.get("resource", ""))
@@ -164,8 +170,15 @@ def recommendation(project: str, raw: Mapping[str, Any]) -> Recommendation:
                 continue  # placeholders like `$snapshot-name` name nothing real
             if m := _INSTANCE_PATH.fullmatch(resource):
                 targets.add((m["zone"], m["name"]))
+                if m["project"] not in ours:
+                    foreign.add(m["project"])
     if not groups:
         problem = "recommendation has no operationGroups"
+    elif foreign:
+        problem = (
+            f"recommendation names an instance of project(s) {', '.join(sorted(foreign))}, "
+            f"not {project}; not acted on"
+        )
     elif len(targets) != 1:
         problem = f"recommendation names {len(targets)} instances; expected exactly one"
     else:

@@ -5,17 +5,18 @@ snapshot's it is created from, else that source's size, else the type's document
 size nobody can know (a public image outside the plan, a Hyperdisk type without a documented
 default) leaves the capacity as a named unpriced part. Regional disks replicate to two zones and
 bill at the catalog's `disk.regional.*` prices. pd-extreme and Hyperdisk Extreme also bill
-provisioned IOPS (disk_pricing.py). The baseline is the same.
+provisioned IOPS, Compute Engine's documented default where `provisionedIops` is not set, and a
+value Compute Engine refuses is a mandatory finding (disk_pricing.py). The baseline is the same.
 """
 
 from __future__ import annotations
 
 from governance.costs.bill import Quote
 from governance.costs.context import PlanContext
-from governance.costs.disk_pricing import charge_performance, disk_key
-from governance.costs.disk_sizes import DEFAULT_DISK_TYPE, disk_kind, disk_size
+from governance.costs.disk_pricing import charge_performance, disk_key, performance
+from governance.costs.disk_sizes import DEFAULT_DISK_TYPE, disk_kind, disk_size, sets_size
 from governance.costs.errors import CatalogError
-from governance.costs.inputs import number, text
+from governance.costs.inputs import text
 from governance.costs.model import Resource
 from mlgov_policies import vocabulary as v
 
@@ -27,8 +28,9 @@ def estimate(res: Resource, ctx: PlanContext) -> Quote:
     region = ctx.region(res.inputs, "zone", "region")
     kind = disk_kind(text(res.inputs.get("type"), DEFAULT_DISK_TYPE, "type"))
     size = disk_size(ctx, res.inputs)
-    iops = number(res.inputs.get("provisionedIops"), -1.0)
-    throughput = number(res.inputs.get("provisionedThroughput"), -1.0)
+    perf = performance(kind, res.inputs.get("provisionedIops"),
+                       res.inputs.get("provisionedThroughput"), size.gib,
+                       sets_size(res.inputs))  # fmt: skip
     for b in (q.governed, q.baseline):
         if size.gib is None:
             b.unpriced_part("capacity", size.why)
@@ -39,6 +41,5 @@ def estimate(res: Resource, ctx: PlanContext) -> Quote:
                 b.unpriced_part("capacity", str(err))
             else:
                 b.charge("disk", price, size.gib, f"{size.gib:g} GiB ({size.why})")
-        charge_performance(b, ctx.catalog, kind, iops if iops >= 0 else None,
-                           throughput if throughput >= 0 else None, region)  # fmt: skip
+        charge_performance(b, ctx.catalog, kind, perf, region)
     return q

@@ -153,6 +153,10 @@ class Api:
         error = op.get("error") or {}
         if error.get("code"):
             raise ApiError(f"operation {op.get('name')}", None, message=str(error.get("message")))
+        # The deprecated `statusMessage` is "a textual description of the error" (container v1
+        # discovery document): an operation DONE with one and no `error` failed all the same.
+        if op.get("statusMessage"):
+            raise ApiError(f"operation {op.get('name')}", None, message=str(op["statusMessage"]))
 
     def vertex_wait(self, op: Mapping[str, Any], region: str) -> None:
         """Wait until a Vertex AI long-running operation is done; raise if it failed."""

@@ -122,3 +122,41 @@ def test_egress_depends_on_usage_unless_declared():
         "internet egress to China": "monthly_egress_china_gb",
         "internet egress to Australia": "monthly_egress_australia_gb",
     }
+
+
+def extreme_vm(**params: object) -> dict[str, object]:
+    """An on-demand n2-standard-64 booting from a 500 GiB pd-extreme disk."""
+    return {"type": "gcp:compute/instance:Instance", "name": "db",
+            "inputs": {"zone": "us-central1-a", "machineType": "n2-standard-64",
+                       "bootDisk": {"initializeParams": {"type": "pd-extreme", "size": 500,
+                                                         **params}}}}  # fmt: skip
+
+
+def iops_lines(cost) -> list[tuple[float, str]]:
+    return [(x.quantity, x.detail) for x in cost.cost_lines
+            if x.bill == "governed" and x.what == "boot disk: provisioned IOPS"]  # fmt: skip
+
+
+def test_a_boot_disks_provisioned_iops_are_billed_and_default_when_unset():
+    # bootDisk.initializeParams.provisionedIops x disk.pd-extreme.iops, all month like the disk
+    set_ = one(extreme_vm(provisionedIops=20_000))
+    unset = one(extreme_vm())
+    assert iops_lines(set_) == [(20_000, "20000 IOPS")]
+    assert unset.monthly_usd - set_.monthly_usd == pytest.approx(
+        80_000 * price("disk.pd-extreme.iops")
+    )  # the default 100,000 IOPS instead of 20,000: $5,200 more
+    ((qty, detail),) = iops_lines(unset)
+    assert qty == 100_000
+    assert detail.startswith(
+        "100000 IOPS (no bootDisk.initializeParams.provisionedIops: Compute Engine's default "
+        "for pd-extreme"
+    )
+
+
+def test_a_boot_disk_iops_compute_engine_refuses_names_its_key_path():
+    cost = one(extreme_vm(provisionedIops=500_000))
+    assert cost.refused and not cost.priced
+    assert cost.unpriced.startswith(
+        "bootDisk.initializeParams.provisionedIops is 500,000: Compute Engine accepts 2,500 to "
+        "120,000 IOPS for pd-extreme"
+    )

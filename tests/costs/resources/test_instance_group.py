@@ -87,3 +87,21 @@ def test_per_instance_configs_add_the_stateful_vms_they_name():
     cost = one(group(targetSize=0, name="mig"), others=[TEMPLATE, config])
     assert cost.monthly_usd == pytest.approx(VM)
     assert one(config).monthly_usd == 0
+
+
+def test_a_template_disks_provisioned_iops_are_billed_per_vm():
+    # 3 VMs x (f1-micro + 375 GiB pd-ssd + 375 GiB local SSD) plus each VM's 1 TiB pd-extreme
+    # data disk at its 10,000 provisioned IOPS (disks[2].provisionedIops)
+    template = {**TEMPLATE, "inputs": {**TEMPLATE["inputs"], "disks": [
+        *TEMPLATE["inputs"]["disks"],
+        {"diskType": "pd-extreme", "diskSizeGb": 1024, "provisionedIops": 10_000},
+    ]}}  # fmt: skip
+    extreme = 1024 * price("disk.pd-extreme") + 10_000 * price("disk.pd-extreme.iops")
+    cost = one(group(targetSize=3), others=[template])
+    assert cost.monthly_usd == pytest.approx(3 * (VM + extreme))
+    template["inputs"]["disks"][2]["provisionedIops"] = -1
+    refused = one(group(targetSize=3), others=[template])
+    assert refused.refused
+    assert "disks[2].provisionedIops is -1: Compute Engine refuses a negative value" in (
+        refused.unpriced
+    )
