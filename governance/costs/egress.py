@@ -11,7 +11,15 @@ declares it per resource (`monthly_egress_gb`, `monthly_egress_china_gb`,
 Cloud VPN's egress to a peer outside Google Cloud is billed with the same prices (resources/
 vpn.py). Tiers are per billing account and per destination; mlgov applies them per resource,
 which overstates a fleet whose egress crosses a tier boundary together. Transfer that stays in
-Google's network (between regions or continents) is not internet egress and is not priced here.
+Google's network (between regions or continents) is not internet egress and is not priced here
+(Cloud Storage's is: transfer.py).
+
+Cloud Storage bills what a bucket sends to the internet on its own ladders ("General network
+usage" on Google's Cloud Storage pricing page; catalog keys `storage.egress.internet.*`,
+documented.json source `gcs-pricing-network`): worldwide (every destination but Asia, China and
+Australia), Asia (China excluded, Hong Kong included: tiered apart from worldwide), China and
+Australia, each tiered per month and billing account (0-10 TiB, 10-150 TiB, above; China 0-1
+TiB, 1-10 TiB, above). `StorageInternetEgress` holds a bucket's four keys.
 """
 
 from __future__ import annotations
@@ -24,8 +32,11 @@ from governance.costs.bill import Bill
 from governance.costs.catalog import Catalog
 
 TIB = 1024.0
+Tiers = tuple[tuple[str, float], ...]
 # (tier key, GiB the tier covers): first 1 TiB, next 9 TiB, then everything above 10 TiB
-TIERS = (("tier1", TIB), ("tier2", 9 * TIB), ("tier3", float("inf")))
+TIERS: Tiers = (("tier1", TIB), ("tier2", 9 * TIB), ("tier3", float("inf")))
+# Cloud Storage's general network usage: first 10 TiB, next 140 TiB, then above 150 TiB
+STORAGE_TIERS: Tiers = (("tier1", 10 * TIB), ("tier2", 140 * TIB), ("tier3", float("inf")))
 USAGE_KEY = "monthly_egress_gb"
 
 
@@ -37,6 +48,15 @@ class Destination:
     prefix: str
     """Catalog key prefix; the tiers are `<prefix>.tier1..3`."""
     usage_key: str
+    tiers: Tiers = TIERS
+    region: str = ""
+    """The catalog location its prices are read from ("": the resource's region)."""
+
+    def first_tier(self) -> str:
+        """How the first tier reads on a "depends on usage" line."""
+        tib = self.tiers[0][1] / TIB
+        first = "first TiB" if tib == 1 else f"first {tib:g} TiB"
+        return f"per GiB ({first} a month; less above)"
 
 
 WORLDWIDE = Destination("internet egress", "network.egress.internet", USAGE_KEY)
@@ -49,6 +69,23 @@ AUSTRALIA = Destination(
     "monthly_egress_australia_gb",
 )
 DESTINATIONS = (WORLDWIDE, CHINA, AUSTRALIA)
+
+_GCS = "storage.egress.internet"
+STORAGE_WORLDWIDE = Destination("internet egress", _GCS, USAGE_KEY, STORAGE_TIERS, "global")
+STORAGE_ASIA = Destination(
+    "internet egress to Asia", f"{_GCS}.asia", "monthly_egress_asia_gb", STORAGE_TIERS, "global"
+)
+STORAGE_CHINA = Destination(
+    "internet egress to China", f"{_GCS}.china", "monthly_egress_china_gb", TIERS, "global"
+)
+STORAGE_AUSTRALIA = Destination(
+    "internet egress to Australia",
+    f"{_GCS}.australia",
+    "monthly_egress_australia_gb",
+    STORAGE_TIERS,
+    "global",
+)
+STORAGE_DESTINATIONS = (STORAGE_WORLDWIDE, STORAGE_ASIA, STORAGE_CHINA, STORAGE_AUSTRALIA)
 
 
 class InternetEgress(BaseModel):
@@ -73,14 +110,14 @@ def charge_egress(
     bill: Bill, catalog: Catalog, region: str, gib: float | None, to: Destination = WORLDWIDE
 ) -> None:
     """Charge `gib` of internet egress to `to` tier by tier; `None` (undeclared): a usage line."""
+    region = to.region or region
     if gib is None:
         bill.depends_on_usage(
-            to.what, catalog.price(f"{to.prefix}.tier1", region), to.usage_key,
-            "per GiB (first TiB a month; less above)",
-        )  # fmt: skip
+            to.what, catalog.price(f"{to.prefix}.tier1", region), to.usage_key, to.first_tier()
+        )
         return
     left = gib
-    for tier, size in TIERS:
+    for tier, size in to.tiers:
         if left <= 0:
             break
         part = min(left, size)
@@ -101,3 +138,33 @@ def charge_internet_egress(
         (AUSTRALIA, declared.monthly_egress_australia_gb),
     ):
         charge_egress(bill, catalog, region, gib, to)
+
+
+class StorageInternetEgress(BaseModel):
+    """A bucket's internet egress keys, one per Cloud Storage destination (GiB a month each)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    monthly_egress_gb: float | None = Field(
+        default=None,
+        ge=0,
+        description="GiB sent to the internet a month (every destination but Asia, China and "
+        "Australia).",
+    )
+    monthly_egress_asia_gb: float | None = Field(
+        default=None,
+        ge=0,
+        description="GiB sent to the internet in Asia (not China; Hong Kong in).",
+    )
+    monthly_egress_china_gb: float | None = Field(
+        default=None, ge=0, description="GiB sent to the internet in China (not Hong Kong)."
+    )
+    monthly_egress_australia_gb: float | None = Field(
+        default=None, ge=0, description="GiB sent to the internet in Australia."
+    )
+
+
+def charge_storage_egress(bill: Bill, catalog: Catalog, declared: StorageInternetEgress) -> None:
+    """A bucket's internet egress on Cloud Storage's ladders, one per destination."""
+    for to in STORAGE_DESTINATIONS:
+        charge_egress(bill, catalog, "global", getattr(declared, to.usage_key), to)

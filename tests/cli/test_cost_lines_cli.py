@@ -79,8 +79,10 @@ def test_without_a_usage_file_usage_based_parts_are_lines_not_zeros(plan_file, c
         "class a operations": "monthly_class_a_operations",
         "class b operations": "monthly_class_b_operations",
         "internet egress": "monthly_egress_gb",
+        "internet egress to Asia": "monthly_egress_asia_gb",
         "internet egress to China": "monthly_egress_china_gb",
         "internet egress to Australia": "monthly_egress_australia_gb",
+        "transfer within Google Cloud": "monthly_transfer_northern_america_gb",
     }
     assert all("usd" not in x for x in raw["cost_lines"] if x["kind"] == "usage")
 
@@ -173,6 +175,17 @@ def test_a_bad_usage_file_key_exits_2_naming_its_path(plan_file, tmp_path, capsy
     )
 
 
+def test_a_bad_transfer_quantity_exits_2_naming_its_path(plan_file, tmp_path, capsys):
+    usage = tmp_path / "usage.yml"
+    usage.write_text("resource_usage:\n  raw:\n    monthly_transfer_europe_gb: -100\n")
+    code, out, err = run(["check", str(plan_file), "--usage-file", str(usage)], capsys)
+    assert (code, out) == (2, "")
+    assert err == (
+        f"mlgov: error: usage file {usage}: resource_usage.raw.monthly_transfer_europe_gb: Input "
+        "should be greater than or equal to 0\n"
+    )
+
+
 def test_a_usage_key_the_resource_type_lacks_exits_2(plan_file, tmp_path, capsys):
     usage = tmp_path / "usage.yml"
     usage.write_text("resource_usage:\n  raw:\n    nodes_per_zone: 2\n")
@@ -186,8 +199,9 @@ def test_pr_comment_folds_each_resources_cost_lines_and_states_usage(capsys):
     body = render_comment([StackPlans("team", head)])
     assert "**Cost lines**" in body
     assert "Usage file: none (`--usage-file`): usage-based parts are shown per unit." in body
-    # the bucket: class A, class B and egress to three destinations; the VM: egress to three
-    assert "8 part(s) depend on usage nobody declared and are not in the total." in body
+    # the bucket: class A, class B, egress to four destinations and transfer within Google Cloud;
+    # the VM: egress to three
+    assert "10 part(s) depend on usage nobody declared and are not in the total." in body
     assert "<details><summary><code>pool</code> (container/NodePool): $" in body
     e2 = price("gce.type.e2-medium")
     line = (

@@ -69,8 +69,24 @@ def test_a_gcp_name_selects_the_resource_too():
         ({"resource_type_default_usage": {"gcp:storage/bucket:Bucket": {"nodes_per_zone": 1}}},
          "resource_type_default_usage.gcp:storage/bucket:Bucket.nodes_per_zone: not a usage key "
          "here (keys of gcp:storage/bucket:Bucket: monthly_class_a_operations, "
-         "monthly_class_b_operations, monthly_data_retrieval_gb, monthly_egress_australia_gb, "
-         "monthly_egress_china_gb, monthly_egress_gb, storage_gb)"),
+         "monthly_class_b_operations, monthly_data_retrieval_gb, monthly_egress_asia_gb, "
+         "monthly_egress_australia_gb, monthly_egress_china_gb, monthly_egress_gb, "
+         "monthly_transfer_africa_gb, monthly_transfer_asia_gb, monthly_transfer_europe_gb, "
+         "monthly_transfer_indonesia_gb, monthly_transfer_latin_america_gb, "
+         "monthly_transfer_middle_east_gb, monthly_transfer_northern_america_gb, "
+         "monthly_transfer_oceania_gb, storage_gb)"),
+        ({"resource_type_default_usage": {"gcp:container/registry:Registry": {
+            "monthly_transfer_europe_gb": -5}}},
+         "resource_type_default_usage.gcp:container/registry:Registry.monthly_transfer_europe_gb: "
+         "Input should be greater than or equal to 0"),
+        ({"resource_type_default_usage": {"gcp:storage/bucket:Bucket": {
+            "monthly_transfer_europa_gb": 5}}},
+         "resource_type_default_usage.gcp:storage/bucket:Bucket.monthly_transfer_europa_gb: not a "
+         "usage key here"),
+        ({"resource_type_default_usage": {"gcp:compute/vPNGateway:VPNGateway": {
+            "monthly_transfer_europe_gb": 5}}},
+         "resource_type_default_usage.gcp:compute/vPNGateway:VPNGateway.monthly_transfer_europe_gb:"
+         " not a usage key here"),
         ({"resource_type_default_usage": {"gcp:alloydb/cluster:Cluster": {}}},
          "resource_type_default_usage.gcp:alloydb/cluster:Cluster: 'gcp:alloydb/cluster:Cluster' "
          "has no usage keys"),
@@ -95,8 +111,12 @@ def test_a_key_the_named_resources_type_lacks_is_refused_against_the_plan():
     assert err.value.problems == [
         "usage file: resource_usage.raw.nodes_per_zone: not a usage key of raw "
         "(gcp:storage/bucket:Bucket; its keys: monthly_class_a_operations, "
-        "monthly_class_b_operations, monthly_data_retrieval_gb, monthly_egress_australia_gb, "
-        "monthly_egress_china_gb, monthly_egress_gb, storage_gb)"
+        "monthly_class_b_operations, monthly_data_retrieval_gb, monthly_egress_asia_gb, "
+        "monthly_egress_australia_gb, monthly_egress_china_gb, monthly_egress_gb, "
+        "monthly_transfer_africa_gb, monthly_transfer_asia_gb, monthly_transfer_europe_gb, "
+        "monthly_transfer_indonesia_gb, monthly_transfer_latin_america_gb, "
+        "monthly_transfer_middle_east_gb, monthly_transfer_northern_america_gb, "
+        "monthly_transfer_oceania_gb, storage_gb)"
     ]
 
 

@@ -5,8 +5,10 @@ The lifecycle split is costs/lifecycle.py's; the baseline keeps every byte in th
 class (an ungoverned bucket without lifecycle rules holds at least as much, so the saving shown
 is conservative). Operations (class A and B, `storage.ops.*`: Standard-class prices of
 https://cloud.google.com/storage/pricing-examples; other classes have no catalog price and are
-named as unpriced when declared), retrieval from colder classes (`storage.retrieval.*`) and
-internet egress (egress.py) are usage: declared in a usage file, else "depends on usage" lines.
+named as unpriced when declared), retrieval from colder classes (`storage.retrieval.*`),
+internet egress on Cloud Storage's own ladders (worldwide, Asia, China, Australia; egress.py) and
+transfer to other Google Cloud locations by destination continent (transfer.py) are usage:
+declared in a usage file, else "depends on usage" lines.
 Bucket objects are priced here, on their bucket. A Container Registry (`gcp.container.Registry`,
 deprecated in favour of Artifact Registry) keeps its images in a Standard bucket in its
 multi-region (`location` US, EU or ASIA; US by default) and is priced as that bucket, with the
@@ -19,11 +21,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from governance.costs.bill import Bill, Quote
 from governance.costs.context import PlanContext
-from governance.costs.egress import InternetEgress, charge_internet_egress
+from governance.costs.egress import StorageInternetEgress, charge_storage_egress
 from governance.costs.inputs import text
 from governance.costs.lifecycle import class_shares
 from governance.costs.model import Resource
 from governance.costs.regions import region_of
+from governance.costs.transfer import GoogleTransfer, charge_transfer
 from mlgov_policies.props import as_list, as_str
 
 DEFAULT_STORAGE_CLASS = "STANDARD"  # the Cloud Storage default when a bucket names none
@@ -46,9 +49,10 @@ class _BucketDeclared(BaseModel):
     )
 
 
-# pydantic lays out a model's fields from its LAST base to its first: the bucket's own keys, then
-# internet egress by destination (the order README's usage-file table lists).
-class Declared(InternetEgress, _BucketDeclared):
+# pydantic lays out a model's fields from its LAST base to its first: the bucket's own keys,
+# internet egress by destination, then transfer within Google Cloud by destination continent (the
+# order the usage-file table in docs/reference/costs.md lists).
+class Declared(GoogleTransfer, StorageInternetEgress, _BucketDeclared):
     """A bucket's usage in a usage file."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -136,4 +140,5 @@ def _usage(b: Bill, ctx: PlanContext, own: str, region: str, d: Declared) -> Non
                 d.monthly_data_retrieval_gb,
                 f"{d.monthly_data_retrieval_gb:g} GiB",
             )
-    charge_internet_egress(b, ctx.catalog, region, d)
+    charge_storage_egress(b, ctx.catalog, d)
+    charge_transfer(b, ctx.catalog, region, d)

@@ -8,9 +8,10 @@ destination (worldwide, China, Australia; the export's SKU mapping, build/mappin
 Cyclenerd/google-cloud-pricing-cost-calculator: "SAME AS PremiumInternetEgress"), so a gateway
 is priced with egress.py's keys and tiers, declared per gateway in a usage file
 (`monthly_egress_gb`, `monthly_egress_china_gb`, `monthly_egress_australia_gb`) or shown as
-"depends on usage" lines. Traffic between two Google Cloud VPN gateways is inter-region data
-transfer, which the catalog has no price for: said in a note, not estimated. The baseline is
-the same.
+"depends on usage" lines. Traffic between two Cloud VPN gateways is billed at VM-VM data
+transfer prices (https://cloud.google.com/network-connectivity/docs/vpn/pricing: as traffic
+between zones when both gateways are in one region, else between regions), which the catalog
+has no price for: said in a note, not estimated. The baseline is the same.
 """
 
 from __future__ import annotations
@@ -53,7 +54,8 @@ def gateway(res: Resource, ctx: PlanContext) -> Quote:
         b.note("the gateway has no charge of its own; its tunnels are priced per hour")
         charge_internet_egress(b, ctx.catalog, region, declared)
     q.governed.note(
-        "traffic to another Google Cloud VPN gateway is inter-region data transfer: not estimated "
-        "(the price catalog has no inter-region price)"
+        "traffic to another Cloud VPN gateway is billed at Google's VM-VM data transfer prices "
+        "(between zones when both gateways are in one region, else between regions): not "
+        "estimated (the price catalog has no such price)"
     )
     return q

@@ -229,12 +229,18 @@ def test_usage_translation_renames_and_rescales() -> None:
         "node_pools": {"0": {"nodes_per_zone": 4.0}, "1": {"nodes_per_zone": 4.0}}
     }
     bucket = translate(cases["storage_bucket_test"])
-    assert bucket.resource_usage["storage_bucket"]["monthly_egress_gb"] == 12500 + 1500
-    assert bucket.resource_usage["storage_bucket"]["monthly_egress_china_gb"] == 50
-    assert bucket.resource_usage["storage_bucket"]["monthly_egress_australia_gb"] == 250
-    # transfer inside Google's network has no mlgov key: left out, with the reason
-    (left,) = bucket.left_out["google_storage_bucket.storage_bucket"]
-    assert left.startswith("monthly_egress_data_transfer_gb.same_continent: transfer inside")
+    # a bucket's Asia egress has its own ladder; "same continent" is transfer within Google
+    # Cloud to the continent of the bucket's location (ASIA, EU)
+    assert {k: v for k, v in bucket.resource_usage["storage_bucket"].items() if "_egress_" in k
+            or "_transfer_" in k} == {
+        "monthly_egress_gb": 12500, "monthly_egress_asia_gb": 1500,
+        "monthly_egress_china_gb": 50, "monthly_egress_australia_gb": 250,
+        "monthly_transfer_asia_gb": 550,
+    }  # fmt: skip
+    assert bucket.resource_usage["EuMulti"]["monthly_transfer_europe_gb"] == 550
+    assert bucket.left_out == {}
+    registry = translate(cases["container_registry_test"]).resource_usage["my_registry_usage"]
+    assert registry["monthly_transfer_europe_gb"] == 550
     # an external VPN gateway's destinations are internet ones; a Google VPN gateway's are not
     peer = translate(cases["compute_external_vpn_gateway_test"]).resource_usage
     assert peer["my_compute_external_vpn_gateway"] == {

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from governance.costs.transfer import continent_of, usage_key
 from governance.costs.usage_file import UsageFile, parse_usage_file
 from mlgov_policies import vocabulary as v
 
@@ -59,10 +60,8 @@ class Ignored:
 
 Rule = Key | Egress | NotPriced | Ignored
 
-_INTERNET_WHY = (
-    "transfer inside Google's network (to another location on the same continent) is not "
-    "internet egress; the price catalog has no price for it and mlgov has no usage key for it"
-)
+SAME_CONTINENT = "<the resource's own continent>"
+"""An Egress target: the transfer key of the continent of the resource's location."""
 # Premium Tier internet egress destinations (egress.py): Infracost's "asia" (excluding China,
 # including Hong Kong) is one of Google's worldwide destinations, at the worldwide rates.
 _INTERNET = {
@@ -70,6 +69,13 @@ _INTERNET = {
     "asia": "monthly_egress_gb",
     "china": "monthly_egress_china_gb",
     "australia": "monthly_egress_australia_gb",
+}
+# A bucket's: Cloud Storage tiers Asia apart (egress.py), and "same_continent" is transfer within
+# Google Cloud to another location on the bucket's continent (transfer.py).
+_STORAGE = {
+    **_INTERNET,
+    "asia": "monthly_egress_asia_gb",
+    "same_continent": SAME_CONTINENT,
 }
 _NODES = Key("nodes_per_zone")
 
@@ -107,7 +113,7 @@ TRANSLATION: Mapping[str, Mapping[str, Rule]] = {
         "monthly_class_a_operations": Key("monthly_class_a_operations"),
         "monthly_class_b_operations": Key("monthly_class_b_operations"),
         "monthly_data_retrieval_gb": Key("monthly_data_retrieval_gb"),
-        "monthly_egress_data_transfer_gb": Egress(_INTERNET, _INTERNET_WHY),
+        "monthly_egress_data_transfer_gb": Egress(_STORAGE, "not a Cloud Storage destination"),
     },
     v.FUNCTION_V1: {
         "monthly_function_invocations": Key("monthly_invocations"),
@@ -224,7 +230,9 @@ def _rule(type_: str, key: str) -> Rule:
     return NotPriced(f"{type_} has no mlgov usage key for {key!r}")
 
 
-def _translate(type_: str, values: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
+def _translate(
+    type_: str, values: Mapping[str, Any], location: str = ""
+) -> tuple[dict[str, Any], list[str]]:
     out: dict[str, Any] = {}
     left: list[str] = []
     for key, value in values.items():
@@ -242,7 +250,10 @@ def _translate(type_: str, values: Mapping[str, Any]) -> tuple[dict[str, Any], l
             dests: Mapping[str, float] = value
             for d, gb in dests.items():
                 if d in rule.to:
-                    out[rule.to[d]] = out.get(rule.to[d], 0.0) + float(gb)
+                    to = rule.to[d]
+                    if to == SAME_CONTINENT:
+                        to = usage_key(continent_of(location) or "")
+                    out[to] = out.get(to, 0.0) + float(gb)
             left += [f"{key}.{d}: {rule.why_not}" for d in dests if d not in rule.to]
         elif isinstance(rule, NotPriced):
             left.append(f"{key}: {rule.why}")
@@ -262,7 +273,8 @@ def translate(case: Case) -> Translated:
         if res is None:
             left_out[address] = ("no translated resource has this address",)
             continue
-        out, left = _translate(res["type"], values)
+        location = str(res["inputs"].get("location") or "US")  # a registry's default is US
+        out, left = _translate(res["type"], values, location)
         if out:
             usage[res["name"]] = out
         if left:

@@ -96,16 +96,23 @@ def test_operations_and_egress_depend_on_usage_without_a_usage_file():
         "class a operations": "monthly_class_a_operations",
         "class b operations": "monthly_class_b_operations",
         "internet egress": "monthly_egress_gb",
+        "internet egress to Asia": "monthly_egress_asia_gb",
         "internet egress to China": "monthly_egress_china_gb",
         "internet egress to Australia": "monthly_egress_australia_gb",
+        # one line for transfer to other Google Cloud locations, at the cheapest cell: another
+        # location on the bucket's own continent ($0.02 from Northern America)
+        "transfer within Google Cloud": "monthly_transfer_northern_america_gb",
     }
+    line = next(x for x in one(BUCKET).cost_lines if x.what == "transfer within Google Cloud")
+    assert (line.key, line.unit_usd) == ("storage.transfer.northern_america.northern_america", 0.02)
     coldline = {**BUCKET, "inputs": {**BUCKET["inputs"], "storageClass": "COLDLINE"}}
     assert usage_lines(one(coldline))["retrieval"] == "monthly_data_retrieval_gb"
 
 
 def test_declared_operations_egress_and_size_are_priced():
     # 150 GiB x storage.standard + 40,000/1,000 x storage.ops.class_a.standard
-    # + 20,000/1,000 x storage.ops.class_b.standard + egress: 1,024 GiB at tier 1 + 476 at tier 2
+    # + 20,000/1,000 x storage.ops.class_b.standard + egress: 1,500 GiB inside Cloud Storage's
+    # first tier (10 TiB) = 150 x $0.02 + 40 x $0.005 + 20 x $0.0004 + 1,500 x $0.12 = $183.208
     from governance.costs.estimate import estimate_resources
     from governance.costs.usage_file import parse_usage_file
 
@@ -117,32 +124,65 @@ def test_declared_operations_egress_and_size_are_priced():
         150 * price("storage.standard")
         + 40 * price("storage.ops.class_a.standard", "global")
         + 20 * price("storage.ops.class_b.standard", "global")
-        + 1024 * price("network.egress.internet.tier1")
-        + 476 * price("network.egress.internet.tier2")
+        + 1500 * price("storage.egress.internet.tier1", "global")
     )
     assert cost.monthly_usd == pytest.approx(expected)
+    assert cost.monthly_usd == pytest.approx(183.208)
     assert cost.declared["monthly_egress_gb"] == 1500
 
 
 def test_egress_to_china_and_australia_has_its_own_rates_and_tiers():
-    # 50 GiB to China at its first tier; 2,000 GiB to Australia: 1,024 at tier 1 + 976 at tier 2
-    # (each destination its own ladder: the worldwide GiB do not push it up a tier)
+    # Cloud Storage's ladders: China's tiers are 1 TiB wide (2,000 GiB: 1,024 at $0.23 + 976 at
+    # $0.22), Australia's 10 TiB (12,000 GiB: 10,240 at $0.19 + 1,760 at $0.18); each its own
+    # ladder: the worldwide GiB do not push it up a tier
     from governance.costs.estimate import estimate_resources
     from governance.costs.usage_file import parse_usage_file
 
     declared = parse_usage_file({"resource_usage": {"src": {
-        "storage_gb": 0, "monthly_egress_gb": 5000, "monthly_egress_china_gb": 50,
-        "monthly_egress_australia_gb": 2000}}})  # fmt: skip
+        "storage_gb": 0, "monthly_egress_gb": 5000, "monthly_egress_china_gb": 2000,
+        "monthly_egress_australia_gb": 12000}}})  # fmt: skip
     cost = estimate_resources([BUCKET], usage_file=declared).get("src")
     egress = {(x.what, x.key): x.usd for x in cost.cost_lines if x.bill == "governed" and x.usd}
-    assert egress[("internet egress to China", "network.egress.internet.china.tier1")] == (
-        pytest.approx(50 * price("network.egress.internet.china.tier1"))
-    )
-    assert egress[("internet egress to Australia", "network.egress.internet.australia.tier2")] == (
-        pytest.approx(976 * price("network.egress.internet.australia.tier2"))
-    )
-    assert price("network.egress.internet.china.tier1") > price("network.egress.internet.tier1")
+    assert egress == pytest.approx({
+        ("internet egress", "storage.egress.internet.tier1"): 5000 * 0.12,
+        ("internet egress to China", "storage.egress.internet.china.tier1"): 1024 * 0.23,
+        ("internet egress to China", "storage.egress.internet.china.tier2"): 976 * 0.22,
+        ("internet egress to Australia", "storage.egress.internet.australia.tier1"): 10240 * 0.19,
+        ("internet egress to Australia", "storage.egress.internet.australia.tier2"): 1760 * 0.18,
+    })  # fmt: skip
     assert "internet egress to China" not in {x.what for x in cost.cost_lines if x.kind == "usage"}
+
+
+def test_asia_is_tiered_apart_from_worldwide_egress():
+    # Google's Cloud Storage page tiers Asia destinations on their own ladder: 11,240 GiB
+    # worldwide fill its first 10 TiB ($0.12) and bill 1,000 GiB at $0.11, while 1,000 GiB to Asia
+    # still start at Asia's first tier ($0.12). Summed into one ladder they would cost $10 less.
+    from governance.costs.estimate import estimate_resources
+    from governance.costs.usage_file import parse_usage_file
+
+    declared = parse_usage_file({"resource_usage": {"src": {
+        "storage_gb": 0, "monthly_egress_gb": 11240, "monthly_egress_asia_gb": 1000}}})  # fmt: skip
+    cost = estimate_resources([BUCKET], usage_file=declared).get("src")
+    egress = {(x.what, x.key): x.usd for x in cost.cost_lines if x.bill == "governed" and x.usd}
+    assert egress == pytest.approx({
+        ("internet egress", "storage.egress.internet.tier1"): 10240 * 0.12,
+        ("internet egress", "storage.egress.internet.tier2"): 1000 * 0.11,
+        ("internet egress to Asia", "storage.egress.internet.asia.tier1"): 1000 * 0.12,
+    })  # fmt: skip
+    assert cost.monthly_usd == pytest.approx(1458.80)
+
+
+def test_storage_egress_ladders_are_googles_page_figures():
+    # "General network usage" on https://cloud.google.com/storage/pricing (documented.json
+    # source gcs-pricing-network): the catalog must hold exactly these
+    ladders = {
+        "storage.egress.internet": (0.12, 0.11, 0.08),
+        "storage.egress.internet.asia": (0.12, 0.11, 0.08),
+        "storage.egress.internet.china": (0.23, 0.22, 0.20),
+        "storage.egress.internet.australia": (0.19, 0.18, 0.15),
+    }
+    for prefix, usd in ladders.items():
+        assert tuple(price(f"{prefix}.tier{i}", "global") for i in (1, 2, 3)) == usd, prefix
 
 
 def test_declared_operations_on_a_class_without_a_catalog_price_are_named():
@@ -163,12 +203,16 @@ def test_container_registry_is_a_standard_bucket_in_its_multi_region():
 
     gcr = {"type": "gcp:container/registry:Registry", "name": "gcr", "inputs": {"location": "EU"}}
     declared = parse_usage_file({"resource_usage": {"gcr": {
-        "storage_gb": 150, "monthly_class_a_operations": 40_000, "monthly_egress_gb": 100}}})  # fmt: skip
+        "storage_gb": 150, "monthly_class_a_operations": 40_000, "monthly_egress_gb": 100,
+        "monthly_transfer_europe_gb": 550, "monthly_transfer_northern_america_gb": 10}}})  # fmt: skip
     cost = estimate_resources([gcr], usage_file=declared).get("gcr")
+    # the EU bucket's transfer: within Europe $0.02, to Northern America $0.05 per GiB
     assert cost.monthly_usd == pytest.approx(
         150 * price("storage.standard", "eu")
         + 40 * price("storage.ops.class_a.standard", "global")
-        + 100 * price("network.egress.internet.tier1", "eu")
+        + 100 * price("storage.egress.internet.tier1", "global")
+        + 550 * 0.02
+        + 10 * 0.05
     )
     assert "Container Registry is deprecated" in cost.lines[0]
     us = estimate_resources([{**gcr, "inputs": {}}]).get("gcr")

@@ -37,7 +37,11 @@ def test_a_gateway_costs_nothing_itself_and_its_traffic_depends_on_usage(token):
     # the line quotes the gateway's own region's first-tier price, never $0
     china = price("network.egress.internet.china.tier1", "europe-west1")
     assert waiting["internet egress to China"].unit_usd == china > 0
-    assert any("inter-region data transfer: not estimated" in line for line in gateway.lines)
+    assert any(
+        "billed at Google's VM-VM data transfer prices (between zones when both gateways are in "
+        "one region, else between regions): not estimated" in line
+        for line in gateway.lines
+    )
 
 
 def test_declared_vpn_egress_goes_through_each_destinations_tiers():
