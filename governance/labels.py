@@ -9,11 +9,11 @@ show up there. The label keys with a meaning (required, exempt, expiry) are defi
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date
 
+from mlgov_policies import label_syntax
 from mlgov_policies.vocabulary import (
     EXEMPT_LABEL,
     EXEMPT_VALUE,
@@ -33,9 +33,6 @@ _SET_BY = {
     ROOT_ACCESS_LABEL: "`root_access: true` on the notebook itself",
 }
 
-_KEY = re.compile(r"[a-z][a-z0-9_-]{0,62}")
-_VALUE = re.compile(r"[a-z0-9_-]{0,63}")
-
 
 def reserved_label_problem(key: str) -> str | None:
     """Why a stack may not set label `key` itself (an `mlgov-` key), or None if it may.
@@ -52,16 +49,10 @@ def reserved_label_problem(key: str) -> str | None:
 
 def label_problem(key: str, value: str) -> str | None:
     """Why `key: value` breaks GCP's label rules, or None if it is valid."""
-    if not _KEY.fullmatch(key):
-        return (
-            f"label key {key!r} must start with a lowercase letter and contain only "
-            "lowercase letters, digits, '_' or '-' (at most 63 characters)"
-        )
-    if not _VALUE.fullmatch(value):
-        return (
-            f"label value {value!r} for {key!r} may contain only lowercase letters, digits, "
-            "'_' or '-' (at most 63 characters)"
-        )
+    if not label_syntax.key_ok(key):
+        return f"label key {key!r} must {label_syntax.KEY_RULE}"
+    if not label_syntax.value_ok(value):
+        return f"label value {value!r} for {key!r} may {label_syntax.VALUE_RULE}"
     return None
 
 

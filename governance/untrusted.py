@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any, ClassVar, cast
 
 import yaml
@@ -56,13 +57,47 @@ class _Refused(ComposerError):
 
 
 # --------------------------------------------------------------------------- YAML
+_BOOL = "tag:yaml.org,2002:bool"
+_INT = "tag:yaml.org,2002:int"
+_FLOAT = "tag:yaml.org,2002:float"
+# Scalars read as Pulumi's YAML reader (Go yaml.v3, YAML 1.2 core schema when decoding into an
+# untyped value) reads them, where PyYAML's YAML 1.1 differs: only true/false are booleans
+# (`yes`, `no`, `on`, `off` stay strings, and the settings refuse them as booleans, naming the
+# key), there are no base-60 numbers (`19:00` stays the string "19:00", not 1140), and `1e3`
+# is a number, as in YAML 1.2.
+_BOOLEAN = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")
+_INTEGER = re.compile(
+    r"^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+)$"
+)
+_REAL = re.compile(
+    r"^(?:[-+]?[0-9][0-9_]*(?:\.[0-9_]*(?:[eE][-+]?[0-9]+)?|[eE][-+]?[0-9]+)"
+    r"|[-+]?\.[0-9][0-9_]*(?:[eE][-+]?[0-9]+)?"
+    r"|[-+]?\.(?:inf|Inf|INF)"
+    r"|\.(?:nan|NaN|NAN))$"
+)
+_REPLACED = {_TIMESTAMP, _BOOL, _INT, _FLOAT}
+
+
 class _Resolver(Resolver):
-    """YAML 1.1 resolution, minus timestamps: `2026-02-30` stays the string the user wrote."""
+    """YAML resolution as Pulumi reads a stack file (timestamps, booleans, base-60 numbers above).
+
+    `2026-02-30` stays the string the user wrote; the settings name the key of a date that does
+    not exist.
+    """
 
     yaml_implicit_resolvers: ClassVar[dict[Any, list[tuple[str, Any]]]] = {  # pyright: ignore[reportIncompatibleVariableOverride]
-        first: [(tag, regexp) for tag, regexp in resolvers if tag != _TIMESTAMP]
+        first: [(tag, regexp) for tag, regexp in resolvers if tag not in _REPLACED]
         for first, resolvers in Resolver.yaml_implicit_resolvers.items()
     }
+
+
+for _tag, _regexp, _first in (
+    (_BOOL, _BOOLEAN, "tTfF"),
+    (_INT, _INTEGER, "-+0123456789"),
+    (_FLOAT, _REAL, "-+0123456789."),
+):
+    for _char in _first:  # as Resolver.add_implicit_resolver files them: by first character
+        _Resolver.yaml_implicit_resolvers.setdefault(_char, []).append((_tag, _regexp))
 
 
 class _BoundedComposer(Composer):

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field
 
+from governance.settings.accepted import Flag
 from governance.settings.base import Model, Problem
 
 if TYPE_CHECKING:
@@ -25,7 +26,7 @@ Days = Annotated[int, Field(ge=1, le=3650)]
 class ArtifactBucketSettings(Model):
     """The bucket for checkpoints, pipeline outputs and datasets; None: the environment default."""
 
-    enabled: bool = True
+    enabled: Flag = True
     storage_class: Literal["STANDARD", "NEARLINE", "COLDLINE"] = "STANDARD"
     nearline_after_days: Days | None = None
     coldline_after_days: Days | None = None
@@ -39,12 +40,12 @@ class ArtifactBucketSettings(Model):
 class ArtifactRepositorySettings(Model):
     """The Docker repository for training and serving images; None: the environment default."""
 
-    enabled: bool = True
+    enabled: Flag = True
     keep_tagged_versions: Annotated[int, Field(ge=1, le=1000)] | None = None
     delete_untagged_after_days: Annotated[int, Field(ge=1, le=365)] | None = None
     delete_tagged_after_days: Annotated[int, Field(ge=1, le=3650)] | None = None
     # None: off (cleanup deletes for real); mlgov refuses a dry run outside dev.
-    dry_run: bool | None = None
+    dry_run: Flag | None = None
 
 
 class ArtifactSettings(Model):

@@ -6,23 +6,24 @@ rendered from these settings in governance/components/action_settings.py.
 
 from __future__ import annotations
 
-import re
 from typing import Annotated, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field
 
+from governance.settings.accepted import CronSchedule, Flag
 from governance.settings.base import Model, TimeZone
 
 
 class AutomationSettings(Model):
     """The governance functions: what they may do and when they run."""
 
-    enabled: bool = True
-    dry_run: bool = True
-    allow_billing_disable: bool = False
-    reap_idle_vms_schedule: str = "0 * * * *"
-    reap_expired_schedule: str = "30 6 * * *"
-    reap_idle_gpus_schedule: str = "*/30 * * * *"
+    enabled: Flag = True
+    dry_run: Flag = True
+    allow_billing_disable: Flag = False
+    # Cloud Scheduler takes unix-cron: five fields (minute hour day-of-month month weekday).
+    reap_idle_vms_schedule: CronSchedule = "0 * * * *"
+    reap_expired_schedule: CronSchedule = "30 6 * * *"
+    reap_idle_gpus_schedule: CronSchedule = "*/30 * * * *"
     time_zone: TimeZone = "Etc/UTC"
     # gt=0: the functions reject a zero threshold (a GPU at exactly 0% would never count as idle).
     idle_gpu_max_utilization_percent: Annotated[float, Field(gt=0, le=100)] = 5.0
@@ -35,19 +36,11 @@ class AutomationSettings(Model):
     idle_tpu_window_minutes: Annotated[int, Field(ge=10, le=1440)] = 60
     # At the budget cap, undeploy the models of Vertex AI endpoints labelled
     # mlgov-undeploy-at-cap=true. Off by default: undeploying breaks serving.
-    undeploy_endpoints_at_cap: bool = False
+    undeploy_endpoints_at_cap: Flag = False
     http_timeout_seconds: Annotated[int, Field(ge=60, le=1800)] = 900  # reapers; <= Scheduler max
     max_instances: Annotated[int, Field(ge=1, le=10)] = 1  # per function: one run at a time
     # Ingress of the three Scheduler-called functions (the budget function is always internal).
     scheduled_ingress: Literal["ALLOW_ALL", "ALLOW_INTERNAL_ONLY"] = "ALLOW_ALL"
-
-    @field_validator("reap_idle_vms_schedule", "reap_expired_schedule", "reap_idle_gpus_schedule")
-    @classmethod
-    def _cron(cls, value: str) -> str:
-        # Cloud Scheduler takes unix-cron: exactly five fields (minute hour day month weekday).
-        if len(value.split()) != 5 or not re.fullmatch(r"[0-9A-Za-z*/,\- ]+", value):
-            raise ValueError("must be a unix-cron schedule with five fields, e.g. '0 * * * *'")
-        return value
 
     def schedules(self) -> dict[str, str]:
         """The unix-cron schedule of each scheduled entry point."""

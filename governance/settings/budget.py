@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Annotated, Final
 
-from governance.settings.base import Fraction, Model, Positive, Problem
+from pydantic import Field
+
+from governance.settings.base import Fraction, Model, Problem
 
 if TYPE_CHECKING:
     from governance.settings.root import Settings
@@ -19,6 +21,10 @@ if TYPE_CHECKING:
 
 CURRENCY: Final = "USD"
 """The budget's currency (`amount_usd`); notifications name it as currencyCode."""
+MAX_AMOUNT: Final = 1_000_000_000_000
+"""Largest budget accepted: Google documents no maximum beyond Money's int64 `units`; a trillion
+a month is far above any bill and keeps the amount exact where the functions divide by it (the
+same bound as spend caps)."""
 PERIOD: Final = "MONTH"
 """The budget's calendar period; the functions judge each notification within it."""
 
@@ -26,7 +32,7 @@ PERIOD: Final = "MONTH"
 class BudgetSettings(Model):
     """The monthly budget for the stack's project."""
 
-    amount_usd: Positive
+    amount_usd: Annotated[int, Field(gt=0, le=MAX_AMOUNT)]
     thresholds: tuple[Fraction, ...] = (0.5, 0.9, 1.0)  # fractions of the budget, actual
     forecast_thresholds: tuple[Fraction, ...] = (1.0,)  # fractions, forecast spend
     stop_at: Fraction | None = 1.0  # stop governed workloads at this fraction (actual)

@@ -26,11 +26,13 @@ from pydantic import AfterValidator, Field, ValidationError, model_validator
 
 from governance.costs.assumptions import UsageAssumptions
 from governance.settings import locations
-from governance.settings.base import Environment, Model, Region, matching
+from governance.settings.accepted import Flag, ProjectId
+from governance.settings.base import Environment, Model, Region
 from governance.settings.errors import ROOT, SettingsError, SettingsWarning, message
 from governance.settings.limits import ENV_LIMITS, Limits, policy_config
 from governance.settings.parse import settings_from_config, settings_warnings
-from governance.settings.root import PROJECT_ID_MEANING, PROJECT_ID_PATTERN, Settings
+from governance.settings.provider import provider_problems
+from governance.settings.root import Settings
 from governance.untrusted import UntrustedInputError, load_json
 
 PLAN_KEY = "mlgov:plan"
@@ -46,7 +48,7 @@ class PlanSettings(Model):
     usage: UsageAssumptions = Field(default_factory=UsageAssumptions)
     # The platform's stacks must hold a budget (mlgov-budget-required); a program of one's own
     # often lives in a project another stack budgets, so there it is opt-in.
-    budget_required: bool = False
+    budget_required: Flag = False
 
     @model_validator(mode="before")
     @classmethod
@@ -73,7 +75,7 @@ def _offered_region(region: str) -> str:
 
 class _Provider(Model):
     # The shapes of Settings.project and Settings.region: whole values (base.matching).
-    project: Annotated[str, matching(PROJECT_ID_PATTERN, PROJECT_ID_MEANING)]
+    project: ProjectId
     # Checked here rather than after, so a bad project and a bad region are reported together.
     region: Annotated[Region, AfterValidator(_offered_region)] | None = None
 
@@ -187,6 +189,7 @@ def from_config(config: Mapping[str, Any]) -> PlanContext:
         problems += err.problems
     if plan is not None:
         problems += _offered(plan)
+    problems += provider_problems(config)
     if problems or provider is None or plan is None:
         raise SettingsError(problems)
     return PlanContext(

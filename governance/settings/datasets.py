@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import ConfigDict, Field
 
+from governance.settings.accepted import Flag
 from governance.settings.base import BigQueryKey, Model, Problem
 
 if TYPE_CHECKING:
@@ -22,7 +23,7 @@ class TableSettings(Model):
 
     partition_field: str | None = None  # None: ingestion-time partitioning
     partition_type: Literal["HOUR", "DAY", "MONTH", "YEAR"] = "DAY"
-    large: bool = False  # large tables require a partition filter in queries
+    large: Flag = False  # large tables require a partition filter in queries
     clustering: tuple[str, ...] = ()
     schema_fields: tuple[dict[str, str], ...] = Field(default=(), alias="schema")
 

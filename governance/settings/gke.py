@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import Field, field_validator
 
+from governance.settings.accepted import Flag, GpuType, MachineType
 from governance.settings.base import Model, Positive, Problem
 
 if TYPE_CHECKING:
@@ -26,7 +27,7 @@ class AutoprovisioningSettings(Model):
 
     max_cpu: Positive = 64
     max_memory_gb: Positive = 256
-    accelerators: dict[str, Annotated[int, Field(ge=0, le=512)]] = Field(
+    accelerators: dict[GpuType, Annotated[int, Field(ge=0, le=512)]] = Field(
         default_factory=lambda: {"nvidia-tesla-t4": 4}
     )
 
@@ -34,7 +35,7 @@ class AutoprovisioningSettings(Model):
 class SystemPoolSettings(Model):
     """The small on-demand pool for cluster services."""
 
-    machine_type: str = "e2-standard-4"
+    machine_type: MachineType = "e2-standard-4"
     min_nodes: Annotated[int, Field(ge=0, le=10)] = 1
     max_nodes: Annotated[int, Field(ge=1, le=20)] = 3
 
@@ -65,11 +66,11 @@ class ControlPlaneSettings(Model):
     API, as Google recommends over IP-based access.
     """
 
-    public_endpoint: bool = False
+    public_endpoint: Flag = False
     authorized_networks: tuple[AuthorizedNetworkSettings, ...] = Field(
         default=(), max_length=MAX_AUTHORIZED_NETWORKS
     )
-    dns_endpoint: bool = True
+    dns_endpoint: Flag = True
 
 
 class GkeSettings(Model):

@@ -10,6 +10,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
+from governance.settings.accepted import MachineType, SqlTier, VertexAccelerator, WorkbenchGpu
 from governance.settings.base import Model
 from mlgov_policies.vocabulary import REQUIRED_LABELS
 
@@ -18,13 +19,13 @@ class Limits(Model):
     """Guardrails per environment; the policy checks enforce the same values."""
 
     max_idle_minutes: Annotated[int, Field(ge=10, le=1440)]
-    notebook_machine_types: tuple[str, ...]
-    notebook_gpu_types: tuple[str, ...]
-    sql_tiers: tuple[str, ...]
+    notebook_machine_types: tuple[MachineType, ...]
+    notebook_gpu_types: tuple[WorkbenchGpu, ...]
+    sql_tiers: tuple[SqlTier, ...]
     allowed_bigquery_locations: tuple[str, ...] = ()
     max_gpu_vm_run_hours: Annotated[int, Field(ge=1, le=720)] = 24
     # Accelerators Vertex AI serving (endpoints, resource pools) may use; empty: none.
-    vertex_serving_gpu_types: tuple[str, ...] = ()
+    vertex_serving_gpu_types: tuple[VertexAccelerator, ...] = ()
     # Longest log bucket retention; 30 days come with ingestion, longer is billed.
     max_log_retention_days: Annotated[int, Field(ge=1, le=3650)] = 30
 

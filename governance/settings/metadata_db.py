@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import Field
 
+from governance.settings.accepted import Flag
 from governance.settings.base import Model, Problem
 
 if TYPE_CHECKING:
@@ -25,9 +26,9 @@ class MetadataDbSettings(Model):
         "POSTGRES_15"
     )
     disk_gb: Annotated[int, Field(ge=10, le=65536)] = 20
-    high_availability: bool = False
-    backups: bool | None = None  # None: on in staging and prod, off in dev
-    deletion_protection: bool | None = None  # None: on in prod only
+    high_availability: Flag = False
+    backups: Flag | None = None  # None: on in staging and prod, off in dev
+    deletion_protection: Flag | None = None  # None: on in prod only
 
 
 def problems(s: Settings) -> Iterator[Problem]:

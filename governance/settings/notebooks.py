@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 
 from pydantic import Field
 
+from governance.settings.accepted import Flag, MachineType
 from governance.settings.base import HourMinute, IsoDate, Model, Problem, TimeZone, Zone, matching
 
 if TYPE_CHECKING:
@@ -40,16 +41,18 @@ class NotebookSettings(Model):
     """One Workbench instance."""
 
     owner: Annotated[str, matching(r"[^@\s]+@[^@\s]+\.[^@\s]+", "an email address")] | None = None
-    machine_type: str = "e2-standard-4"
+    machine_type: MachineType = "e2-standard-4"
     zone: Zone | None = None
     idle_minutes: Annotated[int, Field(ge=10, le=1440)] = 60
     gpu: GpuSettings | None = None
-    boot_disk_gb: Annotated[int, Field(ge=150, le=4096)] = 150
-    data_disk_gb: Annotated[int, Field(ge=10, le=65536)] = 100
+    # Workbench (notebooks v2 BootDisk/DataDisk.diskSizeGb): "up to a maximum of 64000 GB";
+    # 150 GB is the boot disk's recommended (and mlgov's smallest) size.
+    boot_disk_gb: Annotated[int, Field(ge=150, le=64000)] = 150
+    data_disk_gb: Annotated[int, Field(ge=10, le=64000)] = 100
     office_hours: OfficeHours | None = None
     expires_on: IsoDate | None = None
-    exempt: bool = False
-    root_access: bool = False  # root (sudo) for the notebook's users; labelled when true
+    exempt: Flag = False
+    root_access: Flag = False  # root (sudo) for the notebook's users; labelled when true
 
 
 def problems(s: Settings) -> Iterator[Problem]:

@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 from governance.settings import ineffective
 from governance.settings.errors import ROOT, SettingsError, SettingsWarning, key_path, message
+from governance.settings.provider import DEFAULT_LABELS, ZONE, provider_problems
 from governance.settings.root import Settings, semantic_problems
 from governance.untrusted import UntrustedInputError, load_json
 
@@ -187,6 +188,7 @@ def settings_from_config(config: Mapping[str, Any]) -> Settings:
         provided[field_name] = provider_key
         if value is not None:
             merged[field_name] = value
+    conflicts += provider_problems(config)
     try:
         settings = parse_settings(merged, provided)
     except SettingsError as err:
@@ -207,6 +209,8 @@ def read_settings() -> Settings:
     config: dict[str, Any] = {
         "gcp:project": gcp.get("project"),
         "gcp:region": gcp.get("region"),
+        DEFAULT_LABELS: gcp.get("defaultLabels"),
+        ZONE: gcp.get("zone"),
         ROOT: pulumi.Config("mlgov").get_object("settings"),
     }
     settings = settings_from_config(config)

@@ -30,6 +30,7 @@ from governance.settings import (
     query_quotas,
     training,
 )
+from governance.settings.accepted import ProjectId
 from governance.settings.acknowledge import Acknowledgement
 from governance.settings.artifacts import ArtifactSettings
 from governance.settings.automation import AutomationSettings
@@ -60,11 +61,6 @@ from governance.settings.vertex import VertexSettings
 # Labels the user must give, and the ones mlgov sets itself (base_labels, for_workload).
 USER_LABELS = ("team", "cost-center")
 MLGOV_LABELS = ("env", "managed-by", "workload")
-PROJECT_ID_PATTERN = r"[a-z][a-z0-9-]{4,28}[a-z0-9]"
-PROJECT_ID_MEANING = (
-    "a project id: 6-30 lowercase letters, digits or hyphens, starting with a letter "
-    "(e.g. acme-ml-dev)"
-)
 
 
 class Settings(Model):
@@ -79,7 +75,7 @@ class Settings(Model):
             "(e.g. acme-dev)",
         ),
     ]
-    project: Annotated[str, matching(PROJECT_ID_PATTERN, PROJECT_ID_MEANING)]
+    project: ProjectId
     project_number: Annotated[
         str, matching(r"[1-9][0-9]{5,19}", 'a project number: digits only (e.g. "123456789012")')
     ]
@@ -172,8 +168,25 @@ class Settings(Model):
         )
 
 
+# Pub/Sub topic and Cloud Storage bucket names may not begin with "goog"; the budget topic is
+# named from the prefix, the function-source and artifact buckets from the project id.
+_GOOG = "goog"
+
+
 def stack_problems(s: Settings) -> Iterator[Problem]:
-    """The stack-wide keys: zones in the region, and the cost-attribution labels."""
+    """The stack-wide keys: names Google refuses, zones in the region, the attribution labels."""
+    if s.prefix.startswith(_GOOG):
+        yield (
+            "prefix",
+            f"{s.prefix!r} starts with {_GOOG!r}: the budget's Pub/Sub topic is named from it, "
+            "and Pub/Sub refuses topic names that begin with 'goog'",
+        )
+    if s.project.startswith(_GOOG):
+        yield (
+            "project",
+            f"{s.project!r} starts with {_GOOG!r}: mlgov's buckets are named from the project "
+            "id, and Cloud Storage refuses bucket names that begin with 'goog'",
+        )
     if locations.region_offered(s.region):  # else locations.py names the region, once
         for i, zone in enumerate(s.zones):
             if not zone.startswith(f"{s.region}-"):

@@ -11,8 +11,15 @@ from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import Field
 
+from governance.settings.accepted import (
+    Flag,
+    GpuType,
+    ImageRef,
+    MachineType,
+    TpuRuntime,
+    TpuType,
+)
 from governance.settings.base import IsoDate, Model, Problem, Zone, matching
-from governance.settings.notebooks import GpuSettings
 
 if TYPE_CHECKING:
     from governance.settings.root import Settings
@@ -22,44 +29,51 @@ class TrainingPoolSettings(Model):
     """A GKE node pool for training: GPUs or TPUs, spot, scaling from zero."""
 
     kind: Literal["gpu", "tpu"] = "gpu"
-    machine_type: str = "n1-standard-8"
-    accelerator: str | None = None
+    machine_type: MachineType = "n1-standard-8"
+    accelerator: GpuType | None = None
     accelerator_count: Annotated[int, Field(ge=1, le=16)] = 1
     tpu_topology: (
         Annotated[str, matching(r"[0-9]+x[0-9]+(x[0-9]+)?", "a TPU topology such as 2x4")] | None
     ) = None
     max_nodes: Annotated[int, Field(ge=1, le=1000)] = 4
     zones: tuple[Zone, ...] = ()
-    spot: bool = True
+    spot: Flag = True
     disk_gb: Annotated[int, Field(ge=10, le=65536)] = 100
     # Labels the pool mlgov-exempt: the budget cap never scales it down.
-    exempt: bool = False
+    exempt: Flag = False
 
 
 class TpuVmSettings(Model):
     """A standalone Cloud TPU VM (spot)."""
 
-    accelerator_type: str = "v5litepod-8"
-    runtime_version: str = "v2-alpha-tpuv5-lite"
+    accelerator_type: TpuType = "v5litepod-8"
+    runtime_version: TpuRuntime = "v2-alpha-tpuv5-lite"
     zone: Zone | None = None
-    spot: bool = True
+    spot: Flag = True
     expires_on: IsoDate | None = None
-    exempt: bool = False
+    exempt: Flag = False
+
+
+class VmGpuSettings(Model):
+    """The GPUs of a standalone VM, named as Compute Engine names them (`nvidia-l4`)."""
+
+    type: GpuType
+    count: Annotated[int, Field(ge=1, le=8)] = 1
 
 
 class GpuVmSettings(Model):
     """A standalone GPU VM for a training job: spot, stopped after `max_run_hours`."""
 
-    machine_type: str = "g2-standard-8"
-    gpu: GpuSettings = GpuSettings(type="nvidia-l4")
+    machine_type: MachineType = "g2-standard-8"
+    gpu: VmGpuSettings = VmGpuSettings(type="nvidia-l4")
     zone: Zone | None = None
     max_run_hours: Annotated[int, Field(ge=1, le=720)] = 8
-    image: str = (
+    image: ImageRef = (
         "projects/deeplearning-platform-release/global/images/family/common-cu123-debian-11"
     )
     disk_gb: Annotated[int, Field(ge=50, le=65536)] = 200
     expires_on: IsoDate | None = None
-    exempt: bool = False
+    exempt: Flag = False
 
 
 def problems(s: Settings) -> Iterator[Problem]:

@@ -7,11 +7,12 @@ Serving endpoints are the users' own resources; the policy rules (rules/vertex.p
 
 from __future__ import annotations
 
+from governance.settings.accepted import Flag
 from governance.settings.base import Model
 
 
 class VertexSettings(Model):
     """Which Vertex AI tracking resources the stack provisions."""
 
-    tensorboard: bool = False
-    metadata_store: bool = False
+    tensorboard: Flag = False
+    metadata_store: Flag = False

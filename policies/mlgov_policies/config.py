@@ -8,10 +8,11 @@ CLI's business (governance/).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, Literal, cast
 
+from mlgov_policies import value_shapes as shapes
 from mlgov_policies.vocabulary import REQUIRED_LABELS
 
 Environment = Literal["dev", "staging", "prod"]
@@ -41,12 +42,12 @@ class PolicyConfig:
     allowed_bigquery_locations: tuple[str, ...] = ()
     """Empty: only the region itself."""
     max_idle_minutes: int = 180
-    notebook_machine_types: tuple[str, ...] = ()
-    """Empty: any machine type."""
+    notebook_machine_types: tuple[str, ...] | None = None
+    """None (not configured): any machine type. Empty: none, as `mlgov:settings` reads it."""
     notebook_gpu_types: tuple[str, ...] = DEFAULT_NOTEBOOK_GPU_TYPES
     """Workbench accelerator enums. Empty: no GPUs allowed on notebooks."""
-    sql_tiers: tuple[str, ...] = ()
-    """Empty: any tier."""
+    sql_tiers: tuple[str, ...] | None = None
+    """None (not configured): any tier. Empty: none, as `mlgov:settings` reads it."""
     billing_export_dataset: str = "billing_export"
     required_labels: tuple[str, ...] = REQUIRED_LABELS
     vertex_serving_gpu_types: tuple[str, ...] = ()
@@ -141,17 +142,40 @@ def _str_list(key: str, value: Any) -> tuple[str, ...]:
     return tuple(cast(Sequence[str], items))
 
 
+def _shaped_list(shape: Callable[[str], str | None]) -> Callable[[str, Any], tuple[str, ...]]:
+    """A list parser whose every item must have `shape` (value_shapes.py).
+
+    An entry Google never uses would match nothing, silently.
+    """
+
+    def parse(key: str, value: Any) -> tuple[str, ...]:
+        items = _str_list(key, value)
+        for index, item in enumerate(items):
+            if (problem := shape(item)) is not None:
+                raise PolicyConfigError(f"{key}[{index}]", problem)
+        return items
+
+    return parse
+
+
+def _dataset_id(key: str, value: Any) -> str:
+    text = _str(key, value)
+    if (problem := shapes.bigquery_id_problem(text)) is not None:
+        raise PolicyConfigError(key, problem)
+    return text
+
+
 _PARSERS: dict[str, Any] = {
     "environment": _environment,
     "region": _optional_str,
     "allowed_bigquery_locations": _str_list,
     "max_idle_minutes": _positive_int,
-    "notebook_machine_types": _str_list,
-    "notebook_gpu_types": _str_list,
-    "sql_tiers": _str_list,
-    "billing_export_dataset": _str,
-    "required_labels": _str_list,
-    "vertex_serving_gpu_types": _str_list,
+    "notebook_machine_types": _shaped_list(shapes.machine_type_problem),
+    "notebook_gpu_types": _shaped_list(shapes.workbench_gpu_problem),
+    "sql_tiers": _shaped_list(shapes.sql_tier_problem),
+    "billing_export_dataset": _dataset_id,
+    "required_labels": _shaped_list(shapes.label_key_problem),
+    "vertex_serving_gpu_types": _shaped_list(shapes.accelerator_enum_problem),
     "max_log_retention_days": _positive_int,
     "budget_required": _bool,
 }

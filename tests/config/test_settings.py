@@ -139,7 +139,7 @@ CASES: list[tuple[str, Mutation, list[str]]] = [
         lambda s: s.update(labels={"team": "Research", "cost-center": "cc-1", "env": "x"}),
         [
             f"{P}.labels.team: label value 'Research' for 'team' may contain only lowercase letters, "
-            "digits, '_' or '-' (at most 63 characters)",
+            "digits, '_' or '-' (at most 63 characters; international letters count as letters)",
             f"{P}.labels.env: label 'env' is set by mlgov; remove it from labels",
         ],
     ),

@@ -101,7 +101,7 @@ def test_control_plane_typos_and_types_name_the_key() -> None:
         f"{P}.gke.control_plane.public_endpiont: unknown key; did you mean 'public_endpoint'?"
     ]
     [problem] = _problems("dev", _plane(dns_endpoint="sometimes"))
-    assert problem.startswith(f"{P}.gke.control_plane.dns_endpoint: Input should be a valid")
+    assert problem.startswith(f"{P}.gke.control_plane.dns_endpoint: 'sometimes' is not a boolean")
 
 
 def test_notebook_root_access_is_a_boolean_per_notebook() -> None:
@@ -109,7 +109,7 @@ def test_notebook_root_access_is_a_boolean_per_notebook() -> None:
     assert s.notebooks["alice"].root_access is True
     assert s.notebooks["bob"].root_access is False
     [problem] = _problems("dev", lambda s: s["notebooks"]["bob"].update(root_access="sudo"))
-    assert problem.startswith(f"{P}.notebooks.bob.root_access: Input should be a valid boolean")
+    assert problem.startswith(f"{P}.notebooks.bob.root_access: 'sudo' is not a boolean")
 
 
 def test_scheduled_ingress_takes_the_two_api_values() -> None:

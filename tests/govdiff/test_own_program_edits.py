@@ -2,8 +2,9 @@
 
 `mlgov:plan.environment: prod -> dev` relaxes every limit and the prod rule itself;
 `budget_required: true -> false` switches the budget rule off (the comment would otherwise show a
-mandatory finding going away, as if fixed); `limits` relaxed, or an allow-list emptied (empty
-means "any" to the rules), widens what the program may create. Each is a named weakening, and
+mandatory finding going away, as if fixed); `limits` relaxed, or an allow-list given a new
+entry, widens what the program may create (an emptied allow-list allows nothing, to the settings
+and the rules alike: a strengthening). Each is a named weakening, and
 mandatory on a prod stack. `limits.max_gpu_vm_run_hours` of the platform's stacks is enforced by
 the settings alone (no policy reads it): raising it is a weakening too.
 """
@@ -18,7 +19,7 @@ import pytest
 
 from governance.tools.comment import StackPlans, build_comment
 from governance.tools.govdiff import review
-from governance.tools.govdiff.aspects import ASPECTS, judge
+from governance.tools.govdiff.aspects import ANY_VALUE, ASPECTS, judge
 from governance.tools.plan import plan_config
 from tests.cli.test_own_program import FLEET
 from tests.govdiff.stacks import base, edited, settings
@@ -57,10 +58,13 @@ def _edited(root: Path, **plan: Any) -> dict[str, Any]:
         ({"environment": "dev"}, "stack.environment"),
         ({"budget_required": False}, "limits.budget_required"),
         ({"limits": {"max_idle_minutes": 1440}}, "limits.max_idle_minutes"),
-        ({"limits": {"notebook_machine_types": []}}, "limits.notebook_machine_types"),
-        ({"limits": {"sql_tiers": []}}, "limits.sql_tiers"),
+        (
+            {"limits": {"notebook_machine_types": ["a2-ultragpu-8g"]}},
+            "limits.notebook_machine_types",
+        ),
+        ({"limits": {"sql_tiers": ["db-custom-96-638976"]}}, "limits.sql_tiers"),
     ],
-    ids=["environment-dev", "budget-not-required", "idle-1440", "any-machine", "any-tier"],
+    ids=["environment-dev", "budget-not-required", "idle-1440", "new-machine", "new-tier"],
 )
 def test_each_mlgov_plan_edit_is_a_weakening_that_blocks_prod(
     program: Path, edit: dict[str, Any], change_id: str
@@ -106,12 +110,41 @@ def test_raising_max_gpu_vm_run_hours_weakens_prod() -> None:
 @pytest.mark.parametrize(
     ("before", "after", "weakens"),
     [
-        (("a", "b"), (), True),  # emptied: any
+        (("a", "b"), ANY_VALUE, True),  # the key dropped: any value passes the rule
         (("a",), ("a", "b"), True),
+        ((), ("a",), True),  # from none to one
         (("a", "b"), ("a",), False),
-        ((), ("a",), False),  # from any to a list: tighter
+        (("a", "b"), (), False),  # emptied: nothing allowed, to the settings and the rules
+        (ANY_VALUE, ("a",), False),  # from any to a list: tighter
+        (ANY_VALUE, (), False),
         ((), (), False),
     ],
 )
-def test_an_allow_list_where_empty_means_any(before: Any, after: Any, weakens: bool) -> None:
+def test_an_allow_list_that_allows_any_only_when_not_configured(
+    before: Any, after: Any, weakens: bool
+) -> None:
     assert judge(ASPECTS["limits.allowed_or_any"], before, after) is weakens
+
+
+def test_emptying_the_machine_allow_list_is_a_strengthening(program: Path) -> None:
+    before = _plan(program, BASE)
+    after = _edited(program, limits={"notebook_machine_types": []})
+    [change] = [c for c in review(before, after).changes if c.id.startswith("limits.")]
+    assert (change.id, change.after, change.weakens) == ("limits.notebook_machine_types", (), False)
+    # ... and the rule now refuses the fleet's notebook, as the settings check would.
+    refused = [
+        v for v in after["violations"] if v["policy"] == "mlgov-workbench-machine-type-allowed"
+    ]
+    assert refused, after["violations"]
+    assert "none (the allow-list is empty)" in refused[0]["message"]
+    assert not [
+        v for v in before["violations"] if v["policy"] == "mlgov-workbench-machine-type-allowed"
+    ]
+
+
+def test_a_document_without_the_allow_list_allows_any_and_dropping_it_weakens() -> None:
+    head = copy.deepcopy(base("prod"))
+    del head["policy_config"]["notebook_machine_types"]
+    r = review(base("prod"), head)
+    [change] = [c for c in r.blocking if c.id == "limits.notebook_machine_types"]
+    assert change.after == ANY_VALUE

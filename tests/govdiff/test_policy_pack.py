@@ -82,7 +82,7 @@ def test_one_rule_lowered_and_its_setting_relaxed(base: dict[str, Any]) -> None:
     ("setting", "value", "change_id"),
     [
         ("required_labels", ["team"], "limits.required_labels"),
-        ("notebook_machine_types", [], "limits.notebook_machine_types"),  # empty: any type
+        ("notebook_machine_types", ["a3-megagpu-8g"], "limits.notebook_machine_types"),
         ("region", "us-central1", "limits.region"),
         ("environment", "dev", "stack.environment"),
     ],

@@ -72,6 +72,43 @@ def test_errors_name_the_key(raw: dict[str, object], key: str) -> None:
     assert str(excinfo.value).startswith(f"policy config '{key}': ")
 
 
+@pytest.mark.parametrize(
+    ("raw", "key", "says"),
+    [
+        ({"notebook_machine_types": ["n2-standard-8", "N2 STANDARD"]}, "notebook_machine_types[1]",
+         "is not a Compute Engine machine type name"),
+        ({"notebook_gpu_types": ["nvidia-l4"]}, "notebook_gpu_types[0]", "did you mean NVIDIA_L4?"),
+        ({"sql_tiers": ["custom-2-7680"]}, "sql_tiers[0]", "is not a Cloud SQL tier"),
+        ({"vertex_serving_gpu_types": ["nvidia-l4"]}, "vertex_serving_gpu_types[0]",
+         "is not a Vertex AI accelerator type"),
+        ({"required_labels": ["team", "Cost Center"]}, "required_labels[1]", "is not a label key"),
+        ({"billing_export_dataset": "billing-export"}, "billing_export_dataset",
+         "is not a BigQuery dataset id"),
+    ],
+)  # fmt: skip
+def test_names_google_never_uses_are_refused(raw: dict[str, object], key: str, says: str) -> None:
+    # An allow-list entry Google never uses matches nothing: a typo would silently allow nothing
+    # (or, in required_labels, require a label no resource can carry).
+    with pytest.raises(PolicyConfigError) as excinfo:
+        PolicyConfig.from_mapping(raw)
+    assert excinfo.value.key == key
+    assert says in str(excinfo.value)
+
+
+def test_real_names_pass() -> None:
+    config = PolicyConfig.from_mapping(
+        {
+            "notebook_machine_types": ["n2-custom-4-16384", "ct5lp-hightpu-4t"],
+            "notebook_gpu_types": ["NVIDIA_H100_80GB"],
+            "sql_tiers": ["db-g1-small", "db-perf-optimized-n-8"],
+            "vertex_serving_gpu_types": ["TPU_V5_LITEPOD"],
+            "required_labels": ["team", "équipe"],
+            "billing_export_dataset": "Billing_Export_2",
+        }
+    )
+    assert config.sql_tiers == ("db-g1-small", "db-perf-optimized-n-8")
+
+
 def test_not_a_mapping() -> None:
     with pytest.raises(PolicyConfigError, match="expected an object"):
         PolicyConfig.from_mapping(["prod"])  # type: ignore[arg-type]

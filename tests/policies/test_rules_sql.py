@@ -53,6 +53,19 @@ CASES: tuple[Case, ...] = (
         "mlgov-sql-tier-allowed",
         (s("metadata-db", "settings.tier", "db-custom-16-61440"),),
     ),
+    Case(  # not configured (None): any tier
+        "sql-tier-any",
+        None,
+        (s("metadata-db", "settings.tier", "db-custom-16-61440"),),
+        cfg(sql_tiers=None),
+    ),
+    Case(  # empty: none, as `mlgov:settings` reads an empty limits.sql_tiers
+        "sql-tier-none",
+        "mlgov-sql-tier-allowed",
+        (),  # the known-good database's own tier, allowed by the fixture's list
+        cfg(sql_tiers=[]),
+        "metadata-db",
+    ),
     Case(
         "sql-no-protection",
         "mlgov-sql-prod-deletion-protection",

@@ -57,11 +57,18 @@ CASES: tuple[Case, ...] = (
         "mlgov-workbench-machine-type-allowed",
         (s("nb-alice", "gceSetup.machineType", "n1-standard-16"),),
     ),
-    Case(
+    Case(  # not configured (None): any type
         "notebook-machine-any",
         None,
         (s("nb-alice", "gceSetup.machineType", "n1-standard-16"),),
+        cfg(notebook_machine_types=None),
+    ),
+    Case(  # empty: none, as `mlgov:settings` reads an empty limits.notebook_machine_types
+        "notebook-machine-none",
+        "mlgov-workbench-machine-type-allowed",
+        (),  # the known-good notebook's own type, allowed by the fixture's list
         cfg(notebook_machine_types=[]),
+        "nb-alice",
     ),
     Case(
         "notebook-gpu",

@@ -9,7 +9,8 @@ Directions:
   higher / lower   a number above / below the old one weakens (`none_is` says what absent means)
   true / false     turning the flag on / off weakens
   removed / added  items leaving / joining the set weaken
-  widened          an allow-list where empty means "any": items joining it, or emptying it, weaken
+  widened          an allow-list that allows any value when not configured (read.ANY_VALUE):
+                   items joining it, or dropping it, weaken; emptying it allows none (stronger)
   narrowed         a filter set (empty = everything) that now covers less weakens
   rarer            a cron schedule with fewer runs per year weakens (cron.py)
   later            a later date (absent = never) weakens
@@ -30,6 +31,9 @@ from typing import Literal
 
 from governance.tools.govdiff.change import Kind, Value
 from governance.tools.govdiff.cron import CronError, runs_per_year
+
+ANY_VALUE = "(any: not configured)"
+"""An allow-list a document does not configure (read.py puts it): every value passes."""
 
 Direction = Literal[
     "higher",
@@ -120,9 +124,9 @@ ASPECTS: Mapping[str, Aspect] = {
     ),
     "limits.allowed_or_any": Aspect(
         "limit",
-        "what the stack may create (machine types, tiers; empty: anything)",
+        "what the stack may create (machine types, tiers; not configured: anything)",
         "widened",
-        "more expensive choices are allowed (an empty list allows any)",
+        "more expensive choices are allowed (an allow-list not configured allows any)",
     ),
     "limits.max_gpu_vm_run_hours": Aspect(
         "limit",
@@ -640,8 +644,9 @@ def judge(aspect: Aspect, before: Value, after: Value) -> bool:
     if d == "added":
         return bool(_items(after) - _items(before))
     if d == "widened":
-        old_items, new_items = _items(before), _items(after)
-        return bool(old_items) and (not new_items or bool(new_items - old_items))
+        if before == ANY_VALUE:
+            return False  # nothing is wider than any
+        return after == ANY_VALUE or bool(_items(after) - _items(before))
     if d == "narrowed":
         old_items, new_items = _items(before), _items(after)
         return bool(new_items) and (not old_items or bool(old_items - new_items))

@@ -16,6 +16,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, cast
 
+from governance.tools.govdiff.aspects import ANY_VALUE
 from governance.tools.govdiff.change import Value
 from mlgov_policies import vocabulary as v
 from mlgov_policies.props import as_bool, as_list, as_mapping, as_number, as_str, dig, is_unknown
@@ -42,9 +43,10 @@ _LIMITS = {
     "budget_required": "limits.budget_required",
     "billing_export_dataset": "limits.billing_export_dataset",
 }
-# Allow-lists where an empty list means "any" to the rules (mlgov_policies/config.py), so
-# emptying one widens it.
-_EMPTY_IS_ANY = {"notebook_machine_types", "sql_tiers"}
+# Allow-lists the rules skip when they are not configured (mlgov_policies/config.py: absent or
+# null allows any value; an empty list allows none, as in `mlgov:settings`), so dropping one
+# widens it to everything.
+_ABSENT_IS_ANY = {"notebook_machine_types", "sql_tiers"}
 # policy_config keys a document may leave out, and the value the rules then use (PolicyConfig's
 # default): an absent key and its default are the same value.
 _POLICY_DEFAULTS: dict[str, Any] = {"budget_required": True}
@@ -171,11 +173,14 @@ class _Reader:
         if "environment" in config:
             self.put("stack.environment", "stack.environment", _scalar(config["environment"]))
         for key, aspect in _LIMITS.items():
-            if key in config or key in _POLICY_DEFAULTS:
+            if key in _ABSENT_IS_ANY:
+                # Compared even when absent: removing the key (or nulling it) allows any value.
+                raw = config.get(key)
+                value = ANY_VALUE if raw is None else _set(raw)
+                self.put(f"limits.{key}", "limits.allowed_or_any", value)
+            elif key in config or key in _POLICY_DEFAULTS:
                 raw = config.get(key, _POLICY_DEFAULTS.get(key))
                 value = _set(raw) if isinstance(raw, list) else _scalar(raw)
-                if key in _EMPTY_IS_ANY:
-                    aspect = "limits.allowed_or_any"
                 self.put(f"limits.{key}", aspect, value)
         if "region" in config:
             region = config["region"]

@@ -7,10 +7,10 @@ REQUIRED_LABELS). Location rules live in location.py.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Mapping
 from typing import Any, Final
 
+from mlgov_policies import label_syntax
 from mlgov_policies import vocabulary as v
 from mlgov_policies.config import PolicyConfig
 from mlgov_policies.props import as_mapping, as_str, dig, is_unknown
@@ -45,11 +45,8 @@ LABEL_FIELDS: Mapping[str, tuple[str, ...]] = {
 # existing `source` has no initializeParams); absent parent means nothing to check.
 _OPTIONAL_PARENT = frozenset({"bootDisk.initializeParams.labels"})
 
-# GCP label syntax, from Resource Manager's "Requirements for labels"
-# (https://cloud.google.com/resource-manager/docs/labels-overview#requirements; the pulumi-gcp
-# `labels` property docs repeat these expressions and the 64-label limit).
-_LABEL_KEY = re.compile(r"[a-z][a-z0-9_-]{0,62}")
-_LABEL_VALUE = re.compile(r"[a-z0-9_-]{0,63}")
+# GCP label syntax: label_syntax.py (Resource Manager's "Requirements for labels"; the
+# pulumi-gcp `labels` property docs repeat its expressions and the 64-label limit).
 _MAX_LABELS: Final = 64
 
 
@@ -96,25 +93,20 @@ REQUIRED = ResourceRule(
 
 
 def valid_labels(type_: str, props: Mapping[str, Any], config: PolicyConfig) -> Iterator[str]:
-    """Label keys and values follow GCP's rules (lowercase, <=63 chars, [a-z0-9_-])."""
+    """Label keys and values follow GCP's rules (lowercase incl. international, <=63 chars)."""
     del config
     for field, labels in _label_maps(type_, props):
         present = as_mapping(labels)
         if len(present) > _MAX_LABELS:
             yield f"'{field}' has {len(present)} labels; GCP allows at most {_MAX_LABELS}"
         for key, value in present.items():
-            if not isinstance(key, str) or not _LABEL_KEY.fullmatch(key):  # pyright: ignore[reportUnnecessaryIsInstance]
-                yield (
-                    f"'{field}' key {key!r} is invalid: start with a lowercase letter, use only "
-                    "[a-z0-9_-], at most 63 characters"
-                )
+            if not isinstance(key, str) or not label_syntax.key_ok(key):  # pyright: ignore[reportUnnecessaryIsInstance]
+                yield f"'{field}' key {key!r} is invalid: it must {label_syntax.KEY_RULE}"
             if is_unknown(value):
                 continue
-            if not isinstance(value, str) or not _LABEL_VALUE.fullmatch(value):
-                yield (
-                    f"'{field}' value {value!r} of {key!r} is invalid: use only [a-z0-9_-], "
-                    "at most 63 characters"
-                )
+            if not isinstance(value, str) or not label_syntax.value_ok(value):
+                rule = label_syntax.VALUE_RULE
+                yield f"'{field}' value {value!r} of {key!r} is invalid: it may {rule}"
 
 
 VALID = ResourceRule(

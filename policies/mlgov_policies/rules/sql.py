@@ -58,11 +58,13 @@ NO_PUBLIC_IP = ResourceRule(
 def tier(type_: str, props: Mapping[str, Any], config: PolicyConfig) -> Iterator[str]:
     """Cloud SQL tiers come from the environment's allow-list."""
     del type_
-    if not config.sql_tiers:
+    allowed = config.sql_tiers
+    if allowed is None:  # not configured: any tier; an empty list allows none (as the settings)
         return
     value = dig(props, "settings", "tier")
-    if not is_unknown(value) and value not in config.sql_tiers:
-        yield f"settings.tier {value!r} is not in the allowed tiers {list(config.sql_tiers)}"
+    if not is_unknown(value) and value not in allowed:
+        shown = list(allowed) or "none (the allow-list is empty)"
+        yield f"settings.tier {value!r} is not in the allowed tiers {shown}"
 
 
 TIER_ALLOWED = ResourceRule(

@@ -107,15 +107,16 @@ NO_PUBLIC_IP = ResourceRule(
 def machine_type(type_: str, props: Mapping[str, Any], config: PolicyConfig) -> Iterator[str]:
     """Workbench machine types come from the environment's allow-list."""
     del type_
-    if not config.notebook_machine_types:
+    allowed = config.notebook_machine_types
+    if allowed is None:  # not configured: any type; an empty list allows none (as the settings)
         return
     value = dig(props, "gceSetup", "machineType")
     if is_unknown(value):
         return
-    if value not in config.notebook_machine_types:
+    if value not in allowed:
         yield (
             f"gceSetup.machineType {value!r} is not in the allowed machine types "
-            f"{list(config.notebook_machine_types)}"
+            f"{list(allowed) or 'none (the allow-list is empty)'}"
         )
 
 
