@@ -41,6 +41,11 @@ def as_object(value: Any) -> dict[str, Any]:
     return cast(dict[str, Any], value) if isinstance(value, dict) else {}
 
 
+def first_names(names: list[str], shown: int = 5) -> str:
+    """The first `shown` names, comma-separated, with ", ..." when there are more."""
+    return ", ".join(names[:shown]) + (", ..." if len(names) > shown else "")
+
+
 def warning(source: str, message: str) -> dict[str, str]:
     """A plan-document warning about the input file (`mlgov: warning: FILE: ...` on stderr)."""
     return {"key": source, "message": message}

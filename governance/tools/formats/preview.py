@@ -36,7 +36,7 @@ from governance.tools.formats.location import (
     from_provider,
     location_problems,
 )
-from governance.tools.formats.plan_input import PlanInput, as_object, warning
+from governance.tools.formats.plan_input import PlanInput, as_object, first_names, warning
 from governance.tools.formats.resources import Collected, is_provider, state_at, unique_names
 from governance.tools.formats.urns import parse_urn
 from governance.tools.formats.values import Cleaner
@@ -243,7 +243,7 @@ def _retained(after: Collected, source: str) -> list[dict[str, str]]:
     names = sorted(str(r["name"]) for r in after.resources if r.get("retained") is True)
     if not names:
         return []
-    listed = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
+    listed = first_names(names)
     return [
         warning(
             source,

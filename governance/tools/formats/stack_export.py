@@ -25,7 +25,7 @@ from governance.tools.formats.location import (
     from_provider,
     location_problems,
 )
-from governance.tools.formats.plan_input import PlanInput, as_object, warning
+from governance.tools.formats.plan_input import PlanInput, as_object, first_names, warning
 from governance.tools.formats.resources import Collected, is_provider, state_at, unique_names
 from governance.tools.formats.urns import is_default_provider
 from governance.tools.formats.values import Cleaner
@@ -183,7 +183,7 @@ def _pending_deletes(
     )
     if not names:
         return []
-    listed = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
+    listed = first_names(names)
     return [
         warning(
             source,
