@@ -132,12 +132,19 @@ def charge_internet_egress(
     bill: Bill, catalog: Catalog, region: str, declared: InternetEgress
 ) -> None:
     """Every destination's egress: declared GiB charged, undeclared ones as usage lines."""
-    for to, gib in (
-        (WORLDWIDE, declared.monthly_egress_gb),
-        (CHINA, declared.monthly_egress_china_gb),
-        (AUSTRALIA, declared.monthly_egress_australia_gb),
-    ):
-        charge_egress(bill, catalog, region, gib, to)
+    _charge_each(bill, catalog, region, declared, DESTINATIONS)
+
+
+def _charge_each(
+    bill: Bill,
+    catalog: Catalog,
+    region: str,
+    declared: BaseModel,
+    destinations: tuple[Destination, ...],
+) -> None:
+    """Each destination's declared GiB (the usage model's field named by its usage key)."""
+    for to in destinations:
+        charge_egress(bill, catalog, region, getattr(declared, to.usage_key), to)
 
 
 class StorageInternetEgress(BaseModel):
@@ -166,5 +173,4 @@ class StorageInternetEgress(BaseModel):
 
 def charge_storage_egress(bill: Bill, catalog: Catalog, declared: StorageInternetEgress) -> None:
     """A bucket's internet egress on Cloud Storage's ladders, one per destination."""
-    for to in STORAGE_DESTINATIONS:
-        charge_egress(bill, catalog, "global", getattr(declared, to.usage_key), to)
+    _charge_each(bill, catalog, "global", declared, STORAGE_DESTINATIONS)
