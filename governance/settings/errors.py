@@ -47,7 +47,7 @@ class SettingsWarning(NamedTuple):
         return {"key": self.key, "message": self.message}
 
 
-def _part(part: int | str) -> str:
+def key_part(part: int | str) -> str:
     """One key of a path; a key that is not plain is quoted, so it cannot forge a line."""
     text = str(part)
     return text if _PLAIN_KEY.fullmatch(text) else json.dumps(text[:100])
@@ -62,8 +62,8 @@ def key_path(loc: tuple[int | str, ...], provided: Mapping[str, str]) -> str:
     if loc and loc[-1] == "[key]":
         loc = loc[:-1]
     if loc and str(loc[0]) in provided:
-        return ".".join([provided[str(loc[0])], *(_part(p) for p in loc[1:])])
-    return ".".join([ROOT, *(_part(p) for p in loc)])
+        return ".".join([provided[str(loc[0])], *(key_part(p) for p in loc[1:])])
+    return ".".join([ROOT, *(key_part(p) for p in loc)])
 
 
 def message(model: type[BaseModel], err: Mapping[str, Any]) -> str:

@@ -11,18 +11,17 @@ be a zone Google offers. Pure; callers are parse.py (the platform's stacks) and 
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator, Mapping
 from typing import Any, cast
 
 from governance.labels import label_problem, reserved_label_problem
 from governance.settings.base import ZONE_PATTERN, shown
+from governance.settings.errors import key_part
 from governance.untrusted import UntrustedInputError, load_json
 
 DEFAULT_LABELS = "gcp:defaultLabels"
 ZONE = "gcp:zone"
-_PLAIN = re.compile(r"[A-Za-z0-9_:-]{1,100}")  # a key shown as is; any other is quoted
 
 
 def _mapping(value: Any) -> Mapping[object, Any] | str:
@@ -47,9 +46,7 @@ def provider_problems(config: Mapping[str, Any]) -> Iterator[str]:
             yield f"{DEFAULT_LABELS}: {labels}"
         else:
             for key, value in labels.items():
-                text = str(key)
-                part = text if _PLAIN.fullmatch(text) else json.dumps(text[:100])
-                where = f"{DEFAULT_LABELS}.{part}"
+                where = f"{DEFAULT_LABELS}.{key_part(str(key))}"
                 if not isinstance(key, str) or not isinstance(value, str):
                     yield f"{where}: label keys and values are strings"
                 elif problem := reserved_label_problem(key) or label_problem(key, value):
