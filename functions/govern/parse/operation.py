@@ -2,11 +2,11 @@
 
 An HTTP 200 to a write only means the API accepted it: the work runs in an operation, which
 can end DONE with an error (a Compute stop that fails answers 200 with a PENDING zonal
-operation first). Two shapes: Compute's own `Operation` (compute v1 discovery document:
-`status` PENDING|RUNNING|DONE, `error.errors[]` with `code` and `message`, and
-`httpErrorStatusCode`/`httpErrorMessage` when it failed) and `google.longrunning.Operation`
-(Notebooks, TPU, Vertex AI: `done`, and `error` a google.rpc.Status). GKE's lives in
-parse/container.py. Pure and standard library only.
+operation first). Compute's own `Operation` (compute v1 discovery document: `status`
+PENDING|RUNNING|DONE, `error.errors[]` with `code` and `message`, and
+`httpErrorStatusCode`/`httpErrorMessage` when it failed). GKE's lives in parse/container.py;
+the `google.longrunning.Operation`s of Notebooks, TPU and Vertex AI are not read yet. Pure and
+standard library only.
 """
 
 from __future__ import annotations
@@ -41,14 +41,6 @@ def compute_operation(raw: Mapping[str, Any]) -> OperationState:
     if not errors and status >= 400:
         errors.append(_joined(f"HTTP {status}", text(raw, "httpErrorMessage")))
     return OperationState(text(raw, "name"), text(raw, "status") == "DONE", "; ".join(errors))
-
-
-def long_running(raw: Mapping[str, Any]) -> OperationState:
-    """A `google.longrunning.Operation` (REST JSON): `done`, and `error` when it failed."""
-    error = sub(raw, "error")
-    code = integer(error.get("code"))
-    message = _joined(f"code {code}", text(error, "message")) if code else ""
-    return OperationState(text(raw, "name"), raw.get("done") is True, message)
 
 
 def _joined(code: str, message: str) -> str:
