@@ -177,7 +177,7 @@ CronSchedule = Annotated[str, AfterValidator(_cron)]
 
 _IMAGE = re.compile(
     r"(https://(www|compute)\.googleapis\.com/compute/v1/)?"
-    r"projects/[a-z][a-z0-9-]{4,28}[a-z0-9]/global/images/(family/)?[a-z]([a-z0-9-]{0,61}[a-z0-9])?"
+    rf"projects/{PROJECT_ID_PATTERN}/global/images/(family/)?[a-z]([a-z0-9-]{{0,61}}[a-z0-9])?"
 )
 
 
