@@ -99,11 +99,18 @@ def evaluate_document(
     doc["price_catalog"] = {"version": catalog.version, "date": catalog.generated}
     if catalog.refreshed:
         doc["price_catalog"]["refreshed"] = catalog.refreshed
+    sources = report.price_sources()
     if cost_lines:
         # where each price a cost line used comes from, once per document (lines name the key)
-        doc["price_catalog"]["sources"] = report.price_sources()
+        doc["price_catalog"]["sources"] = sources
+    # The catalog's date is its Billing export's; prices read from Google's pricing pages carry
+    # their own. A reader of the total needs the span of the ones this plan used.
+    if dates := sorted({s["date"] for s in sources.values() if s.get("date")}):
+        doc["price_catalog"]["price_dates"] = {"first": dates[0], "last": dates[-1]}
     doc["violations"] = violations
     doc["cost"] = report.as_dict()
+    if waiting := report.depends_on_usage():
+        doc["cost"]["depends_on_usage"] = waiting
     return doc
 
 
