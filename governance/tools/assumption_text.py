@@ -10,7 +10,7 @@ the assumptions themselves are governance/costs/assumptions.py's.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from mlgov_policies.props import as_mapping
 
@@ -18,8 +18,8 @@ REFERENCE = "docs/reference/costs.md#usage-assumptions"
 
 
 def _value(value: Any) -> str:
-    if isinstance(value, Mapping):
-        items = as_mapping(value).items()
+    if isinstance(value, dict):
+        items = cast(dict[str, Any], value).items()
         return "{" + ", ".join(f"{k}: {_value(v)}" for k, v in items) + "}"
     if isinstance(value, float) and value.is_integer():
         return str(int(value))

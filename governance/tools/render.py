@@ -122,7 +122,8 @@ def catalog_note(
     first, last = str(dates.get("first") or ""), str(dates.get("last") or "")
     if first and last and (first, last) != (date, date):
         span = quote(first) if first == last else f"{quote(first)} to {quote(last)}"
-        return f"{note}; the prices used are dated {span} ({each}; `mlgov prices refresh` updates them)"
+        refresh = "`mlgov prices refresh` updates them"
+        return f"{note}; the prices used are dated {span} ({each}; {refresh})"
     return note + " (`mlgov prices refresh` updates it)"
 
 
@@ -244,7 +245,7 @@ def _cost_line(doc: Doc) -> str:
         return "cost: not estimated"
     monthly, base = cost.get("monthly_usd"), cost.get("baseline_monthly_usd")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
     # `*`: the total leaves something out or uses a fallback price; the notes marked * say what
-    star = "*" if as_list(as_mapping(cost).get("notes")) else ""
+    star = "*" if as_list(as_mapping(doc.get("cost")).get("notes")) else ""
     line = f"estimated {_usd(monthly)}/month{star}"
     if isinstance(monthly, int | float) and isinstance(base, int | float) and base > 0:
         saved = base - monthly
