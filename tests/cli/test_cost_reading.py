@@ -126,3 +126,27 @@ def test_a_total_without_notes_has_no_star(tmp_path, capsys):
     assert "not in the total" not in text  # a disk has no usage-based part
     _, raw, _ = run(["check", str(plan), "--json"], capsys)
     assert "depends_on_usage" not in json.loads(raw)["cost"]
+
+
+@pytest.mark.parametrize(
+    ("inputs", "settings"),
+    [
+        ({"type": "pd-ssd", "size": 200}, "pd-ssd, 200 GB"),
+        ({}, "pd-standard, 500 GB (Google's default)"),
+        ({"type": "pd-balanced"}, "pd-balanced, 100 GB (Google's default)"),
+        ({"image": "debian-cloud/debian-12"}, "pd-standard, size of its source"),
+        ({"type": "hyperdisk-extreme", "size": 1024, "provisionedIops": 5000},
+         "hyperdisk-extreme, 1024 GB, 5000 IOPS"),
+    ],
+)  # fmt: skip
+def test_a_disk_row_shows_the_type_and_size_it_is_priced_by(inputs, settings, tmp_path, capsys):
+    plan = tmp_path / "plan.json"
+    disk = {
+        "type": "gcp:compute/disk:Disk",
+        "name": "d",
+        "inputs": {"zone": "us-central1-a", **inputs},
+    }
+    plan.write_text(json.dumps({"stack": "team", "resources": [disk]}))
+    _, raw, _ = run(["check", str(plan), "--markdown"], capsys)
+    row = next(line for line in raw.splitlines() if line.startswith("| `d` |"))
+    assert f"| {settings} |" in row
