@@ -48,6 +48,11 @@ examples:
   mlgov cap status --stack prod               what the budget cap changed in GKE
   mlgov report -o report.html                 one HTML page of where the money goes
 
+offline (no account, no credentials, no Pulumi CLI): plan, check, policy-config, diff, comment,
+  init, report --no-spend. Talk to Google Cloud (Application Default Credentials from `gcloud auth
+  application-default login` and the network, or a local server: --endpoint, MLGOV_API_ENDPOINTS):
+  spend, jobs, cap, prices refresh; report reads spend where it can and warns where it cannot.
+
 exit codes:
   0    fine (advisory findings allowed)
   1    at least one mandatory policy violation (plan, check, comment)
