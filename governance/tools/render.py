@@ -128,11 +128,17 @@ def catalog_note(
 
 
 def usage_note(doc: Doc) -> str | None:
-    """What the total leaves out because only usage decides it (egress, operations, queries)."""
-    waiting = as_mapping(doc.get("cost")).get("depends_on_usage")
+    """What the total leaves out because only usage decides it (egress, operations, queries).
+
+    With a usage file, which one priced the usage it declares (a reader comparing two runs must
+    see that the totals rest on different usage).
+    """
+    cost = as_mapping(doc.get("cost"))
+    declared = f"usage file: {cost['usage_file']}" if cost.get("usage_file") else None
+    waiting = cost.get("depends_on_usage")
     if not isinstance(waiting, int) or waiting <= 0:
-        return None
-    return (
+        return declared
+    return (f"{declared}; " if declared else "") + (
         f"not in the total: {waiting} part(s) that depend on usage nobody declared (egress, "
         "operations, queries): `--explain` lists each with its unit price; a "
         "`--usage-file` prices them (docs/reference/costs.md#usage-file)"

@@ -150,3 +150,14 @@ def test_a_disk_row_shows_the_type_and_size_it_is_priced_by(inputs, settings, tm
     _, raw, _ = run(["check", str(plan), "--markdown"], capsys)
     row = next(line for line in raw.splitlines() if line.startswith("| `d` |"))
     assert f"| {settings} |" in row
+
+
+def test_the_plan_table_names_the_usage_file_its_total_rests_on(plan_file, tmp_path, capsys):
+    usage = tmp_path / "usage.yml"
+    usage.write_text("version: 0.1\nresource_usage:\n  raw:\n    monthly_egress_gb: 100\n")
+    _, text, _ = run(["check", str(plan_file), "--usage-file", str(usage)], capsys)
+    flat = " ".join(text.split())
+    # one of the bucket's 7 usage-based parts is declared now; 6 still wait
+    assert f"usage file: {usage}; not in the total: 6 part(s) that depend on usage" in flat
+    _, text, _ = run(["check", str(plan_file)], capsys)
+    assert "usage file:" not in text
