@@ -17,10 +17,11 @@ from mlgov_policies.props import as_mapping
 REFERENCE = "docs/reference/costs.md#usage-assumptions"
 
 
-def _value(value: Any) -> str:
+def shown(value: Any) -> str:
+    """An assumption's value as a reader writes it: 60 not 60.0, {name: 100} not a repr."""
     if isinstance(value, dict):
         items = cast(dict[str, Any], value).items()
-        return "{" + ", ".join(f"{k}: {_value(v)}" for k, v in items) + "}"
+        return "{" + ", ".join(f"{k}: {shown(v)}" for k, v in items) + "}"
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)
@@ -45,7 +46,7 @@ def assumptions(doc: Mapping[str, Any]) -> tuple[list[str], list[str]]:
         value = given.get(key, fallback)
         if value is None or value == {}:
             continue
-        (default if value == fallback else chosen).append(f"{key} {_value(value)}")
+        (default if value == fallback else chosen).append(f"{key} {shown(value)}")
     return chosen, default
 
 

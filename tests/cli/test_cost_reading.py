@@ -161,3 +161,26 @@ def test_the_plan_table_names_the_usage_file_its_total_rests_on(plan_file, tmp_p
     assert f"usage file: {usage}; not in the total: 6 part(s) that depend on usage" in flat
     _, text, _ = run(["check", str(plan_file)], capsys)
     assert "usage file:" not in text
+
+
+def test_the_pr_comment_says_how_to_read_a_line_and_which_defaults_it_used(capsys):
+    from governance.tools.comment import StackPlans, render_comment
+    from governance.tools.plan import evaluate_document
+
+    head = evaluate_document(json.loads(json.dumps(PLAN)))
+    body = render_comment([StackPlans("team", head)])
+    assert (
+        "Each line: quantity x unit price = amount a month (USD list prices, 730-hour month), "
+        "then [catalog key, location, pricing model, the price's date]. A quantity the inputs "
+        "do not give comes from the usage above or mlgov's usage defaults "
+        "(`docs/reference/costs.md#usage-assumptions`)."
+    ) in body
+    folded = body.split("<details><summary>mlgov's usage defaults in this estimate</summary>")[1]
+    defaults = folded.split("</details>")[0]
+    assert "storage\\_gb\\_per\\_bucket 10" in defaults  # escaped like all plan text
+    assert "nat\\_vm\\_count" not in defaults  # the document set it: not a default
+    # and the document's own settings are said beside their defaults
+    assert (
+        "Stack usage settings: storage\\_gb \\{raw\\: 250\\} \\(default \\{\\}\\), nat\\_vm\\_count 4 \\(default 2\\)."
+        in body
+    )
