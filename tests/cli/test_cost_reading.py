@@ -152,7 +152,10 @@ def test_a_disk_row_shows_the_type_and_size_it_is_priced_by(inputs, settings, tm
     assert f"| {settings} |" in row
 
 
-def test_the_plan_table_names_the_usage_file_its_total_rests_on(plan_file, tmp_path, capsys):
+def test_the_plan_table_names_the_usage_file_its_total_rests_on(
+    plan_file, tmp_path, capsys, monkeypatch
+):
+    monkeypatch.setenv("COLUMNS", "1000")  # a long temporary path is not cut by the wrap
     usage = tmp_path / "usage.yml"
     usage.write_text("version: 0.1\nresource_usage:\n  raw:\n    monthly_egress_gb: 100\n")
     _, text, _ = run(["check", str(plan_file), "--usage-file", str(usage)], capsys)
