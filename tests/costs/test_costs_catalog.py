@@ -80,13 +80,41 @@ def test_regions_the_stacks_use_have_compute_disks_bigquery_storage_fees(region)
         assert found is not None and found.usd > 0, key
 
 
-def test_cloud_sql_has_no_europe_west4_price_and_falls_back_to_the_nearest_documented_region():
+# Cloud SQL machine-shape SKUs of europe-west1 (named "in EMEA") and europe-west4 ("in
+# Netherlands") in infracost-cloudsql-2024 (documented.json's source: Zonal - <vCPUs> vCPU +
+# <GB>GB RAM, USD per hour); the snapshot has no per-vCPU or per-GB SKU for either region.
+SQL_SHAPES = {
+    "europe-west1": [(8, 30, 0.5404)],
+    "europe-west4": [(8, 30, 0.5944), (2, 7.5, 0.1486)],
+}
+SQL_KEYS = ("sql.enterprise.vcpu", "sql.enterprise.ram", "sql.shared.db-f1-micro",
+            "sql.shared.db-g1-small", "sql.storage.pd-ssd", "sql.storage.pd-hdd")  # fmt: skip
+
+
+def test_cloud_sql_in_europe_west1_and_west4_is_the_americas_price_times_the_regions_factor():
+    """Each region's shape SKUs are the Americas per-unit prices times one factor (1.0, 1.1)."""
     cat = default_catalog()
-    assert cat.price("sql.enterprise.vcpu", "us-central1").usd == pytest.approx(0.0413)
+    vcpu = cat.price("sql.enterprise.vcpu", "us-central1").usd
+    ram = cat.price("sql.enterprise.ram", "us-central1").usd
+    assert (vcpu, ram) == pytest.approx((0.0413, 0.007))
+    for region, shapes in SQL_SHAPES.items():
+        factors = [usd / (cpus * vcpu + gib * ram) for cpus, gib, usd in shapes]
+        factor = round(sum(factors) / len(factors), 2)
+        assert all(abs(f - factor) < 0.001 for f in factors), (region, factors)
+        assert factor == {"europe-west1": 1.0, "europe-west4": 1.1}[region]
+        for key in SQL_KEYS:
+            found = cat.find(key, region)
+            assert found is not None and found.region == region, (key, region)  # no fallback
+            expected = cat.price(key, "us-central1").usd * factor
+            assert found.usd == pytest.approx(expected, abs=0.00006), (key, region)
+
+
+def test_cloud_sql_elsewhere_without_a_price_still_falls_back_to_the_nearest_region():
+    cat = default_catalog()
     assert cat.price("sql.enterprise.vcpu", "europe-west2").usd == pytest.approx(0.0496)
-    assert cat.find("sql.enterprise.vcpu", "europe-west4") is None
-    fallback = cat.price("sql.enterprise.vcpu", "europe-west4")
-    assert (fallback.region, fallback.requested) == ("europe-west2", "europe-west4")
+    assert cat.find("sql.enterprise.vcpu", "europe-west3") is None
+    fallback = cat.price("sql.enterprise.vcpu", "europe-west3")
+    assert fallback.requested == "europe-west3" and fallback.region != "europe-west3"
     # no documented backup price outside us-central1: that one still comes from there
     assert cat.price("sql.backup", "europe-west4").region == "us-central1"
 
