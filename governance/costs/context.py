@@ -4,10 +4,10 @@ Built once per estimate from the whole plan and handed to every cost model: the 
 assumptions, the usage file's declarations (usage_file.py), the catalog, the date expiry is
 prorated from, and the few cross-resource facts the models need (office-hours windows from
 Scheduler jobs, tables per dataset, which Scheduler jobs, GKE cluster, Artifact Registry
-repository and BigQuery datasets the free tiers cover, each forwarding rule's place among the plan's rules, the
-resources another one refers to by name or self link: a node pool's cluster, a disk's image or
-snapshot, a managed instance group's template, a secret version's secret, the VMs that use a
-static address).
+repository and BigQuery datasets the free tiers cover, each forwarding rule's place among the
+plan's rules, the resources another one refers to by name or self link: a node pool's cluster,
+a disk's image or snapshot, a managed instance group's template, a secret version's secret, the
+VMs that use a static address).
 Nothing here is global: two estimates in one process never share a context.
 """
 

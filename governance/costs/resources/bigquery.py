@@ -12,10 +12,10 @@ first 10 GiB of storage a month (`bigquery.storage.free_gib`). mlgov assumes one
 billing account and subtracts them visibly, as it gives the GKE credit to the first zonal
 cluster: the free TiB to the datasets that declare queries, in plan order (context.py), the free
 GiB from the active storage of the plan's first dataset, in both bills (the Storage API free
-tiers are not applied). A table costs nothing of its own unless its usage file declares what it holds or reads
-(`monthly_active_storage_gb`, `monthly_long_term_storage_gb` and the API keys above): then those
-are priced on the table, at its dataset's location, on top of the dataset's own estimate (set the
-dataset's `bigquery_stored_gb` to 0 rather than count the bytes twice).
+tiers are not applied). A table costs nothing of its own unless its usage file declares what it
+holds or reads (`monthly_active_storage_gb`, `monthly_long_term_storage_gb` and the API keys
+above): then those are priced on the table, at its dataset's location, on top of the dataset's
+own estimate (set the dataset's `bigquery_stored_gb` to 0 rather than count the bytes twice).
 """
 
 from __future__ import annotations

@@ -37,7 +37,9 @@ FOREVER = (
 
 def test_partition_expiration_bounds_what_is_stored():
     cost = one(dataset(defaultPartitionExpirationMs=str(60 * DAY_MS)), USAGE)
-    assert cost.monthly_usd == pytest.approx(5 * 60 * price("bigquery.storage.active") - FREE_STORAGE)
+    assert cost.monthly_usd == pytest.approx(
+        5 * 60 * price("bigquery.storage.active") - FREE_STORAGE
+    )
     assert cost.baseline_monthly_usd == pytest.approx(FOREVER)  # 365 days kept, 275 long-term
     assert "5 GiB/day x 60 days kept (defaultPartitionExpirationMs) = 300 GiB" in cost.lines
 
@@ -49,7 +51,9 @@ def test_without_expiration_it_accumulates_like_the_baseline():
 
 def test_table_partition_expirations_bound_their_dataset():
     cost = one(dataset(), USAGE, others=[table(30 * DAY_MS), table(45 * DAY_MS)])
-    assert cost.monthly_usd == pytest.approx(5 * 45 * price("bigquery.storage.active") - FREE_STORAGE)
+    assert cost.monthly_usd == pytest.approx(
+        5 * 45 * price("bigquery.storage.active") - FREE_STORAGE
+    )
     # one table without expiration keeps the dataset unbounded
     unbounded = one(dataset(), USAGE, others=[table(30 * DAY_MS), table(None)])
     assert unbounded.monthly_usd == pytest.approx(FOREVER)
