@@ -34,9 +34,10 @@ from governance.tools.project import (
     context_of,
     display,
     find_project,
-    read_stack_config,
+    read_stack,
     stack_file_of,
 )
+from governance.tools.stack_config import StackConfig
 from mlgov_policies.evaluate import evaluate_resources
 from mlgov_policies.pack_config import PackConfig
 from mlgov_policies.vocabulary import is_component
@@ -159,9 +160,15 @@ def _cost_keys(resource: PlanResource, rc: ResourceCost, lines: bool = True) -> 
 def plan_config(
     config: Mapping[str, Any], stack: str, program: Path, source: Path,
     usage_file: UsageFile | None = None, cost_lines: bool = True,
-    policy_config: PackConfig | None = None,
+    policy_config: PackConfig | None = None, stack_config: StackConfig | None = None,
+    project_name: str = "mlgov",
 ) -> PlanDocument:  # fmt: skip
     """The plan document for one stack's config (runs `program` under mocks).
+
+    `stack_config` (project.read_stack) says where the config came from: the document records
+    it under `stack_config` (ESC environments imported, keys the project's config supplied, and
+    every other key the settings do not model), so the governance diff shows a change to any of
+    them; a stack that imports an ESC environment gets a finding, mandatory in prod.
 
     `policy_config` (a `--policy-config`, e.g. the `policies/config.NAME.json` the preview passes
     to CrossGuard) sets rule levels and settings over the stack's, and the document keeps it
@@ -179,7 +186,7 @@ def plan_config(
     # The program's objects and the plan live to the end: see collector.py.
     with fewer_collections():
         try:
-            recorded = run_program(config, stack, program)
+            recorded = run_program(config, stack, program, project_name)
         except SettingsError as err:  # a program that reads settings the file does not have
             raise CliError([f"{display(source)}: {p}" for p in err.problems]) from None
         # Registration order depends on async timing; sort so plans and their diffs are stable.
@@ -205,8 +212,48 @@ def plan_config(
         if settings is not None and settings.acknowledge:
             # For `comment`/`diff`: the weakening changes this stack accepts (govdiff/review.py).
             fields["acknowledgements"] = [a.model_dump() for a in settings.acknowledge]
-        doc = cast(PlanDocument, fields)
-        return evaluate_document(doc, usage_file, cost_lines, policy_config)
+        if stack_config is not None:
+            fields["stack_config"] = {
+                "esc_environments": list(stack_config.environments),
+                "from_project": list(stack_config.from_project),
+                "keys": stack_config.shown,
+            }
+        doc = evaluate_document(cast(PlanDocument, fields), usage_file, cost_lines, policy_config)
+        if stack_config is not None and stack_config.environments:
+            prod = context.policy_config.get("environment") == "prod"
+            doc.setdefault("violations", []).append(
+                _esc_finding(stack, stack_config.environments, prod)
+            )
+        return doc
+
+
+ESC_FINDING = "mlgov-stack-esc-environment"
+
+
+def _esc_finding(stack: str, environments: tuple[str, ...], prod: bool) -> dict[str, Any]:
+    """The stack imports ESC environments: config this plan cannot see (mandatory in prod).
+
+    Pulumi merges an environment's `pulumiConfig` into the stack's config (workspace/config.go,
+    mergeConfig): it fills every key the file leaves out and adds keys inside object values, so
+    `automation.dry_run: true` can reach `mlgov:settings` from an environment edited outside the
+    repository. No policy config can lower this finding: it is not a rule of the pack.
+    """
+    return {
+        "policy": ESC_FINDING,
+        "resource": stack or "stack",
+        "type": "pulumi:pulumi:Stack",
+        "enforcement": "mandatory" if prod else "advisory",
+        "message": (
+            f"the stack file imports ESC environments ({', '.join(environments)}); Pulumi merges "
+            "their pulumiConfig into this stack's config (mlgov:settings and gcp:* included), "
+            "which this plan and the pull request cannot see"
+        ),
+        "why": "an environment edited in Pulumi Cloud could switch governance off (dry run, "
+        "exemptions, budget, billing account) with no change in the repository",
+        "remediation": "remove `environment:` from the stack file and give the deployment its "
+        "credentials through the CI job's environment (e.g. `pulumi env run` or OIDC), or keep "
+        "every mlgov:* and gcp:* key out of the environments' pulumiConfig and out of prod",
+    }
 
 
 def plan_stack(
@@ -219,9 +266,10 @@ def plan_stack(
     """The plan document for `--stack NAME` or `--config PATH` (project found from here)."""
     name, path = stack_file_of(stack, config)
     project = find_project(Path.cwd(), path.parent)
+    read = read_stack(path, project if project.owns(path) else None)
     return plan_config(
-        read_stack_config(path), name, project.program, path, usage_file, cost_lines,
-        policy_config,
+        read.config, name, project.program, path, usage_file, cost_lines, policy_config, read,
+        project.name,
     )  # fmt: skip
 
 
