@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from governance.tools.errors import CliError
+from governance.tools.errors import CliError, warn
 from governance.tools.stack_config import (
     ConfigProblems,
     Declared,
@@ -223,8 +223,21 @@ def find_project(*starts: Path) -> PulumiProject:
 
 
 def read_stack_config(path: Path, project: PulumiProject | None = None) -> dict[str, Any]:
-    """The config a stack runs with: its file's `config:`, the project's applied (read_stack)."""
-    return read_stack(path, project).config
+    """The config a stack runs with: its file's `config:`, the project's applied (read_stack).
+
+    For the operator tools (`cap`, `jobs`, `spend`, ...): a stack that imports ESC environments
+    gets a warning, as what they supply is not applied (`plan` records it as a finding instead).
+    """
+    read = read_stack(path, project)
+    if read.environments:
+        warn(
+            [
+                f"{display(path)}: environment: imports ESC environments "
+                f"({', '.join(read.environments)}); mlgov cannot read them offline, so config "
+                "they supply (or merge into mlgov:settings) is not applied here"
+            ]
+        )
+    return read.config
 
 
 def read_stack(path: Path, project: PulumiProject | None = None) -> StackConfig:

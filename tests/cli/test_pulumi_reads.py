@@ -326,3 +326,15 @@ def test_python_only_yaml_tags_are_refused(
     assert old in PROD
     err = _refused(plan(_project(tmp_path, prod=PROD.replace(old, new))), f"tag {tag} is not read")
     assert "stacks/Pulumi.prod.yaml: not valid YAML (line " in err
+
+
+def test_operator_tools_warn_that_esc_values_are_not_applied(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from governance.tools.project import read_stack_config
+
+    root = _project(tmp_path, prod=PROD + "environment: [acme/prod]\n")
+    config = read_stack_config(root / "stacks" / "Pulumi.prod.yaml")
+    assert config["gcp:project"] == "acme-ml-prod"
+    err = capsys.readouterr().err
+    assert "mlgov: warning: " in err and "(acme/prod)" in err and "not applied here" in err
