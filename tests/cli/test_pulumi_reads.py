@@ -338,3 +338,21 @@ def test_operator_tools_warn_that_esc_values_are_not_applied(
     assert config["gcp:project"] == "acme-ml-prod"
     err = capsys.readouterr().err
     assert "mlgov: warning: " in err and "(acme/prod)" in err and "not applied here" in err
+
+
+@pytest.mark.parametrize("key", ["dry_run ", "dry\u200brun", "dr\u0443_run"])
+def test_a_look_alike_settings_key_is_refused(tmp_path: Path, plan, key: str) -> None:
+    # trailing space, zero-width space, Cyrillic "u": a key the reviewer reads as dry_run
+    edited = PROD.replace("      dry_run: false\n", f'      dry_run: false\n      "{key}": true\n')
+    _refused(plan(_project(tmp_path, prod=edited)), "mlgov:settings.automation.")
+
+
+def test_a_look_alike_config_key_shows_in_the_governance_diff(tmp_path: Path, plan) -> None:
+    # `mlg\u043ev:settings` (Cyrillic o) is another key to Pulumi: the program never reads it, but
+    # a reviewer may believe it does; it is listed, never silent.
+    line = "  gcp:region: europe-west4\n"
+    base = plan(_project(tmp_path / "base"))[1]
+    edited = PROD.replace(line, line + "  mlg\u043ev:settings: {automation: {dry_run: true}}\n")
+    head = plan(_project(tmp_path / "head", prod=edited))[1]
+    assert base is not None and head is not None
+    assert [c.id for c in review(base, head).changes] == ["config.mlg\u043ev:settings"]
