@@ -40,6 +40,7 @@ from governance.tools.project import (
 from governance.tools.stack_config import StackConfig
 from mlgov_policies.evaluate import evaluate_resources
 from mlgov_policies.pack_config import PackConfig
+from mlgov_policies.props import as_list, as_mapping
 from mlgov_policies.vocabulary import is_component
 
 
@@ -93,6 +94,10 @@ def evaluate_document(
         violations += budget_violations(resources, report, stack=stack or "stack")
     except CostError as err:  # e.g. a budget amount that is not a number
         raise CliError(f"cost: {err}") from None
+    # From the document's own record, so `check` and `comment` re-evaluating it keep the finding;
+    # prod if the stack's own config or the policy config the document is checked with says so.
+    own = as_mapping(cast(Mapping[str, Any], doc).get("policy_config"))
+    violations += esc_findings(doc, "prod" in (scope.config.environment, own.get("environment")))
     violations = _at_levels(violations, scope)
     record(doc, scope)
     doc.setdefault("schema_version", SCHEMA_VERSION)
@@ -218,16 +223,20 @@ def plan_config(
                 "from_project": list(stack_config.from_project),
                 "keys": stack_config.shown,
             }
-        doc = evaluate_document(cast(PlanDocument, fields), usage_file, cost_lines, policy_config)
-        if stack_config is not None and stack_config.environments:
-            prod = context.policy_config.get("environment") == "prod"
-            doc.setdefault("violations", []).append(
-                _esc_finding(stack, stack_config.environments, prod)
-            )
-        return doc
+        doc = cast(PlanDocument, fields)
+        return evaluate_document(doc, usage_file, cost_lines, policy_config)
 
 
 ESC_FINDING = "mlgov-stack-esc-environment"
+
+
+def esc_findings(doc: Mapping[str, Any], prod: bool) -> list[dict[str, Any]]:
+    """The finding of a document whose `stack_config` records ESC imports (none otherwise)."""
+    imports = as_list(as_mapping(doc.get("stack_config")).get("esc_environments"))
+    if not imports:
+        return []
+    names = tuple(str(x) for x in imports)
+    return [_esc_finding(str(doc.get("stack") or ""), names, prod)]
 
 
 def _esc_finding(stack: str, environments: tuple[str, ...], prod: bool) -> dict[str, Any]:

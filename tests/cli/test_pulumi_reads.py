@@ -356,3 +356,17 @@ def test_a_look_alike_config_key_shows_in_the_governance_diff(tmp_path: Path, pl
     head = plan(_project(tmp_path / "head", prod=edited))[1]
     assert base is not None and head is not None
     assert [c.id for c in review(base, head).changes] == ["config.mlg\u043ev:settings"]
+
+
+def test_the_esc_finding_survives_check_re_evaluating_the_plan(
+    tmp_path: Path, plan, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, doc, _ = plan(_project(tmp_path, prod=PROD + "environment: [acme/prod]\n"))
+    assert code == Exit.FAILED and doc is not None
+    saved = tmp_path / "prod.json"
+    saved.write_text(json.dumps(doc))
+    capsys.readouterr()
+    assert main(["check", str(saved), "--json"]) == Exit.FAILED
+    again = json.loads(capsys.readouterr().out)
+    found = [v for v in again["violations"] if v["policy"] == ESC_FINDING]
+    assert [v["enforcement"] for v in found] == ["mandatory"]
