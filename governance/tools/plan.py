@@ -217,7 +217,9 @@ def plan_config(
         if settings is not None and settings.acknowledge:
             # For `comment`/`diff`: the weakening changes this stack accepts (govdiff/review.py).
             fields["acknowledgements"] = [a.model_dump() for a in settings.acknowledge]
-        if stack_config is not None:
+        if stack_config is not None and (
+            stack_config.environments or stack_config.from_project or stack_config.shown
+        ):  # only when there is something to record: most stacks' documents stay as they were
             fields["stack_config"] = {
                 "esc_environments": list(stack_config.environments),
                 "from_project": list(stack_config.from_project),
