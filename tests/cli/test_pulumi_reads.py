@@ -370,3 +370,23 @@ def test_the_esc_finding_survives_check_re_evaluating_the_plan(
     again = json.loads(capsys.readouterr().out)
     found = [v for v in again["violations"] if v["policy"] == ESC_FINDING]
     assert [v["enforcement"] for v in found] == ["mandatory"]
+
+
+def test_settings_moved_into_the_project_config_are_what_is_planned(tmp_path: Path, plan) -> None:
+    # The prod stack file drops `mlgov:settings`; Pulumi.yaml's `settings` (project `mlgov`:
+    # the key mlgov:settings) supplies them with dry run on. Before, the plan refused the stack
+    # (no mlgov:settings) while `pulumi up` deployed the project's settings.
+    import yaml
+
+    base = plan(_project(tmp_path / "base"))[1]
+    config = yaml.safe_load(PROD)["config"]
+    settings = config.pop("mlgov:settings")
+    settings["automation"]["dry_run"] = True
+    project = PROJECT + yaml.safe_dump({"config": {"settings": {"default": settings}}})
+    root = _project(tmp_path / "head", project, yaml.safe_dump({"config": config}))
+    code, head, err = plan(root)
+    assert code in (Exit.OK, Exit.FAILED), err
+    assert base is not None and head is not None
+    assert head["stack_config"]["from_project"] == ["mlgov:settings"]
+    r = review(base, head)
+    assert "policy.dry_run" in {c.id for c in r.blocking}
