@@ -25,6 +25,8 @@ an encrypted `secure:` value there is refused, naming the key, as it cannot be r
 from __future__ import annotations
 
 import hashlib
+import json
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -37,6 +39,15 @@ limits, every resource); every other key is listed under `stack_config.keys`."""
 ENCRYPTED = "(encrypted, sha256 {})"
 """How a `secure:` value is shown: a short digest of its ciphertext, so a new value shows as a
 change (re-encrypting the same value shows as one too; what it was is not shown)."""
+_PLAIN = re.compile(r"[A-Za-z0-9_.:/@-]{1,100}")
+
+
+def _key(part: object) -> str:
+    """A key as shown in a message: quoted unless plain, so a hostile key cannot forge a line."""
+    text = str(part)
+    return text if _PLAIN.fullmatch(text) else json.dumps(text[:100])
+
+
 _DECLARATION_KEYS = frozenset({"type", "description", "items", "default", "value", "secret"})
 
 
@@ -85,7 +96,7 @@ def _secure_paths(value: Any, path: str) -> Iterator[str]:
         yield path
     elif isinstance(value, Mapping):
         for k, v in cast(Mapping[Any, Any], value).items():
-            yield from _secure_paths(v, f"{path}.{k}")
+            yield from _secure_paths(v, f"{path}.{_key(k)}")
     elif isinstance(value, list):
         for i, v in enumerate(cast(list[Any], value)):
             yield from _secure_paths(v, f"{path}.{i}")
@@ -100,14 +111,14 @@ def stack_keys(raw: Mapping[Any, Any]) -> dict[str, Any]:
         parsed = parse_key(key)
         if parsed is None:
             problems.append(
-                f"config.{key}: not a Pulumi config key (keys are <namespace>:<name>, such as "
-                "gcp:project or mlgov:settings); Pulumi refuses this stack file"
+                f"config.{_key(key)}: not a Pulumi config key (keys are <namespace>:<name>, "
+                "such as gcp:project or mlgov:settings); Pulumi refuses this stack file"
             )
             continue
         if parsed in out:
             problems.append(
-                f"config.{key}: the same key as {written[parsed]} (Pulumi reads "
-                f"<namespace>:config:<name> as <namespace>:<name>); set {parsed} once"
+                f"config.{_key(key)}: the same key as {_key(written[parsed])} (Pulumi reads "
+                f"<namespace>:config:<name> as <namespace>:<name>); set {_key(parsed)} once"
             )
             continue
         out[parsed] = value
@@ -174,7 +185,7 @@ def project_config(raw: object, project: str, where: str) -> tuple[Declared, ...
         name = str(key)
         parsed = f"{project}:{name}" if ":" not in name else parse_key(name)
         if parsed is None:
-            problems.append(f"{where}: config.{name}: not a Pulumi config key")
+            problems.append(f"{where}: config.{_key(name)}: not a Pulumi config key")
             continue
         own = parsed.startswith(f"{project}:")
         if isinstance(entry, str | bool | int | list) and not isinstance(entry, float):
@@ -185,12 +196,15 @@ def project_config(raw: object, project: str, where: str) -> tuple[Declared, ...
             declared.append(Declared(parsed, required=own))
             continue
         if not isinstance(entry, Mapping):
-            problems.append(f"{where}: config.{name}: a value, or a mapping of {_declaration()}")
+            problems.append(
+                f"{where}: config.{_key(name)}: a value, or a mapping of {_declaration()}"
+            )
             continue
         decl = cast(Mapping[str, Any], entry)
         if unknown := sorted(str(k) for k in decl if k not in _DECLARATION_KEYS):
             problems.append(
-                f"{where}: config.{name}.{unknown[0]}: not allowed here ({_declaration()})"
+                f"{where}: config.{_key(name)}.{_key(unknown[0])}: not allowed here "
+                f"({_declaration()})"
             )
             continue
         # Pulumi: `default` wins over `value` when both are given.
@@ -231,7 +245,7 @@ def effective_config(
     if missing:
         raise ConfigProblems(
             [
-                f"{where}: config.{key}: required by the project's config (Pulumi.yaml) and "
+                f"{where}: config.{_key(key)}: required by the project's config (Pulumi.yaml) and "
                 "not set; Pulumi refuses to run the stack"
                 for key in missing
             ]

@@ -390,3 +390,12 @@ def test_settings_moved_into_the_project_config_are_what_is_planned(tmp_path: Pa
     assert head["stack_config"]["from_project"] == ["mlgov:settings"]
     r = review(base, head)
     assert "policy.dry_run" in {c.id for c in r.blocking}
+
+
+def test_a_hostile_key_cannot_forge_a_line(tmp_path: Path, plan) -> None:
+    key = "x\\nmlgov: error: all good " + "a" * 500
+    edited = PROD.replace(
+        "  gcp:region: europe-west4\n", f'  gcp:region: europe-west4\n  "{key}": 1\n'
+    )
+    err = _refused(plan(_project(tmp_path, prod=edited)), "not a Pulumi config key")
+    assert len(err.splitlines()) == 1 and len(err) < 400, err
