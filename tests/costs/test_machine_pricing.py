@@ -7,7 +7,7 @@ from cost_plans import price
 
 from governance.costs.bill import Bill
 from governance.costs.catalog import default_catalog
-from governance.costs.errors import CatalogError, CostError, NotOffered
+from governance.costs.errors import CatalogError, CostError, NotOffered, Refused
 from governance.costs.machine_pricing import attached_gpus, charge_machine, sud_hours
 from governance.costs.machines import machine_shape
 
@@ -171,10 +171,16 @@ def test_commitment_bills_the_whole_month_at_the_committed_price_beside_list():
 
 
 def test_attached_gpus_reads_api_spellings_and_names_bad_paths():
+    # Workbench's enum spelling (acceleratorConfigs) and Compute Engine's names
     configs = [{"type": "NVIDIA_TESLA_T4", "count": "2"}, {"type": "nvidia-l4"}]
-    assert attached_gpus(configs, "count", "guestAccelerators") == [
+    assert attached_gpus(configs, "count", "gceSetup.acceleratorConfigs", enum=True) == [
         ("nvidia-tesla-t4", 2),
         ("nvidia-l4", 1),
     ]
+    full = [{"type": "projects/p/zones/us-central1-a/acceleratorTypes/nvidia-l4", "count": 2}]
+    assert attached_gpus(full, "count", "guestAccelerators") == [("nvidia-l4", 2)]
+    # Compute Engine and GKE name accelerator types in lowercase: the enum spelling is refused
+    with pytest.raises(Refused, match=r"guestAccelerators\[0\]\.type \(GPU type\) 'NVIDIA_TESLA_T4'"):
+        attached_gpus(configs, "count", "guestAccelerators")
     with pytest.raises(CostError, match=r"guestAccelerators\[0\]\.type is 5, not a string"):
         attached_gpus([{"type": 5}], "count", "guestAccelerators")

@@ -131,10 +131,11 @@ def read_preview(doc: Mapping[str, Any], source: str) -> PlanInput:
 
     def before() -> PlanDocument:  # only `diff` and `comment` need it: converted on demand
         side = _side(steps, logical, before_providers, Cleaner(), before=True)
-        return _document(stack, default, side, [], dict(summary))
+        doc = _document(stack, default, side, [], dict(summary))
+        return _with_findings(doc, before_providers)
 
     return PlanInput(
-        plan=_document(stack, default, after, warnings, summary),
+        plan=_with_findings(_document(stack, default, after, warnings, summary), after_providers),
         format=FORMAT,
         read_before=before,
     )
@@ -269,6 +270,13 @@ def _omitted_sames(doc: Mapping[str, Any], ops: Counter[str], source: str) -> li
             "see the whole stack, not only what changes",
         )
     ]
+
+
+def _with_findings(doc: PlanDocument, providers: Providers) -> PlanDocument:
+    """The document with the findings about its providers' settings (`input_findings`)."""
+    if found := providers.reserved_label_findings():
+        doc["input_findings"] = found
+    return doc
 
 
 def _document(

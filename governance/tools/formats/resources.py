@@ -18,6 +18,7 @@ from typing import Any, cast
 
 from governance.tools.document import PlanResource
 from governance.tools.errors import CliError
+from governance.tools.formats import default_labels
 from governance.tools.formats.location import ProviderDefaults, inherit
 from governance.tools.formats.plan_input import warning
 from governance.tools.formats.urns import Urn, parse_urn
@@ -102,6 +103,11 @@ class Collected:
             defaults,
             cast(Mapping[str, Any], outputs) if isinstance(outputs, dict) else None,
         )
+        field = default_labels.label_field(type_) if defaults.labels else None
+        if field is not None and (
+            where := default_labels.merge(type_, inputs, defaults.labels, defaults.labels_source)
+        ):
+            inherited[field] = where
         resource: dict[str, Any] = {"type": type_, "name": name or urn.name, "inputs": inputs}
         resource["urn"] = state["urn"]
         if extra:
@@ -109,7 +115,7 @@ class Collected:
         if inherited:
             resource["inherited"] = inherited
         for key, where in inherited.items():
-            if inputs.get(key) == UNKNOWN:
+            if key not in default_labels.FIELDS and inputs.get(key) == UNKNOWN:
                 reason = where.removeprefix("unknown: ")
                 self.unknown_locations.setdefault((key, reason), []).append(urn.name)
         self.resources.append(cast(PlanResource, resource))
