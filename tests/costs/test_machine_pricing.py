@@ -180,7 +180,45 @@ def test_attached_gpus_reads_api_spellings_and_names_bad_paths():
     full = [{"type": "projects/p/zones/us-central1-a/acceleratorTypes/nvidia-l4", "count": 2}]
     assert attached_gpus(full, "count", "guestAccelerators") == [("nvidia-l4", 2)]
     # Compute Engine and GKE name accelerator types in lowercase: the enum spelling is refused
-    with pytest.raises(Refused, match=r"guestAccelerators\[0\]\.type \(GPU type\) 'NVIDIA_TESLA_T4'"):
+    with pytest.raises(
+        Refused, match=r"guestAccelerators\[0\]\.type \(GPU type\) 'NVIDIA_TESLA_T4'"
+    ):
         attached_gpus(configs, "count", "guestAccelerators")
     with pytest.raises(CostError, match=r"guestAccelerators\[0\]\.type is 5, not a string"):
         attached_gpus([{"type": 5}], "count", "guestAccelerators")
+
+
+@pytest.mark.parametrize(
+    "machine_type",
+    ["N1-STANDARD-4", "E2-Standard-4", " n1-standard-4", "n1-standard-4 ", "n1_standard_4",
+     "zones/us-central1-a/machineTypes/N1-STANDARD-4", "4-standard"],
+)  # fmt: skip
+def test_machine_type_names_google_refuses_are_refused_not_read_as_another(machine_type):
+    # Compute Engine names are lowercase RFC 1035; lowercasing them priced what cannot exist
+    with pytest.raises(Refused, match="is not a name Google accepts"):
+        machine_shape(machine_type)
+
+
+@pytest.mark.parametrize(
+    "machine_type",
+    ["n1-standard-4", "e2-medium", "f1-micro", "n2-custom-4-16384-ext", "ct5lp-hightpu-4t",
+     "https://www.googleapis.com/compute/v1/projects/p/zones/us-central1-a/machineTypes/g2-standard-8"],
+)  # fmt: skip
+def test_machine_type_names_google_accepts_still_read(machine_type):
+    assert machine_shape(machine_type) is not None
+
+
+def test_a_clusters_default_pool_of_a_refused_machine_type_refuses_the_cluster():
+    # the cluster could not be created: a mandatory finding, not a partial price
+    from governance.costs.assumptions import UsageAssumptions
+    from governance.costs.estimate import estimate_resources
+
+    cluster = {
+        "type": "gcp:container/cluster:Cluster",
+        "name": "c",
+        "inputs": {"location": "us-central1-a", "nodeConfig": {"machineType": "E2-STANDARD-4"}},
+    }
+    report = estimate_resources([cluster], UsageAssumptions(), default_catalog(), None)
+    (row,) = report.resources
+    assert row.refused and row.unpriced
+    assert "'E2-STANDARD-4' is not a name Google accepts" in row.unpriced

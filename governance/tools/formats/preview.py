@@ -6,8 +6,11 @@ The digest (FORMAT §1.2) lists steps; which state of a step holds the inputs de
 discard). `newState` is never assumed to exist (a delete has none). A replacement is one logical
 `replace` step unless `--show-replacement-steps` adds the physical `create-replacement` and
 `delete-replaced` steps (FORMAT §1.5); those count only for a URN without a logical step, so a
-replacement is never counted twice. `read` and `refresh` steps price nothing (FORMAT §1.4 table);
-a drifted resource that `--refresh` lists again as an update counts once, by the program's step.
+replacement is never counted twice. A `read-replacement` deletes the managed resource it reads
+another into (before side only); a `read` prices nothing new, except a managed resource it
+relinquishes (same id), which keeps billing after; a `refresh` counts only for a resource no
+other step lists (unchanged, both sides): a drifted resource that `--refresh` lists again as an
+update counts once, by the program's step (`_side` has the whole table).
 An `import` adopts a resource that already runs, so it is on both sides (its newState before too)
 and changes no cost. A delete does not always end a bill: with `retainOnDelete` Pulumi only
 forgets the resource (FORMAT §1.8 field; engine `DeleteStep.Apply`), so it stays on the "after"
@@ -15,8 +18,10 @@ side as `retained` (`_side`).
 
 The "after" document is what `check` evaluates; with the "before" one, `diff` shows a preview's
 own change (deletes cost less, replaces show both sides). Project, region and zone come through
-each step's provider (location.py). A digest the preview failed to finish (error diagnostics,
-FORMAT §1.1 and §5) is refused: its steps stop where the program failed.
+each step's provider (location.py), default labels too (default_labels.py). A digest that is not
+a whole preview of the program is refused rather than priced: one the preview failed to finish
+(error diagnostics, FORMAT §1.1 and §5: its steps stop where the program failed), a `refresh
+--preview-only` digest, one listing fewer steps than its changeSummary counts.
 """
 
 from __future__ import annotations
@@ -284,10 +289,12 @@ def _providers(
     """
     after: dict[str, ProviderDefaults] = {}
     before: dict[str, ProviderDefaults] = {}
-    for urn, _op, old, new in steps:
+    for urn, op, old, new in steps:
         new_state = as_object(new[0]) if new is not None else {}
         old_state = as_object(old[0]) if old is not None else {}
-        for state, index in ((new_state, after), (old_state or new_state, before)):
+        # a provider this preview creates did not exist before it (its findings are new)
+        was = old_state or (new_state if op in ALREADY_THERE else {})
+        for state, index in ((new_state, after), (was, before)):
             if is_provider(state):
                 inputs = as_object(state.get("inputs"))
                 if state.get("type") == GCP_PROVIDER and (problems := location_problems(inputs)):
