@@ -313,3 +313,23 @@ def test_a_preview_without_default_labels_reads_as_before() -> None:
 def _labels(resource: dict[str, Any]) -> dict[str, Any]:
     labels = resource["inputs"].get("labels")
     return labels if isinstance(labels, dict) else {}
+
+
+def test_default_labels_changed_since_the_last_update_are_not_on_the_resources_yet(
+    cli: Cli, tmp_path: Path
+) -> None:
+    # pulumi-gcp applies a changed defaultLabels to a resource only when it next updates it
+    # (pulumi/pulumi-gcp#1275): the state's pulumiLabels say what each resource carries
+    doc = json.loads(EXPORT.read_text())
+    provider = doc["deployment"]["resources"][1]
+    labels = json.loads(provider["inputs"]["defaultLabels"])
+    provider["inputs"]["defaultLabels"] = json.dumps({**labels, "owner": "ml-serving"})
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(doc))
+    result = cli("check", path, "--json")
+    rows = by_name(json.loads(result.out)["resources"])
+    assert "owner" not in rows["api-vm"]["inputs"]["labels"]
+    assert rows["api-vm"]["inputs"]["labels"]["team"] == "vision"
+    assert rows["api-vm"]["inherited"]["labels"].startswith("pulumiLabels output: as last applied")
+    assert "2 resource(s) (api-vm, model-artifacts) carry other labels" in result.err
+    assert "carry other labels" not in cli("check", EXPORT).err

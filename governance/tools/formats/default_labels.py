@@ -122,6 +122,25 @@ def merge(type_: str, inputs: dict[str, Any], defaults: DefaultLabels, source: s
     return f"{source}: {', '.join(added)}"
 
 
+def applied(outputs: Mapping[str, Any], own: Any) -> dict[str, str] | None:
+    """A stack export's labels as pulumi-gcp last applied them (the `pulumiLabels` output).
+
+    pulumi-gcp applies a changed `defaultLabels` to a resource only when it next updates it
+    (pulumi/pulumi-gcp#1275), so a deployed resource may carry other labels than its provider's
+    current defaults give: `pulumiLabels` (labels + default labels, as applied) says which. None
+    when absent, secret or not a map of strings. Reserved keys the resource does not set itself
+    are left out, as in `merge`.
+    """
+    value = outputs.get(_MERGED_OUTPUT)
+    if not isinstance(value, dict) or SIGNATURE_KEY in value:
+        return None
+    labels = cast(dict[str, Any], value)
+    if not all(isinstance(v, str) for v in labels.values()):
+        return None
+    mine = cast(dict[str, Any], own) if isinstance(own, dict) else {}
+    return {k: str(v) for k, v in labels.items() if k in mine or reserved_label_problem(k) is None}
+
+
 def reserved_finding(provider: str, where: str, reserved: Mapping[str, str]) -> dict[str, Any]:
     """The mandatory finding for `mlgov-*` keys in a provider's default labels.
 

@@ -78,6 +78,8 @@ class Collected:
         default_factory=dict[tuple[str, str], list[str]]
     )
     """(region or zone, why it is unknown) -> the names of the resources it leaves unknown."""
+    stale_labels: list[str] = field(default_factory=list[str])
+    """Resources of a stack export whose applied labels differ from their provider's defaults."""
 
     def add(
         self,
@@ -96,18 +98,20 @@ class Collected:
             return
         type_ = str(state["type"])
         inputs = cleaner.inputs(state.get("inputs"))
-        outputs = state.get("outputs") if outputs_fallback else None
-        inherited = inherit(
-            type_,
-            inputs,
-            defaults,
-            cast(Mapping[str, Any], outputs) if isinstance(outputs, dict) else None,
-        )
+        raw_outputs = state.get("outputs") if outputs_fallback else None
+        outputs = cast(Mapping[str, Any], raw_outputs) if isinstance(raw_outputs, dict) else None
+        inherited = inherit(type_, inputs, defaults, outputs)
         field = default_labels.label_field(type_) if defaults.labels else None
-        if field is not None and (
-            where := default_labels.merge(type_, inputs, defaults.labels, defaults.labels_source)
-        ):
-            inherited[field] = where
+        if field is not None:
+            own = inputs.get(field)
+            where = default_labels.merge(type_, inputs, defaults.labels, defaults.labels_source)
+            applied = default_labels.applied(outputs, own) if outputs is not None else None
+            if applied is not None and applied != inputs.get(field):
+                inputs[field] = applied
+                where = f"pulumiLabels output: as last applied, not {defaults.labels_source}"
+                self.stale_labels.append(urn.name)
+            if where:
+                inherited[field] = where
         resource: dict[str, Any] = {"type": type_, "name": name or urn.name, "inputs": inputs}
         resource["urn"] = state["urn"]
         if extra:
@@ -121,8 +125,24 @@ class Collected:
         self.resources.append(cast(PlanResource, resource))
 
     def warnings(self, source: str) -> list[dict[str, str]]:
-        """One warning per reason a region or zone is unknown, naming the resources."""
+        """One warning per reason a region or zone is unknown, naming the resources.
+
+        And one naming the resources whose labels, as last applied, are not what their
+        provider's defaultLabels give now.
+        """
         found: list[dict[str, str]] = []
+        if self.stale_labels:
+            names = sorted(self.stale_labels)
+            listed = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
+            found.append(
+                warning(
+                    source,
+                    f"{len(names)} resource(s) ({listed}) carry other labels than their "
+                    "provider's defaultLabels give now (their pulumiLabels output, as last "
+                    "applied): pulumi-gcp applies changed default labels to a resource only when "
+                    "it next updates it, so they are checked with the labels they carry",
+                )
+            )
         for (key, reason), names in sorted(self.unknown_locations.items()):
             listed = ", ".join(sorted(names)[:5]) + (", ..." if len(names) > 5 else "")
             found.append(
