@@ -210,3 +210,15 @@ def test_a_preview_without_its_root_stack_step_is_warned_about(cli: Cli, tmp_pat
     assert result.code == 1
     assert "no step for the root stack (pulumi:pulumi:Stack)" in result.err
     assert "no step for the root stack" not in cli("check", FILE).err
+
+
+def test_steps_of_two_stacks_in_one_file_are_refused(cli: Cli, tmp_path: Path) -> None:
+    doc = _doc()
+    other = json.loads(
+        json.dumps(doc["steps"][-2]).replace("urn:pulumi:dev::", "urn:pulumi:prod::")
+    )
+    doc["steps"].append(other)
+    doc["changeSummary"]["create"] += 1
+    result = cli("check", _write(tmp_path, doc))
+    assert result.code == 2
+    assert "steps: URNs of 2 stacks (recsys/dev, recsys/prod)" in result.err

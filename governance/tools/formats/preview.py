@@ -358,12 +358,20 @@ _ALWAYS_LISTED = ("create", "update", "delete", "replace", "import", "discard")
 def _refuse_fragments(doc: Mapping[str, Any], steps: list[Step], source: str) -> None:
     """CliError for a digest that is not a whole `pulumi preview` of the program.
 
+    Steps of several stacks (URNs carry the project and stack) are files put together.
     `pulumi refresh --preview-only --json` prints the same digest, but runs no program: every
     step is the state's own `refresh` (the root stack's too), so it says nothing about what the
     program will create. A digest that lists fewer creates, updates, deletes or replaces than its
     own `changeSummary` counts was cut or filtered after Pulumi wrote it: pricing what is left
     would present a fragment as the program.
     """
+    stacks = sorted({f"{u.project}/{u.stack}" for urn, *_ in steps if (u := parse_urn(urn))})
+    if len(stacks) > 1:
+        raise CliError(
+            f"{source}: steps: URNs of {len(stacks)} stacks ({first_names(stacks, 3)}): one "
+            "preview holds one stack's steps, so this is several files put together; check each "
+            "stack's `pulumi preview --json` on its own"
+        )
     stack_ops = {op for urn, op, _, _ in steps if _is_stack(urn)}
     all_ops = {op for _, op, _, _ in steps}
     if stack_ops == {"refresh"} or (
