@@ -333,3 +333,16 @@ def test_default_labels_changed_since_the_last_update_are_not_on_the_resources_y
     assert rows["api-vm"]["inherited"]["labels"].startswith("pulumiLabels output: as last applied")
     assert "2 resource(s) (api-vm, model-artifacts) carry other labels" in result.err
     assert "carry other labels" not in cli("check", EXPORT).err
+
+
+def test_what_check_prints_with_input_findings_validates_against_the_schema(cli: Cli) -> None:
+    import jsonschema
+
+    from tests.conftest import REPO
+
+    schema = json.loads((REPO / "governance" / "tools" / "plan.schema.json").read_text())
+    doc = json.loads(cli("check", PREVIEW, "--json").out)
+    assert doc["input_findings"]
+    assert list(jsonschema.Draft202012Validator(schema).iter_errors(doc)) == []
+    bad = {**doc, "input_findings": [{"policy": "x"}]}  # the schema can fail on them
+    assert list(jsonschema.Draft202012Validator(schema).iter_errors(bad))
