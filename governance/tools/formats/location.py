@@ -158,7 +158,7 @@ def from_provider(urn: str, inputs: Mapping[str, Any]) -> ProviderDefaults:
 
 
 def _labels(value: Any) -> DefaultLabels:
-    """Parsed default labels; a value the reader already refused (labels_problems) reads as none."""
+    """Parsed default labels; a value the readers refuse (location_problems) reads as none."""
     parsed = default_labels.parse(value)
     return parsed if isinstance(parsed, DefaultLabels) else default_labels.NONE
 

@@ -101,17 +101,17 @@ class Collected:
         raw_outputs = state.get("outputs") if outputs_fallback else None
         outputs = cast(Mapping[str, Any], raw_outputs) if isinstance(raw_outputs, dict) else None
         inherited = inherit(type_, inputs, defaults, outputs)
-        field = default_labels.label_field(type_) if defaults.labels else None
-        if field is not None:
-            own = inputs.get(field)
+        label_key = default_labels.label_field(type_) if defaults.labels else None
+        if label_key is not None:
+            own = inputs.get(label_key)
             where = default_labels.merge(type_, inputs, defaults.labels, defaults.labels_source)
             applied = default_labels.applied(outputs, own) if outputs is not None else None
-            if applied is not None and applied != inputs.get(field):
-                inputs[field] = applied
+            if applied is not None and applied != inputs.get(label_key):
+                inputs[label_key] = applied
                 where = f"pulumiLabels output: as last applied, not {defaults.labels_source}"
                 self.stale_labels.append(urn.name)
             if where:
-                inherited[field] = where
+                inherited[label_key] = where
         resource: dict[str, Any] = {"type": type_, "name": name or urn.name, "inputs": inputs}
         resource["urn"] = state["urn"]
         if extra:
