@@ -82,6 +82,9 @@ def evaluate_document(
     managed = [r for r in resources if not cast(Mapping[str, Any], r).get("retained")]
     found = evaluate_resources(managed, scope.config, stack=stack, levels=scope.levels)
     violations: list[dict[str, Any]] = [v.as_dict() for v in found]
+    # Findings the reader of a Pulumi file made about the file's own settings (a provider's
+    # reserved default labels): they concern no resource's inputs, so no rule sees them.
+    violations += [dict(f) for f in doc.get("input_findings") or []]
     # A TPU in a zone Google's zone list rules out is already a finding (with the zone and its
     # source); the estimate's "not offered in this region" would say it a second time.
     zone_refused = {(v.type, v.resource) for v in found if v.policy == "mlgov-tpu-zone-offered"}
