@@ -69,7 +69,7 @@ def test_offline_job_needs_no_credentials() -> None:
     runs = _runs(job)
     assert "make test" in runs
     # every stack, at the head and at the PR base, into ONE comment (not only dev)
-    assert "for stack in dev staging prod" in runs
+    assert '"$PY" -m governance stacks' in runs  # every stack file, not a fixed list
     assert (
         '-m governance plan --stack "$stack" --json "${pack[@]}" > "$out/head/$stack.json"' in runs
     )
@@ -207,10 +207,15 @@ def test_the_pr_report_is_written_from_the_head_plans_and_uploaded() -> None:
 
 # ------------------------------------------------------------ the plan step, run for real
 FAKE_PY = """#!/usr/bin/env bash
-# Stands in for .venv/bin/python: `-m governance plan --stack S --json` exits $RC_<side>_<S>,
+# Stands in for .venv/bin/python: `-m governance stacks` prints $STACKS_<side> (default dev,
+# staging, prod) and exits $STACKS_RC, `-m governance plan --stack S --json` exits $RC_<side>_<S>,
 # `-m governance comment ...` records its arguments and exits $COMMENT_RC, `-c` runs python.
 if [ "$1" = "-c" ]; then exec python3 "$@"; fi
 side=head; [ "$PWD" != "$GITHUB_WORKSPACE" ] && side=base
+if [ "$3" = "stacks" ]; then
+  if [ "${STACKS_RC:-0}" != 0 ]; then exit "$STACKS_RC"; fi
+  var="STACKS_${side}"; printf '%b\\n' "${!var:-dev\\nstaging\\nprod}"; exit "${STACKS_RC:-0}"
+fi
 if [ "$3" = "plan" ]; then
   var="RC_${side}_$5"; echo '{"stack": "'"$5"'", "resources": []}'; exit "${!var:-0}"
 fi
@@ -290,3 +295,29 @@ def test_a_base_plan_counts_only_with_exit_0_or_1(tmp_path: Path, base_rc, has_b
 def test_the_comments_exit_code_blocks_too(tmp_path: Path, comment_rc, status) -> None:
     rc, _, output = _run_plan_step(tmp_path, {"COMMENT_RC": comment_rc})
     assert rc == 0 and f"status={status}" in output
+
+
+def test_a_stack_file_the_pr_adds_is_planned_too(tmp_path: Path) -> None:
+    # A PR adding Pulumi.prod_eu.yaml: planned at the head (the base has none), not left out.
+    # (The fake's exit-code variables cannot hold a hyphen; the workflow quotes every name.)
+    rc, args, output = _run_plan_step(tmp_path, {"STACKS_head": "dev\\nstaging\\nprod\\nprod_eu"})
+    assert rc == 0 and "status=0" in output
+    planned = [args[i + 1] for i, a in enumerate(args) if a == "--stack"]
+    assert planned == ["dev", "staging", "prod", "prod_eu"]
+
+
+def test_a_stack_file_the_pr_removes_blocks_and_is_named(tmp_path: Path) -> None:
+    # The base has a qa stack the head lost (removed or renamed): named as failed, and it blocks.
+    rc, args, output = _run_plan_step(tmp_path, {"STACKS_base": "dev\\nstaging\\nprod\\nqa"})
+    assert rc == 0 and "status=1" in output
+    failed = [args[i + 1] for i, a in enumerate(args) if a == "--failed"]
+    assert failed == ["qa"]
+    error_file = Path(args[args.index("qa") + 1])
+    assert "the base has this stack's file and the PR head has not" in error_file.read_text()
+
+
+def test_unknown_stacks_block(tmp_path: Path) -> None:
+    # `mlgov stacks` failing (a broken Pulumi.yaml at the head) is never "nothing to plan".
+    rc, args, output = _run_plan_step(tmp_path, {"STACKS_RC": "2"})
+    assert rc == 0 and "status=1" in output
+    assert [a for a in args if a == "--stack"] == []

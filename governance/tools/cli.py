@@ -49,9 +49,10 @@ examples:
   mlgov report -o report.html                 one HTML page of where the money goes
 
 offline (no account, no credentials, no Pulumi CLI): plan, check, policy-config, diff, comment,
-  init, report --no-spend. Talk to Google Cloud (Application Default Credentials from `gcloud auth
-  application-default login` and the network, or a local server: --endpoint, MLGOV_API_ENDPOINTS):
-  spend, jobs, cap, prices refresh; report reads spend where it can and warns where it cannot.
+  init, stacks, report --no-spend. Talk to Google Cloud (Application Default Credentials from
+  `gcloud auth application-default login` and the network, or a local server: --endpoint,
+  MLGOV_API_ENDPOINTS): spend, jobs, cap, prices refresh; report reads spend where it can and
+  warns where it cannot.
 
 exit codes:
   0    fine (advisory findings allowed)
@@ -246,9 +247,29 @@ def build_parser() -> argparse.ArgumentParser:
     policy_config_flag(c)
     c.set_defaults(func=_check)
 
+    s = sub.add_parser(
+        "stacks",
+        help="list the project's stacks, one name a line (what CI plans)",
+        description="Print the name of every stack of the Pulumi project here, one a line,\n"
+        "from its stack files where `pulumi up` finds them (Pulumi.yaml's stackConfigDir).",
+        epilog='example:\n  for stack in $(mlgov stacks); do mlgov plan --stack "$stack"; done',
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    s.set_defaults(func=_stacks)
+
     for register in _registrars():
         register(sub)
     return parser
+
+
+def _stacks(args: argparse.Namespace) -> int:
+    """Every stack a PR can change: CI plans each, so a stack file added in a PR is reviewed."""
+    from governance.tools.project import find_project
+
+    del args
+    for name in find_project().stacks():
+        print(name)
+    return 0
 
 
 def _registrars() -> list[Callable[[Any], None]]:

@@ -45,6 +45,8 @@ PROJECT_FILES = ("Pulumi.json", "Pulumi.yaml", "Pulumi.yml")
 STACK_NAME = re.compile(r"[A-Za-z0-9_.-]{1,100}")
 MAX_STACK_FILE_BYTES = 4 * 1024 * 1024
 """Largest stack or project file read (a stack with 10,000 notebooks is ~1.7 MB)."""
+_STACK_RANK = {"dev": 0, "staging": 1, "prod": 2}
+"""The usual environments first, in promotion order, so every stack listing reads alike."""
 
 
 @dataclass(frozen=True)
@@ -75,9 +77,10 @@ class PulumiProject:
         return path
 
     def stacks(self) -> list[str]:
-        """The names of the project's stacks, from its stack files."""
+        """The names of the project's stacks, from its stack files: dev, staging, prod, then A-Z."""
         files = self.stack_dir.glob(f"Pulumi.*{self.ext}")
-        return sorted(p.name[len("Pulumi.") : -len(self.ext)] for p in files)
+        names = [p.name[len("Pulumi.") : -len(self.ext)] for p in files]
+        return sorted(names, key=lambda n: (_STACK_RANK.get(n, len(_STACK_RANK)), n))
 
     def owns(self, stack_file: Path) -> bool:
         """Whether `stack_file` is one of this project's stack files (where Pulumi looks)."""

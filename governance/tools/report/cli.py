@@ -22,12 +22,6 @@ from typing import Any
 from governance.tools.errors import CliError, Exit, warn
 
 DEFAULT_OUTPUT = "mlgov-report.html"
-ENVIRONMENTS = ("dev", "staging", "prod")  # every stack, in this order first
-
-
-def _ordered(stacks: Sequence[str]) -> list[str]:
-    rank = {name: i for i, name in enumerate(ENVIRONMENTS)}
-    return sorted(stacks, key=lambda s: (rank.get(s, len(rank)), s))
 
 
 def register(subparsers: Any) -> None:
@@ -79,7 +73,7 @@ def _plans(args: argparse.Namespace) -> list[Mapping[str, Any]]:
     from governance.tools.project import find_project
 
     plans: list[Mapping[str, Any]] = [read_document(path) for path in args.plan]
-    names: list[str] = list(args.stack) or ([] if args.plan else _ordered(find_project().stacks()))
+    names: list[str] = list(args.stack) or ([] if args.plan else find_project().stacks())
     plans += [plan_stack(stack=name) for name in dict.fromkeys(names)]
     if not plans:
         raise CliError("report: no stacks: the project has no stack files; name --plan FILEs")
