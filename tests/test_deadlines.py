@@ -23,7 +23,11 @@ from governance.deadlines import Endpoint, reason, unreachable, waiting
 from governance.tools.cli import main
 from tests.conftest import REPO
 
-LIMIT_S = 10.0
+# What these tests catch is a command hanging on the client libraries' default retry (120 s and
+# more, per call) instead of giving up after deadlines.py's first-call budget (about 8 s). 10 s
+# flaked on a loaded 2-core machine (16 s: imports alone take seconds there); 45 s still fails
+# on the default retry and does not measure speed (that belongs in bench/).
+LIMIT_S = 45.0
 
 
 @pytest.fixture
