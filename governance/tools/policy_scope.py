@@ -141,6 +141,15 @@ def record(doc: PlanDocument, scope: Scope) -> None:
         stated["environment"] = scope.config.environment
 
 
+def _environment_source(selection: Mapping[str, Any]) -> str:
+    """Where the environment came from, in words a reviewer can act on."""
+    source = selection.get("environment_from")
+    if source == FROM_DEFAULT:
+        # Not the stack's own: nothing stated one, so say how to state it.
+        return "mlgov's default: no policy config or stack name sets one; --policy-config can"
+    return f"from the {source}" if source in (FROM_STACK_NAME, FROM_FLAG) else str(source)
+
+
 def policy_note(doc: Mapping[str, Any]) -> str | None:
     """One line saying how a document's policies were chosen (None: as its stack configured)."""
     raw = doc.get("policy_selection")
@@ -155,7 +164,7 @@ def policy_note(doc: Mapping[str, Any]) -> str | None:
         f"{len(not_run)} rule(s) not run",
         *([f"{lowered} advisory here"] if lowered else []),
         *([f"{raised} made mandatory"] if raised else []),
-        f"environment {selection.get('environment')} ({selection.get('environment_from')})",
+        f"environment {selection.get('environment')} ({_environment_source(selection)})",
     ]
     who = "mlgov's own program" if selection.get("program") == "mlgov" else "another Pulumi program"
     carried = cast(Mapping[str, Any], doc.get("policy_pack_config") or {})

@@ -352,3 +352,21 @@ def test_the_docs_example_config_is_valid_and_does_what_it_says(cli: Cli, tmp_pa
     assert "nb-alice" in location and "trainer" not in location  # europe-west4 is the region
     assert ("advisory", "mlgov-labels-required", "trainer") in found  # `all: advisory`
     assert {level for level, p, _ in found if p != "mlgov-location-in-region"} == {"advisory"}
+
+
+@pytest.mark.parametrize(
+    ("source", "says"),
+    [
+        ("default", "environment dev (mlgov's default: no policy config or stack name sets one"),
+        ("stack name", "environment dev (from the stack name)"),
+        ("--policy-config", "environment dev (from the --policy-config)"),
+    ],
+)
+def test_the_policy_note_says_where_the_environment_came_from(source: str, says: str) -> None:
+    # "environment dev (default)" read as if the stack had said dev (a newcomer's report).
+    from governance.tools.policy_scope import policy_note
+
+    doc = {"policy_selection": {"program": "other", "environment": "dev",
+                                "environment_from": source, "not_run": [], "levels": {}}}  # fmt: skip
+    note = policy_note(doc)
+    assert note is not None and says in note
