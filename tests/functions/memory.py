@@ -99,13 +99,18 @@ class MemoryInstances(_MemoryWorkloads):
         self.cloud.record("compute.group_size", name, project, zone, name)
         return self.cloud.group_sizes.get(name, 0)
 
-    def wait_operation(self, project: str, zone: str, operation: str) -> str:
-        # Keyed by the operation name (`operation-<instance>`) for `errors`.
-        self.cloud.record("compute.wait_operation", operation, project, zone, operation)
+    def wait_operation(self, *args: str) -> str:
+        # compute: (project, zone, operation); notebooks: (operation). Keyed by the operation
+        # name (`operation-<instance>`) for `errors`.
+        self.cloud.record(f"{self.port}.wait_operation", args[-1], *args)
         return "DONE"
 
 
 class MemoryTpus(_MemoryWorkloads):
+    def wait_operation(self, operation: str) -> str:
+        self.cloud.record("tpus.wait_operation", operation, operation)
+        return "done"
+
     def list_nodes(self, project: str, zone: str) -> list[Workload]:
         self.cloud.record("tpus.list_nodes", project, project, zone)
         return self.cloud._listed("tpu", project, zone)
@@ -279,6 +284,10 @@ class MemoryVertex:
             dict(traffic_split),
         )
         return f"operation-{deployed_model_id}"
+
+    def wait_operation(self, region: str, operation: str) -> str:
+        self.cloud.record("vertex.wait_operation", operation, region, operation)
+        return "done"
 
 
 class MemoryBudgets:
