@@ -88,8 +88,8 @@ class _MemoryWorkloads:
         return self.cloud._stop(self.kind, project, zone, name)
 
 
-class MemoryInstances(_MemoryWorkloads):
-    """ports.Compute (port "compute") or ports.Notebooks (port "notebooks")."""
+class _MemoryListed(_MemoryWorkloads):
+    """What the Compute and Notebooks ports share: a project-wide list."""
 
     def list_instances(self, project: str) -> list[Workload]:
         self.cloud.record(f"{self.port}.list_instances", project, project)
@@ -99,11 +99,22 @@ class MemoryInstances(_MemoryWorkloads):
         self.cloud.record("compute.group_size", name, project, zone, name)
         return self.cloud.group_sizes.get(name, 0)
 
-    def wait_operation(self, *args: str) -> str:
-        # compute: (project, zone, operation); notebooks: (operation). Keyed by the operation
-        # name (`operation-<instance>`) for `errors`.
-        self.cloud.record(f"{self.port}.wait_operation", args[-1], *args)
+
+class MemoryInstances(_MemoryListed):
+    """ports.Compute (port "compute")."""
+
+    def wait_operation(self, project: str, zone: str, operation: str) -> str:
+        # Keyed by the operation name (`operation-<instance>`) for `errors`.
+        self.cloud.record("compute.wait_operation", operation, project, zone, operation)
         return "DONE"
+
+
+class MemoryNotebooks(_MemoryListed):
+    """ports.Notebooks (port "notebooks")."""
+
+    def wait_operation(self, operation: str) -> str:
+        self.cloud.record("notebooks.wait_operation", operation, operation)
+        return "done"
 
 
 class MemoryTpus(_MemoryWorkloads):
@@ -310,7 +321,7 @@ class MemoryPorts:
 
     def __init__(self, cloud: MemoryCloud) -> None:
         self.compute = MemoryInstances(cloud, "compute", "compute")
-        self.notebooks = MemoryInstances(cloud, "notebooks", "notebook")
+        self.notebooks = MemoryNotebooks(cloud, "notebooks", "notebook")
         self.tpus = MemoryTpus(cloud, "tpus", "tpu")
         self.billing = MemoryBilling(cloud)
         self.recommender = MemoryRecommender(cloud)
