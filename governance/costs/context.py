@@ -3,11 +3,11 @@
 Built once per estimate from the whole plan and handed to every cost model: the usage
 assumptions, the usage file's declarations (usage_file.py), the catalog, the date expiry is
 prorated from, and the few cross-resource facts the models need (office-hours windows from
-Scheduler jobs, tables per dataset, which Scheduler jobs, GKE cluster and Artifact Registry
-repository the free tiers cover, each forwarding rule's place among the plan's rules, the
-resources another one refers to by name or self link: a node pool's cluster, a disk's image or
-snapshot, a managed instance group's template, a secret version's secret, the VMs that use a
-static address).
+Scheduler jobs, tables per dataset, which Scheduler jobs, GKE cluster, Artifact Registry
+repository and BigQuery datasets the free tiers cover, each forwarding rule's place among the
+plan's rules, the resources another one refers to by name or self link: a node pool's cluster,
+a disk's image or snapshot, a managed instance group's template, a secret version's secret, the
+VMs that use a static address).
 Nothing here is global: two estimates in one process never share a context.
 """
 
@@ -134,6 +134,12 @@ class PlanContext:
     of its pricing group (global, or one region), in plan order."""
     free_tier_repository: str = ""
     """Name of the Artifact Registry repository the free storage tier goes to (the first)."""
+    free_tier_dataset: str = ""
+    """Name of the BigQuery dataset BigQuery's free storage tier goes to (the plan's first)."""
+    free_query_tib: Mapping[str, float] = field(default_factory=dict[str, float])
+    """BigQuery dataset name -> TiB of the free on-demand query tier it takes: the free TiB
+    handed to the datasets whose queries the usage file declares, in plan order, each taking
+    at most what it declares."""
 
     @classmethod
     def build(
@@ -153,6 +159,8 @@ class PlanContext:
         ranks: dict[tuple[str, str], int] = {}
         groups: dict[str, int] = {}
         first_repository = ""
+        first_dataset = ""
+        datasets: list[Resource] = []
         for res in resources:
             if res.type in _RULES:
                 group = (
@@ -181,6 +189,9 @@ class PlanContext:
                             v.COMPUTE_REGION_INSTANCE_TEMPLATE):  # fmt: skip
                 for ip in _nat_ips(res.inputs):
                     users.setdefault(ip, AddressUse(res.name, is_spot(res.inputs)))
+            if res.type == v.BQ_DATASET:
+                first_dataset = first_dataset or res.name
+                datasets.append(res)
             if res.type == v.BQ_TABLE:
                 dataset_id = as_str(res.inputs.get("datasetId")) or ""
                 tables.setdefault(dataset_id, []).append(res.inputs)
@@ -210,6 +221,8 @@ class PlanContext:
             instance_configs=configs,
             rule_rank=ranks,
             free_tier_repository=first_repository,
+            free_tier_dataset=first_dataset,
+            free_query_tib=_free_query_tib(datasets, catalog, declared),
         )
 
     def referenced(self, type_: str, ref: object) -> Resource | None:
@@ -239,3 +252,27 @@ class PlanContext:
     def region(self, inputs: Mapping[str, Any], *keys: str) -> str:
         """The pricing region from the first of `keys` the inputs set, else the default region."""
         return region(inputs, self.usage.default_region, *keys)
+
+
+def _free_query_tib(
+    datasets: Sequence[Resource], catalog: Catalog, declared: DeclaredUsage | None
+) -> dict[str, float]:
+    """Dataset name -> free on-demand TiB it takes (see `PlanContext.free_query_tib`).
+
+    BigQuery's first TiB of on-demand queries a month is free per billing account; mlgov sees
+    one plan and assumes it is one billing account, so the free TiB goes to the plan's datasets
+    in plan order, each taking at most the TiB its usage file declares (an undeclared dataset
+    takes none: its queries are a "depends on usage" line).
+    """
+    free = catalog.find("bigquery.query.free_tib", "global")
+    left = free.usd if free is not None else 0.0
+    taken: dict[str, float] = {}
+    for res in datasets:
+        found = declared.of(res) if declared is not None else None
+        tib = getattr(found, "monthly_queries_tib", None)
+        if left <= 0 or not isinstance(tib, int | float) or tib <= 0:
+            continue
+        share = min(left, float(tib))
+        taken[res.name] = taken.get(res.name, 0.0) + share
+        left -= share
+    return taken

@@ -1,10 +1,15 @@
 """Internet egress by destination: GiB a month through Premium Tier's volume tiers, or usage lines.
 
-Premium Tier prices internet egress by destination: worldwide (every destination but China and
-Australia; Hong Kong included), China (excluding Hong Kong) and Australia, each with its own
-tiered rates (the first TiB of a month, the next 9 TiB, the rest), from the Billing Catalog
-export: catalog keys `network.egress.internet.tier1..3` (worldwide) and
-`network.egress.internet.{china,australia}.tier1..3`. How many GiB leave is usage: a usage file
+Premium Tier prices internet egress by where it leaves from and where it goes (its Billing
+Catalog SKUs are "Network Internet Data Transfer Out from <source> to <destination>"). The export
+mlgov builds from (google-cloud-pricing-cost-calculator's build_mapping.csv) keeps, for every
+source region, three destinations: the Americas (its `...%Americas` SKU; mlgov's "worldwide"),
+China (excluding Hong Kong) and Australia, each with its own tiered rates (the first TiB of a
+month, the next 9 TiB, the rest): catalog keys `network.egress.internet.tier1..3` and
+`network.egress.internet.{china,australia}.tier1..3`, priced at the resource's own region (the
+source). Google also has SKUs to other destinations (EMEA, APAC, ...) that the export does not
+map: mlgov prices every destination but China and Australia at the source's rate to the
+Americas, and each line says so. How many GiB leave is usage: a usage file
 declares it per resource (`monthly_egress_gb`, `monthly_egress_china_gb`,
 `monthly_egress_australia_gb`, the fields of `InternetEgress`); an undeclared destination is a
 "depends on usage" line with its first tier's unit price and the key to declare, never $0.
@@ -51,22 +56,36 @@ class Destination:
     tiers: Tiers = TIERS
     region: str = ""
     """The catalog location its prices are read from ("": the resource's region)."""
+    basis: str = ""
+    """What the price stands for, said on every line (the export's source-region assumption)."""
 
     def first_tier(self) -> str:
         """How the first tier reads on a "depends on usage" line."""
         tib = self.tiers[0][1] / TIB
         first = "first TiB" if tib == 1 else f"first {tib:g} TiB"
-        return f"per GiB ({first} a month; less above)"
+        basis = f"; {self.basis}" if self.basis else ""
+        return f"per GiB ({first} a month; less above{basis})"
 
 
-WORLDWIDE = Destination("internet egress", "network.egress.internet", USAGE_KEY)
+# The source is the resource's region; only these three destinations are in the export.
+_FROM_REGION = "the rate from the resource's region"
+WORLDWIDE = Destination(
+    "internet egress",
+    "network.egress.internet",
+    USAGE_KEY,
+    basis=f"{_FROM_REGION} to the Americas, assumed for every destination but China and Australia",
+)
 CHINA = Destination(
-    "internet egress to China", "network.egress.internet.china", "monthly_egress_china_gb"
+    "internet egress to China",
+    "network.egress.internet.china",
+    "monthly_egress_china_gb",
+    basis=_FROM_REGION,
 )
 AUSTRALIA = Destination(
     "internet egress to Australia",
     "network.egress.internet.australia",
     "monthly_egress_australia_gb",
+    basis=_FROM_REGION,
 )
 DESTINATIONS = (WORLDWIDE, CHINA, AUSTRALIA)
 
@@ -122,7 +141,8 @@ def charge_egress(
             break
         part = min(left, size)
         price = catalog.price(f"{to.prefix}.{tier}", region)
-        bill.charge(to.what, price, part, f"{part:g} GiB ({tier}; {to.usage_key})")
+        basis = f"; {to.basis}" if to.basis else ""
+        bill.charge(to.what, price, part, f"{part:g} GiB ({tier}; {to.usage_key}{basis})")
         left -= part
     if gib == 0:
         bill.note(f"{to.what}: 0 GiB ({to.usage_key})")

@@ -85,17 +85,16 @@ def _disk(
     elif known is not None and known.gib is not None:
         gib, why = known.gib, f"the size of image {ref_name(image)}"
     else:
-        source = f"image {ref_name(image) or '?'}" if image else "no image"
+        # Say why the size is unknown: no image at all, or an image mlgov cannot size.
+        source = f"image {ref_name(image) or '?'}'s size is unknown here" if image else "no image"
         if kind in MIN_GB:
             gib, why = (
                 MIN_GB[kind],
-                (
-                    f"no size; {source}'s size is unknown here: at "
-                    f"least {MIN_GB[kind]:g} GiB, the smallest Persistent Disk"
-                ),
+                f"no size and {source}: "
+                f"at least {MIN_GB[kind]:g} GiB, the smallest Persistent Disk",
             )
         else:
-            gib, why = None, f"no size and {source}'s size is unknown"
+            gib, why = None, f"no size and {source}"
     perf = performance(kind, params.get("provisionedIops"), params.get("provisionedThroughput"),
                        gib, given > 0 or bool(image), where)  # fmt: skip
     return VmDisk(label, kind, gib, why, perf)

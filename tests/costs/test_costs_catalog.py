@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import statistics
+from decimal import ROUND_HALF_UP, Decimal
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -80,13 +84,54 @@ def test_regions_the_stacks_use_have_compute_disks_bigquery_storage_fees(region)
         assert found is not None and found.usd > 0, key
 
 
-def test_cloud_sql_has_no_europe_west4_price_and_falls_back_to_the_nearest_documented_region():
+# Cloud SQL SKUs per region with their Americas counterparts (infracost-cloudsql-2024; see
+# tests/costs/data/SOURCES.md)
+SQL_SKUS = Path(__file__).parent / "data" / "cloudsql_2024_skus.json"
+SQL_KEYS = ("sql.enterprise.vcpu", "sql.enterprise.ram", "sql.shared.db-f1-micro",
+            "sql.shared.db-g1-small", "sql.storage.pd-ssd", "sql.storage.pd-hdd")  # fmt: skip
+
+
+def _four_decimals(usd: float) -> float:
+    return float(Decimal(repr(usd)).quantize(Decimal("0.0001"), ROUND_HALF_UP))
+
+
+def test_cloud_sql_is_the_americas_price_times_one_factor_per_region():
+    """Every SKU of a region is its Americas price times one factor; the catalog applies it.
+
+    europe-west1's SKUs are named "in EMEA" (factor 1.0, as us-central1's "in Americas"),
+    europe-west4's "in Netherlands" (1.1): neither had a per-unit SKU in the snapshot, so both
+    fell back to europe-west2 (1.2), about 9% high.
+    """
+    regions: dict[str, list[list[Any]]] = json.loads(SQL_SKUS.read_text())["regions"]
     cat = default_catalog()
-    assert cat.price("sql.enterprise.vcpu", "us-central1").usd == pytest.approx(0.0413)
+    assert len(regions) >= 40
+    factors: dict[str, float] = {}
+    for region, skus in regions.items():
+        ratios = [usd / americas for _, usd, americas in skus]
+        factor = round(statistics.median(ratios), 3)
+        assert all(abs(r / factor - 1) < 0.005 for r in ratios), (region, skus)
+        factors[region] = factor
+    assert (factors["europe-west1"], factors["europe-west4"], factors["europe-west3"]) == (
+        1.0, 1.1, 1.2,
+    )  # fmt: skip
+    for key in SQL_KEYS:
+        base = cat.price(key, "us-central1").usd
+        for region, factor in factors.items():
+            found = cat.find(key, region)
+            assert found is not None and found.region == region, (key, region)  # no fallback
+            assert found.usd == pytest.approx(_four_decimals(base * factor), abs=0.00011), (
+                key, region,
+            )  # fmt: skip
+    assert cat.price("sql.enterprise.vcpu", "europe-west4").usd == pytest.approx(0.0454)
+    assert cat.price("sql.enterprise.ram", "europe-west1").usd == pytest.approx(0.007)
+
+
+def test_cloud_sql_elsewhere_without_a_price_still_falls_back_to_the_nearest_region():
+    cat = default_catalog()
     assert cat.price("sql.enterprise.vcpu", "europe-west2").usd == pytest.approx(0.0496)
-    assert cat.find("sql.enterprise.vcpu", "europe-west4") is None
-    fallback = cat.price("sql.enterprise.vcpu", "europe-west4")
-    assert (fallback.region, fallback.requested) == ("europe-west2", "europe-west4")
+    assert cat.find("sql.enterprise.vcpu", "europe-north2") is None  # not in the snapshot
+    fallback = cat.price("sql.enterprise.vcpu", "europe-north2")
+    assert fallback.requested == "europe-north2" and fallback.region == "europe-north1"
     # no documented backup price outside us-central1: that one still comes from there
     assert cat.price("sql.backup", "europe-west4").region == "us-central1"
 

@@ -6,11 +6,16 @@ or table expiration, else from its tables' partition expirations (context), else
 (ingest is assumed per dataset). The baseline keeps data forever. On-demand queries, the Storage
 Read and Write APIs and streaming inserts are usage (catalog `bigquery.query.ondemand`,
 `bigquery.storage_read_api`, `bigquery.storage_write_api`, `bigquery.streaming_insert`): declared
-per dataset in a usage file, else "depends on usage" lines (free tiers, per billing account, not
-applied). A table costs nothing of its own unless its usage file declares what it holds or reads
-(`monthly_active_storage_gb`, `monthly_long_term_storage_gb` and the API keys above): then those
-are priced on the table, at its dataset's location, on top of the dataset's own estimate (set the
-dataset's `bigquery_stored_gb` to 0 rather than count the bytes twice).
+per dataset in a usage file, else "depends on usage" lines. BigQuery's free tier is per billing
+account: the first 1 TiB of on-demand queries a month (catalog `bigquery.query.free_tib`) and the
+first 10 GiB of storage a month (`bigquery.storage.free_gib`). mlgov assumes one plan is one
+billing account and subtracts them visibly, as it gives the GKE credit to the first zonal
+cluster: the free TiB to the datasets that declare queries, in plan order (context.py), the free
+GiB from the active storage of the plan's first dataset, in both bills (the Storage API free
+tiers are not applied). A table costs nothing of its own unless its usage file declares what it
+holds or reads (`monthly_active_storage_gb`, `monthly_long_term_storage_gb` and the API keys
+above): then those are priced on the table, at its dataset's location, on top of the dataset's
+own estimate (set the dataset's `bigquery_stored_gb` to 0 rather than count the bytes twice).
 """
 
 from __future__ import annotations
@@ -20,7 +25,8 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from governance.costs.bill import Quote
+from governance.costs.bill import Bill, Quote
+from governance.costs.catalog import Price
 from governance.costs.context import PlanContext
 from governance.costs.inputs import number
 from governance.costs.model import Resource
@@ -132,26 +138,61 @@ def estimate(res: Resource, ctx: PlanContext) -> Quote:
     lt_p = ctx.catalog.price("bigquery.storage.longterm", region)
     for b, days, reason in ((q.governed, days_kept, why), (q.baseline, None, "no expiration")):
         if dataset_id in u.bigquery_stored_gb:
-            stored = u.bigquery_stored_gb[dataset_id]
-            b.charge("active storage", active_p, stored, f"{stored:g} GiB (bigquery_stored_gb)")
-            continue
-        keep = unbounded if days is None else days
-        b.note(f"{ingest:g} GiB/day x {keep:g} days kept ({reason}) = {ingest * keep:g} GiB")
-        active = ingest * min(keep, LONG_TERM_DAYS)
-        b.charge("active storage", active_p, active, f"{active:g} GiB")
-        if keep > LONG_TERM_DAYS:
-            old = ingest * (keep - LONG_TERM_DAYS)
-            b.charge("long-term storage", lt_p, old, f"{old:g} GiB older than 90 days")
+            active = u.bigquery_stored_gb[dataset_id]
+            b.charge("active storage", active_p, active, f"{active:g} GiB (bigquery_stored_gb)")
+        else:
+            keep = unbounded if days is None else days
+            b.note(f"{ingest:g} GiB/day x {keep:g} days kept ({reason}) = {ingest * keep:g} GiB")
+            active = ingest * min(keep, LONG_TERM_DAYS)
+            b.charge("active storage", active_p, active, f"{active:g} GiB")
+            if keep > LONG_TERM_DAYS:
+                old = ingest * (keep - LONG_TERM_DAYS)
+                b.charge("long-term storage", lt_p, old, f"{old:g} GiB older than 90 days")
+        if res.name == ctx.free_tier_dataset:
+            _free_storage(b, ctx, active_p, active)
     d = ctx.usage_of(res, Declared)
+    free_tib = ctx.free_query_tib.get(res.name, 0.0)
     for b in (q.governed, q.baseline):
         for field, key, label in _USAGE_PARTS:
             price = ctx.catalog.price(key, region)
             amount: float | None = getattr(d, field)
             if amount is None:
                 b.depends_on_usage(label, price, field)
-            else:
-                b.charge(label, price, amount, f"{amount:g} {price.unit} ({field})")
+                continue
+            b.charge(label, price, amount, f"{amount:g} {price.unit} ({field})")
+            if field == "monthly_queries_tib" and free_tib > 0:
+                b.adjust(
+                    -free_tib * price.usd,
+                    f"{label}: minus free tier {free_tib:g} TiB x ${price.usd:g}/TiB = "
+                    f"-${free_tib * price.usd:.2f} ({FREE_TIER_RULE}: the first "
+                    f"{_free(ctx, 'bigquery.query.free_tib'):g} TiB of on-demand queries a month, "
+                    "shared by the plan's datasets that declare queries, in plan order)",
+                )
     return q
+
+
+# Said on every free-tier line: the tier is per billing account, and mlgov sees one plan.
+FREE_TIER_RULE = "BigQuery free tier, per billing account; one plan is assumed to be one account"
+
+
+def _free(ctx: PlanContext, key: str) -> float:
+    """A free-tier size from the catalog (0 when the catalog has none)."""
+    found = ctx.catalog.find(key, "global")
+    return found.usd if found is not None else 0.0
+
+
+def _free_storage(b: Bill, ctx: PlanContext, price: Price, active_gib: float) -> None:
+    """The first free GiB of storage, credited against the dataset's active storage."""
+    free = min(_free(ctx, "bigquery.storage.free_gib"), active_gib)
+    if free <= 0:
+        return
+    b.adjust(
+        -free * price.usd,
+        f"active storage: minus free tier {free:g} GiB x ${price.usd:g}/GiB-month = "
+        f"-${free * price.usd:.2f} ({FREE_TIER_RULE}: the first "
+        f"{_free(ctx, 'bigquery.storage.free_gib'):g} GiB of storage a month, given to the "
+        "plan's first dataset)",
+    )
 
 
 _TABLE_PARTS = (

@@ -7,8 +7,11 @@ during requests, the default) and `run.instance.*` (CPU always allocated, and jo
 - A service billed per request (`cpuIdle` unset or true) bills requests x seconds x its CPU and
   memory limits (defaults 1 vCPU, 512 MiB), divided by the requests that share an instance
   (declared; without a declaration none overlap, an upper bound), and every request. Minimum
-  instances are also billed while idle, at an idle rate the catalog has no price for: a named
-  unpriced part.
+  instances are also billed while idle (https://cloud.google.com/run/docs/configuring/min-instances:
+  Cloud Run keeps them running "even if they're not processing requests"), their CPU at the idle
+  rate and their memory at the request-time rate (catalog `run.idle.*`, from Google's page as
+  transcribed in Google's firebase-tools): `idle_instance_hours` declared, else every minimum
+  instance idle all month (an upper bound: while one serves a request it is billed above instead).
 - A service with CPU always allocated (`cpuIdle: false`) bills its instances' lifetime: declared
   `instance_hours`, else its `minInstanceCount` all month (a lower bound when it scales out).
 - A job bills executions x tasks x seconds per task.
@@ -58,6 +61,12 @@ class ServiceDeclared(BaseModel):
     )
     instance_hours: float | None = Field(
         default=None, ge=0, description="Instance-hours a month (CPU always allocated)."
+    )
+    idle_instance_hours: float | None = Field(
+        default=None,
+        ge=0,
+        description="Instance-hours a month minimum instances spend idle (CPU only allocated "
+        "during requests; default: minimum instances x 730 h).",
     )
 
 
@@ -179,11 +188,29 @@ def service(res: Resource, ctx: PlanContext) -> Quote:
                 f"{d.monthly_requests:g} requests (free tier not applied)",
             )
         if minimum:
-            b.unpriced_part(
-                f"{minimum:g} idle minimum instance(s)",
-                "billed at Cloud Run's idle rate, which the price catalog does not have",
-            )
+            with b.part("idle minimum instances"):
+                _idle(b, cat, region, minimum, d.idle_instance_hours, cpu, gib)
     return q
+
+
+def _idle(
+    b: Bill, cat: Catalog, region: str, minimum: float, declared: float | None, cpu: float,
+    gib: float,
+) -> None:  # fmt: skip
+    """Idle minimum instances of a request-billed service: CPU at the idle rate, memory."""
+    if declared is None:
+        hours = minimum * HOURS_PER_MONTH
+        why = (
+            f"{minimum:g} minimum instance(s) x 730 h idle (the default: an upper bound, as time "
+            "serving requests is billed above; declare `idle_instance_hours`)"
+        )
+    else:
+        hours, why = declared, f"{declared:g} idle instance-hours (idle_instance_hours)"
+    seconds = hours * 3600
+    b.charge("CPU", cat.price("run.idle.vcpu_second", region), seconds * cpu,
+             f"{why} = {seconds:g} s x {cpu:g} vCPU")  # fmt: skip
+    b.charge("memory", cat.price("run.idle.gib_second", region), seconds * gib,
+             f"{seconds:g} s x {gib:g} GiB")  # fmt: skip
 
 
 def job(res: Resource, ctx: PlanContext) -> Quote:

@@ -6,7 +6,7 @@ import pytest
 
 from governance.costs.estimate import estimate_resources
 from governance.costs.usage_file import parse_usage_file
-from tests.costs.cost_plans import USAGE, one, partial, price, usage_lines
+from tests.costs.cost_plans import USAGE, one, price, usage_lines
 
 
 def service(location: str = "europe-west3", **template: object) -> dict[str, object]:
@@ -59,9 +59,44 @@ def test_cpu_always_allocated_bills_minimum_instances_all_month():
     )  # $113.53 + $6.31
 
 
-def test_idle_minimum_instances_of_a_request_based_service_are_named():
-    _, parts = partial(service(scaling={"minInstanceCount": 1}))
-    assert "idle rate" in parts["1 idle minimum instance(s)"]
+def test_idle_minimum_instances_of_a_request_based_service_bill_the_idle_rate_all_month():
+    """2 minimum instances, 2 vCPU, 1 GiB in a Tier 1 region, nothing declared: 2 x 730 h idle.
+
+    Google's idle rate (Tier 1 $0.0000025 per vCPU-second, memory at $0.0000025 per GiB-second,
+    https://cloud.google.com/run/pricing as transcribed by firebase-tools) is a tenth of the
+    request-time CPU rate.
+    """
+    svc = service("us-central1", containers=[{"image": "hello", "resources": {
+        "limits": {"cpu": "2", "memory": "1Gi"}}}], scaling={"minInstanceCount": 2})  # fmt: skip
+    cost = one(svc)
+    seconds = 2 * 730 * 3600
+    assert price("run.idle.vcpu_second", "us-central1") == pytest.approx(0.0000025)
+    assert price("run.idle.gib_second", "us-central1") == pytest.approx(0.0000025)
+    assert price("run.idle.vcpu_second", "europe-west3") == pytest.approx(0.0000035)  # Tier 2
+    assert cost.monthly_usd == pytest.approx(seconds * 2 * 0.0000025 + seconds * 1 * 0.0000025)
+    assert cost.baseline_monthly_usd == pytest.approx(cost.monthly_usd)
+    assert cost.priced and not cost.unpriced_parts  # no longer an unpriced part
+    cpu = next(x for x in cost.cost_lines if x.what == "idle minimum instances: CPU")
+    assert (cpu.key, cpu.quantity) == ("run.idle.vcpu_second", seconds * 2)
+    assert "2 minimum instance(s) x 730 h idle (the default: an upper bound" in cpu.text
+    assert "declare `idle_instance_hours`" in cpu.text
+
+
+def test_declared_idle_hours_replace_the_all_month_default():
+    declared = parse_usage_file({"resource_usage": {"svc": {"idle_instance_hours": 100}}})
+    svc = service("europe-west3", scaling={"minInstanceCount": 3})  # 1 vCPU, 512 MiB defaults
+    cost = estimate_resources([svc], USAGE, usage_file=declared).get("svc")
+    idle = [x for x in cost.cost_lines if x.bill == "governed" and x.kind == "charge"]
+    assert {x.what: x.quantity for x in idle} == {
+        "idle minimum instances: CPU": 360_000, "idle minimum instances: memory": 180_000,
+    }  # fmt: skip
+    assert cost.monthly_usd == pytest.approx(360_000 * 0.0000035 + 180_000 * 0.0000035)
+    assert "100 idle instance-hours (idle_instance_hours)" in idle[0].text
+
+
+def test_a_service_without_minimum_instances_has_no_idle_charge():
+    cost = one(service("us-central1"))
+    assert not any("idle" in x.what for x in cost.cost_lines)
 
 
 def test_tier_1_region_uses_tier_1_prices():

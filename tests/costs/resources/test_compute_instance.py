@@ -106,6 +106,18 @@ def test_boot_disk_without_size_is_at_least_the_smallest_disk_and_says_why():
     )
 
 
+def test_boot_disk_without_size_or_image_says_so_plainly():
+    # no bootDisk at all: the line names the missing size and image, not "no image's size"
+    vm = copy.deepcopy(VM)
+    vm["inputs"].pop("bootDisk", None)
+    cost = one(vm)
+    assert any(
+        "no size and no image: at least 10 GiB, the smallest Persistent Disk" in line
+        for line in cost.lines
+    )
+    assert not any("no image's" in line for line in cost.lines)
+
+
 def test_boot_disk_from_an_image_in_the_plan_is_the_image_size():
     vm = copy.deepcopy(VM)
     vm["inputs"]["bootDisk"] = {"initializeParams": {"image": "projects/p/global/images/golden"}}
