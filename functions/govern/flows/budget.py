@@ -1,8 +1,8 @@
 """on_budget_alert's flow: how far the alert goes, read what it covers, stop, then unlink billing.
 
-Stops (each confirmed by its operation) run beside the GKE and Vertex AI steps: Vertex AI
-cancels and GKE NAP limits first, then GKE accelerator pools are scaled to zero (flows/cap.py);
-unlinking billing (the last resort, opted into per project) runs
+Stops come first (with Vertex AI cancels and GKE NAP limits; each stop confirmed by its
+operation once all of them were requested), then GKE accelerator pools are scaled to zero
+(flows/cap.py); unlinking billing (the last resort, opted into per project) runs
 last. An alert from a spend cap's alerts-only budget only reports the cap's state
 (flows/spend_caps.py). Decisions are decide.py's and cap.py's; this module only sequences reads
 and actions.
@@ -22,7 +22,7 @@ from govern.execute import ReadCall, Runner
 from govern.flows import cap
 from govern.flows.base import Flow, inventory, together
 from govern.flows.spend_caps import SpendCapNotice, spend_cap_alert
-from govern.models import BudgetAlert, Report, Result
+from govern.models import BudgetAlert, Report
 from govern.ports import (
     GET_BILLING_INFO,
     GET_SPEND_CAP,
@@ -114,21 +114,16 @@ def budget_alert(
     stops = [a for a in actions if not isinstance(a, DisableBilling)]
     unlinks = [a for a in actions if isinstance(a, DisableBilling)]
 
-    def gke_and_vertex() -> list[Result]:
-        # The pools' sizes (their record for restore) are read while the first actions run.
-        first, later = together(
-            lambda: execute.apply(reach.first, ports, runner, entry_point, dry_run=policy.dry_run),
-            lambda: cap.sized(runner, ports, reach.later),
-        )
-        return first + execute.apply(later, ports, runner, entry_point, dry_run=policy.dry_run)
-
-    # Stops run beside the GKE and Vertex AI steps: waiting for the stops' operations holds up
-    # neither the pools nor the NAP limits. Billing is unlinked only after both.
-    stopped, capped = together(
-        lambda: execute.apply(stops, ports, runner, entry_point, dry_run=policy.dry_run),
-        gke_and_vertex,
+    # The pools' sizes (their record for restore) are read while the first actions run. One
+    # apply: every stop and first cap step is requested before any stop's operation is waited
+    # for (execute.apply), and the log lines keep the actions' order.
+    results, later = together(
+        lambda: execute.apply(
+            stops + reach.first, ports, runner, entry_point, dry_run=policy.dry_run
+        ),
+        lambda: cap.sized(runner, ports, reach.later),
     )
-    results = stopped + capped
+    results += execute.apply(later, ports, runner, entry_point, dry_run=policy.dry_run)
     results += execute.apply(unlinks, ports, runner, entry_point, dry_run=policy.dry_run)
     not_capped = tuple(a.target for a in reach.first if isinstance(a, NotCapped))
     if not_capped:
