@@ -102,6 +102,19 @@ def reason(err: BaseException) -> str:
     return f"{type(err).__name__}: {first}"[:200]
 
 
+def credentials_refused(err: BaseException) -> str:
+    """The one sentence for credentials Google's token endpoint refused (google-auth RefreshError).
+
+    An expired or revoked `gcloud auth application-default login` ends here, before any API
+    call; its first argument is the endpoint's error and description (`invalid_grant: ...`).
+    """
+    detail = err.args[0] if err.args and isinstance(err.args[0], str) else str(err)
+    return (
+        f"Google refused the credentials ({detail[:200]}): run `gcloud auth "
+        "application-default login` again (or set GOOGLE_APPLICATION_CREDENTIALS)"
+    )
+
+
 def unreachable(endpoint: Endpoint, err: BaseException, waited_s: float) -> str:
     """The one sentence for an endpoint that did not answer, naming it and what to check."""
     return (

@@ -30,6 +30,19 @@ KNOWN_SERVICES = (
 """The service keys DESIGN.md contract 2 fixes (the functions refuse any other key too)."""
 
 
+def needs_google(local: str) -> str:
+    """The sentence a command's --help ends with when it talks to Google Cloud.
+
+    `local`: how to point it at a local server instead (its flag, or MLGOV_API_ENDPOINTS).
+    Every other command runs offline, so a newcomer learns which ones need an account before
+    running them.
+    """
+    return (
+        "Talks to Google Cloud: needs Application Default Credentials (`gcloud auth "
+        f"application-default login`) and the network, or a local server ({local})."
+    )
+
+
 class EndpointError(ValueError):
     """`MLGOV_API_ENDPOINTS` (or an endpoint flag) is malformed; the message names the key."""
 

@@ -10,6 +10,8 @@ line naming the problem, on input built to exhaust memory or the interpreter's s
   the code after them recurse once per level, and Python stops at ~1,000 frames);
 - YAML keys appear once per mapping (Pulumi's YAML reader refuses a repeated key; PyYAML would
   keep the last one silently, so a reviewer could read one value while another takes effect);
+- YAML tags that PyYAML builds into Python-only values (`!!set`, `!!omap`, `!!pairs`, `!!binary`)
+  are refused: Pulumi's reader gives them another value; unknown tags (`!secret`) are refused too;
 - YAML timestamps stay strings, as Pulumi passes them (its YAML reader keeps timestamp-like values
   as strings); the settings models parse dates and name the key of one that does not exist;
 - JSON has no NaN or Infinity (not JSON; they would poison every cost sum), and no number beyond
@@ -184,8 +186,29 @@ class _Constructor(SafeConstructor):
         """An explicit `!!timestamp` stays the string written, like an implicit one."""
         return self.construct_scalar(node)  # pyright: ignore[reportArgumentType]
 
+    def construct_python_only(self, node: Node) -> Any:
+        """Refuse a tag PyYAML builds into a Python-only value that Pulumi reads differently.
+
+        `!!set` (a set here, a mapping of nulls to Pulumi), `!!omap` and `!!pairs` (tuples here,
+        a list of mappings to Pulumi) and `!!binary` (bytes here, the decoded text to Pulumi):
+        a value must mean one thing to mlgov and to `pulumi up`. Write the plain list, mapping
+        or text instead.
+        """
+        raise ConstructorError(
+            None,
+            None,
+            f"tag {node.tag.replace('tag:yaml.org,2002:', '!!')} is not read the same way by "
+            "Pulumi; write a plain list, mapping or string",
+            node.start_mark,
+        )
+
 
 _Constructor.add_constructor(_TIMESTAMP, _Constructor.construct_yaml_timestamp)  # pyright: ignore[reportUnknownMemberType, reportArgumentType]
+for _python_only in ("set", "omap", "pairs", "binary"):
+    _Constructor.add_constructor(  # pyright: ignore[reportUnknownMemberType]
+        f"tag:yaml.org,2002:{_python_only}",
+        _Constructor.construct_python_only,  # pyright: ignore[reportArgumentType]
+    )
 
 
 def _event_source(text: str) -> Any:

@@ -31,7 +31,7 @@ from governance.costs.bill import PRICING, SUD, Bill
 from governance.costs.catalog import Catalog
 from governance.costs.errors import CatalogError, NotOffered
 from governance.costs.inputs import number, text
-from governance.costs.machines import Shape, gpu_model
+from governance.costs.machines import Shape, gpu_model, refuse_malformed
 from governance.costs.month import HOURS_PER_MONTH
 from mlgov_policies.props import as_list, as_mapping
 
@@ -49,12 +49,22 @@ COMMITMENTS = ("1y", "3y")
 _QUARTER = HOURS_PER_MONTH / 4
 
 
-def attached_gpus(configs: object, count_key: str, where: str) -> list[tuple[str, int]]:
-    """(GPU model, count) of each accelerator config in a list input at key path `where`."""
-    return [
-        (gpu_model(text(a.get("type"), "", f"{where}[{i}].type")), int(number(a.get(count_key), 1)))
-        for i, a in enumerate(map(as_mapping, as_list(configs)))
-    ]
+def attached_gpus(
+    configs: object, count_key: str, where: str, *, enum: bool = False
+) -> list[tuple[str, int]]:
+    """(GPU model, count) of each accelerator config in a list input at key path `where`.
+
+    Compute Engine and GKE `guestAccelerators` name an accelerator type (`nvidia-tesla-t4`): a
+    name Google refuses (`NVIDIA-TESLA-T4`) is `Refused`. `enum` APIs (Workbench's
+    `NVIDIA_TESLA_T4`) spell it their own way and are not held to that.
+    """
+    found: list[tuple[str, int]] = []
+    for i, a in enumerate(map(as_mapping, as_list(configs))):
+        name = text(a.get("type"), "", f"{where}[{i}].type")
+        if not enum:
+            refuse_malformed(name, f"{where}[{i}].type (GPU type)")
+        found.append((gpu_model(name), int(number(a.get(count_key), 1))))
+    return found
 
 
 # GiB per vCPU a custom shape may have before the rest is extended memory (Google's custom

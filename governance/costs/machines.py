@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from governance.costs.errors import CatalogError
+from governance.costs.errors import CatalogError, Refused
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +75,8 @@ _VCPU_KINDS = frozenset({"standard", "highmem", "highcpu"})  # whose suffix coun
 _CORE_COUNTED = {"v4", "v5p"}
 _TPU_ALIASES = {"v5e": "v5litepod", "v5litepod": "v5litepod", "v4": "v4", "v5p": "v5p",
                 "v6e": "v6e"}  # fmt: skip
+# RFC 1035, as Compute Engine names every resource (machine and accelerator types included)
+_RESOURCE_NAME = re.compile(r"[a-z]([-a-z0-9]{0,61}[a-z0-9])?")
 _TPU_API_TYPES = {"V4": "v4", "V5LITE_POD": "v5litepod", "V5P": "v5p", "V6E": "v6e"}
 
 
@@ -83,8 +85,33 @@ def _last_segment(name: str) -> str:
     return name.rsplit("/", 1)[-1].strip().lower()
 
 
+def refuse_malformed(name: str, what: str) -> None:
+    """`Refused` when Google would refuse `name` as a Compute Engine machine or GPU type name.
+
+    Machine types (`machineTypes.get`) and accelerator types (`acceleratorTypes.get`) are
+    Compute Engine resources, named as every one is: lowercase RFC 1035 (`[a-z]([-a-z0-9]*
+    [a-z0-9])?`), https://cloud.google.com/compute/docs/naming-resources. `N1-STANDARD-4` or
+    ` n1-standard-4` is not one of them, so creating the VM, node pool or notebook fails; pricing
+    it as `n1-standard-4` would show a cost for something that cannot exist. A full URL's last
+    segment is the name. Empty names are the callers' business (a default applies).
+    """
+    last = name.rsplit("/", 1)[-1]
+    if last and _RESOURCE_NAME.fullmatch(last) is None:
+        shown = repr(last) if len(last) <= 60 else f"{last[:56]!r}..."
+        raise Refused(
+            f"{what} {shown} is not a name Google accepts: Compute Engine names are lowercase "
+            "letters, digits and hyphens, starting with a letter (such as n1-standard-4 or "
+            "nvidia-tesla-t4), so creating the resource would fail "
+            "(https://cloud.google.com/compute/docs/naming-resources)"
+        )
+
+
 def machine_shape(machine_type: str) -> Shape:
-    """The shape of a Compute Engine or GKE machine type; `CatalogError` if unknown."""
+    """The shape of a Compute Engine or GKE machine type; `CatalogError` if unknown.
+
+    `Refused` for a name Google would refuse (uppercase, spaces: `refuse_malformed`).
+    """
+    refuse_malformed(machine_type, "machine type")
     name = _last_segment(machine_type)
     if name in _E2_SHARED:
         vcpus, mem = _E2_SHARED[name]

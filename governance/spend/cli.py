@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from governance.endpoints import ENDPOINTS_ENV, needs_google
 from governance.spend import render, report, window
 from governance.spend.errors import SpendError
 from governance.spend.runner import BigQueryRunner, endpoint_from_env, make_client
@@ -40,7 +41,8 @@ def register(subparsers: Any) -> None:
         description=(
             "Read the stack's Cloud Billing export in BigQuery: is it current, who spent what "
             "(team, cost-center, workload, env, service, SKU family, GPU/TPU), which spend has "
-            "no team label, and how the plan's estimates compare with what was billed."
+            "no team label, and how the plan's estimates compare with what was billed. "
+            + needs_google(f"{ENDPOINTS_ENV}" + '={"bigquery": URL}')
         ),
     )
     configure(p)

@@ -28,6 +28,7 @@ from governance.deadlines import (
     ATTEMPT_S,
     FIRST_CALL_S,
     Endpoint,
+    credentials_refused,
     first_call_retry,
     no_answer,
     unreachable,
@@ -320,9 +321,12 @@ class BigQueryRunner:
 
     def _explain(self, err: Exception, query: Query | None, table: TableId) -> SpendError:
         from google.api_core.exceptions import GoogleAPICallError
+        from google.auth.exceptions import RefreshError
 
         if isinstance(err, GoogleAPICallError):
             return explain(err, query, table, self.job_project)
+        if isinstance(err, RefreshError):  # an expired or revoked login: no call was made
+            return SpendError(credentials_refused(err), EXIT_BIGQUERY_FAILED)
         cause = err.__cause__ or err  # RetryError wraps the last transport error
         return SpendError(
             f"cannot reach BigQuery within {self.timeout_s:g} s (--timeout): {cause}; check "
@@ -335,8 +339,17 @@ def _failures() -> tuple[type[Exception], ...]:
     """What a BigQuery call raises when it fails: API errors, retries given up, transport."""
     import requests
     from google.api_core import exceptions as gexc
+    from google.auth import exceptions as auth
 
-    return (gexc.GoogleAPICallError, gexc.RetryError, requests.exceptions.RequestException)
+    # google-auth's errors come from the access-token exchange before the call (no network,
+    # a refused login); they are no BigQuery answer but must not end in a traceback either.
+    return (
+        gexc.GoogleAPICallError,
+        gexc.RetryError,
+        requests.exceptions.RequestException,
+        auth.RefreshError,
+        auth.TransportError,
+    )
 
 
 def _int(value: object) -> int | None:

@@ -145,7 +145,10 @@ class BudgetApi:
         body: Mapping[str, Any] | None = None,
         retry: bool = True,
     ) -> dict[str, Any]:
+        import google.auth.exceptions
         import requests
+
+        from governance.deadlines import credentials_refused, reason
 
         call = f"{method} {path}"
         pause = 0.5
@@ -158,6 +161,15 @@ class BudgetApi:
                     json=None if body is None else dict(body),
                     timeout=CALL_TIMEOUT_S,
                 )
+            # An authorized session first trades the credentials for an access token: an
+            # expired login is refused there, and with no network that exchange fails first.
+            except google.auth.exceptions.RefreshError as err:
+                failure = ApiError(call, 0, "", credentials_refused(err))
+            except google.auth.exceptions.TransportError as err:
+                message = (
+                    f"no access token: Google's sign-in endpoint did not answer ({reason(err)})"
+                )
+                failure = ApiError(call, 0, "", message)
             except requests.RequestException as err:
                 failure = ApiError(call, 0, "", str(err) or type(err).__name__)
             else:

@@ -48,6 +48,11 @@ examples:
   mlgov cap status --stack prod               what the budget cap changed in GKE
   mlgov report -o report.html                 one HTML page of where the money goes
 
+offline (no account, no credentials, no Pulumi CLI): plan, check, policy-config, diff, comment,
+  init, report --no-spend. Talk to Google Cloud (Application Default Credentials from `gcloud auth
+  application-default login` and the network, or a local server: --endpoint, MLGOV_API_ENDPOINTS):
+  spend, jobs, cap, prices refresh; report reads spend where it can and warns where it cannot.
+
 exit codes:
   0    fine (advisory findings allowed)
   1    at least one mandatory policy violation (plan, check, comment)
@@ -150,10 +155,29 @@ def _check(args: argparse.Namespace) -> int:
     from governance.tools.document import read_document
     from governance.tools.policy_config import policy_config_arg
 
+    _explain_swallowed_path(args)
     usage = usage_file_arg(args)
     pack = policy_config_arg(args)
     doc = read_document(args.path)
     return _emit(plan.evaluate_document(doc, usage, _shows_lines(args), pack), args)
+
+
+def _explain_swallowed_path(args: argparse.Namespace) -> None:
+    """`check --explain FILE` means every resource of FILE, not the resource named FILE.
+
+    `--explain` takes an optional NAME, so argparse hands it the plan file that follows it and
+    then finds no path: the most natural way to ask for the cost lines of a preview. Read it as
+    the file; `--explain=NAME FILE` (or `FILE --explain NAME`) still names one resource.
+    """
+    if args.path is not None:
+        return
+    if args.explain:
+        args.path, args.explain = args.explain, ""
+        return
+    raise CliError(
+        "check: no plan file given: `mlgov check PATH` (PATH: an mlgov plan document, "
+        "`pulumi preview --json` output or a `pulumi stack export`; - for stdin)"
+    )
 
 
 def _output_flags(parser: argparse.ArgumentParser) -> None:
@@ -166,7 +190,8 @@ def _output_flags(parser: argparse.ArgumentParser) -> None:
         const="",
         metavar="NAME",
         help="print every resource's cost lines (quantity x unit price = amount, catalog key, "
-        "location, pricing model, price date); NAME: only that resource",
+        "location, pricing model, price date); NAME: only that resource "
+        "(`--explain=NAME`)",
     )
     usage_file_flag(parser)
 
@@ -205,6 +230,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     c = sub.add_parser(
         "check",
+        usage=f"{PROG} check [-h] [--debug] [--json | --markdown | --explain [NAME]] "
+        "[--usage-file PATH] [--policy-config FILE] path",
         help="evaluate policies and costs over a plan document or a Pulumi preview",
         description="Evaluate policies and costs over a plan: an mlgov plan document,\n"
         "`pulumi preview --json` output or a `pulumi stack export` (told apart by content).",
@@ -212,7 +239,9 @@ def build_parser() -> argparse.ArgumentParser:
         "  pulumi preview --json --show-sames > preview.json && mlgov check preview.json",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    c.add_argument("path", help="plan JSON file (any of those formats), or - for stdin")
+    # Optional to argparse only so `check --explain FILE` reaches _explain_swallowed_path; the
+    # usage line still shows it as required, which it is.
+    c.add_argument("path", nargs="?", help="plan JSON file (any of those formats), or - for stdin")
     _output_flags(c)
     policy_config_flag(c)
     c.set_defaults(func=_check)

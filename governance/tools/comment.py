@@ -34,6 +34,7 @@ from governance.tools.govdiff.review import Review, no_changes, review
 from governance.tools.policy_scope import policy_note
 from governance.tools.render import (
     CEILINGS_TITLE,
+    catalog_note,
     ceilings,
     cost_cell,
     region_of,
@@ -282,15 +283,10 @@ class _Section:
         if level >= MANDATORY_GROUPED:
             return []
         head = self.plans.head
-        catalog = as_mapping(head.get("price_catalog"))
         notes: list[str] = []
-        if date := catalog.get("date"):
-            refreshed = catalog.get("refreshed")
-            notes.append(
-                f"prices: catalog of {escape.text(date, 40)}"
-                + (f", refreshed {escape.text(refreshed, 40)}" if refreshed else "")
-                + " (`mlgov prices refresh` updates it)"
-            )
+        prices = catalog_note(head, "each cost line shows its date", lambda v: escape.text(v, 40))
+        if prices is not None:
+            notes.append(prices)
         notes += [
             f"\\* {escape.text(n, 400)}" for n in as_list(as_mapping(head.get("cost")).get("notes"))
         ]

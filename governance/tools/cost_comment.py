@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 from governance.tools import escape
+from governance.tools.assumption_text import REFERENCE, assumptions, shown
 from governance.tools.explain import line_text
 from governance.tools.render import short_type
 from mlgov_policies.vocabulary import is_component
@@ -66,11 +67,27 @@ def usage_assumptions(doc: Mapping[str, Any]) -> list[str]:
     defaults = UsageAssumptions().model_dump(mode="json")
     changed = {k: v for k, v in assumed.items() if k != "as_of" and defaults.get(k, v) != v}
     if changed:
-        pairs = ", ".join(f"{k} {v} (default {defaults[k]})" for k, v in changed.items())
+        pairs = ", ".join(
+            f"{k} {shown(v)} (default {shown(defaults[k])})" for k, v in changed.items()
+        )
         out.append(f"Stack usage settings: {escape.text(pairs, 1000)}.")
     waiting = sum(1 for r in _rows(doc) for x in _lines(r) if x.get("kind") == "usage")
     if waiting:
         out.append(f"{waiting} part(s) depend on usage nobody declared and are not in the total.")
+    out.append(
+        "Each line: quantity x unit price = amount a month (USD list prices, 730-hour month), "
+        "then [catalog key, location, pricing model, the price's date]. A quantity the inputs do "
+        f"not give comes from the usage above or mlgov's usage defaults (`{REFERENCE}`)."
+    )
+    if defaults_used := assumptions(doc)[1]:
+        out += [
+            "",
+            "<details><summary>mlgov's usage defaults in this estimate</summary>",
+            "",
+            escape.text(", ".join(defaults_used), 2000),
+            "",
+            "</details>",
+        ]
     return out
 
 

@@ -20,6 +20,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from governance.endpoints import needs_google
 from governance.tools.errors import CliError, Exit
 
 if TYPE_CHECKING:
@@ -181,14 +182,20 @@ def run_comment(args: argparse.Namespace) -> int:
 def run_prices_refresh(args: argparse.Namespace) -> int:
     """`prices refresh`: fill what the export lacks, in every region, from the Catalog API."""
     from google.api_core.exceptions import GoogleAPICallError
-    from google.auth.exceptions import DefaultCredentialsError
+    from google.auth.exceptions import DefaultCredentialsError, RefreshError
 
     from governance.costs.catalog import DEFAULT_PATH, Catalog
     from governance.costs.catalog_build.build import render_document
     from governance.costs.catalog_build.jsonfile import read_json_object
     from governance.costs.errors import CatalogError
     from governance.costs.refresh import fetch_skus, refresh_document
-    from governance.deadlines import Endpoint, no_answer, unreachable, waiting
+    from governance.deadlines import (
+        Endpoint,
+        credentials_refused,
+        no_answer,
+        unreachable,
+        waiting,
+    )
 
     source = Path(args.catalog) if args.catalog else DEFAULT_PATH
     shipped = read_json_object(source, CatalogError, "price catalog")
@@ -200,8 +207,14 @@ def run_prices_refresh(args: argparse.Namespace) -> int:
             result = refresh_document(shipped, fetch_skus(args.endpoint, wait.saw))
         except no_answer() as err:
             raise CliError(unreachable(where, err, wait.elapsed), Exit.CLOUD) from None
-        except DefaultCredentialsError as err:  # no credentials: the caller's input, exit 2
-            raise CliError(f"Cloud Billing Catalog API: {str(err).splitlines()[0]}") from None
+        except DefaultCredentialsError:  # no credentials: the caller's input, exit 2
+            raise CliError(
+                "no Google credentials for the Cloud Billing Catalog API: run `gcloud auth "
+                "application-default login` (or set GOOGLE_APPLICATION_CREDENTIALS, or pass "
+                "--endpoint for a local server)"
+            ) from None
+        except RefreshError as err:  # the token endpoint refused them (an expired login)
+            raise CliError(credentials_refused(err), Exit.CLOUD) from None
         except GoogleAPICallError as err:  # the API refused or failed: exit 4
             raise CliError(
                 f"Cloud Billing Catalog API: {str(err).splitlines()[0]}", Exit.CLOUD
@@ -304,6 +317,8 @@ def register(subparsers: Any) -> None:
         "refresh",
         help="fill GPU, TPU, Cloud SQL, BigQuery, GKE, Workbench, Functions, Pub/Sub and "
         "Scheduler prices for every region from the Cloud Billing Catalog API",
+        description="Fill the price catalog from the Cloud Billing Catalog API. "
+        + needs_google("--endpoint"),
         epilog="example: mlgov prices refresh --output prices_regional.json",
     )
     refresh.add_argument(

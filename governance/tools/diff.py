@@ -44,8 +44,9 @@ UNPRICED_NOTE = (
     "totals leave it out, so its change is unknown, not a saving or a rise"
 )
 RETAINED_NOTE = (
-    "retained: deleted from the stack with retainOnDelete, so Pulumi forgets it but leaves it in "
-    "Google Cloud, where it keeps billing until someone deletes it there"
+    "retained: deleted from the stack with retainOnDelete (or, on a `read` step, now read with "
+    "`get` instead of managed), so Pulumi forgets it but leaves it in Google Cloud, where it keeps "
+    "billing until someone deletes it there"
 )
 
 

@@ -65,6 +65,9 @@ class PlanDocument(TypedDict, total=False):
     """Weakening changes the stack accepts (`mlgov:settings.acknowledge`): {change, reason}."""
     source: dict[str, Any]
     """For a file in one of Pulumi's formats: which, and what was read and skipped (formats/)."""
+    input_findings: list[dict[str, Any]]
+    """Findings about the input file's own settings, in the violation shape (a Pulumi provider's
+    reserved default labels, formats/default_labels.py); `check` adds them to `violations`."""
 
 
 def _number(value: Any) -> bool:
@@ -118,18 +121,19 @@ def shape_problems(doc: Any) -> list[str]:
         if d.get(key) is not None and not isinstance(d.get(key), dict):
             problems.append(f"{key}: must be an object")
     problems += _violations_problems(d.get("violations"))
+    problems += _violations_problems(d.get("input_findings"), "input_findings")
     problems += _pairs_problems(d.get("acknowledgements"), "acknowledgements", ("change", "reason"))
     return problems + _pairs_problems(d.get("warnings"), "warnings", ("key", "message"))
 
 
-def _violations_problems(violations: Any) -> list[str]:
-    """Problems of the optional `violations` list (`diff` and `comment` read it as written)."""
+def _violations_problems(violations: Any, name: str = "violations") -> list[str]:
+    """Problems of an optional list of findings (`diff` and `comment` read it as written)."""
     if violations is None:
         return []
     if not isinstance(violations, list):
-        return ["violations: must be a list of {policy, resource, enforcement, message} objects"]
+        return [f"{name}: must be a list of {{policy, resource, enforcement, message}} objects"]
     return [
-        f"violations[{i}]: must be an object"
+        f"{name}[{i}]: must be an object"
         for i, item in enumerate(cast(list[Any], violations))
         if not isinstance(item, dict)
     ]

@@ -11,9 +11,11 @@ table itself is render.py's.
 from __future__ import annotations
 
 import re
+import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
+from governance.tools.assumption_text import REFERENCE, assumptions, usage_file_text
 from governance.tools.errors import CliError
 from governance.tools.render import region_of, short_type
 from mlgov_policies.vocabulary import is_component
@@ -168,6 +170,12 @@ def explain(doc: Mapping[str, Any], name: str | None = None) -> str:
         f"mlgov cost lines for stack {doc.get('stack') or '?'}",
         "each charge: quantity x unit price = amount a month (how the quantity was reached)",
         "  [catalog key, location, pricing model, the date of that price]",
+        f"amounts: {doc.get('currency') or 'USD'} list prices for a 730-hour month; a quantity "
+        "the resource's inputs do not give (hours running, GiB stored, calls) is a usage "
+        "assumption, listed at the end",
+        "depends on usage: only usage decides it; shown per unit and left out of the total until "
+        "a usage file declares it",
+        "unpriced: no price could be found (the line says why); left out of the total",
     ]
     free: list[str] = []
     for row in rows:
@@ -184,7 +192,39 @@ def explain(doc: Mapping[str, Any], name: str | None = None) -> str:
             f"total {_usd(float(cost['monthly_usd']))}/month "
             f"(ungoverned baseline {_usd(float(cost.get('baseline_monthly_usd') or 0))})",
         ]
-    return "\n".join(out)
+        out += [f"  {n}" for n in _left_out(cost)]
+    return "\n".join([*out, "", *_assumption_lines(doc)])
+
+
+def _left_out(cost: Mapping[str, Any]) -> list[str]:
+    """What the total does not include, counted."""
+    notes: list[str] = []
+    waiting = cost.get("depends_on_usage")
+    if isinstance(waiting, int) and waiting > 0:
+        notes.append(
+            f"not in it: {waiting} part(s) that depend on usage (the `depends on usage` lines)"
+        )
+    unpriced: Any = cost.get("unpriced") or []
+    if unpriced:
+        names = ", ".join(str(n) for n in cast(list[Any], unpriced))
+        notes.append(f"not in it: {len(unpriced)} unpriced resource(s): {names}")
+    return notes
+
+
+def _assumption_lines(doc: Mapping[str, Any]) -> list[str]:
+    """The usage assumptions in effect, then the usage file, wrapped for a terminal."""
+    chosen, default = assumptions(doc)
+    out = [f"usage assumptions (mlgov:settings.usage; every key: {REFERENCE}):"]
+    if chosen:
+        out += textwrap.wrap(
+            "set by the stack: " + ", ".join(chosen), 100, initial_indent="  ",
+            subsequent_indent="    ", break_on_hyphens=False,
+        )  # fmt: skip
+    out += textwrap.wrap(
+        "mlgov's defaults: " + ", ".join(default), 100, initial_indent="  ",
+        subsequent_indent="    ", break_on_hyphens=False,
+    )  # fmt: skip
+    return [*out, usage_file_text(doc)]
 
 
 def _gcp_name(row: Row) -> str:

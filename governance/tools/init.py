@@ -219,7 +219,13 @@ def _targets(stack: str, values: Values) -> list[tuple[Path, str]]:
     except CliError:
         project = None
     if project is not None:
-        return [(project.stack_dir / f"Pulumi.{stack}.yaml", stack_file(values))]
+        # Pulumi reads the stack file with the project file's extension (project.py).
+        if project.ext == ".json":
+            raise CliError(
+                "mlgov init writes YAML stack files; this project's file is Pulumi.json, whose "
+                "stack files Pulumi reads as JSON (Pulumi.NAME.json): write that one by hand"
+            )
+        return [(project.stack_dir / f"Pulumi.{stack}{project.ext}", stack_file(values))]
     here = Path.cwd()
     name = re.sub(r"[^A-Za-z0-9_.-]+", "-", here.name) or "mlgov"
     return [

@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import textwrap
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -32,7 +33,7 @@ from governance.deadlines import (
     unreachable,
     waiting,
 )
-from governance.endpoints import EndpointError, api_endpoint, check_url
+from governance.endpoints import ENDPOINTS_ENV, EndpointError, api_endpoint, check_url, needs_google
 from governance.tools.errors import CliError, Exit
 
 # The Scheduler client library is imported lazily and is only partly typed: its client and Job
@@ -70,7 +71,8 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "jobs",
         help="list, run, pause or resume a stack's cleanup jobs in Cloud Scheduler",
-        description="See and drive the Cloud Scheduler jobs that call the cleanup functions.",
+        description="See and drive the Cloud Scheduler jobs that call the cleanup functions.\n"
+        + textwrap.fill(needs_google(f"--endpoint, or {ENDPOINTS_ENV}"), 80),
         epilog=(
             "examples:\n  mlgov jobs --stack dev list\n  mlgov jobs --stack prod pause reap-expired"
         ),

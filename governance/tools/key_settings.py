@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from governance.costs.disk_sizes import DEFAULT_DISK_TYPE, DEFAULT_SIZE_GB
 from mlgov_policies.compat.spend_caps import BY_SERVICE, money_value
 from mlgov_policies.props import (
     UNKNOWN_SENTINELS,
@@ -101,6 +102,22 @@ def _instance(i: Inputs) -> list[str]:
             parts.append(f"max run {float(seconds) / 3600:g}h")
         except (TypeError, ValueError):
             parts.append(f"max run {seconds!r}?")
+    return parts
+
+
+def _disk(i: Inputs) -> list[str]:
+    """Type and size: what a disk's price is per GB of (pd-standard when unset, as Google does)."""
+    kind = _value(i.get("type"), DEFAULT_DISK_TYPE)
+    parts = [kind]
+    if (size := i.get("size")) is not None:
+        parts.append(f"{_value(_n(size), '?')} GB")
+    elif i.get("image") or i.get("snapshot") or i.get("sourceDisk"):
+        parts.append("size of its source")
+    elif (default := DEFAULT_SIZE_GB.get(kind)) is not None:
+        parts.append(f"{_n(default)} GB (Google's default)")
+    for key, unit in (("provisionedIops", "IOPS"), ("provisionedThroughput", "MB/s")):
+        if (value := i.get(key)) is not None:
+            parts.append(f"{_value(_n(value), '?')} {unit}")
     return parts
 
 
@@ -224,6 +241,8 @@ SUMMARIES: dict[str, Callable[[Inputs], list[str]]] = {
     "gcp:container/nodePool:NodePool": _node_pool,
     "gcp:container/cluster:Cluster": _cluster,
     "gcp:compute/instance:Instance": _instance,
+    "gcp:compute/disk:Disk": _disk,
+    "gcp:compute/regionDisk:RegionDisk": _disk,
     "gcp:tpu/v2Vm:V2Vm": _tpu,
     "gcp:sql/databaseInstance:DatabaseInstance": _sql,
     "gcp:bigquery/dataset:Dataset": _dataset,

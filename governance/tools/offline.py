@@ -138,9 +138,16 @@ def pulumi_config(config: Mapping[str, Any]) -> dict[str, str]:
 
 
 def run_under_mocks(
-    build: Callable[[], object], config: Mapping[str, Any], stack: str = "test"
+    build: Callable[[], object],
+    config: Mapping[str, Any],
+    stack: str = "test",
+    project_name: str = "mlgov",
 ) -> list[RecordedResource]:
     """Run `build` (a program body) under mocks with `config`; return what it registered.
+
+    `project_name` is the Pulumi project's name, as `pulumi up` gives it to the program:
+    `pulumi.Config()` without a namespace reads `<project name>:<key>`, so a program of the
+    user's own reads the same keys offline as it does deployed.
 
     Raises whatever `build` raises (SettingsError for invalid config).
     """
@@ -152,7 +159,7 @@ def run_under_mocks(
     asyncio.set_event_loop(loop)
     try:
         pulumi.runtime.set_mocks(
-            mocks, project="mlgov", stack=stack, preview=False, logger=ENGINE_LOG
+            mocks, project=project_name, stack=stack, preview=False, logger=ENGINE_LOG
         )
         pulumi.runtime.set_all_config(pulumi_config(config))
 
@@ -168,7 +175,9 @@ def run_under_mocks(
     return mocks.resources
 
 
-def run_program(config: Mapping[str, Any], stack: str, program: Path) -> list[RecordedResource]:
+def run_program(
+    config: Mapping[str, Any], stack: str, program: Path, project_name: str = "mlgov"
+) -> list[RecordedResource]:
     """Run a Pulumi program file under mocks; return the resources it registered, in order.
 
     The program's folder is on `sys.path` while it runs, as the Pulumi language host puts it, so
@@ -180,7 +189,7 @@ def run_program(config: Mapping[str, Any], stack: str, program: Path) -> list[Re
         sys.path.insert(0, folder)
     try:
         return run_under_mocks(
-            lambda: runpy.run_path(str(program), run_name="__main__"), config, stack
+            lambda: runpy.run_path(str(program), run_name="__main__"), config, stack, project_name
         )
     finally:
         if added:

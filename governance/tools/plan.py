@@ -34,11 +34,13 @@ from governance.tools.project import (
     context_of,
     display,
     find_project,
-    read_stack_config,
+    read_stack,
     stack_file_of,
 )
+from governance.tools.stack_config import StackConfig
 from mlgov_policies.evaluate import evaluate_resources
 from mlgov_policies.pack_config import PackConfig
+from mlgov_policies.props import as_list, as_mapping
 from mlgov_policies.vocabulary import is_component
 
 
@@ -80,6 +82,9 @@ def evaluate_document(
     managed = [r for r in resources if not cast(Mapping[str, Any], r).get("retained")]
     found = evaluate_resources(managed, scope.config, stack=stack, levels=scope.levels)
     violations: list[dict[str, Any]] = [v.as_dict() for v in found]
+    # Findings the reader of a Pulumi file made about the file's own settings (a provider's
+    # reserved default labels): they concern no resource's inputs, so no rule sees them.
+    violations += [dict(f) for f in doc.get("input_findings") or []]
     # A TPU in a zone Google's zone list rules out is already a finding (with the zone and its
     # source); the estimate's "not offered in this region" would say it a second time.
     zone_refused = {(v.type, v.resource) for v in found if v.policy == "mlgov-tpu-zone-offered"}
@@ -92,6 +97,10 @@ def evaluate_document(
         violations += budget_violations(resources, report, stack=stack or "stack")
     except CostError as err:  # e.g. a budget amount that is not a number
         raise CliError(f"cost: {err}") from None
+    # From the document's own record, so `check` and `comment` re-evaluating it keep the finding;
+    # prod if the stack's own config or the policy config the document is checked with says so.
+    own = as_mapping(cast(Mapping[str, Any], doc).get("policy_config"))
+    violations += esc_findings(doc, "prod" in (scope.config.environment, own.get("environment")))
     violations = _at_levels(violations, scope)
     record(doc, scope)
     doc.setdefault("schema_version", SCHEMA_VERSION)
@@ -99,11 +108,18 @@ def evaluate_document(
     doc["price_catalog"] = {"version": catalog.version, "date": catalog.generated}
     if catalog.refreshed:
         doc["price_catalog"]["refreshed"] = catalog.refreshed
+    sources = report.price_sources()
     if cost_lines:
         # where each price a cost line used comes from, once per document (lines name the key)
-        doc["price_catalog"]["sources"] = report.price_sources()
+        doc["price_catalog"]["sources"] = sources
+    # The catalog's date is its Billing export's; prices read from Google's pricing pages carry
+    # their own. A reader of the total needs the span of the ones this plan used.
+    if dates := sorted({s["date"] for s in sources.values() if s.get("date")}):
+        doc["price_catalog"]["price_dates"] = {"first": dates[0], "last": dates[-1]}
     doc["violations"] = violations
     doc["cost"] = report.as_dict()
+    if waiting := report.depends_on_usage():
+        doc["cost"]["depends_on_usage"] = waiting
     return doc
 
 
@@ -159,9 +175,15 @@ def _cost_keys(resource: PlanResource, rc: ResourceCost, lines: bool = True) -> 
 def plan_config(
     config: Mapping[str, Any], stack: str, program: Path, source: Path,
     usage_file: UsageFile | None = None, cost_lines: bool = True,
-    policy_config: PackConfig | None = None,
+    policy_config: PackConfig | None = None, stack_config: StackConfig | None = None,
+    project_name: str = "mlgov",
 ) -> PlanDocument:  # fmt: skip
     """The plan document for one stack's config (runs `program` under mocks).
+
+    `stack_config` (project.read_stack) says where the config came from: the document records
+    it under `stack_config` (ESC environments imported, keys the project's config supplied, and
+    every other key the settings do not model), so the governance diff shows a change to any of
+    them; a stack that imports an ESC environment gets a finding, mandatory in prod.
 
     `policy_config` (a `--policy-config`, e.g. the `policies/config.NAME.json` the preview passes
     to CrossGuard) sets rule levels and settings over the stack's, and the document keeps it
@@ -179,7 +201,7 @@ def plan_config(
     # The program's objects and the plan live to the end: see collector.py.
     with fewer_collections():
         try:
-            recorded = run_program(config, stack, program)
+            recorded = run_program(config, stack, program, project_name)
         except SettingsError as err:  # a program that reads settings the file does not have
             raise CliError([f"{display(source)}: {p}" for p in err.problems]) from None
         # Registration order depends on async timing; sort so plans and their diffs are stable.
@@ -205,8 +227,54 @@ def plan_config(
         if settings is not None and settings.acknowledge:
             # For `comment`/`diff`: the weakening changes this stack accepts (govdiff/review.py).
             fields["acknowledgements"] = [a.model_dump() for a in settings.acknowledge]
+        if stack_config is not None and (
+            stack_config.environments or stack_config.from_project or stack_config.shown
+        ):  # only when there is something to record: most stacks' documents stay as they were
+            fields["stack_config"] = {
+                "esc_environments": list(stack_config.environments),
+                "from_project": list(stack_config.from_project),
+                "keys": stack_config.shown,
+            }
         doc = cast(PlanDocument, fields)
         return evaluate_document(doc, usage_file, cost_lines, policy_config)
+
+
+ESC_FINDING = "mlgov-stack-esc-environment"
+
+
+def esc_findings(doc: Mapping[str, Any], prod: bool) -> list[dict[str, Any]]:
+    """The finding of a document whose `stack_config` records ESC imports (none otherwise)."""
+    imports = as_list(as_mapping(doc.get("stack_config")).get("esc_environments"))
+    if not imports:
+        return []
+    names = tuple(str(x) for x in imports)
+    return [_esc_finding(str(doc.get("stack") or ""), names, prod)]
+
+
+def _esc_finding(stack: str, environments: tuple[str, ...], prod: bool) -> dict[str, Any]:
+    """The stack imports ESC environments: config this plan cannot see (mandatory in prod).
+
+    Pulumi merges an environment's `pulumiConfig` into the stack's config (workspace/config.go,
+    mergeConfig): it fills every key the file leaves out and adds keys inside object values, so
+    `automation.dry_run: true` can reach `mlgov:settings` from an environment edited outside the
+    repository. No policy config can lower this finding: it is not a rule of the pack.
+    """
+    return {
+        "policy": ESC_FINDING,
+        "resource": stack or "stack",
+        "type": "pulumi:pulumi:Stack",
+        "enforcement": "mandatory" if prod else "advisory",
+        "message": (
+            f"the stack file imports ESC environments ({', '.join(environments)}); Pulumi merges "
+            "their pulumiConfig into this stack's config (mlgov:settings and gcp:* included), "
+            "which this plan and the pull request cannot see"
+        ),
+        "why": "an environment edited in Pulumi Cloud could switch governance off (dry run, "
+        "exemptions, budget, billing account) with no change in the repository",
+        "remediation": "remove `environment:` from the stack file and give the deployment its "
+        "credentials through the CI job's environment (e.g. `pulumi env run` or OIDC), or keep "
+        "every mlgov:* and gcp:* key out of the environments' pulumiConfig and out of prod",
+    }
 
 
 def plan_stack(
@@ -219,9 +287,10 @@ def plan_stack(
     """The plan document for `--stack NAME` or `--config PATH` (project found from here)."""
     name, path = stack_file_of(stack, config)
     project = find_project(Path.cwd(), path.parent)
+    read = read_stack(path, project if project.owns(path) else None)
     return plan_config(
-        read_stack_config(path), name, project.program, path, usage_file, cost_lines,
-        policy_config,
+        read.config, name, project.program, path, usage_file, cost_lines, policy_config, read,
+        project.name,
     )  # fmt: skip
 
 

@@ -99,17 +99,59 @@ def cost_cell(resource: Mapping[str, Any]) -> str:
     return _usd(resource.get("monthly_usd")) + ("*" if resource.get("price_fallbacks") else "")
 
 
-def price_notes(doc: Doc) -> list[str]:
-    """The catalog's date, what a reader of the total must know, how policies were chosen."""
+def catalog_note(
+    doc: Doc,
+    each: str = "`--explain` shows each one's date",
+    quote: Callable[[str], str] = str,
+) -> str | None:
+    """Which prices the amounts use: the catalog's date and the span of the prices' own dates.
+
+    The catalog's date is its Billing export's (Compute Engine, disks, network, Cloud Storage);
+    prices read from Google's pricing pages carry their own dates, so "catalog of <date>" alone
+    would tell a reader the wrong age for most lines. `quote` renders each value the document
+    gave (the PR comment escapes them: a document may come from a pull request).
+    """
     catalog = as_mapping(doc.get("price_catalog"))
-    notes: list[str] = []
-    if catalog.get("date"):
-        refreshed = catalog.get("refreshed")
-        notes.append(
-            f"prices: catalog of {catalog['date']}"
-            + (f", refreshed {refreshed}" if refreshed else "")
-            + " (`mlgov prices refresh` updates it)"
-        )
+    if not catalog.get("date"):
+        return None
+    date, refreshed = str(catalog["date"]), catalog.get("refreshed")
+    note = f"prices: catalog of {quote(date)}" + (
+        f", refreshed {quote(str(refreshed))}" if refreshed else ""
+    )
+    dates = as_mapping(catalog.get("price_dates"))
+    first, last = str(dates.get("first") or ""), str(dates.get("last") or "")
+    if first and last and (first, last) != (date, date):
+        span = quote(first) if first == last else f"{quote(first)} to {quote(last)}"
+        refresh = "`mlgov prices refresh` updates them"
+        return f"{note}; the prices used are dated {span} ({each}; {refresh})"
+    return note + " (`mlgov prices refresh` updates it)"
+
+
+def usage_note(doc: Doc) -> str | None:
+    """What the total leaves out because only usage decides it (egress, operations, queries).
+
+    With a usage file, which one priced the usage it declares (a reader comparing two runs must
+    see that the totals rest on different usage).
+    """
+    cost = as_mapping(doc.get("cost"))
+    declared = f"usage file: {cost['usage_file']}" if cost.get("usage_file") else None
+    waiting = cost.get("depends_on_usage")
+    if not isinstance(waiting, int) or waiting <= 0:
+        return declared
+    return (f"{declared}; " if declared else "") + (
+        f"not in the total: {waiting} part(s) that depend on usage nobody declared (egress, "
+        "operations, queries): `--explain` lists each with its unit price; a "
+        "`--usage-file` prices them (docs/reference/costs.md#usage-file)"
+    )
+
+
+def price_notes(doc: Doc) -> list[str]:
+    """The catalog's date, what a reader of the total must know, how policies were chosen.
+
+    Notes start with `*` as the total does when it has any (and a cell priced from the nearest
+    location): the mark means "read the notes marked *".
+    """
+    notes = [n for n in (catalog_note(doc), usage_note(doc)) if n is not None]
     notes += [f"* {n}" for n in as_list(as_mapping(doc.get("cost")).get("notes"))]
     from governance.tools.policy_scope import policy_note  # the policy modules load on use
 
@@ -123,6 +165,8 @@ PLAIN_MARKER = "..."  # where a cell was cut, in plain (ASCII) output
 MARKER = "…"
 FREE_LINES = 2  # the folded free resources take at most this many lines
 FOOTER_HINTS: tuple[str, ...] = (
+    "`--explain [NAME]` shows how each amount is reached: quantity x unit price, the usage "
+    "assumption behind each quantity, each price's date.",
     "`--json` prints every resource, free ones included, with its inputs and price.",
 )
 """One line per way to see more about a row, printed under the totals."""
@@ -206,7 +250,9 @@ def _cost_line(doc: Doc) -> str:
     if not isinstance(cost, Mapping):
         return "cost: not estimated"
     monthly, base = cost.get("monthly_usd"), cost.get("baseline_monthly_usd")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
-    line = f"estimated {_usd(monthly)}/month"
+    # `*`: the total leaves something out or uses a fallback price; the notes marked * say what
+    star = "*" if as_list(as_mapping(doc.get("cost")).get("notes")) else ""
+    line = f"estimated {_usd(monthly)}/month{star}"
     if isinstance(monthly, int | float) and isinstance(base, int | float) and base > 0:
         saved = base - monthly
         line += (

@@ -69,7 +69,11 @@ def test_a_changed_stack_shows_findings_cost_changes_and_folds_free_resources(ba
     assert not any(line.endswith("| $0.00 |") and "free resources" not in line
                    for line in text.splitlines())  # fmt: skip
     assert f"Resources: {len(rows) - len(free)} with a cost, {len(free)} free" in text
-    assert "prices: catalog of 2026-07-30 (`mlgov prices refresh` updates it)" in text
+    dates = head["price_catalog"]["price_dates"]
+    assert (
+        f"prices: catalog of 2026-07-30; the prices used are dated {dates['first']} to "
+        f"{dates['last']} (each cost line shows its date; `mlgov prices refresh` updates them)"
+    ) in text
 
 
 def test_unchanged_stacks_are_named_not_shown(base):

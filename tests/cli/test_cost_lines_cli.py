@@ -109,7 +109,10 @@ def test_explain_one_resource_shows_quantity_times_unit_price(plan_file, capsys)
         == "each charge: quantity x unit price = amount a month (how the quantity was reached)"
     )
     assert lines[2] == "  [catalog key, location, pricing model, the date of that price]"
-    lines = lines[2:]
+    assert lines[3].startswith("amounts: USD list prices for a 730-hour month; a quantity the ")
+    assert lines[4].startswith("depends on usage: only usage decides it; shown per unit and left")
+    assert lines[5].startswith("unpriced: no price could be found (the line says why); left out")
+    lines = lines[5:]
     assert lines[2].startswith("pool (container/NodePool, us-central1): $")
     assert lines[3] == (
         "    fixed size: 1 node a zone (nodeCount) x 3 zones (regional cluster in us-central1 "
@@ -138,7 +141,13 @@ def test_explain_all_names_depends_on_usage_and_unpriced_parts(plan_file, capsys
         "us-central1, price of 2026-07-30]; declare `monthly_egress_gb` in the usage file" in out
     )
     assert "unpriced part: GPU 2 x nvidia-tesla-k80: the price catalog has no price" in out
-    assert out.splitlines()[-1].startswith("total $")
+    lines = out.splitlines()
+    total = next(i for i, line in enumerate(lines) if line.startswith("total $"))
+    # the bucket's 7 usage-based parts and the VM's 3 (internet egress by destination)
+    assert lines[total + 1] == (
+        "  not in it: 10 part(s) that depend on usage (the `depends on usage` lines)"
+    )
+    assert lines[-1].startswith("usage file: none: each `depends on usage` part")
 
 
 def test_explain_an_unknown_name_is_invalid_input(plan_file, capsys):

@@ -7,7 +7,7 @@ from cost_plans import price
 
 from governance.costs.bill import Bill
 from governance.costs.catalog import default_catalog
-from governance.costs.errors import CatalogError, CostError, NotOffered
+from governance.costs.errors import CatalogError, CostError, NotOffered, Refused
 from governance.costs.machine_pricing import attached_gpus, charge_machine, sud_hours
 from governance.costs.machines import machine_shape
 
@@ -171,10 +171,54 @@ def test_commitment_bills_the_whole_month_at_the_committed_price_beside_list():
 
 
 def test_attached_gpus_reads_api_spellings_and_names_bad_paths():
+    # Workbench's enum spelling (acceleratorConfigs) and Compute Engine's names
     configs = [{"type": "NVIDIA_TESLA_T4", "count": "2"}, {"type": "nvidia-l4"}]
-    assert attached_gpus(configs, "count", "guestAccelerators") == [
+    assert attached_gpus(configs, "count", "gceSetup.acceleratorConfigs", enum=True) == [
         ("nvidia-tesla-t4", 2),
         ("nvidia-l4", 1),
     ]
+    full = [{"type": "projects/p/zones/us-central1-a/acceleratorTypes/nvidia-l4", "count": 2}]
+    assert attached_gpus(full, "count", "guestAccelerators") == [("nvidia-l4", 2)]
+    # Compute Engine and GKE name accelerator types in lowercase: the enum spelling is refused
+    with pytest.raises(
+        Refused, match=r"guestAccelerators\[0\]\.type \(GPU type\) 'NVIDIA_TESLA_T4'"
+    ):
+        attached_gpus(configs, "count", "guestAccelerators")
     with pytest.raises(CostError, match=r"guestAccelerators\[0\]\.type is 5, not a string"):
         attached_gpus([{"type": 5}], "count", "guestAccelerators")
+
+
+@pytest.mark.parametrize(
+    "machine_type",
+    ["N1-STANDARD-4", "E2-Standard-4", " n1-standard-4", "n1-standard-4 ", "n1_standard_4",
+     "zones/us-central1-a/machineTypes/N1-STANDARD-4", "4-standard"],
+)  # fmt: skip
+def test_machine_type_names_google_refuses_are_refused_not_read_as_another(machine_type):
+    # Compute Engine names are lowercase RFC 1035; lowercasing them priced what cannot exist
+    with pytest.raises(Refused, match="is not a name Google accepts"):
+        machine_shape(machine_type)
+
+
+@pytest.mark.parametrize(
+    "machine_type",
+    ["n1-standard-4", "e2-medium", "f1-micro", "n2-custom-4-16384-ext", "ct5lp-hightpu-4t",
+     "https://www.googleapis.com/compute/v1/projects/p/zones/us-central1-a/machineTypes/g2-standard-8"],
+)  # fmt: skip
+def test_machine_type_names_google_accepts_still_read(machine_type):
+    assert machine_shape(machine_type) is not None
+
+
+def test_a_clusters_default_pool_of_a_refused_machine_type_refuses_the_cluster():
+    # the cluster could not be created: a mandatory finding, not a partial price
+    from governance.costs.assumptions import UsageAssumptions
+    from governance.costs.estimate import estimate_resources
+
+    cluster = {
+        "type": "gcp:container/cluster:Cluster",
+        "name": "c",
+        "inputs": {"location": "us-central1-a", "nodeConfig": {"machineType": "E2-STANDARD-4"}},
+    }
+    report = estimate_resources([cluster], UsageAssumptions(), default_catalog(), None)
+    (row,) = report.resources
+    assert row.refused and row.unpriced
+    assert "'E2-STANDARD-4' is not a name Google accepts" in row.unpriced

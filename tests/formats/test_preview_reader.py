@@ -401,7 +401,7 @@ def test_an_aws_providers_region_is_not_judged_as_a_google_region() -> None:
     # An aws provider's `region: us-east-1` is a real AWS region; only gcp providers are held
     # to Google's locations, so such a preview is read whole, as before.
     doc = load(AWS_SAMPLES[0][0])
-    urn = "urn:pulumi:dev::app::pulumi:providers:aws::east"
+    urn = "urn:pulumi:dev::aws-ts-ebs::pulumi:providers:aws::east"
     state = {"urn": urn, "custom": True, "type": "pulumi:providers:aws"}
     doc["steps"].insert(
         0, {"op": "create", "urn": urn, "newState": {**state, "inputs": {"region": "us-east-1"}}}

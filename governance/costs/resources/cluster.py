@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from governance.costs.bill import Quote
 from governance.costs.context import PlanContext
-from governance.costs.errors import CostError, NotOffered
+from governance.costs.errors import CostError, NotOffered, Refused
 from governance.costs.gke_pools import PoolSpec, cluster_zones, pool_zones, price_pool
 from governance.costs.model import Resource
 from governance.costs.month import HOURS_PER_MONTH
@@ -152,7 +152,7 @@ def _pools(q: Quote, res: Resource, ctx: PlanContext) -> None:
         with q.part(label):
             try:
                 price_pool(q, ctx, spec)
-            except NotOffered:
+            except (NotOffered, Refused):
                 raise  # the cluster could not be created: a mandatory finding on the cluster
             except CostError as err:
                 q.unpriced_part("nodes", str(err))

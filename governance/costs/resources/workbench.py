@@ -76,7 +76,9 @@ def estimate(res: Resource, ctx: PlanContext) -> Quote:
     gce = as_mapping(res.inputs.get("gceSetup"))
     region = ctx.region(res.inputs, "location")
     shape = machine_shape(text(gce.get("machineType"), DEFAULT_MACHINE, "gceSetup.machineType"))
-    gpus = attached_gpus(gce.get("acceleratorConfigs"), "coreCount", "gceSetup.acceleratorConfigs")
+    gpus = attached_gpus(
+        gce.get("acceleratorConfigs"), "coreCount", "gceSetup.acceleratorConfigs", enum=True
+    )
     idle_s = number(dig(gce, "metadata", "idle-timeout-seconds"), -1.0)
     u = ctx.usage
     window = ctx.office_hours.get(res.gcp_name)

@@ -16,7 +16,13 @@ import time
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from governance.deadlines import HTTP_TIMEOUT, Endpoint, http_session
+from governance.deadlines import (
+    HTTP_TIMEOUT,
+    Endpoint,
+    credentials_refused,
+    http_session,
+    reason,
+)
 
 CALL_TIMEOUT_S = HTTP_TIMEOUT  # (connect, read): an endpoint that never answers fails in seconds
 GKE_OPERATION_TIMEOUT_S = 900.0
@@ -96,6 +102,7 @@ class Api:
         Raises:
             ApiError: an error answer, or none at all.
         """
+        import google.auth.exceptions
         import requests
 
         what = f"{method} {path}"
@@ -109,6 +116,19 @@ class Api:
                 params=dict(params or {}),
                 timeout=CALL_TIMEOUT_S,
             )
+        # An authorized session first trades the credentials for an access token: with no
+        # network that call fails before the API's does, and an expired login is refused there.
+        except google.auth.exceptions.TransportError as err:
+            message = (
+                f"no access token: Google's sign-in endpoint did not answer ({reason(err)}); "
+                "check the network (and any proxy settings)"
+            )
+            self._silent[service] = f"not called: {message}"
+            raise ApiError(what, None, message=message) from None
+        except google.auth.exceptions.RefreshError as err:
+            message = credentials_refused(err)
+            self._silent[service] = f"not called: {message}"
+            raise ApiError(what, None, message=message) from None
         except requests.RequestException as err:
             message = f"{type(err).__name__}: {err}"
             if isinstance(err, requests.ConnectionError | requests.Timeout):

@@ -27,11 +27,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import textwrap
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from governance.endpoints import ENDPOINTS_ENV, needs_google
 from governance.tools.errors import CliError, Exit, report
 
 if TYPE_CHECKING:
@@ -65,7 +67,8 @@ def register(subparsers: Any) -> None:
         help="show or undo what the budget cap changed (GKE, Vertex AI); show and lift spend caps",
         description=(
             "See and restore what the budget cap changed in the stack's governed projects: "
-            "GKE node pools and NAP limits, Vertex AI endpoint deployments."
+            "GKE node pools and NAP limits, Vertex AI endpoint deployments.\n"
+            + textwrap.fill(needs_google(f"--endpoint, or {ENDPOINTS_ENV}"), 80)
         ),
         epilog=(
             "examples:\n  mlgov cap status --stack prod\n  mlgov cap restore --stack prod --dry-run"
@@ -224,7 +227,14 @@ def _print(doc: dict[str, Any]) -> None:
     projects = ", ".join(f"{p} ({', '.join(z)})" for p, z in doc["projects"].items())
     print(f"stack {doc['stack']}: governed {projects}")
     if not doc["items"]:
-        print("  nothing capped")
+        # "nothing capped" only when every read answered: a failed read proves nothing
+        failed = len(doc["errors"]) + len(doc["unreachable"])
+        print(
+            f"  nothing capped found, but {failed} read(s) failed (listed on stderr): what the "
+            "cap changed there is not shown"
+            if failed
+            else "  nothing capped"
+        )
     restore = doc["action"] == "restore"
     for item in doc["items"]:
         print(f"{item['kind']} {item['target']}")

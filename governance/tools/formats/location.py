@@ -36,6 +36,8 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from governance.costs.regions import is_zone, region_of
+from governance.tools.formats import default_labels
+from governance.tools.formats.default_labels import DefaultLabels
 from governance.tools.formats.urns import is_default_provider, parse_urn, provider_urn
 from governance.tools.formats.values import SECRET, UNKNOWN
 from mlgov_policies.schema.catalog import resource_entry
@@ -62,6 +64,15 @@ class ProviderDefaults:
     """Why a key without a value is unknown (`{key}` stands for the key)."""
     config_keys: bool = False
     """Values are stack config keys (`gcp:zone`), named as such."""
+    labels: DefaultLabels = default_labels.NONE
+    """The provider's `defaultLabels` (default_labels.py), merged into its resources' labels."""
+
+    @property
+    def labels_source(self) -> str:
+        """Where the default labels come from, for `inherited` and findings."""
+        if self.config_keys:
+            return f"stack config {default_labels.CONFIG}"
+        return f"{default_labels.INPUT} of {self.source}"
 
     def where(self, key: str) -> str:
         """Where the value of `key` comes from, for `inherited`."""
@@ -85,6 +96,8 @@ def known(value: Any) -> str | None:
 
 def location_problems(values: Mapping[str, Any], prefix: str = "") -> list[str]:
     """`project|region|zone` values Google would refuse, as `KEY: why` lines (keys `prefix`ed).
+
+    And a `defaultLabels` that is not a map of labels (default_labels.py).
 
     For a stack config (`gcp:` keys) and a gcp provider's inputs alike: the region and zone
     are held to what a stack file's are (governance/settings/context.py), so the stack region the
@@ -112,6 +125,9 @@ def location_problems(values: Mapping[str, Any], prefix: str = "") -> list[str]:
             problems.append(f"{prefix}{key}: {shown(value)} is not {meaning}")
         elif offered is not None and (found := offered(value)):
             problems.append(f"{prefix}{key}: {found}")
+    labels = default_labels.parse(values.get(f"{prefix}{default_labels.INPUT}"))
+    if isinstance(labels, str):
+        problems.append(f"{prefix}{default_labels.INPUT}: {labels}")
     return problems
 
 
@@ -124,6 +140,7 @@ def from_config(config: Mapping[str, Any]) -> ProviderDefaults:
         missing="gcp:{key} is not in the stack config (the provider may read it from the "
         "environment, which the file does not show)",
         config_keys=True,
+        labels=_labels(config.get(default_labels.CONFIG)),
     )
 
 
@@ -136,7 +153,14 @@ def from_provider(urn: str, inputs: Mapping[str, Any]) -> ProviderDefaults:
         values,
         missing=f"{name} sets no {{key}} (it may come from the environment, which the file "
         "does not show)",
+        labels=_labels(inputs.get(default_labels.INPUT)),
     )
+
+
+def _labels(value: Any) -> DefaultLabels:
+    """Parsed default labels; a value the readers refuse (location_problems) reads as none."""
+    parsed = default_labels.parse(value)
+    return parsed if isinstance(parsed, DefaultLabels) else default_labels.NONE
 
 
 def unlisted(urn: str) -> ProviderDefaults:
@@ -169,6 +193,19 @@ class Providers:
         if (found := self._seen.get(key)) is None:
             found = self._seen[key] = self._resolve(key)
         return found
+
+    def reserved_label_findings(self) -> list[dict[str, Any]]:
+        """A mandatory finding per provider whose defaultLabels set `mlgov-*` keys."""
+        found = [self.default, *(self.by_urn[urn] for urn in sorted(self.by_urn))]
+        return [
+            default_labels.reserved_finding(
+                default_labels.CONFIG if d.config_keys else d.source,
+                d.labels_source,
+                d.labels.reserved,
+            )
+            for d in found
+            if d.labels.reserved
+        ]
 
     def _resolve(self, reference: str) -> ProviderDefaults:
         urn = provider_urn(reference)

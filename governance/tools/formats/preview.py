@@ -6,8 +6,11 @@ The digest (FORMAT §1.2) lists steps; which state of a step holds the inputs de
 discard). `newState` is never assumed to exist (a delete has none). A replacement is one logical
 `replace` step unless `--show-replacement-steps` adds the physical `create-replacement` and
 `delete-replaced` steps (FORMAT §1.5); those count only for a URN without a logical step, so a
-replacement is never counted twice. `read` and `refresh` steps price nothing (FORMAT §1.4 table);
-a drifted resource that `--refresh` lists again as an update counts once, by the program's step.
+replacement is never counted twice. A `read-replacement` deletes the managed resource it reads
+another into (before side only); a `read` prices nothing new, except a managed resource it
+relinquishes (same id), which keeps billing after; a `refresh` counts only for a resource no
+other step lists (unchanged, both sides): a drifted resource that `--refresh` lists again as an
+update counts once, by the program's step (`_side` has the whole table).
 An `import` adopts a resource that already runs, so it is on both sides (its newState before too)
 and changes no cost. A delete does not always end a bill: with `retainOnDelete` Pulumi only
 forgets the resource (FORMAT §1.8 field; engine `DeleteStep.Apply`), so it stays on the "after"
@@ -15,8 +18,10 @@ side as `retained` (`_side`).
 
 The "after" document is what `check` evaluates; with the "before" one, `diff` shows a preview's
 own change (deletes cost less, replaces show both sides). Project, region and zone come through
-each step's provider (location.py). A digest the preview failed to finish (error diagnostics,
-FORMAT §1.1 and §5) is refused: its steps stop where the program failed.
+each step's provider (location.py), default labels too (default_labels.py). A digest that is not
+a whole preview of the program is refused rather than priced: one the preview failed to finish
+(error diagnostics, FORMAT §1.1 and §5: its steps stop where the program failed), a `refresh
+--preview-only` digest, one listing fewer steps than its changeSummary counts.
 """
 
 from __future__ import annotations
@@ -37,15 +42,23 @@ from governance.tools.formats.location import (
     location_problems,
 )
 from governance.tools.formats.plan_input import PlanInput, as_object, first_names, warning
-from governance.tools.formats.resources import Collected, is_provider, state_at, unique_names
+from governance.tools.formats.resources import (
+    STACK_TYPE,
+    Collected,
+    is_provider,
+    state_at,
+    unique_names,
+)
 from governance.tools.formats.urns import parse_urn
 from governance.tools.formats.values import Cleaner
 
 FORMAT = "pulumi preview --json"
 RERUN = "re-run `pulumi preview --json > preview.json`"
 # Ops whose newState is the resource after the change, and whose oldState is the one before.
+# A `read-replacement` reads another cloud resource into the URN of a managed one, which the
+# engine then deletes (GenerateReadSteps: the IDs differ), so its oldState is only "before".
 AFTER = frozenset({"create", "update", "replace", "same", "import"})
-BEFORE = frozenset({"update", "replace", "same", "delete", "discard", "import"})
+BEFORE = frozenset({"update", "replace", "same", "delete", "discard", "import", "read-replacement"})
 # Steps whose resource exists in the cloud before the change even without an oldState: an
 # import adopts a resource that already runs (and bills), so it is on both sides and changes no
 # cost; a same step without oldState (never seen, but nothing guarantees it) is the same too.
@@ -54,11 +67,16 @@ ALREADY_THERE = frozenset({"same", "import"})
 PHYSICAL_AFTER = frozenset({"create-replacement", "import-replacement"})
 PHYSICAL_BEFORE = frozenset({"delete-replaced", "discard-replaced"})
 PHYSICAL = PHYSICAL_AFTER | PHYSICAL_BEFORE
-# Steps that change nothing the stack pays for (FORMAT §1.4 table).
-NOT_PRICED = frozenset({"read", "read-replacement", "refresh", "remove-pending-replace"})
+# Steps priced by their own rule in `_side` (FORMAT §1.4 table): a `read` of a resource the
+# stack managed (same ID: Pulumi "relinquishes" it, it keeps running and billing), a `refresh`
+# that is the only step of its URN (an unchanged resource; its program step is a hidden same).
+# Any other read, refresh or remove-pending-replace changes nothing the stack pays for.
+NOT_PRICED = frozenset({"read", "refresh", "remove-pending-replace"})
 KNOWN = AFTER | BEFORE | PHYSICAL | NOT_PRICED
 # Steps that delete the old resource (a replacement's logical step: its old half).
-RETAINABLE = frozenset({"delete", "replace", "delete-replaced"})
+RETAINABLE = frozenset({"delete", "replace", "delete-replaced", "read-replacement"})
+# Steps whose newState may be a resource adopted with `import` (it already runs before).
+REPLACING_IMPORTS = frozenset({"replace", "import-replacement"})
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 
@@ -99,6 +117,7 @@ def read_preview(doc: Mapping[str, Any], source: str) -> PlanInput:
             + f": see its stderr, fix that and {RERUN}"
         )
     steps = _steps(cast(list[Any], steps_raw), source)
+    _refuse_fragments(doc, steps, source)
     config: Any = doc.get("config", {})
     if not isinstance(config, dict):
         raise CliError(f"{source}: config: must be an object of config keys")
@@ -116,7 +135,9 @@ def read_preview(doc: Mapping[str, Any], source: str) -> PlanInput:
         for urn, op in unknown_ops
     ]
     stack = next((u.stack for urn, *_ in steps if (u := parse_urn(urn)) is not None), "")
-    warnings += after.warnings(source) + _omitted_sames(doc, ops, source) + _retained(after, source)
+    refreshed = _refresh_only(steps)
+    warnings += after.warnings(source) + _omitted_sames(doc, ops, refreshed, source)
+    warnings += _retained(after, source) + _no_stack_step(steps, source)
     if doc.get("maybeCorrupt") is True:
         warnings.append(warning(source, "the preview marked its digest maybeCorrupt: re-run it"))
     summary: dict[str, Any] = {
@@ -131,10 +152,11 @@ def read_preview(doc: Mapping[str, Any], source: str) -> PlanInput:
 
     def before() -> PlanDocument:  # only `diff` and `comment` need it: converted on demand
         side = _side(steps, logical, before_providers, Cleaner(), before=True)
-        return _document(stack, default, side, [], dict(summary))
+        doc = _document(stack, default, side, [], dict(summary))
+        return _with_findings(doc, before_providers)
 
     return PlanInput(
-        plan=_document(stack, default, after, warnings, summary),
+        plan=_with_findings(_document(stack, default, after, warnings, summary), after_providers),
         format=FORMAT,
         read_before=before,
     )
@@ -148,17 +170,48 @@ def _side(
     After the change, a deleted or replaced resource whose state says `retainOnDelete` is still
     there: Pulumi's delete step only forgets it (its `Apply` skips the provider's Delete), so
     Google keeps billing it. It stays on the "after" side as `retained` (the old half of a
-    replacement as `NAME (retained)`), priced but no longer checked by the rules.
+    replacement as `NAME (retained)`), priced but no longer checked by the rules. A managed
+    resource a `read` relinquishes (the program now `get`s the same ID) is kept the same way.
+    A replacement by an imported resource (its newState has `importID`) adopts one that already
+    runs: before the change both run, the imported one as NAME and the old one as
+    `NAME (replaced)`, so the diff shows the old one going and the adopted one unchanged.
     """
     ops = BEFORE | PHYSICAL_BEFORE if before else AFTER | PHYSICAL_AFTER
+    urn_ops: dict[str, set[str]] = {}
+    for urn, op, _, _ in steps:
+        urn_ops.setdefault(urn, set()).add(op)
+    adopted = {
+        urn
+        for urn, op, _, new in steps
+        if op in REPLACING_IMPORTS
+        and (op in PHYSICAL) == (urn not in logical)
+        and _state(new).get("importID")
+    }
     chosen: dict[str, tuple[str, Located]] = {}
     retained: dict[str, tuple[str, Located]] = {}
+    replaced: dict[str, tuple[str, Located]] = {}
     for urn, op, old, new in steps:
         physical_half = op in PHYSICAL and urn in logical  # the logical step counts
         retains = old is not None and op in RETAINABLE and _retains(old)
         if retains and not before and not physical_half:
             retained[urn] = (op, cast(Located, old))
+        if op == "read":
+            if old is not None and _state(old).get("external") is not True:
+                (chosen if before else retained)[urn] = (op, old)  # relinquished, still billing
+            continue
+        if op == "refresh":
+            if urn_ops[urn] == {"refresh"} and new is not None:
+                chosen[urn] = (op, new)  # its refreshed state, on both sides
+            continue
         if op not in ops or physical_half:
+            continue
+        if urn in adopted and op in REPLACING_IMPORTS:
+            op = "import"  # the adopted resource: it runs before and after, like an import
+        if before and urn in adopted:
+            if op == "import" and new is not None:
+                chosen[urn] = (op, new)
+            if old is not None:
+                replaced[urn] = (op if op != "import" else "replace", old)
             continue
         located = (old if old is not None or op not in ALREADY_THERE else new) if before else new
         if located is not None:
@@ -171,6 +224,11 @@ def _side(
         state, parsed = state_at(*located)
         defaults = providers.of(state.get("provider"))
         collected.add(state, parsed, cleaner, defaults, extra={"op": op})
+    for urn, (op, located) in replaced.items():
+        state, parsed = state_at(*located)
+        name = f"{parsed.name} (replaced)" if urn in chosen else parsed.name
+        defaults = providers.of(state.get("provider"))
+        collected.add(state, parsed, cleaner, defaults, extra={"op": op}, name=name)
     for urn, (op, located) in retained.items():
         state, parsed = state_at(*located)
         name = f"{parsed.name} (retained)" if urn in chosen else parsed.name
@@ -178,6 +236,11 @@ def _side(
         extra = {"op": op, "retained": True}
         collected.add(state, parsed, cleaner, defaults, extra=extra, name=name)
     return collected
+
+
+def _state(located: Located | None) -> dict[str, Any]:
+    """The state object of a located state (an empty one when absent or not an object)."""
+    return as_object(located[0]) if located is not None else {}
 
 
 def _retains(located: Located) -> bool:
@@ -226,10 +289,12 @@ def _providers(
     """
     after: dict[str, ProviderDefaults] = {}
     before: dict[str, ProviderDefaults] = {}
-    for urn, _op, old, new in steps:
+    for urn, op, old, new in steps:
         new_state = as_object(new[0]) if new is not None else {}
         old_state = as_object(old[0]) if old is not None else {}
-        for state, index in ((new_state, after), (old_state or new_state, before)):
+        # a provider this preview creates did not exist before it (its findings are new)
+        was = old_state or (new_state if op in ALREADY_THERE else {})
+        for state, index in ((new_state, after), (was, before)):
             if is_provider(state):
                 inputs = as_object(state.get("inputs"))
                 if state.get("type") == GCP_PROVIDER and (problems := location_problems(inputs)):
@@ -239,28 +304,131 @@ def _providers(
 
 
 def _retained(after: Collected, source: str) -> list[dict[str, str]]:
-    """A warning naming the resources a delete leaves in the cloud (retainOnDelete)."""
-    names = sorted(str(r["name"]) for r in after.resources if r.get("retained") is True)
-    if not names:
+    """Warnings naming the resources the change leaves in the cloud without managing them.
+
+    A delete with retainOnDelete, and a managed resource a `read` relinquishes (the program now
+    reads the same ID with `get`): both keep running, and billing, outside the stack.
+    """
+    kept = [r for r in after.resources if r.get("retained") is True]
+    names = sorted(str(r["name"]) for r in kept if r.get("op") != "read")
+    read = sorted(str(r["name"]) for r in kept if r.get("op") == "read")
+    found: list[dict[str, str]] = []
+    if names:
+        found.append(
+            warning(
+                source,
+                f"{len(names)} resource(s) ({first_names(names)}) are deleted with "
+                "retainOnDelete: Pulumi only forgets them and Google keeps billing them, so the "
+                "totals keep them (delete them in Google Cloud, or drop retainOnDelete first, to "
+                "stop paying)",
+            )
+        )
+    if read:
+        found.append(
+            warning(
+                source,
+                f"{len(read)} resource(s) ({first_names(read)}) the stack managed are now read "
+                "with `get` (a `read` step of the same ID): Pulumi stops managing them but they "
+                "keep running and billing, so the totals keep them, no longer checked by the "
+                "rules",
+            )
+        )
+    return found
+
+
+def _is_stack(urn: str) -> bool:
+    parsed = parse_urn(urn)
+    return parsed is not None and parsed.qualified_type == STACK_TYPE
+
+
+def _refresh_only(steps: list[Step]) -> int:
+    """How many URNs only a `refresh` step lists (unchanged resources, priced by it)."""
+    by_urn: dict[str, set[str]] = {}
+    for urn, op, _, _ in steps:
+        by_urn.setdefault(urn, set()).add(op)
+    return sum(1 for ops in by_urn.values() if ops == {"refresh"})
+
+
+# Ops every finished digest lists as often as changeSummary counts them (FORMAT §1.2, §1.5):
+# only `same` (without --show-sames), reads (without --show-reads) and the physical halves of a
+# replacement are counted or listed apart. A refresh may add updates and deletes, never remove.
+_ALWAYS_LISTED = ("create", "update", "delete", "replace", "import", "discard")
+
+
+def _refuse_fragments(doc: Mapping[str, Any], steps: list[Step], source: str) -> None:
+    """CliError for a digest that is not a whole `pulumi preview` of the program.
+
+    Steps of several stacks (URNs carry the project and stack) are files put together.
+    `pulumi refresh --preview-only --json` prints the same digest, but runs no program: every
+    step is the state's own `refresh` (the root stack's too), so it says nothing about what the
+    program will create. A digest that lists fewer creates, updates, deletes or replaces than its
+    own `changeSummary` counts was cut or filtered after Pulumi wrote it: pricing what is left
+    would present a fragment as the program.
+    """
+    stacks = sorted({f"{u.project}/{u.stack}" for urn, *_ in steps if (u := parse_urn(urn))})
+    if len(stacks) > 1:
+        raise CliError(
+            f"{source}: steps: URNs of {len(stacks)} stacks ({first_names(stacks, 3)}): one "
+            "preview holds one stack's steps, so this is several files put together; check each "
+            "stack's `pulumi preview --json` on its own"
+        )
+    stack_ops = {op for urn, op, _, _ in steps if _is_stack(urn)}
+    all_ops = {op for _, op, _, _ in steps}
+    if stack_ops == {"refresh"} or (
+        not stack_ops and "refresh" in all_ops and all_ops <= {"refresh", "update", "delete"}
+    ):
+        raise CliError(
+            f"{source}: a `pulumi refresh --preview-only --json` digest (every step is a refresh "
+            "of the state, the stack's too): it compares the state with the cloud and runs no "
+            "program, so it cannot say what the program will cost: run `pulumi preview --json` "
+            "(with --refresh to refresh first)"
+        )
+    summary = as_object(doc.get("changeSummary"))
+    listed = Counter(op for _, op, _, _ in steps)
+    # a replacement shown only by its physical halves is listed all the same
+    logical = {urn for urn, op, _, _ in steps if op not in PHYSICAL}
+    listed["replace"] += len({u for u, op, _, _ in steps if op in PHYSICAL and u not in logical})
+    short = [
+        f"{counted} {op}" + f" but lists {listed[op]}"
+        for op in _ALWAYS_LISTED
+        if isinstance(counted := summary.get(op), int)
+        and not isinstance(counted, bool)
+        and counted > listed[op]
+    ]
+    if short:
+        raise CliError(
+            f"{source}: steps: its changeSummary counts {'; '.join(short)}: the digest was cut or "
+            "filtered after Pulumi wrote it, so its totals would price a fragment of the "
+            f"program: {RERUN} and pass the file unchanged"
+        )
+
+
+def _no_stack_step(steps: list[Step], source: str) -> list[dict[str, str]]:
+    """A warning when the root stack's step is missing (every finished digest lists it)."""
+    if any(_is_stack(urn) for urn, *_ in steps):
         return []
-    listed = first_names(names)
     return [
         warning(
             source,
-            f"{len(names)} resource(s) ({listed}) are deleted with retainOnDelete: Pulumi only "
-            "forgets them and Google keeps billing them, so the totals keep them (delete them in "
-            "Google Cloud, or drop retainOnDelete first, to stop paying)",
+            f"steps: no step for the root stack ({STACK_TYPE}), which every finished `{FORMAT}` "
+            "lists: the file may be a fragment of the preview (filtered or cut), and then the "
+            "totals leave out what is missing",
         )
     ]
 
 
-def _omitted_sames(doc: Mapping[str, Any], ops: Counter[str], source: str) -> list[dict[str, str]]:
-    """A warning when unchanged resources are counted but not listed (no `--show-sames`)."""
+def _omitted_sames(
+    doc: Mapping[str, Any], ops: Counter[str], refreshed: int, source: str
+) -> list[dict[str, str]]:
+    """A warning when unchanged resources are counted but not listed (no `--show-sames`).
+
+    URNs a `--refresh` preview lists by their refresh step alone count as listed.
+    """
     summary: Any = doc.get("changeSummary")
     counted = cast(Mapping[str, Any], summary).get("same") if isinstance(summary, dict) else None
-    if not isinstance(counted, int) or counted <= ops["same"]:
+    if not isinstance(counted, int) or counted <= ops["same"] + refreshed:
         return []
-    missing = counted - ops["same"]
+    missing = counted - ops["same"] - refreshed
     return [
         warning(
             source,
@@ -269,6 +437,13 @@ def _omitted_sames(doc: Mapping[str, Any], ops: Counter[str], source: str) -> li
             "see the whole stack, not only what changes",
         )
     ]
+
+
+def _with_findings(doc: PlanDocument, providers: Providers) -> PlanDocument:
+    """The document with the findings about its providers' settings (`input_findings`)."""
+    if found := providers.reserved_label_findings():
+        doc["input_findings"] = found
+    return doc
 
 
 def _document(

@@ -18,6 +18,7 @@ from typing import Any, cast
 
 from governance.tools.document import PlanResource
 from governance.tools.errors import CliError
+from governance.tools.formats import default_labels
 from governance.tools.formats.location import ProviderDefaults, inherit
 from governance.tools.formats.plan_input import warning
 from governance.tools.formats.urns import Urn, parse_urn
@@ -77,6 +78,8 @@ class Collected:
         default_factory=dict[tuple[str, str], list[str]]
     )
     """(region or zone, why it is unknown) -> the names of the resources it leaves unknown."""
+    stale_labels: list[str] = field(default_factory=list[str])
+    """Resources of a stack export whose applied labels differ from their provider's defaults."""
 
     def add(
         self,
@@ -95,13 +98,20 @@ class Collected:
             return
         type_ = str(state["type"])
         inputs = cleaner.inputs(state.get("inputs"))
-        outputs = state.get("outputs") if outputs_fallback else None
-        inherited = inherit(
-            type_,
-            inputs,
-            defaults,
-            cast(Mapping[str, Any], outputs) if isinstance(outputs, dict) else None,
-        )
+        raw_outputs = state.get("outputs") if outputs_fallback else None
+        outputs = cast(Mapping[str, Any], raw_outputs) if isinstance(raw_outputs, dict) else None
+        inherited = inherit(type_, inputs, defaults, outputs)
+        label_key = default_labels.label_field(type_) if defaults.labels else None
+        if label_key is not None:
+            own = inputs.get(label_key)
+            where = default_labels.merge(type_, inputs, defaults.labels, defaults.labels_source)
+            applied = default_labels.applied(outputs, own) if outputs is not None else None
+            if applied is not None and applied != inputs.get(label_key):
+                inputs[label_key] = applied
+                where = f"pulumiLabels output: as last applied, not {defaults.labels_source}"
+                self.stale_labels.append(urn.name)
+            if where:
+                inherited[label_key] = where
         resource: dict[str, Any] = {"type": type_, "name": name or urn.name, "inputs": inputs}
         resource["urn"] = state["urn"]
         if extra:
@@ -109,14 +119,30 @@ class Collected:
         if inherited:
             resource["inherited"] = inherited
         for key, where in inherited.items():
-            if inputs.get(key) == UNKNOWN:
+            if key not in default_labels.FIELDS and inputs.get(key) == UNKNOWN:
                 reason = where.removeprefix("unknown: ")
                 self.unknown_locations.setdefault((key, reason), []).append(urn.name)
         self.resources.append(cast(PlanResource, resource))
 
     def warnings(self, source: str) -> list[dict[str, str]]:
-        """One warning per reason a region or zone is unknown, naming the resources."""
+        """One warning per reason a region or zone is unknown, naming the resources.
+
+        And one naming the resources whose labels, as last applied, are not what their
+        provider's defaultLabels give now.
+        """
         found: list[dict[str, str]] = []
+        if self.stale_labels:
+            names = sorted(self.stale_labels)
+            listed = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
+            found.append(
+                warning(
+                    source,
+                    f"{len(names)} resource(s) ({listed}) carry other labels than their "
+                    "provider's defaultLabels give now (their pulumiLabels output, as last "
+                    "applied): pulumi-gcp applies changed default labels to a resource only when "
+                    "it next updates it, so they are checked with the labels they carry",
+                )
+            )
         for (key, reason), names in sorted(self.unknown_locations.items()):
             listed = ", ".join(sorted(names)[:5]) + (", ..." if len(names) > 5 else "")
             found.append(

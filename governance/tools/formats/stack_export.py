@@ -115,6 +115,8 @@ def read_stack_export(doc: Mapping[str, Any], source: str) -> PlanInput:
         plan["assumptions"] = {"default_region": region}
     if warnings:
         plan["warnings"] = warnings
+    if found := providers.reserved_label_findings():
+        plan["input_findings"] = found
     return PlanInput(plan=plan, format=f"{FORMAT} v{version}")
 
 

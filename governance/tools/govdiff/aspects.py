@@ -101,6 +101,28 @@ ASPECTS: Mapping[str, Aspect] = {
         "a different project: the budget cap, reapers and limits now act elsewhere",
     ),
     "stack.region": Aspect("stack", "the region the stack deploys to", "shown"),
+    # --- where the stack's config comes from (project.read_stack, stack_config.py) ---
+    "stack.esc_environments": Aspect(
+        "stack",
+        "ESC environments the stack file imports, in order (later ones override earlier ones)",
+        "added",
+        "config from an ESC environment, which neither mlgov nor the pull request can read, now "
+        "reaches the stack (it can set or merge into mlgov:settings and gcp:* keys)",
+    ),
+    "stack.config_key": Aspect(
+        "stack",
+        "a stack config key the settings do not model (a provider setting, such as an API "
+        "endpoint, impersonation or billing project)",
+        "any",
+        "a provider setting mlgov cannot judge changed: it can send the budget, cap or reaper "
+        "calls elsewhere, or deploy as another identity",
+    ),
+    "stack.from_project": Aspect(
+        "stack",
+        "config keys the project's config (Pulumi.yaml) supplies to every stack that leaves "
+        "them out",
+        "shown",
+    ),
     "stack.environment": Aspect(
         "stack",
         "the environment (prod has the strictest rules)",

@@ -189,11 +189,28 @@ class _Reader:
                 "limits.region",
                 STACK_REGION if region == self.doc.get("region") else _scalar(region),
             )
+        self.stack_config()
         limits = as_mapping(self.doc.get("limits"))
         for key, aspect in _SETTINGS_LIMITS.items():
             if key in limits:
                 self.put(f"limits.{key}", aspect, _scalar(limits[key]))
         self.rule_levels()
+
+    def stack_config(self) -> None:
+        """Where the config came from (plan.py's `stack_config`): ESC imports, other keys.
+
+        An import is listed with its place (later environments override earlier ones), so a
+        reordering is a change too. Absent in documents from before it was recorded.
+        """
+        recorded = as_mapping(self.doc.get("stack_config"))
+        envs = as_list(recorded.get("esc_environments"))
+        if envs:
+            value = tuple(f"{i}. {name}" for i, name in enumerate(map(str, envs), 1))
+            self.put("stack.esc_environments", "stack.esc_environments", value)
+        if from_project := as_list(recorded.get("from_project")):
+            self.put("stack.from_project", "stack.from_project", _set(from_project))
+        for key, value in as_mapping(recorded.get("keys")).items():
+            self.put(f"config.{key}", "stack.config_key", _scalar(value))
 
     def rule_levels(self) -> None:
         """The level every policy ran at, and every cost finding's configured level.
