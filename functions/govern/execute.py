@@ -14,7 +14,10 @@ a new flow, read or action kind inherits them by using the doors:
   reported as such, dry-run simulates every kind alike, and errors become outcomes ("already
   gone", "changed concurrently", left for the next run, failed) rather than exceptions. Only an
   action's first call is bound by the time budget; its later calls get `CONTINUATION_GRACE`,
-  so an action is never abandoned half way (a claim without its stop).
+  so an action is never abandoned half way (a claim without its stop). An action whose write
+  starts a long-running operation returns a `Confirm`: `apply` starts every action first (every
+  stop is requested before any is waited for), then waits for the operations concurrently, with
+  the same grace; the action decides what an unconfirmed write is (never "done").
 
 `report` assembles the invocation's Report, whose `failed` tells main.py to answer so that the
 caller retries (HTTP 503, or a raise for Pub/Sub). Standard library only.
@@ -32,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Generic, TypeVar
 
 from govern import clock, ports, scopes
-from govern.actions import ACTIONS, Action, Call, Done, Skip
+from govern.actions import ACTIONS, Action, Call, Confirm, Done, Skip
 from govern.logs import log
 from govern.models import ActionPolicy, Report, Result
 
@@ -165,13 +168,14 @@ class Runner:
         with clock.within(clock.Deadline(self.time, deadline, timeout)):
             return fn(*args)
 
-    def action_calls(self) -> Call:
+    def action_calls(self, *, begun_already: bool = False) -> Call:
         """The `call` one action runs with: the first within the budget, later ones with grace.
 
         Later calls may run CONTINUATION_GRACE_SECONDS past the budget: an action that began
-        is finished (no claim without its stop).
+        is finished (no claim without its stop). `begun_already`: every call is a later one
+        (an action's Confirm).
         """
-        begun: list[bool] = []
+        begun: list[bool] = [True] if begun_already else []
 
         def call(project: str, fn: Callable[..., R], /, *args: Any) -> R:
             grace = CONTINUATION_GRACE_SECONDS if begun else 0.0
@@ -186,18 +190,24 @@ class Runner:
         log("ERROR", text, **fields)
 
     def map(
-        self, fn: Callable[[T], R], items: Sequence[T], project: Callable[[T], str] | None = None
+        self,
+        fn: Callable[[T], R],
+        items: Sequence[T],
+        project: Callable[[T], str] | None = None,
+        *,
+        late: bool = False,
     ) -> list[R | None]:
         """Fn over items in the pool; None for an item not started before the deadline.
 
         With `project`, items start round-robin across projects, so the per-project rate limit
         throttles one project's backlog rather than the whole pool. Results keep the order of
-        `items`.
+        `items`. `late`: start every item even past the deadline (the confirmations of actions
+        that began, whose calls have their own grace).
         """
         results: list[R | None] = [None] * len(items)
 
         def run(i: int) -> None:
-            if not self.expired():
+            if late or not self.expired():
                 results[i] = fn(items[i])
 
         order = list(range(len(items)))
@@ -293,34 +303,55 @@ def _round_robin(indices: list[int], key: Callable[[int], str]) -> list[int]:
     return ordered
 
 
-def _perform(action: Action, p: ports.Ports, runner: Runner) -> Done:
+def _perform(action: Action, p: ports.Ports, runner: Runner) -> Done | Confirm:
     if type(action) not in ACTIONS:
         return "failed", f"no executor for {type(action).__name__}"
     return action.run(p, runner.action_calls())
 
 
-def _one(runner: Runner, p: ports.Ports, action: Action, dry_run: bool) -> Result:
+def _outcome(action: Action, step: Callable[[], Done | Confirm]) -> Done | Confirm:
+    """Run one step of an action; the framework's error rules turn errors into outcomes."""
+    try:
+        return step()
+    except ports.Gone:
+        return "skipped", "already gone"
+    except ports.Conflict as err:
+        return "skipped", f"changed concurrently: {err}"
+    except clock.OutOfTime:
+        return "skipped", LEFT_REASON
+    except ports.PortError as err:
+        return "failed", str(err)
+    except Exception as err:
+        # Same rule as Runner.gather: a bug fails this action, visibly, not the whole run.
+        reason = f"unexpected {type(err).__name__}: {err}"
+        log("ERROR", reason, target=action.target, traceback=traceback.format_exc())
+        return "failed", reason
+
+
+def _one(runner: Runner, p: ports.Ports, action: Action, dry_run: bool) -> Result | Confirm:
     verb = action.verb
     if isinstance(action, Skip):
         return Result(action.target, verb, "skipped", action.reason)
     if dry_run:
         would = f"dry run: would {verb}: {action.reason}{action.side_effects()}"
         return Result(action.target, verb, "simulated", would)
-    try:
-        outcome, reason = _perform(action, p, runner)
-    except ports.Gone:
-        outcome, reason = "skipped", "already gone"
-    except ports.Conflict as err:
-        outcome, reason = "skipped", f"changed concurrently: {err}"
-    except clock.OutOfTime:
-        outcome, reason = "skipped", LEFT_REASON
-    except ports.PortError as err:
-        outcome, reason = "failed", str(err)
-    except Exception as err:
-        # Same rule as Runner.gather: a bug fails this action, visibly, not the whole run.
-        outcome, reason = "failed", f"unexpected {type(err).__name__}: {err}"
-        log("ERROR", reason, target=action.target, traceback=traceback.format_exc())
-    return Result(action.target, verb, outcome, reason)
+    done = _outcome(action, lambda: _perform(action, p, runner))
+    if isinstance(done, Confirm):
+        return done
+    return Result(action.target, verb, *done)
+
+
+def _confirm(runner: Runner, action: Action, confirm: Confirm) -> Result:
+    """Wait for the operation an action started; its final Result."""
+    calls = runner.action_calls(begun_already=True)
+    done = _outcome(action, lambda: confirm.wait(calls))
+    if isinstance(done, Confirm):  # a wait never asks for another; treat it as unconfirmed
+        return Result(action.target, action.verb, "failed", f"{confirm.requested}; unconfirmed")
+    outcome, reason = done
+    if reason == LEFT_REASON:
+        # Past even the grace before its wait could begin: requested, never confirmed.
+        outcome, reason = "failed", f"{confirm.requested}; not confirmed ({LEFT_REASON})"
+    return Result(action.target, action.verb, outcome, reason)
 
 
 _SEVERITY: dict[str, str] = {
@@ -334,12 +365,27 @@ _SEVERITY: dict[str, str] = {
 def apply(
     actions: Iterable[Action], p: ports.Ports, runner: Runner, entry_point: str, *, dry_run: bool
 ) -> list[Result]:
-    """Carry out `actions` concurrently; one Result and one log line per action, in order."""
+    """Carry out `actions` concurrently; one Result and one log line per action, in order.
+
+    Every action is started first; the operations they started (`Confirm`) are then waited for,
+    concurrently, so no write waits for another's operation before being requested.
+    """
     todo = list(actions)
-    results = runner.map(lambda a: _one(runner, p, a, dry_run), todo, project=lambda a: a.project)
+    started = runner.map(lambda a: _one(runner, p, a, dry_run), todo, project=lambda a: a.project)
+    pending = [(i, c) for i, c in enumerate(started) if isinstance(c, Confirm)]
+    confirmed = runner.map(
+        lambda ic: _confirm(runner, todo[ic[0]], ic[1]),
+        pending,
+        project=lambda ic: todo[ic[0]].project,
+        late=True,
+    )
+    for (i, _), result in zip(pending, confirmed, strict=True):
+        started[i] = result
     final: list[Result] = []
-    for action, result in zip(todo, results, strict=True):
-        final.append(result or Result(action.target, action.verb, "skipped", LEFT_REASON))
+    for action, result in zip(todo, started, strict=True):
+        if not isinstance(result, Result):
+            result = Result(action.target, action.verb, "skipped", LEFT_REASON)
+        final.append(result)
     for r in final:
         log(_SEVERITY[r.outcome], f"{r.action} {r.outcome}", entry_point=entry_point, **r.as_dict())
     return final

@@ -34,6 +34,14 @@ class Conflict(PortError):
     """The target changed under us (stale etag: HTTP 400/409/412)."""
 
 
+class OperationFailed(PortError):
+    """The API accepted a write (HTTP 200), but the operation it started ended in an error.
+
+    Nothing was changed: the VM still runs, the model is still deployed. Not transient in the
+    sense of Unavailable (the same write may fail the same way), but a later run may succeed.
+    """
+
+
 class ServiceDisabled(PortError):
     """The API is not enabled in the project (HTTP 403 SERVICE_DISABLED): nothing of it can run.
 
@@ -105,7 +113,7 @@ class Compute(Protocol):
         """Wait for a zonal operation (the first word of what `stop` returned) to be DONE.
 
         Raises:
-            PortError: the operation finished with an error.
+            OperationFailed: the operation finished with an error.
             clock.OutOfTime: it was still running when the wait ran out.
         """
         ...
@@ -122,6 +130,15 @@ class Notebooks(Protocol):
         """Request a stop; returns the long-running operation name."""
         ...
 
+    def wait_operation(self, operation: str) -> str:
+        """Wait for the operation `stop` returned to be done.
+
+        Raises:
+            OperationFailed: the operation finished with an error.
+            clock.OutOfTime: it was still running when the wait ran out.
+        """
+        ...
+
 
 class Tpus(Protocol):
     """Cloud TPU VMs (TPU API v2)."""
@@ -132,6 +149,15 @@ class Tpus(Protocol):
 
     def stop(self, project: str, zone: str, name: str) -> str:
         """Request a stop; returns the long-running operation name."""
+        ...
+
+    def wait_operation(self, operation: str) -> str:
+        """Wait for the operation `stop` returned to be done.
+
+        Raises:
+            OperationFailed: the operation finished with an error.
+            clock.OutOfTime: it was still running when the wait ran out.
+        """
         ...
 
 
@@ -259,6 +285,15 @@ class Vertex(Protocol):
         self, endpoint: Endpoint, deployed_model_id: str, traffic_split: Mapping[str, int]
     ) -> str:
         """endpoints.undeployModel (traffic_split empty: leave it to the API); the operation."""
+        ...
+
+    def wait_operation(self, region: str, operation: str) -> str:
+        """Wait for an operation (its full name) of the region to be done.
+
+        Raises:
+            OperationFailed: the operation finished with an error.
+            clock.OutOfTime: it was still running when the wait ran out.
+        """
         ...
 
 

@@ -53,12 +53,17 @@ _SKIP_SUFFIXES = (".pyc", ".pyo")
 # What each function's code calls, as the functions derive it in govern/permissions.py from
 # each flow's reads and action kinds (authoritative there; tests/contract/test_permissions.py
 # fails when the two drift apart). Nothing beyond what the code calls.
-STOP_INSTANCES = ("compute.instances.list", "compute.instances.stop")
-STOP_NOTEBOOKS = ("notebooks.instances.list", "notebooks.instances.stop")
+# Every stop is confirmed by its operation (functions/govern/operations.py): *.operations.get.
+STOP_INSTANCES = ("compute.instances.list", "compute.instances.stop", "compute.zoneOperations.get")
+STOP_NOTEBOOKS = (
+    "notebooks.instances.list",
+    "notebooks.instances.stop",
+    "notebooks.operations.get",
+)
 # reap_idle_gpus finds Workbench GPU VMs through Compute and stops them through Notebooks: it
 # never lists Workbench instances.
-STOP_NOTEBOOKS_FOUND_ELSEWHERE = ("notebooks.instances.stop",)
-STOP_TPUS = ("tpu.nodes.list", "tpu.nodes.stop")
+STOP_NOTEBOOKS_FOUND_ELSEWHERE = ("notebooks.instances.stop", "notebooks.operations.get")
+STOP_TPUS = ("tpu.nodes.list", "tpu.nodes.stop", "tpu.operations.get")
 REAP_RECOMMENDATIONS = (
     "compute.instances.list",
     "compute.instances.stop",
@@ -90,6 +95,7 @@ UNDEPLOY_ENDPOINTS = (
     "aiplatform.endpoints.list",
     "aiplatform.endpoints.undeploy",
     "aiplatform.endpoints.update",
+    "aiplatform.operations.get",  # each undeploy confirmed by its operation
 )
 # Only in the budget function's role, and only where the stack allows unlinking billing.
 UNLINK_BILLING = (

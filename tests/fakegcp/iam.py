@@ -238,6 +238,27 @@ RULES: tuple[Rule, ...] = (
         "aiplatform.endpoints.update",
         _VERTEX,
     ),
+    # Waiting for a stop's or an undeploy's long-running operation (projects.locations.
+    # operations.get of each API). The fakes name their operations apart (longrunning.py).
+    Rule(
+        "GET",
+        rf"/v2/projects/{_ID}/locations/{_ID}/operations/operation-nb-{_ID}",
+        "notebooks.operations.get",
+        "https://cloud.google.com/vertex-ai/docs/workbench/reference/rest/v2/"
+        "projects.locations.operations/get",
+    ),
+    Rule(
+        "GET",
+        rf"/v2/projects/{_ID}/locations/{_ID}/operations/operation-tpu-{_ID}",
+        "tpu.operations.get",
+        "https://cloud.google.com/tpu/docs/reference/rest/v2/projects.locations.operations/get",
+    ),
+    Rule(
+        "GET",
+        rf"/v1/projects/{_ID}/locations/{_ID}/endpoints/{_ID}/operations/{_ID}",
+        "aiplatform.operations.get",
+        "https://cloud.google.com/iam/docs/roles-permissions/aiplatform",
+    ),
     Rule(
         "GET",
         rf"/v3/projects/{_ID}/timeSeries",

@@ -1,19 +1,22 @@
 """Fake Notebooks API v2 (Vertex AI Workbench instances): list (incl. locations/-), get, stop.
 
 Instance JSON comes from the recorded v2 list (cloud-custodian flight data). Stop answers a
-long-running Operation and moves ACTIVE to STOPPED.
+long-running Operation (tests/fakegcp/longrunning.py) and moves ACTIVE to STOPPED; the
+operation answers done at its first operations.get, or after `slow_stops[key]` running answers.
+A stop of an instance in `failing_stops` (key -> (google.rpc.Code number, message)) leaves it
+ACTIVE, and its operation finishes with that error.
 """
 
 from __future__ import annotations
 
 import copy
-import itertools
 import json
 import re
 import threading
 from pathlib import Path
 from typing import Any
 
+from tests.fakegcp.longrunning import Operations
 from tests.fakegcp.server import FakeGcp, Reply, Request, error_body
 
 DATA = Path(__file__).parents[1] / "functions" / "data"
@@ -37,7 +40,15 @@ class FakeNotebooks:
         # either instances or unreachables" (notebooks v2 discovery document): a list over
         # locations/- then names them and holds no instances at all.
         self.unreachable: set[tuple[str, str]] = set()
-        self._ops = itertools.count(1)
+        # (project, zone, name) -> (google.rpc.Code, message) of a stop whose operation fails.
+        self.failing_stops: dict[tuple[str, str, str], tuple[int, str]] = {}
+        # (project, zone, name) -> how many operations.get answer running before done.
+        self.slow_stops: dict[tuple[str, str, str], int] = {}
+        self.operations = Operations(
+            "nb",
+            "type.googleapis.com/google.cloud.notebooks.v2.OperationMetadata",
+            "type.googleapis.com/google.cloud.notebooks.v2.Instance",
+        )
         self._lock = threading.Lock()
 
     def add(
@@ -75,6 +86,11 @@ class FakeNotebooks:
         fake.route(
             "POST", r"/v2/projects/([^/]+)/locations/([^/]+)/instances/([^/:]+):stop", self._stop
         )
+        fake.route(
+            "GET",
+            r"/v2/(projects/[^/]+/locations/[^/]+/operations/operation-nb-[0-9]+)",
+            lambda _request, m: self.operations.get(m[1]),
+        )
         return self
 
     def _list(self, request: Request, m: re.Match[str]) -> Reply:
@@ -105,16 +121,15 @@ class FakeNotebooks:
                 return Reply(
                     400, error_body(400, f"cannot stop an instance in state {inst['state']}")
                 )
-            inst["state"] = "STOPPED"
-            op = f"projects/{m[1]}/locations/{m[2]}/operations/operation-{next(self._ops)}"
-        return Reply(
-            200,
-            {
-                "name": op,
-                "metadata": {
-                    "@type": "type.googleapis.com/google.cloud.notebooks.v2.OperationMetadata",
-                    "target": inst["name"],
-                    "verb": "stop",
-                },
-            },
-        )
+            failure = self.failing_stops.get(key)
+            if failure is None:
+                inst["state"] = "STOPPED"
+            op = self.operations.start(
+                f"projects/{m[1]}/locations/{m[2]}",
+                inst["name"],
+                "stop",
+                response=inst,
+                polls=self.slow_stops.get(key, 0),
+                error=failure,
+            )
+        return Reply(200, op)

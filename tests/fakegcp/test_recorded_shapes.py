@@ -33,6 +33,7 @@ from tests.fakegcp.monitoring import FakeMonitoring
 from tests.fakegcp.notebooks import FakeNotebooks
 from tests.fakegcp.recommender import FakeRecommender
 from tests.fakegcp.server import FakeGcp
+from tests.fakegcp.tpu import FakeTpu
 from tests.fakegcp.vertex import FakeVertex
 from tests.functions.test_fake_shapes import APIS, _check  # pyright: ignore[reportPrivateUsage]
 from tests.policies.compat.discovery_documents import document
@@ -59,6 +60,7 @@ class Fakes:
     notebooks: FakeNotebooks
     monitoring: FakeMonitoring
     recommender: FakeRecommender
+    tpu: FakeTpu
 
     def get(self, path: str, **params: str) -> tuple[int, Json]:
         response = requests.get(self.server.url + path, params=params, timeout=10)
@@ -80,6 +82,7 @@ def fakes() -> Iterator[Fakes]:
             FakeNotebooks().install(server),
             FakeMonitoring().install(server),
             FakeRecommender().install(server),
+            FakeTpu().install(server),
         )
         # Like the recorded ones: a regional Autopilot cluster with NAP limits and a pool; a
         # zonal standard one; a RUNNING VM; a custom and a tuning job; an endpoint; a notebook.
@@ -214,6 +217,32 @@ class Case:
 
 
 CLUSTERS = f"/v1/projects/{P}/locations"
+OTHER = "europe-west4"  # where the operation cases create what they act on (lists unaffected)
+FINISHED_OPERATION = (
+    "vertexai-endpoint-delete/"
+    "delete-v1-projects-cloud-custodian-locations-us-central1-endpoints-c7n-endpoint-central_1.json"
+)
+
+
+def _finished_undeploy(f: Fakes) -> tuple[int, Json]:
+    """A Vertex AI undeploy's operation, read once it has finished."""
+    f.vertex.add_endpoint(P, OTHER, "e-op", models={"5": 100})
+    _, op = f.post(f"{CLUSTERS}/{OTHER}/endpoints/e-op:undeployModel", {"deployedModelId": "5"})
+    return f.get(f"/v1/{op['name']}")
+
+
+def _finished_stop(f: Fakes, kind: str) -> tuple[int, Json]:
+    """A Workbench or TPU stop's operation, read once it has finished."""
+    zone = f"{OTHER}-a"
+    if kind == "notebooks":
+        f.notebooks.add(P, zone, "nb-op")
+        _, op = f.post(f"/v2/projects/{P}/locations/{zone}/instances/nb-op:stop", {})
+    else:
+        f.tpu.add(P, zone, "tpu-op")
+        _, op = f.post(f"/v2/projects/{P}/locations/{zone}/nodes/tpu-op:stop", {})
+    return f.get(f"/v2/{op['name']}")
+
+
 CASES = [
     Case(
         "container.projects.locations.clusters.list",
@@ -340,6 +369,31 @@ CASES = [
         "vertexai_endpoint_get_resource/get-us-central1-aiplatform.googleapis.com-v1-projects-cloud-custodian-locations-us-central1-endpoints-8574775075432038400_1.json",
         lambda f: f.get(f"{CLUSTERS}/{REGION}/endpoints/e1"),
         keys=(),
+    ),
+    # google.longrunning.Operation, finished: the recorded one is a Vertex AI endpoint delete
+    # (`name`, `metadata` with its @type, `done: true`, `response` with its @type); undeploy,
+    # Workbench and TPU stops answer the same message (AIP-151). A Workbench or TPU stop's
+    # `response` is the whole resource (compared with its own recording above), so proto3
+    # defaults are not judged against the delete's empty response there.
+    Case(
+        "aiplatform.projects.locations.endpoints.operations.get",
+        FINISHED_OPERATION,
+        _finished_undeploy,
+        keys=("", "metadata.genericMetadata"),
+    ),
+    Case(
+        "notebooks.projects.locations.operations.get",
+        FINISHED_OPERATION,
+        lambda f: _finished_stop(f, "notebooks"),
+        keys=("",),
+        proto3=False,
+    ),
+    Case(
+        "tpu.projects.locations.operations.get",
+        FINISHED_OPERATION,
+        lambda f: _finished_stop(f, "tpu"),
+        keys=("",),
+        proto3=False,
     ),
     Case(
         "recommender.projects.locations.recommenders.recommendations.list",

@@ -1,12 +1,17 @@
-"""Fake Cloud TPU API v2: list nodes per zone, stop (READY -> STOPPED) answering an Operation."""
+"""Fake Cloud TPU API v2: list nodes per zone, stop (READY -> STOPPED) answering an Operation.
+
+The stop's operation (tests/fakegcp/longrunning.py) answers done at its first operations.get,
+or after `slow_stops[key]` running answers; a node in `failing_stops` (key -> (google.rpc.Code
+number, message)) stays READY and its operation finishes with that error.
+"""
 
 from __future__ import annotations
 
-import itertools
 import re
 import threading
 from typing import Any
 
+from tests.fakegcp.longrunning import Operations
 from tests.fakegcp.server import FakeGcp, Reply, Request, error_body
 
 
@@ -18,7 +23,15 @@ class FakeTpu:
         # (project, zone) the TPU API cannot reach: its list names it in `unreachable`
         # (ListNodesResponse, tpu v2: "Locations that could not be reached") and holds no nodes.
         self.unreachable: set[tuple[str, str]] = set()
-        self._ops = itertools.count(1)
+        # (project, zone, name) -> (google.rpc.Code, message) of a stop whose operation fails.
+        self.failing_stops: dict[tuple[str, str, str], tuple[int, str]] = {}
+        # (project, zone, name) -> how many operations.get answer running before done.
+        self.slow_stops: dict[tuple[str, str, str], int] = {}
+        self.operations = Operations(
+            "tpu",
+            "type.googleapis.com/google.cloud.tpu.v2.OperationMetadata",
+            "type.googleapis.com/google.cloud.tpu.v2.Node",
+        )
         self._lock = threading.Lock()
 
     def add(
@@ -59,6 +72,11 @@ class FakeTpu:
         fake.route(
             "POST", r"/v2/projects/([^/]+)/locations/([^/]+)/nodes/([^/:]+):stop", self._stop
         )
+        fake.route(
+            "GET",
+            r"/v2/(projects/[^/]+/locations/[^/]+/operations/operation-tpu-[0-9]+)",
+            lambda _request, m: self.operations.get(m[1]),
+        )
         return self
 
     def _list(self, request: Request, m: re.Match[str]) -> Reply:
@@ -75,16 +93,16 @@ class FakeTpu:
             node = self.nodes.get((m[1], m[2], m[3]))
             if node is None:
                 return Reply(404, error_body(404, f"node {m[3]} not found"))
-            node["state"] = "STOPPED"
-            op = f"projects/{m[1]}/locations/{m[2]}/operations/operation-{next(self._ops)}"
-        return Reply(
-            200,
-            {
-                "name": op,
-                "metadata": {
-                    "@type": "type.googleapis.com/google.cloud.tpu.v2.OperationMetadata",
-                    "target": node["name"],
-                    "verb": "stop",
-                },
-            },
-        )
+            key = (m[1], m[2], m[3])
+            failure = self.failing_stops.get(key)
+            if failure is None:
+                node["state"] = "STOPPED"
+            op = self.operations.start(
+                f"projects/{m[1]}/locations/{m[2]}",
+                node["name"],
+                "stop",
+                response=node,
+                polls=self.slow_stops.get(key, 0),
+                error=failure,
+            )
+        return Reply(200, op)

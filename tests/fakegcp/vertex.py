@@ -35,7 +35,12 @@ class FakeVertex:
     def __init__(self, page_size: int = 50, op_polls: int = 1) -> None:
         self.jobs: dict[str, dict[str, Any]] = {}
         self.endpoints: dict[str, dict[str, Any]] = {}
-        self.operations: dict[str, int] = {}  # name -> operations.get calls until done
+        # name -> [operations.get calls until done, its error (google.rpc.Code, message) or None,
+        # its metadata]
+        self.operations: dict[str, list[Any]] = {}
+        # deployed model id -> (google.rpc.Code, message): its undeploy's operation fails and
+        # the model stays deployed.
+        self.failing_undeploys: dict[str, tuple[int, str]] = {}
         # The next `races` endpoint patches lose a race: someone else relabels the endpoint
         # just before, so the etag they carry is stale.
         self.races = 0
@@ -259,16 +264,17 @@ class FakeVertex:
             self._touch(endpoint)
             return Reply(200, copy.deepcopy(endpoint))
 
-    def _operation_reply(self, name: str) -> dict[str, Any]:
+    def _operation_reply(self, name: str, error: tuple[int, str] | None = None) -> dict[str, Any]:
         op = f"{name}/operations/{next(self._ids)}"
-        self.operations[op] = self.op_polls
-        return {
-            "name": op,
-            "metadata": {
-                "@type": "type.googleapis.com/google.cloud.aiplatform.v1.DeployModelOperationMetadata",
-                "genericMetadata": {"createTime": "2026-11-21T05:00:00Z"},
+        metadata = {
+            "@type": "type.googleapis.com/google.cloud.aiplatform.v1.DeployModelOperationMetadata",
+            "genericMetadata": {
+                "createTime": "2026-11-21T05:00:00.046393Z",
+                "updateTime": "2026-11-21T05:00:00.046393Z",
             },
         }
+        self.operations[op] = [self.op_polls, error, metadata]
+        return {"name": op, "metadata": copy.deepcopy(metadata)}
 
     def _deploy(self, request: Request, m: re.Match[str]) -> Reply:
         body = request.body or {}
@@ -311,18 +317,29 @@ class FakeVertex:
         return Reply(200, reply)
 
     def _operation(self, request: Request, m: re.Match[str]) -> Reply:
+        """operations.get: running (no `done`), then done with `response` or `error`.
+
+        The finished shape is the recorded one (vertexai-endpoint-delete/: `name`, `metadata`,
+        `done: true`, `response` with its `@type`); a failed one carries `error` (a
+        google.rpc.Status) in place of `response` (google.longrunning.Operation).
+        """
         name = f"projects/{m[1]}/locations/{m[2]}/endpoints/{m[3]}/operations/{m[4]}"
         with self._lock:
             if name not in self.operations:
                 return Reply(404, error_body(404, f"{name} not found"))
-            self.operations[name] -= 1
-            done = self.operations[name] <= 0
-        body: dict[str, Any] = {"name": name}
+            entry = self.operations[name]
+            entry[0] -= 1
+            done, error, metadata = entry[0] <= 0, entry[1], copy.deepcopy(entry[2])
+        body: dict[str, Any] = {"name": name, "metadata": metadata}
         if done:
             body["done"] = True
-            body["response"] = {
-                "@type": "type.googleapis.com/google.cloud.aiplatform.v1.DeployModelResponse"
-            }
+            if error is not None:
+                body["error"] = {"code": error[0], "message": error[1]}
+            else:
+                kind = metadata["@type"].rsplit(".", 1)[-1].replace("OperationMetadata", "")
+                body["response"] = {
+                    "@type": f"type.googleapis.com/google.cloud.aiplatform.v1.{kind}Response"
+                }
         return Reply(200, body)
 
     def _undeploy(self, request: Request, m: re.Match[str]) -> Reply:
@@ -336,6 +353,14 @@ class FakeVertex:
             ids = [d["id"] for d in endpoint.get("deployedModels", [])]
             if model_id not in ids:
                 return Reply(404, error_body(404, f"deployed model {model_id} not found"))
+            if model_id in self.failing_undeploys:
+                # Accepted, then failed: the model stays deployed, with its traffic.
+                reply = self._operation_reply(name, self.failing_undeploys[model_id])
+                reply["metadata"]["@type"] = (
+                    "type.googleapis.com/google.cloud.aiplatform.v1.UndeployModelOperationMetadata"
+                )
+                self.operations[reply["name"]][2]["@type"] = reply["metadata"]["@type"]
+                return Reply(200, reply)
             remaining = [i for i in ids if i != model_id]
             split = body.get("trafficSplit")
             if split is not None:
@@ -357,4 +382,5 @@ class FakeVertex:
         reply["metadata"]["@type"] = (
             "type.googleapis.com/google.cloud.aiplatform.v1.UndeployModelOperationMetadata"
         )
+        self.operations[reply["name"]][2]["@type"] = reply["metadata"]["@type"]
         return Reply(200, reply)

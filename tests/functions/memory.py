@@ -88,8 +88,8 @@ class _MemoryWorkloads:
         return self.cloud._stop(self.kind, project, zone, name)
 
 
-class MemoryInstances(_MemoryWorkloads):
-    """ports.Compute (port "compute") or ports.Notebooks (port "notebooks")."""
+class _MemoryListed(_MemoryWorkloads):
+    """What the Compute and Notebooks ports share: a project-wide list."""
 
     def list_instances(self, project: str) -> list[Workload]:
         self.cloud.record(f"{self.port}.list_instances", project, project)
@@ -99,13 +99,29 @@ class MemoryInstances(_MemoryWorkloads):
         self.cloud.record("compute.group_size", name, project, zone, name)
         return self.cloud.group_sizes.get(name, 0)
 
+
+class MemoryInstances(_MemoryListed):
+    """ports.Compute (port "compute")."""
+
     def wait_operation(self, project: str, zone: str, operation: str) -> str:
         # Keyed by the operation name (`operation-<instance>`) for `errors`.
         self.cloud.record("compute.wait_operation", operation, project, zone, operation)
         return "DONE"
 
 
+class MemoryNotebooks(_MemoryListed):
+    """ports.Notebooks (port "notebooks")."""
+
+    def wait_operation(self, operation: str) -> str:
+        self.cloud.record("notebooks.wait_operation", operation, operation)
+        return "done"
+
+
 class MemoryTpus(_MemoryWorkloads):
+    def wait_operation(self, operation: str) -> str:
+        self.cloud.record("tpus.wait_operation", operation, operation)
+        return "done"
+
     def list_nodes(self, project: str, zone: str) -> list[Workload]:
         self.cloud.record("tpus.list_nodes", project, project, zone)
         return self.cloud._listed("tpu", project, zone)
@@ -280,6 +296,10 @@ class MemoryVertex:
         )
         return f"operation-{deployed_model_id}"
 
+    def wait_operation(self, region: str, operation: str) -> str:
+        self.cloud.record("vertex.wait_operation", operation, region, operation)
+        return "done"
+
 
 class MemoryBudgets:
     """Spend-cap states by budget name (a missing one raises ports.Gone)."""
@@ -301,7 +321,7 @@ class MemoryPorts:
 
     def __init__(self, cloud: MemoryCloud) -> None:
         self.compute = MemoryInstances(cloud, "compute", "compute")
-        self.notebooks = MemoryInstances(cloud, "notebooks", "notebook")
+        self.notebooks = MemoryNotebooks(cloud, "notebooks", "notebook")
         self.tpus = MemoryTpus(cloud, "tpus", "tpu")
         self.billing = MemoryBilling(cloud)
         self.recommender = MemoryRecommender(cloud)

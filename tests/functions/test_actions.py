@@ -85,8 +85,14 @@ def test_stop_kinds_stop_through_their_own_port(kind, action_cls, method, state)
     w = Workload(kind, DEV, A, "w1", "RUNNING")
     cloud = MemoryCloud([w])
     result = _run(action_cls(w.target, "idle", workload=w), cloud)
-    assert result == Result(w.target, "stop", "done", "idle: stop requested (operation-w1 PENDING)")
-    assert cloud.calls == [(method, (DEV, A, "w1"))]
+    assert result == Result(w.target, "stop", "done", "idle: stopped (operation operation-w1 done)")
+    # The stop, then its operation confirmed through the same port (Compute at the VM's zone).
+    port = method.split(".")[0]
+    where = (DEV, A) if kind == "compute" else ()
+    assert cloud.calls == [
+        (method, (DEV, A, "w1")),
+        (f"{port}.wait_operation", (*where, "operation-w1")),
+    ]
     assert cloud.state(kind, "w1") == state
 
 
@@ -103,7 +109,7 @@ def test_a_local_ssd_vm_is_stopped_keeping_its_data_and_the_report_says_so():
     w = Workload("compute", DEV, A, "w1", "RUNNING", local_ssds=2)
     cloud = MemoryCloud([w])
     result = _run(StopInstance(w.target, "idle", workload=w), cloud)
-    assert cloud.calls == [("compute.stop", (DEV, A, "w1", "keep_local_ssd=True"))]
+    assert cloud.calls[0] == ("compute.stop", (DEV, A, "w1", "keep_local_ssd=True"))
     assert result.outcome == "done"
     assert "2 Local SSD disk(s) are preserved (discardLocalSsd=false)" in result.reason
     assert "still billed while the VM is stopped" in result.reason

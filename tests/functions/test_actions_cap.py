@@ -216,11 +216,15 @@ def test_an_endpoint_records_each_deployment_before_undeploying_it():
     cloud = MemoryCloud(endpoints=[e])
     result = _run(UndeployEndpoint(e.target, "r", endpoint=e), cloud)
     assert result.outcome == "done" and "kept in labels mlgov-cap-dm-*" in result.reason
+    # Each undeploy is confirmed by its operation before the next is requested.
     assert [m for m, _ in cloud.calls] == [
         "vertex.set_endpoint_labels",
         "vertex.undeploy_model",
+        "vertex.wait_operation",
         "vertex.undeploy_model",
+        "vertex.wait_operation",
     ]
+    assert cloud.called("vertex.wait_operation") == [(R, "operation-11"), (R, "operation-12")]
     assert cloud.endpoints[0].labels == {
         "team": "x",
         "mlgov-cap-dm-11": "70_d1-3_g2-standard-8_nvidia-l4_1",

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from tests.functions.conftest import (
+    PROD,
     budget_data,
     post_report,
     pubsub_event,
@@ -58,6 +59,11 @@ def _methods(api: str) -> list[tuple[str, re.Pattern[str], dict[str, Any]]]:
 def _api(path: str) -> str | None:
     if "/instanceGroupManagers" in path:
         return "compute"
+    # The long-running operations of a stop (tests/fakegcp/longrunning.py names them apart).
+    if "/operations/operation-nb-" in path:
+        return "notebooks"
+    if "/operations/operation-tpu-" in path:
+        return "tpu"
     if "/clusters" in path or re.search(r"/operations/operation-", path):
         return "container"
     if re.search(r"/(customJobs|hyperparameterTuningJobs|endpoints)", path):
@@ -102,6 +108,7 @@ def exchanges(cloud, monkeypatch):
     set_policy(monkeypatch, undeploy_endpoints=True)
     cloud.container.op_polls = 1
     seed_accelerators(cloud)
+    cloud.notebooks.add(PROD, "us-central1-a", "nb")  # its stop's operation is checked too
     send_event(pubsub_event(budget_data(1.5, 1500)))
     post_report("reap_idle_gpus")
     return [(q, r) for q, r in cloud.server.exchanges if _api(q.path)]
@@ -139,6 +146,9 @@ def test_every_request_is_a_documented_method_with_documented_bodies(exchanges):
         "aiplatform.projects.locations.endpoints.list",
         "aiplatform.projects.locations.endpoints.patch",
         "aiplatform.projects.locations.endpoints.undeployModel",
+        "aiplatform.projects.locations.endpoints.operations.get",
+        "notebooks.projects.locations.operations.get",
+        "tpu.projects.locations.operations.get",
         "compute.instanceGroupManagers.get",
         "monitoring.projects.timeSeries.list",
     }

@@ -41,9 +41,10 @@ READ_METHODS = {
     "billingbudgets.billingAccounts.budgets.get": "budgets.get_spend_cap",
 }
 ACTION_METHODS = {
-    "StopInstance": {"compute.stop"},
-    "StopNotebook": {"notebooks.stop"},
-    "StopTpuNode": {"tpus.stop"},
+    # A stop is confirmed by its operation (govern/operations.py).
+    "StopInstance": {"compute.stop", "compute.wait_operation"},
+    "StopNotebook": {"notebooks.stop", "notebooks.wait_operation"},
+    "StopTpuNode": {"tpus.stop", "tpus.wait_operation"},
     "DisableBilling": {"billing.unlink"},
     "ReapRecommendation": {
         "recommender.mark_claimed",
@@ -70,6 +71,7 @@ ACTION_METHODS = {
         "vertex.set_endpoint_labels",  # the record restore reads
         "vertex.get_endpoint",  # a fresh read after a stale etag
         "vertex.undeploy_model",
+        "vertex.wait_operation",  # each undeploy confirmed before the next
     },
 }
 

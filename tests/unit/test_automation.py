@@ -36,13 +36,17 @@ ACCOUNT = "gcp:serviceaccount/account:Account"
 TOPIC = "projects/acme-ml-dev/topics/acme-dev-budget-alerts"
 PRIMITIVE = {"roles/owner", "roles/editor", "roles/viewer"}
 
+# Each stop is confirmed by its operation (functions/govern/operations.py).
 STOP_PERMS = [
     "compute.instances.list",
     "compute.instances.stop",
+    "compute.zoneOperations.get",
     "notebooks.instances.list",
     "notebooks.instances.stop",
+    "notebooks.operations.get",
     "tpu.nodes.list",
     "tpu.nodes.stop",
+    "tpu.operations.get",
 ]
 # The budget cap also reaches GKE (pools, NAP) and Vertex AI jobs (issue 12); it reads each
 # pool's size from its instance groups and a cluster again after a label conflict (issue 19).
@@ -65,6 +69,7 @@ UNDEPLOY_PERMS = [
     "aiplatform.endpoints.list",
     "aiplatform.endpoints.undeploy",
     "aiplatform.endpoints.update",
+    "aiplatform.operations.get",  # each undeploy confirmed by its operation
 ]
 BILLING_PERMS = ["resourcemanager.projects.deleteBillingAssignment", "resourcemanager.projects.get"]
 
@@ -191,10 +196,13 @@ def test_roles_hold_exactly_the_permissions_of_their_actions(dev):
     assert perms("reap-idle-gpus") == [
         "compute.instances.list",
         "compute.instances.stop",
+        "compute.zoneOperations.get",
         "monitoring.timeSeries.list",
         "notebooks.instances.stop",
+        "notebooks.operations.get",
         "tpu.nodes.list",
         "tpu.nodes.stop",
+        "tpu.operations.get",
     ]
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from govern.actions.base import Action, Call, Done, Skip
+from govern.actions.base import Action, Call, Confirm, Done, Skip
 from govern.actions.disable_billing import DisableBilling
 from govern.actions.gke import CapAutoprovisioning, CapNodePool
 from govern.actions.reap_recommendation import ReapRecommendation, ReleaseClaim
@@ -45,6 +45,7 @@ __all__ = [
     "CancelVertexJob",
     "CapAutoprovisioning",
     "CapNodePool",
+    "Confirm",
     "DisableBilling",
     "Done",
     "ReapRecommendation",

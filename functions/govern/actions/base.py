@@ -22,6 +22,21 @@ Done = tuple[Outcome, str]
 """What running an action came to: its outcome and the reason put in the report."""
 
 
+@dataclass(frozen=True)
+class Confirm:
+    """A write the API accepted whose operation is still to be confirmed (what `run` may return).
+
+    execute.apply first runs every action, so that every stop is requested before any is waited
+    for, then calls `wait` for each with the action's later calls (`Call`). `wait` returns the
+    action's final outcome and reason; what it does when the wait runs out (the give-up
+    behaviour) is the action's own decision, never "done". `requested` says what was asked, for
+    the report when the wait never starts.
+    """
+
+    requested: str
+    wait: Callable[[Call], Done]
+
+
 class Call(Protocol):
     """One API call on behalf of `project` (execute.Runner.call)."""
 
@@ -52,11 +67,13 @@ class Action:
         """
         return ""
 
-    def run(self, ports: Ports, call: Call) -> Done:
-        """Carry the action out; "done" with what was requested, or an outcome it decides.
+    def run(self, ports: Ports, call: Call) -> Done | Confirm:
+        """Carry the action out; "done" with what was done, or an outcome it decides.
 
-        Only the first `call` is bound by the time budget: once an action has begun, its later
-        calls may run into a short grace period, so a claim is never left half done.
+        An action whose write starts a long-running operation returns a `Confirm`, which the
+        framework runs once every action has been started. Only the first `call` is bound by the
+        time budget: once an action has begun, its later calls (and its Confirm's) may run into
+        a short grace period, so a claim is never left half done.
 
         Raises:
             govern.ports.PortError: (Gone, Conflict, Unavailable or another failure) for the

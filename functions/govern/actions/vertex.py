@@ -3,9 +3,11 @@
 Cancelling is asynchronous on Vertex AI (the job goes CANCELLING, then CANCELLED) and a
 cancelled job is never listed again (the flow lists queued, pending and running jobs only), so a
 redelivered alert cancels nothing twice; nothing records a cancelled job, and restore does not
-resubmit it. Undeploying breaks serving: cap.py emits it only where the policy and the endpoint
-both opt in, and each deployment is first recorded on the endpoint (govern/vertex.py) so that
-`mlgov cap restore` can deploy it again with its traffic split.
+resubmit it. `cancel` answers Empty, not an operation: there is no operation to confirm (not
+done: reading the job until it is CANCELLED). Undeploying breaks serving: cap.py emits it only
+where the policy and the endpoint both opt in, and each deployment is first recorded on the
+endpoint (govern/vertex.py) so that `mlgov cap restore` can deploy it again with its traffic
+split. Each undeploy is a long-running operation, confirmed before the next is requested.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import ClassVar
 
 from govern import ports as p
 from govern.actions.base import Action, Call, Done
+from govern.clock import OutOfTime
 from govern.ports import Ports
 from govern.vertex import DEPLOYMENT_PREFIX, Endpoint, VertexJob
 
@@ -60,6 +63,8 @@ class UndeployEndpoint(Action):
     verb: ClassVar[str] = "undeploy"
     permissions: ClassVar[tuple[str, ...]] = (
         "aiplatform.endpoints.undeploy",
+        # Waiting for each undeploy's long-running operation.
+        "aiplatform.operations.get",
         # endpoints.get after a stale etag, endpoints.patch to write the record.
         "aiplatform.endpoints.get",
         "aiplatform.endpoints.update",
@@ -108,7 +113,10 @@ class UndeployEndpoint(Action):
         return f"; NOT recorded for restore ({why}); they were: {was}"
 
     def run(self, ports: Ports, call: Call) -> Done:
-        """Record, then UndeployModel per deployed model; the last keeps the traffic until it goes.
+        """Record, then UndeployModel per deployed model, each confirmed by its operation.
+
+        The last model keeps the traffic until it goes. An undeploy whose operation fails, or
+        is still running when the wait runs out, is a failure (the alert is redelivered).
 
         "A DeployedModel will be successfully undeployed only if it doesn't have any traffic
         assigned to it ... or if this field unassigns any traffic to it" (UndeployModelRequest
@@ -119,7 +127,21 @@ class UndeployEndpoint(Action):
         if not models:
             return "skipped", "no model deployed (undeployed meanwhile)"
         last = models[-1]
-        for model in models:
+        for n, model in enumerate(models):
             split = {} if model == last else {last: 100}
-            call(endpoint.project, ports.vertex.undeploy_model, endpoint, model, split)
-        return "done", f"{self.reason}: undeploy requested for {len(models)} model(s){note}"
+            left = f"{len(models) - n} of {len(models)} model(s) still deployed"
+            try:
+                operation = call(
+                    endpoint.project, ports.vertex.undeploy_model, endpoint, model, split
+                )
+                # One at a time: the next undeploy relies on this one's traffic having moved.
+                call(endpoint.project, ports.vertex.wait_operation, endpoint.region, operation)
+            except p.OperationFailed as err:
+                return "failed", f"{self.reason}: NOT undeployed ({left}): {err}{note}"
+            except (OutOfTime, p.Unavailable) as err:
+                # Give-up: never "done". The alert is redelivered and undeploys what is left.
+                return "failed", (
+                    f"{self.reason}: undeploy of model {model} requested, not confirmed ({err}); "
+                    f"{left}, the next delivery undeploys them{note}"
+                )
+        return "done", f"{self.reason}: undeployed {len(models)} model(s){note}"

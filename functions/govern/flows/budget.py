@@ -1,7 +1,8 @@
 """on_budget_alert's flow: how far the alert goes, read what it covers, stop, then unlink billing.
 
-Stops come first (with Vertex AI cancels and GKE NAP limits), then GKE accelerator pools are
-scaled to zero (flows/cap.py); unlinking billing (the last resort, opted into per project) runs
+Stops come first (with Vertex AI cancels and GKE NAP limits; each stop confirmed by its
+operation once all of them were requested), then GKE accelerator pools are scaled to zero
+(flows/cap.py); unlinking billing (the last resort, opted into per project) runs
 last. An alert from a spend cap's alerts-only budget only reports the cap's state
 (flows/spend_caps.py). Decisions are decide.py's and cap.py's; this module only sequences reads
 and actions.
@@ -112,7 +113,10 @@ def budget_alert(
     actions = decide.on_budget(scope, workloads, billing_state, policy)
     stops = [a for a in actions if not isinstance(a, DisableBilling)]
     unlinks = [a for a in actions if isinstance(a, DisableBilling)]
-    # The pools' sizes (their record for restore) are read while the first actions run.
+
+    # The pools' sizes (their record for restore) are read while the first actions run. One
+    # apply: every stop and first cap step is requested before any stop's operation is waited
+    # for (execute.apply), and the log lines keep the actions' order.
     results, later = together(
         lambda: execute.apply(
             stops + reach.first, ports, runner, entry_point, dry_run=policy.dry_run

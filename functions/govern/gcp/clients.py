@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import importlib
 import importlib.util
+import re
 import sys
 import threading
 from collections.abc import Callable, Generator, Iterable, Mapping
@@ -26,6 +27,7 @@ from typing import Any, TypeVar
 
 from govern import clock, ports
 from govern.parse import ParseError
+from govern.parse.operation import OperationState, longrunning_operation
 from govern.parse.reader import last_segment
 from govern.retry import GaveUp, Retrying, retry_after_seconds
 
@@ -73,6 +75,9 @@ def build_client(package: str, service: str, cls: str, endpoint: str | None) -> 
 def is_transient(err: BaseException) -> bool:
     """Worth retrying: HTTP 429/500/502/503/504, a rate-limit 403, or a transport failure.
 
+    Not a quota counted per day (`daily_quota`): it refills tomorrow, so waiting out this
+    invocation's retries could never succeed; it is reported at once, naming the quota.
+
     Transport failures (connection reset or refused, DNS, a reply slower than the call
     timeout) reach us as requests/urllib3/google-auth exceptions that are no API error at all;
     they are retried like a 503. Compute answers a rate quota with 403 `rateLimitExceeded`,
@@ -81,6 +86,8 @@ def is_transient(err: BaseException) -> bool:
     """
     from google.api_core import exceptions as ex
 
+    if isinstance(err, ex.GoogleAPICallError) and daily_quota(err):
+        return False
     if isinstance(err, _transient_api_errors()):
         return True
     if isinstance(err, ex.Forbidden):
@@ -179,6 +186,40 @@ def service_disabled(err: Any) -> bool:
     return isinstance(err, ex.Forbidden) and bool(_reasons(err) & _SERVICE_DISABLED_REASONS)
 
 
+# A quota exceeded is named in the error's google.rpc.ErrorInfo (reason RATE_LIMIT_EXCEEDED)
+# metadata: `quota_limit` (e.g. "ReadRequestsPerDayPerProject", "defaultPerDayPerProject"),
+# `quota_metric`, `quota_unit` ("1/d/{project}" per day, "1/min/{project}" per minute) and
+# `quota_limit_value`; the message says "Quota exceeded for quota metric '...' and limit
+# '... per day' of service '...'". (ErrorInfo: https://cloud.google.com/apis/design/errors; the
+# Recommender answers 429 RESOURCE_EXHAUSTED past its per-minute and per-day read and write
+# quotas: https://cloud.google.com/recommender/quotas.) Legacy JSON errors say
+# `dailyLimitExceeded`.
+_PER_DAY_UNIT = re.compile(r"/d(/|$)")
+_PER_DAY_LIMIT = re.compile(r"limit '([^']*per day[^']*)'", re.IGNORECASE)
+
+
+def daily_quota(err: Any) -> str:
+    """The per-day quota an API error says is used up (its limit's name), or "" if none."""
+    for detail in getattr(err, "details", None) or ():
+        metadata = detail.get("metadata") if isinstance(detail, dict) else None
+        if not isinstance(metadata, dict):
+            continue
+        limit = str(metadata.get("quota_limit", ""))
+        unit = str(metadata.get("quota_unit", ""))
+        if _PER_DAY_UNIT.search(unit) or "perday" in limit.lower():
+            metric = str(metadata.get("quota_metric", ""))
+            value = str(metadata.get("quota_limit_value", ""))
+            return " ".join(
+                part
+                for part in (limit or "a per-day quota", f"of {metric}" if metric else "")
+                if part
+            ) + (f" (limit {value})" if value else "")
+    if "dailyLimitExceeded" in _reasons(err):
+        return "a daily limit (dailyLimitExceeded)"
+    found = _PER_DAY_LIMIT.search(str(getattr(err, "message", "")))
+    return found[1] if found else ""
+
+
 def _rate_limited(err: Any) -> bool:
     return bool(_reasons(err) & _RATE_LIMIT_REASONS)
 
@@ -263,15 +304,28 @@ def translated(
                 f"{what}: HTTP 403 SERVICE_DISABLED: {service} is not enabled for the caller "
                 f"({err.message}); enable it, mlgov cannot see this without it"
             ) from err
-        kind = ports.Unavailable if is_transient(err) else ports.PortError
-        raise kind(f"{what}: HTTP {err.code} {err.message}") from err
+        raise _quota_error(what, err) from err
     except GaveUp as err:
         raise ports.Unavailable(f"{what}: {_describe(err.cause)}: {err}") from err
+    except ex.TooManyRequests as err:
+        raise _quota_error(what, err) from err
     except ex.GoogleAPICallError as err:
         kind = ports.Unavailable if is_transient(err) else ports.PortError
         raise kind(f"{what}: HTTP {err.code} {err.message}") from err
     except _transport_errors() as err:
         raise ports.Unavailable(f"{what}: {_describe(err)}") from err
+
+
+def _quota_error(what: str, err: Any) -> ports.PortError:
+    """A 429 (or a rate-limit 403) as a port error: a used-up per-day quota named, not retried."""
+    if quota := daily_quota(err):
+        # Not retried (is_transient): it refills the next day, no retry of this run can help.
+        return ports.PortError(
+            f"{what}: HTTP {err.code}: the per-day quota {quota} is used up; not retried, it "
+            "refills the next day (raise the quota, or run less often)"
+        )
+    kind = ports.Unavailable if is_transient(err) else ports.PortError
+    return kind(f"{what}: HTTP {err.code} {err.message}")
 
 
 def _describe(err: BaseException) -> str:
@@ -316,6 +370,18 @@ def to_dict(message: Any) -> dict[str, Any]:
         message, preserving_proto_field_name=False, use_integers_for_enums=False
     )
     return result
+
+
+def operation_state(op: Any) -> OperationState:
+    """A google.longrunning.Operation message (what GAPIC clients return) as its state.
+
+    The same fields parse.operation.longrunning_operation reads from REST JSON: `name`, `done`,
+    `error.code` and `error.message` (google.rpc.Status).
+    """
+    raw: dict[str, Any] = {"name": op.name, "done": bool(op.done)}
+    if op.HasField("error"):
+        raw["error"] = {"code": op.error.code, "message": op.error.message}
+    return longrunning_operation(raw)
 
 
 def enum_name(value: Any) -> str:

@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from govern import clock, parse, ports
+from govern import operations, parse, ports
 from govern.gcp.clients import (
     build_client,
     call_options,
@@ -25,7 +25,7 @@ from govern.gcp.clients import (
 )
 from govern.gcp.rest import Rest, session
 from govern.models import Workload
-from govern.parse.operation import compute_operation
+from govern.parse.operation import OperationState, compute_operation
 from govern.parse.reader import integer, last_segment
 
 BASE = "//compute.googleapis.com"
@@ -76,27 +76,20 @@ class ComputeAdapter:
         """Poll zoneOperations.get of `zone` until the operation is DONE; "DONE".
 
         Raises:
-            ports.PortError: the operation finished with an error (the stop did not happen).
+            ports.OperationFailed: the operation finished with an error (the stop did not
+                happen).
             clock.OutOfTime: still running when the wait (WAIT_CAP_SECONDS, within the
                 invocation's deadline) ran out.
         """
         rest = self._rest()
         what = f"compute zoneOperations.get {project}/{zone}/{operation}"
         url = f"{self._base}/compute/v1/projects/{project}/zones/{zone}/operations/{operation}"
-        time = clock.current()
-        give_up = time.now() + clock.seconds_left(WAIT_CAP_SECONDS)
-        pause = 1.0
-        while True:
+
+        def poll() -> OperationState:
             with translated(what):
-                state = compute_operation(rest.request("GET", url))
-            if state.done:
-                break
-            if time.now() + pause > give_up:
-                raise clock.OutOfTime(f"{what}: still running when the wait ran out")
-            time.sleep(pause)
-            pause = min(pause * 2, 10.0)
-        if state.error:
-            raise ports.PortError(f"compute operation {operation} failed: {state.error}")
+                return compute_operation(rest.request("GET", url))
+
+        operations.wait(what, poll, cap=WAIT_CAP_SECONDS)
         return "DONE"
 
     def list_instances(self, project: str) -> ports.Listing[Workload]:
@@ -135,7 +128,7 @@ class ComputeAdapter:
         state = compute_operation(to_dict(op))
         if state.error:
             # Accepted (HTTP 200) but already failed: nothing was stopped.
-            raise ports.PortError(
+            raise ports.OperationFailed(
                 f"compute stop {project}/{zone}/{name}: operation {op.name} failed: {state.error}"
             )
         return f"{op.name} {enum_name(op.status)}"

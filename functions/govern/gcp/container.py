@@ -17,11 +17,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from govern import clock, parse, ports
+from govern import clock, operations, parse, ports
 from govern.gcp.clients import missing, parsed, translated
 from govern.gcp.rest import Rest, error_message, error_status, session
 from govern.gke import Autoscaling, Cluster, NodePool, ResourceLimit
-from govern.parse.container import operation
+from govern.parse.operation import OperationState, gke_operation
 
 GOOGLE = "https://container.googleapis.com"
 WAIT_CAP_SECONDS = 600.0  # one GKE operation; setSize drains nodes, which can take minutes
@@ -117,21 +117,21 @@ class ContainerAdapter:
             return self._wait(what, where, answer)
 
     def _wait(self, what: str, where: tuple[str, str], answer: dict[str, Any]) -> str:
+        """Wait for the operation a write answered with (govern/operations.py); its name.
+
+        Still running at the deadline is clock.OutOfTime: left for the redelivery (the run
+        reports it unfinished and raises).
+        """
         project, location = where
-        name, status, error = operation(answer)
-        pause = 0.0
-        while status != "DONE":
-            if pause and clock.seconds_left(WAIT_CAP_SECONDS) <= pause:
-                # Left for the redelivery (the run reports it unfinished and raises).
-                raise clock.OutOfTime(f"{what}: operation {name} still {status} at the deadline")
-            if pause:
-                clock.current().sleep(pause)
+
+        def poll(name: str) -> OperationState:
             url = f"{self._base}/v1/projects/{project}/locations/{location}/operations/{name}"
-            name, status, error = operation(self._rest.request("GET", url))
-            pause = min(max(pause * 2, 1.0), 10.0)
-        if error:
-            raise ports.PortError(f"{what}: operation {name} failed: {error}")
-        return name
+            return gke_operation(self._rest.request("GET", url))
+
+        first = gke_operation(answer)
+        return operations.wait(
+            what, lambda: poll(first.name), cap=WAIT_CAP_SECONDS, first=first
+        ).name
 
     def _pool(self, pool: NodePool, verb: str, body: dict[str, Any]) -> str:
         # nodePools.update is PUT v1/{name}; the set* methods are POST v1/{name}:verb.

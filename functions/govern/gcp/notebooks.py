@@ -1,31 +1,54 @@
 # pyright: reportUnknownMemberType=false, reportUnknownVariableType=false, reportUnknownArgumentType=false
-"""Vertex AI Workbench instances (notebooks_v2.NotebookServiceClient): list, stop.
+"""Vertex AI Workbench instances (notebooks_v2.NotebookServiceClient): list, stop, wait.
 
 A thin adapter: it translates the port's calls and the client's errors, nothing more.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 from typing import Any
 
-from govern import parse, ports
+from govern import operations, parse, ports
 from govern.gcp.clients import (
     build_client,
     call_options,
     missing,
+    operation_state,
     parsed,
     to_dict,
     translated,
 )
+from govern.gcp.rest import Rest, session
 from govern.models import Workload
+from govern.parse.operation import OperationState, longrunning_operation
+
+GOOGLE = "https://notebooks.googleapis.com"
+# How long to wait for one stop: Workbench and TPU VMs shut their guest down first.
+WAIT_CAP_SECONDS = 300.0
 
 
 class NotebooksAdapter:
     """ports.Notebooks over notebooks_v2.NotebookServiceClient."""
 
-    def __init__(self, client: Any) -> None:
+    def __init__(
+        self, client: Any, rest: Callable[[], Rest] | None = None, base_url: str = GOOGLE
+    ) -> None:
         self._client = client
+        self._make_rest = rest
+        self._rest: Rest | None = None
+        self._lock = threading.Lock()
+        self._base = base_url.rstrip("/")
+
+    def _session(self) -> Rest:
+        with self._lock:  # built on first use: only a stop needs it
+            if self._rest is None and self._make_rest is not None:
+                self._rest = self._make_rest()
+            rest = self._rest
+        if rest is None:
+            raise ports.PortError("notebooks: no REST session")
+        return rest
 
     def list_instances(self, project: str) -> ports.Listing[Workload]:
         """Workbench instances in all locations of the project.
@@ -61,13 +84,45 @@ class NotebooksAdapter:
         return missing(listing, unreachable)
 
     def stop(self, project: str, zone: str, name: str) -> str:
-        """instances.stop; returns the long-running operation name without waiting."""
-        with translated(f"notebooks stop {project}/{zone}/{name}"):
+        """instances.stop; the long-running operation's name (waited for by `wait_operation`).
+
+        Raises:
+            ports.OperationFailed: the answer is an operation that already failed.
+        """
+        what = f"notebooks stop {project}/{zone}/{name}"
+        with translated(what):
             op = self._client.stop_instance(
                 request={"name": f"projects/{project}/locations/{zone}/instances/{name}"},
                 **call_options(),
             )
-        return str(op.operation.name)
+        state = operation_state(op.operation)
+        if operations.verdict(state) == "failed":
+            raise ports.OperationFailed(f"{what}: operation {state.name} failed: {state.error}")
+        return state.name
+
+    def wait_operation(self, operation: str) -> str:
+        """Poll operations.get (GET v2/{name}, plain JSON) until the operation is done; "done".
+
+        Not the client's get_operation: it parses the finished operation's `response` (the
+        whole resource) strictly, and fails on any field newer than the installed library (the
+        recorded Workbench instance has `networkInterfaces[].accessConfigs`, which
+        notebooks_v2 does not know), so a stop that worked would read as an error.
+
+        Raises:
+            ports.OperationFailed: it finished with an error (the stop did not happen).
+            clock.OutOfTime: still running when the wait (WAIT_CAP_SECONDS, within the
+                invocation's deadline) ran out.
+        """
+        what = f"notebooks operations.get {operation}"
+
+        rest, url = self._session(), f"{self._base}/v2/{operation}"
+
+        def poll() -> OperationState:
+            with translated(what):
+                return longrunning_operation(rest.request("GET", url))
+
+        operations.wait(what, poll, cap=WAIT_CAP_SECONDS)
+        return "done"
 
 
 def create(endpoint: str | None = None) -> NotebooksAdapter:
@@ -75,5 +130,7 @@ def create(endpoint: str | None = None) -> NotebooksAdapter:
     return NotebooksAdapter(
         build_client(
             "google.cloud.notebooks_v2", "notebook_service", "NotebookServiceClient", endpoint
-        )
+        ),
+        lambda: Rest(session(endpoint)),
+        endpoint or GOOGLE,
     )

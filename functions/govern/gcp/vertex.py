@@ -5,8 +5,9 @@ Google serves Vertex AI from `https://REGION-aiplatform.googleapis.com`; an endp
 (MLGOV_API_ENDPOINTS["aiplatform"]) is one base URL for every region. Methods and bodies follow
 the aiplatform v1 discovery document: `customJobs.list`/`hyperparameterTuningJobs.list` with a
 state filter, `<kind>.cancel`, `endpoints.list`, `endpoints.get`, `endpoints.patch` (labels),
-`endpoints.undeployModel`. A thin adapter: it translates the port's calls and the API's errors,
-nothing more.
+`endpoints.undeployModel` and its operation (`GET v1/{operation name}`, a
+google.longrunning.Operation). A thin adapter: it translates the port's calls and the API's
+errors, nothing more.
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from govern import parse, ports
+from govern import operations, parse, ports
 from govern.gcp.clients import parsed, translated
 from govern.gcp.rest import Rest, error_message, error_status, session
+from govern.parse.operation import OperationState, longrunning_operation
 from govern.vertex import ACTIVE_STATES, Endpoint, JobKind, VertexJob
 
 # `state` supports `=` and `!=` (customJobs.list `filter`, aiplatform v1 discovery document);
@@ -24,6 +26,8 @@ from govern.vertex import ACTIVE_STATES, Endpoint, JobKind, VertexJob
 ACTIVE_FILTER = " OR ".join(f'state="{state}"' for state in ACTIVE_STATES)
 # A 400 with these statuses is a stale etag or a concurrent change, not a bad request.
 _STALE = ("FAILED_PRECONDITION", "ABORTED")
+# How long to wait for one undeploy: Vertex AI drains and deletes the model's serving nodes.
+WAIT_CAP_SECONDS = 300.0
 
 
 class VertexAdapter:
@@ -113,14 +117,40 @@ class VertexAdapter:
     def undeploy_model(
         self, endpoint: Endpoint, deployed_model_id: str, traffic_split: Mapping[str, int]
     ) -> str:
-        """endpoints.undeployModel; the long-running operation's name (not waited for)."""
+        """endpoints.undeployModel; the long-running operation's name (see `wait_operation`).
+
+        Raises:
+            ports.OperationFailed: the answer is an operation that already failed.
+        """
         body: dict[str, Any] = {"deployedModelId": deployed_model_id}
         if traffic_split:
             body["trafficSplit"] = dict(traffic_split)
         url = self._url(endpoint.region, f"{endpoint.path}:undeployModel")
-        with translated(f"vertex endpoints.undeployModel {endpoint.path}/{deployed_model_id}"):
+        what = f"vertex endpoints.undeployModel {endpoint.path}/{deployed_model_id}"
+        with translated(what):
             answer = self._rest.request("POST", url, body=body)
-        return str(answer.get("name", ""))
+        state = longrunning_operation(answer)
+        if operations.verdict(state) == "failed":
+            raise ports.OperationFailed(f"{what}: operation {state.name} failed: {state.error}")
+        return state.name
+
+    def wait_operation(self, region: str, operation: str) -> str:
+        """Poll the operation (GET v1/{name}) until it is done; "done".
+
+        Raises:
+            ports.OperationFailed: it finished with an error (the model is still deployed).
+            clock.OutOfTime: still running when the wait (WAIT_CAP_SECONDS, within the
+                invocation's deadline) ran out.
+        """
+        what = f"vertex operations.get {operation}"
+        url = self._url(region, operation)
+
+        def poll() -> OperationState:
+            with translated(what):
+                return longrunning_operation(self._rest.request("GET", url))
+
+        operations.wait(what, poll, cap=WAIT_CAP_SECONDS)
+        return "done"
 
 
 def create(endpoint: str | None = None) -> VertexAdapter:

@@ -1,4 +1,6 @@
-"""GKE REST JSON (container v1 `Cluster`, `NodePool`, `Operation`) to the models of govern/gke.py.
+"""GKE REST JSON (container v1 `Cluster`, `NodePool`) to the models of govern/gke.py.
+
+GKE's `Operation` is read in parse/operation.py, with the other APIs' operations.
 
 Shapes: the container v1 discovery document and the recorded answers in
 tests/fakegcp/recorded/ (cloud-custodian flights). int64 fields (ResourceLimit.minimum/maximum,
@@ -98,19 +100,3 @@ def cluster(project: str, raw: Mapping[str, Any]) -> Cluster:
             node_pool(project, location, name, pool) for pool in items(raw, "nodePools")
         ),
     )
-
-
-def operation(raw: Mapping[str, Any]) -> tuple[str, str, str]:
-    """A GKE `Operation` as (name, status, error message or "").
-
-    The error is `error` (a google.rpc.Status); an operation that reports it only in the
-    deprecated `statusMessage` ("If an error has occurred, a textual description of the error",
-    container v1 discovery document) failed all the same.
-    """
-    error = sub(raw, "error")
-    message = ""
-    if error.get("code"):
-        message = text(error, "message") or f"code {error.get('code')}"
-    elif text(raw, "status") == "DONE":
-        message = text(raw, "statusMessage")
-    return text(raw, "name"), text(raw, "status"), message

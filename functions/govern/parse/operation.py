@@ -1,12 +1,21 @@
 """Long-running operations: what became of a write once the API accepted it.
 
-An HTTP 200 to a write only means the API accepted it: the work runs in an operation, which
-can end DONE with an error (a Compute stop that fails answers 200 with a PENDING zonal
-operation first). Compute's own `Operation` (compute v1 discovery document: `status`
-PENDING|RUNNING|DONE, `error.errors[]` with `code` and `message`, and
-`httpErrorStatusCode`/`httpErrorMessage` when it failed). GKE's lives in parse/container.py;
-the `google.longrunning.Operation`s of Notebooks, TPU and Vertex AI are not read yet. Pure and
-standard library only.
+An HTTP 200 to a write only means the API accepted it: the work runs in an operation, which can
+end with an error (a Compute stop that fails answers 200 with a PENDING zonal operation first).
+Three shapes, one state (`OperationState`), so one wait (govern/operations.py) serves them all:
+
+- Compute's own `Operation` (compute v1 discovery document): `status` PENDING|RUNNING|DONE,
+  `error.errors[]` with `code` and `message`, `httpErrorStatusCode`/`httpErrorMessage` when it
+  failed (recorded PENDING: tests/fakegcp/recorded/instance-stop/).
+- GKE's `Operation` (container v1): `status` PENDING|RUNNING|DONE|ABORTING, `error` (a
+  google.rpc.Status) or, deprecated, `statusMessage` (recorded RUNNING:
+  tests/fakegcp/recorded/gke-cluster-set-label/).
+- `google.longrunning.Operation` (Notebooks v2, TPU v2, Vertex AI v1): `done` (absent while
+  running: proto3 leaves `false` out), then either `error` (a google.rpc.Status: `code`,
+  `message`) or `response` (https://google.aip.dev/151; recorded `done: true` with a response:
+  tests/fakegcp/recorded/vertexai-endpoint-delete/).
+
+Pure and standard library only.
 """
 
 from __future__ import annotations
@@ -17,14 +26,40 @@ from typing import Any
 
 from govern.parse.reader import integer, items, sub, text
 
+# google.rpc.Code (googleapis google/rpc/code.proto): a google.rpc.Status carries the number.
+RPC_CODES = (
+    "OK",
+    "CANCELLED",
+    "UNKNOWN",
+    "INVALID_ARGUMENT",
+    "DEADLINE_EXCEEDED",
+    "NOT_FOUND",
+    "ALREADY_EXISTS",
+    "PERMISSION_DENIED",
+    "RESOURCE_EXHAUSTED",
+    "FAILED_PRECONDITION",
+    "ABORTED",
+    "OUT_OF_RANGE",
+    "UNIMPLEMENTED",
+    "INTERNAL",
+    "UNAVAILABLE",
+    "DATA_LOSS",
+    "UNAUTHENTICATED",
+)
+
 
 @dataclass(frozen=True)
 class OperationState:
-    """An operation's name, whether it has finished, and its error ("" while none)."""
+    """An operation's name, whether it has finished, its error ("" while none), its status.
+
+    `status` is the API's own word for where it is (PENDING, RUNNING, DONE; "done"/"running" for
+    google.longrunning operations, which have no status field), for messages only.
+    """
 
     name: str
     done: bool
     error: str
+    status: str = ""
 
 
 def compute_operation(raw: Mapping[str, Any]) -> OperationState:
@@ -40,7 +75,41 @@ def compute_operation(raw: Mapping[str, Any]) -> OperationState:
     status = integer(raw.get("httpErrorStatusCode"))
     if not errors and status >= 400:
         errors.append(_joined(f"HTTP {status}", text(raw, "httpErrorMessage")))
-    return OperationState(text(raw, "name"), text(raw, "status") == "DONE", "; ".join(errors))
+    word = text(raw, "status")
+    return OperationState(text(raw, "name"), word == "DONE", "; ".join(errors), word)
+
+
+def gke_operation(raw: Mapping[str, Any]) -> OperationState:
+    """A GKE `Operation` as its name, DONE or not, and its error.
+
+    The error is `error` (a google.rpc.Status); an operation that reports it only in the
+    deprecated `statusMessage` ("If an error has occurred, a textual description of the error",
+    container v1 discovery document) failed all the same.
+    """
+    error = sub(raw, "error")
+    message = ""
+    word = text(raw, "status")
+    if error.get("code"):
+        message = text(error, "message") or f"code {error.get('code')}"
+    elif word == "DONE":
+        message = text(raw, "statusMessage")
+    return OperationState(text(raw, "name"), word == "DONE", message, word)
+
+
+def longrunning_operation(raw: Mapping[str, Any]) -> OperationState:
+    """A `google.longrunning.Operation` (REST JSON) as its name, done or not, and its error.
+
+    An `error` whose `code` is not 0 (google.rpc.Code OK) is a failure, with or without `done`
+    (an operation that carries an error has finished).
+    """
+    error = sub(raw, "error")
+    code = integer(error.get("code"))
+    message = ""
+    if code:
+        name = RPC_CODES[code] if 0 < code < len(RPC_CODES) else f"code {code}"
+        message = _joined(name, text(error, "message"))
+    done = raw.get("done") is True or bool(message)
+    return OperationState(text(raw, "name"), done, message, "done" if done else "running")
 
 
 def _joined(code: str, message: str) -> str:

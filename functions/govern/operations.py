@@ -1,0 +1,78 @@
+"""Waiting for a long-running operation on the invocation's clock: one helper for every API.
+
+A write the API accepted (HTTP 200) is only confirmed once its operation finishes without an
+error. Every adapter that starts an operation (Compute stops, GKE writes, Workbench and TPU
+stops, Vertex AI undeploys) waits for it here, so they all decide the same way and give up the
+same way:
+
+- `verdict(state)` is the pure decision: succeeded, failed or still running;
+- `wait(...)` polls through a callable the adapter gives it (the I/O): at once (an operation
+  that a write answered with is read again straight away: most finish within a second), then
+  after pauses of 1 s doubling up to 10 s, on the invocation's clock (tests move a fake clock
+  instead of sleeping);
+- its deadline is fixed when the wait starts: `cap` seconds, within what is left of the
+  invocation's deadline (clock.seconds_left); a wait never outlives its invocation.
+
+What a caller does at the deadline is the caller's decision, not this module's: the idle-VM
+reaper leaves its claim for the next run, the budget alert is redelivered, the expiry reaper's
+run answers non-2xx (actions/). Never "succeeded". Standard library only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Final, Literal
+
+from govern import clock, ports
+from govern.parse.operation import OperationState
+
+Verdict = Literal["succeeded", "failed", "running"]
+FIRST_PAUSE_SECONDS: Final = 1.0
+MAX_PAUSE_SECONDS: Final = 10.0
+
+
+def verdict(state: OperationState) -> Verdict:
+    """Failed if it carries an error (finished or not), succeeded once done, else running."""
+    if state.error:
+        return "failed"
+    return "succeeded" if state.done else "running"
+
+
+def next_pause(pause: float) -> float:
+    """The pause after `pause`: FIRST_PAUSE_SECONDS after none, then doubled, at most the max."""
+    return min(max(pause * 2, FIRST_PAUSE_SECONDS), MAX_PAUSE_SECONDS)
+
+
+def wait(
+    what: str,
+    poll: Callable[[], OperationState],
+    *,
+    cap: float,
+    first: OperationState | None = None,
+) -> OperationState:
+    """Poll until the operation finishes; its final state when it succeeded.
+
+    `first`: the state the write answered with (polled at once when None). `what` names the
+    call in messages.
+
+    Raises:
+        ports.OperationFailed: it finished with an error (the write did not happen).
+        clock.OutOfTime: still running when the wait (cap, within the deadline) ran out.
+        ports.PortError: a poll failed (after the adapter's retries).
+    """
+    time = clock.current()
+    give_up = time.now() + clock.seconds_left(cap)
+    state, pause = (poll(), FIRST_PAUSE_SECONDS) if first is None else (first, 0.0)
+    while (found := verdict(state)) == "running":
+        if pause and time.now() + pause > give_up:
+            where = state.status or "running"
+            raise clock.OutOfTime(
+                f"{what}: operation {state.name} still {where} when the wait ran out"
+            )
+        if pause:
+            time.sleep(pause)
+        state = poll()
+        pause = next_pause(pause)
+    if found == "failed":
+        raise ports.OperationFailed(f"{what}: operation {state.name} failed: {state.error}")
+    return state
