@@ -104,6 +104,6 @@ def test_the_top_help_tells_offline_commands_from_cloud_ones(capsys):
     text = " ".join(capsys.readouterr().out.split())
     assert (
         "offline (no account, no credentials, no Pulumi CLI): plan, check, policy-config, diff, "
-        "comment, init, report --no-spend." in text
+        "comment, init, stacks, report --no-spend." in text
     )
     assert "spend, jobs, cap, prices refresh;" in text

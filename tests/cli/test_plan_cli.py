@@ -141,7 +141,7 @@ def test_unreadable_stack_files_exit_2(
 def test_unknown_stack_and_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["plan", "--stack", "qa"]) == 2
     err = capsys.readouterr().err
-    assert "no stack file stacks/Pulumi.qa.yaml; known stacks: dev, prod, staging" in err
+    assert "no stack file stacks/Pulumi.qa.yaml; known stacks: dev, staging, prod" in err
     with pytest.raises(SystemExit) as exit_:
         main(["plan"])
     assert exit_.value.code == 2

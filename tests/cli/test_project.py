@@ -22,7 +22,7 @@ def test_this_repository_is_a_uv_project_with_stacks_in_stacks() -> None:
         REPO / "stacks",
         PROGRAM,
     )
-    assert project.stacks() == ["dev", "prod", "staging"]
+    assert project.stacks() == ["dev", "staging", "prod"]  # promotion order
     runtime = yaml.safe_load((REPO / "Pulumi.yaml").read_text())["runtime"]
     assert runtime == {
         "name": "python",
