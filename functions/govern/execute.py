@@ -362,6 +362,47 @@ _SEVERITY: dict[str, str] = {
 }
 
 
+@dataclass(frozen=True)
+class Started:
+    """Actions whose first calls ran, in order; the operations some began await `finish`."""
+
+    actions: list[Action]
+    outcomes: list[Result | Confirm | None]
+
+
+def start(actions: Iterable[Action], p: ports.Ports, runner: Runner, *, dry_run: bool) -> Started:
+    """Run every action's first calls concurrently (every stop is requested); nothing waited for."""
+    todo = list(actions)
+    outcomes = runner.map(lambda a: _one(runner, p, a, dry_run), todo, project=lambda a: a.project)
+    return Started(todo, outcomes)
+
+
+def finish(started: Started, runner: Runner) -> list[Result]:
+    """Wait for the operations `started` began (concurrently, with the grace); a Result each."""
+    todo, outcomes = started.actions, list(started.outcomes)
+    pending = [(i, c) for i, c in enumerate(outcomes) if isinstance(c, Confirm)]
+    confirmed = runner.map(
+        lambda ic: _confirm(runner, todo[ic[0]], ic[1]),
+        pending,
+        project=lambda ic: todo[ic[0]].project,
+        late=True,
+    )
+    for (i, _), result in zip(pending, confirmed, strict=True):
+        outcomes[i] = result
+    final: list[Result] = []
+    for action, result in zip(todo, outcomes, strict=True):
+        if not isinstance(result, Result):
+            result = Result(action.target, action.verb, "skipped", LEFT_REASON)
+        final.append(result)
+    return final
+
+
+def log_results(results: Sequence[Result], entry_point: str) -> None:
+    """One log line per result, in the order given."""
+    for r in results:
+        log(_SEVERITY[r.outcome], f"{r.action} {r.outcome}", entry_point=entry_point, **r.as_dict())
+
+
 def apply(
     actions: Iterable[Action], p: ports.Ports, runner: Runner, entry_point: str, *, dry_run: bool
 ) -> list[Result]:
@@ -370,25 +411,9 @@ def apply(
     Every action is started first; the operations they started (`Confirm`) are then waited for,
     concurrently, so no write waits for another's operation before being requested.
     """
-    todo = list(actions)
-    started = runner.map(lambda a: _one(runner, p, a, dry_run), todo, project=lambda a: a.project)
-    pending = [(i, c) for i, c in enumerate(started) if isinstance(c, Confirm)]
-    confirmed = runner.map(
-        lambda ic: _confirm(runner, todo[ic[0]], ic[1]),
-        pending,
-        project=lambda ic: todo[ic[0]].project,
-        late=True,
-    )
-    for (i, _), result in zip(pending, confirmed, strict=True):
-        started[i] = result
-    final: list[Result] = []
-    for action, result in zip(todo, started, strict=True):
-        if not isinstance(result, Result):
-            result = Result(action.target, action.verb, "skipped", LEFT_REASON)
-        final.append(result)
-    for r in final:
-        log(_SEVERITY[r.outcome], f"{r.action} {r.outcome}", entry_point=entry_point, **r.as_dict())
-    return final
+    results = finish(start(actions, p, runner, dry_run=dry_run), runner)
+    log_results(results, entry_point)
+    return results
 
 
 def report(entry_point: str, results: Sequence[Result], runner: Runner) -> Report:

@@ -236,3 +236,30 @@ def test_a_capped_pool_resized_by_hand_is_scaled_to_zero_again(cloud):
     ]
     assert _pool(cloud, "l4-spot")["config"]["resourceLabels"]["mlgov-cap-prev"] == label
     assert _pool(cloud, "l4-spot")["autoscaling"] == {}
+
+
+def test_a_stop_still_running_does_not_hold_back_the_pools(cloud, capsys):
+    # A VM whose stop never finishes within the invocation: its wait takes the budget and grace.
+    # The GPU pools are scaled to zero while it is being confirmed; they used to wait for every
+    # stop's confirmation first, then start past the budget (left for a redelivery).
+    seed_accelerators(cloud)
+    cloud.compute.add(PROD, "us-central1-a", "slow")
+    cloud.compute.slow_stops[(PROD, "us-central1-a", "slow")] = 10_000
+
+    send_event(pubsub_event(budget_data(1.0, 1000)), status=500)  # the stop is unconfirmed
+
+    calls = [r.path for r in cloud.server.calls()]
+    resizes = [i for i, path in enumerate(calls) if path.endswith(":setSize")]
+    polls = [i for i, path in enumerate(calls) if "/zones/us-central1-a/operations/" in path]
+    assert resizes and polls
+    # The resizes were requested while the stop was still being confirmed (before its last poll;
+    # the fake clock adds up concurrent waits, so a pool may still be left for the next run).
+    assert max(resizes) < max(polls)
+    assert _size(cloud, "l4-spot") == 0
+    lines = log_lines(capsys.readouterr().out)
+    outcome = {x["target"].rsplit("/", 1)[-1]: x for x in lines if "target" in x}
+    assert outcome["slow"]["outcome"] == "failed"
+    assert "not confirmed" in outcome["slow"]["reason"]
+    # Log lines keep the actions' order: the stop's line comes before the pools' lines.
+    order = [x["target"].rsplit("/", 1)[-1] for x in lines if "outcome" in x]
+    assert order.index("slow") < min(order.index(n) for n in ACCELERATOR_POOLS)

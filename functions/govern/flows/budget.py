@@ -1,11 +1,10 @@
 """on_budget_alert's flow: how far the alert goes, read what it covers, stop, then unlink billing.
 
-Stops come first (with Vertex AI cancels and GKE NAP limits; each stop confirmed by its
-operation once all of them were requested), then GKE accelerator pools are scaled to zero
-(flows/cap.py); unlinking billing (the last resort, opted into per project) runs
-last. An alert from a spend cap's alerts-only budget only reports the cap's state
-(flows/spend_caps.py). Decisions are decide.py's and cap.py's; this module only sequences reads
-and actions.
+Stops come first (with Vertex AI cancels and GKE NAP limits), then GKE accelerator pools are
+scaled to zero (flows/cap.py) while each stop is confirmed by its operation; unlinking billing
+(the last resort, opted into per project) runs last. An alert from a spend cap's alerts-only
+budget only reports the cap's state (flows/spend_caps.py). Decisions are decide.py's and
+cap.py's; this module only sequences reads and actions.
 """
 
 from __future__ import annotations
@@ -114,16 +113,21 @@ def budget_alert(
     stops = [a for a in actions if not isinstance(a, DisableBilling)]
     unlinks = [a for a in actions if isinstance(a, DisableBilling)]
 
-    # The pools' sizes (their record for restore) are read while the first actions run. One
-    # apply: every stop and first cap step is requested before any stop's operation is waited
-    # for (execute.apply), and the log lines keep the actions' order.
-    results, later = together(
-        lambda: execute.apply(
-            stops + reach.first, ports, runner, entry_point, dry_run=policy.dry_run
-        ),
+    # Every stop and first cap step is requested while the pools' sizes (their record for
+    # restore) are read. The pools are then scaled to zero WHILE the stops' operations are
+    # confirmed: a stop that takes minutes to confirm must neither keep GPU pools up nor push
+    # their scaling past the time budget (to a redelivery). Log lines keep the actions' order.
+    started, later = together(
+        lambda: execute.start(stops + reach.first, ports, runner, dry_run=policy.dry_run),
         lambda: cap.sized(runner, ports, reach.later),
     )
-    results += execute.apply(later, ports, runner, entry_point, dry_run=policy.dry_run)
+    confirmed, scaled = together(
+        lambda: execute.finish(started, runner),
+        lambda: execute.finish(execute.start(later, ports, runner, dry_run=policy.dry_run), runner),
+    )
+    results = confirmed + scaled
+    execute.log_results(results, entry_point)
+    # Unlinking billing, the last resort, only once every stop is confirmed or has failed.
     results += execute.apply(unlinks, ports, runner, entry_point, dry_run=policy.dry_run)
     not_capped = tuple(a.target for a in reach.first if isinstance(a, NotCapped))
     if not_capped:
