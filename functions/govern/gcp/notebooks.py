@@ -6,23 +6,21 @@ A thin adapter: it translates the port's calls and the client's errors, nothing 
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from govern import operations, parse, ports
+from govern import parse, ports
 from govern.gcp.clients import (
     build_client,
     call_options,
     missing,
-    operation_state,
     parsed,
     to_dict,
     translated,
 )
+from govern.gcp.longrunning import RestOperations, accepted
 from govern.gcp.rest import Rest, session
 from govern.models import Workload
-from govern.parse.operation import OperationState, longrunning_operation
 
 GOOGLE = "https://notebooks.googleapis.com"
 # How long to wait for one stop: Workbench and TPU VMs shut their guest down first.
@@ -36,19 +34,7 @@ class NotebooksAdapter:
         self, client: Any, rest: Callable[[], Rest] | None = None, base_url: str = GOOGLE
     ) -> None:
         self._client = client
-        self._make_rest = rest
-        self._rest: Rest | None = None
-        self._lock = threading.Lock()
-        self._base = base_url.rstrip("/")
-
-    def _session(self) -> Rest:
-        with self._lock:  # built on first use: only a stop needs it
-            if self._rest is None and self._make_rest is not None:
-                self._rest = self._make_rest()
-            rest = self._rest
-        if rest is None:
-            raise ports.PortError("notebooks: no REST session")
-        return rest
+        self._operations = RestOperations("notebooks", rest, base_url)
 
     def list_instances(self, project: str) -> ports.Listing[Workload]:
         """Workbench instances in all locations of the project.
@@ -95,34 +81,17 @@ class NotebooksAdapter:
                 request={"name": f"projects/{project}/locations/{zone}/instances/{name}"},
                 **call_options(),
             )
-        state = operation_state(op.operation)
-        if operations.verdict(state) == "failed":
-            raise ports.OperationFailed(f"{what}: operation {state.name} failed: {state.error}")
-        return state.name
+        return accepted(what, op)
 
     def wait_operation(self, operation: str) -> str:
-        """Poll operations.get (GET v2/{name}, plain JSON) until the operation is done; "done".
-
-        Not the client's get_operation: it parses the finished operation's `response` (the
-        whole resource) strictly, and fails on any field newer than the installed library (the
-        recorded Workbench instance has `networkInterfaces[].accessConfigs`, which
-        notebooks_v2 does not know), so a stop that worked would read as an error.
+        """Poll operations.get (GET v2/{name}, plain JSON: longrunning.RestOperations); "done".
 
         Raises:
             ports.OperationFailed: it finished with an error (the stop did not happen).
             clock.OutOfTime: still running when the wait (WAIT_CAP_SECONDS, within the
                 invocation's deadline) ran out.
         """
-        what = f"notebooks operations.get {operation}"
-
-        rest, url = self._session(), f"{self._base}/v2/{operation}"
-
-        def poll() -> OperationState:
-            with translated(what):
-                return longrunning_operation(rest.request("GET", url))
-
-        operations.wait(what, poll, cap=WAIT_CAP_SECONDS)
-        return "done"
+        return self._operations.wait(operation, WAIT_CAP_SECONDS)
 
 
 def create(endpoint: str | None = None) -> NotebooksAdapter:
