@@ -19,6 +19,7 @@ from typing import Any
 
 from governance.tools.key_settings import key_settings
 from governance.tools.layout import Column, render
+from governance.tools.terminal import visible
 from mlgov_policies.compat.spend_caps import BY_SERVICE, money_value
 from mlgov_policies.props import as_list, as_mapping, dig, is_unknown
 from mlgov_policies.vocabulary import SPEND_CAP_BUDGET, is_component
@@ -281,11 +282,15 @@ COLUMNS = (
 
 
 def _wrap(line: str, width: int | None, indent: str = "") -> list[str]:
-    """A footer line on lines of at most `width` (continuations indented by `indent`)."""
+    r"""A footer line on lines of at most `width` (continuations indented by `indent`).
+
+    Control characters are made visible first: textwrap turns `\r`, `\v` and `\f` into spaces,
+    which hid them in exactly the lines long enough to wrap (the stream shows them elsewhere).
+    """
     if width is None or len(line) <= width:
         return [line]
     return textwrap.wrap(
-        line,
+        visible(line),
         width,
         subsequent_indent=indent,
         break_on_hyphens=False,
