@@ -131,9 +131,16 @@ class FakeGcp:
         self._thread: threading.Thread | None = None
 
     # -- routing -------------------------------------------------------------
-    def route(self, method: str, pattern: str, handler: Handler) -> None:
-        """Register `handler` for `method` on paths fully matching the regex `pattern`."""
-        self._routes.append((method.upper(), re.compile(pattern), handler))
+    def route(self, method: str, pattern: str, handler: Handler, *, first: bool = False) -> None:
+        """Register `handler` for `method` on paths fully matching the regex `pattern`.
+
+        `first`: ahead of every route already registered (a test wrapping a fake's own route).
+        """
+        entry = (method.upper(), re.compile(pattern), handler)
+        if first:
+            self._routes.insert(0, entry)
+        else:
+            self._routes.append(entry)
 
     def inject(
         self,

@@ -7,8 +7,12 @@ and a serving endpoint. Each test asserts the fake's final state and the writes 
 
 from __future__ import annotations
 
+import re
+import time
+
 import pytest
 
+from tests.fakegcp.server import Reply, Request
 from tests.functions.conftest import (
     CLUSTER,
     DEV,
@@ -246,20 +250,29 @@ def test_a_stop_still_running_does_not_hold_back_the_pools(cloud, capsys):
     cloud.compute.add(PROD, "us-central1-a", "slow")
     cloud.compute.slow_stops[(PROD, "us-central1-a", "slow")] = 10_000
 
+    # Each read of the stop's operation answers only once every accelerator pool is at zero
+    # (or after 2 s of real time): the fake clock jumps at each sleep, so without this the wait
+    # could run out its budget before the pools' phase ever started, whatever the code did.
+    def pools_first(request: Request, m: re.Match[str]) -> Reply:
+        give_up = time.monotonic() + 2.0
+        while time.monotonic() < give_up and any(_size(cloud, n) for n in ACCELERATOR_POOLS):
+            time.sleep(0.01)
+        return cloud.compute._operation(request, m)
+
+    cloud.server.route(
+        "GET", r"/compute/v1/projects/([^/]+)/zones/([^/]+)/operations/([^/]+)", pools_first,
+        first=True,
+    )  # fmt: skip
+
     send_event(pubsub_event(budget_data(1.0, 1000)), status=500)  # the stop is unconfirmed
 
-    calls = [r.path for r in cloud.server.calls()]
-    resizes = [i for i, path in enumerate(calls) if path.endswith(":setSize")]
-    polls = [i for i, path in enumerate(calls) if "/zones/us-central1-a/operations/" in path]
-    assert resizes and polls
-    # The resizes were requested while the stop was still being confirmed (before its last poll;
-    # the fake clock adds up concurrent waits, so a pool may still be left for the next run).
-    assert max(resizes) < max(polls)
-    assert _size(cloud, "l4-spot") == 0
+    for name in ACCELERATOR_POOLS:
+        assert _size(cloud, name) == 0, name
     lines = log_lines(capsys.readouterr().out)
     outcome = {x["target"].rsplit("/", 1)[-1]: x for x in lines if "target" in x}
     assert outcome["slow"]["outcome"] == "failed"
     assert "not confirmed" in outcome["slow"]["reason"]
+    assert {outcome[n]["outcome"] for n in ACCELERATOR_POOLS} == {"done"}
     # Log lines keep the actions' order: the stop's line comes before the pools' lines.
     order = [x["target"].rsplit("/", 1)[-1] for x in lines if "outcome" in x]
     assert order.index("slow") < min(order.index(n) for n in ACCELERATOR_POOLS)
