@@ -38,6 +38,17 @@ def verdict(state: OperationState) -> Verdict:
     return "succeeded" if state.done else "running"
 
 
+def accepted(what: str, state: OperationState) -> OperationState:
+    """The operation a write answered with, unless it already failed (OperationFailed).
+
+    An accepted write (HTTP 200) can answer with an operation that already carries its error:
+    nothing happened, and waiting would only read that error again.
+    """
+    if verdict(state) == "failed":
+        raise ports.OperationFailed(f"{what}: operation {state.name} failed: {state.error}")
+    return state
+
+
 def next_pause(pause: float) -> float:
     """The pause after `pause`: FIRST_PAUSE_SECONDS after none, then doubled, at most the max."""
     return min(max(pause * 2, FIRST_PAUSE_SECONDS), MAX_PAUSE_SECONDS)
@@ -73,6 +84,4 @@ def wait(
             time.sleep(pause)
         state = poll()
         pause = next_pause(pause)
-    if found == "failed":
-        raise ports.OperationFailed(f"{what}: operation {state.name} failed: {state.error}")
-    return state
+    return accepted(what, state) if found == "failed" else state

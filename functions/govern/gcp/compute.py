@@ -123,14 +123,11 @@ class ComputeAdapter:
         request: dict[str, object] = {"project": project, "zone": zone, "instance": name}
         if keep_local_ssd:
             request["discard_local_ssd"] = False
-        with translated(f"compute stop {project}/{zone}/{name}"):
+        what = f"compute stop {project}/{zone}/{name}"
+        with translated(what):
             op = self._client.stop_unary(request=request, **call_options())
-        state = compute_operation(to_dict(op))
-        if state.error:
-            # Accepted (HTTP 200) but already failed: nothing was stopped.
-            raise ports.OperationFailed(
-                f"compute stop {project}/{zone}/{name}: operation {op.name} failed: {state.error}"
-            )
+        # Accepted (HTTP 200) but already failed: nothing was stopped.
+        operations.accepted(what, compute_operation(to_dict(op)))
         return f"{op.name} {enum_name(op.status)}"
 
 

@@ -18,10 +18,7 @@ from govern.parse.operation import OperationState, longrunning_operation
 
 def accepted(what: str, answer: Any) -> str:
     """The operation name a stop answered with; OperationFailed if it already failed."""
-    state = operation_state(answer.operation)
-    if operations.verdict(state) == "failed":
-        raise ports.OperationFailed(f"{what}: operation {state.name} failed: {state.error}")
-    return state.name
+    return operations.accepted(what, operation_state(answer.operation)).name
 
 
 class RestOperations:

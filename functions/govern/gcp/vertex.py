@@ -129,10 +129,7 @@ class VertexAdapter:
         what = f"vertex endpoints.undeployModel {endpoint.path}/{deployed_model_id}"
         with translated(what):
             answer = self._rest.request("POST", url, body=body)
-        state = longrunning_operation(answer)
-        if operations.verdict(state) == "failed":
-            raise ports.OperationFailed(f"{what}: operation {state.name} failed: {state.error}")
-        return state.name
+        return operations.accepted(what, longrunning_operation(answer)).name
 
     def wait_operation(self, region: str, operation: str) -> str:
         """Poll the operation (GET v1/{name}) until it is done; "done".
