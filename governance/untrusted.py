@@ -351,3 +351,12 @@ def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
                     push(child)
         level = below
     return False
+
+
+def quoted_key(part: object, plain: re.Pattern[str]) -> str:
+    """A key from untrusted input as a message shows it (as written only if `plain` matches).
+
+    Any other key is JSON-quoted and cut at 100 characters, so it cannot forge a line or run on.
+    """
+    text = str(part)
+    return text if plain.fullmatch(text) else json.dumps(text[:100])

@@ -9,13 +9,14 @@ the same two parts, for a valid setting that does nothing (ineffective.py).
 from __future__ import annotations
 
 import difflib
-import json
 import re
 from collections.abc import Mapping
 from typing import Any, NamedTuple, get_args, get_origin
 
 from pulumi.errors import RunError
 from pydantic import BaseModel
+
+from governance.untrusted import quoted_key
 
 ROOT = "mlgov:settings"
 MAX_SHOWN = 100  # problem lines in the message `pulumi up` prints (a file may hold a million)
@@ -49,8 +50,7 @@ class SettingsWarning(NamedTuple):
 
 def key_part(part: int | str) -> str:
     """One key of a path; a key that is not plain is quoted, so it cannot forge a line."""
-    text = str(part)
-    return text if _PLAIN_KEY.fullmatch(text) else json.dumps(text[:100])
+    return quoted_key(part, _PLAIN_KEY)
 
 
 def key_path(loc: tuple[int | str, ...], provided: Mapping[str, str]) -> str:

@@ -25,11 +25,12 @@ an encrypted `secure:` value there is refused, naming the key, as it cannot be r
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
+
+from governance.untrusted import quoted_key
 
 GOVERNANCE_PROVIDER_KEYS = frozenset({"gcp:project", "gcp:region", "gcp:zone", "gcp:defaultLabels"})
 """gcp provider keys the settings are checked against (settings/parse.py, settings/provider.py)."""
@@ -44,8 +45,7 @@ _PLAIN = re.compile(r"[A-Za-z0-9_.:/@-]{1,100}")
 
 def _key(part: object) -> str:
     """A key as shown in a message: quoted unless plain, so a hostile key cannot forge a line."""
-    text = str(part)
-    return text if _PLAIN.fullmatch(text) else json.dumps(text[:100])
+    return quoted_key(part, _PLAIN)
 
 
 _DECLARATION_KEYS = frozenset({"type", "description", "items", "default", "value", "secret"})
