@@ -177,9 +177,7 @@ def _side(
     `NAME (replaced)`, so the diff shows the old one going and the adopted one unchanged.
     """
     ops = BEFORE | PHYSICAL_BEFORE if before else AFTER | PHYSICAL_AFTER
-    urn_ops: dict[str, set[str]] = {}
-    for urn, op, _, _ in steps:
-        urn_ops.setdefault(urn, set()).add(op)
+    urn_ops = _ops_by_urn(steps)
     adopted = {
         urn
         for urn, op, _, new in steps
@@ -341,12 +339,17 @@ def _is_stack(urn: str) -> bool:
     return parsed is not None and parsed.qualified_type == STACK_TYPE
 
 
-def _refresh_only(steps: list[Step]) -> int:
-    """How many URNs only a `refresh` step lists (unchanged resources, priced by it)."""
+def _ops_by_urn(steps: list[Step]) -> dict[str, set[str]]:
+    """The ops of the steps that list each URN."""
     by_urn: dict[str, set[str]] = {}
     for urn, op, _, _ in steps:
         by_urn.setdefault(urn, set()).add(op)
-    return sum(1 for ops in by_urn.values() if ops == {"refresh"})
+    return by_urn
+
+
+def _refresh_only(steps: list[Step]) -> int:
+    """How many URNs only a `refresh` step lists (unchanged resources, priced by it)."""
+    return sum(1 for ops in _ops_by_urn(steps).values() if ops == {"refresh"})
 
 
 # Ops every finished digest lists as often as changeSummary counts them (FORMAT §1.2, §1.5):
