@@ -117,7 +117,9 @@ def read_preview(doc: Mapping[str, Any], source: str) -> PlanInput:
             + f": see its stderr, fix that and {RERUN}"
         )
     steps = _steps(cast(list[Any], steps_raw), source)
-    _refuse_fragments(doc, steps, source)
+    logical = {urn for urn, op, _, _ in steps if op not in PHYSICAL}
+    ops = Counter(op for _, op, _, _ in steps)
+    _refuse_fragments(doc, steps, logical, ops, source)
     config: Any = doc.get("config", {})
     if not isinstance(config, dict):
         raise CliError(f"{source}: config: must be an object of config keys")
@@ -125,8 +127,6 @@ def read_preview(doc: Mapping[str, Any], source: str) -> PlanInput:
         raise CliError([f"{source}: config.{p}" for p in problems])
     default = from_config(cast(Mapping[str, Any], config))
     after_providers, before_providers = _providers(steps, default, source)
-    logical = {urn for urn, op, _, _ in steps if op not in PHYSICAL}
-    ops = Counter(op for _, op, _, _ in steps)
     unknown_ops = [(urn, op) for urn, op, _, _ in steps if op not in KNOWN]
     cleaner = Cleaner()
     after = _side(steps, logical, after_providers, cleaner, before=False)
@@ -358,7 +358,9 @@ def _refresh_only(steps: list[Step]) -> int:
 _ALWAYS_LISTED = ("create", "update", "delete", "replace", "import", "discard")
 
 
-def _refuse_fragments(doc: Mapping[str, Any], steps: list[Step], source: str) -> None:
+def _refuse_fragments(
+    doc: Mapping[str, Any], steps: list[Step], logical: set[str], ops: Counter[str], source: str
+) -> None:
     """CliError for a digest that is not a whole `pulumi preview` of the program.
 
     Steps of several stacks (URNs carry the project and stack) are files put together.
@@ -387,9 +389,8 @@ def _refuse_fragments(doc: Mapping[str, Any], steps: list[Step], source: str) ->
             "(with --refresh to refresh first)"
         )
     summary = as_object(doc.get("changeSummary"))
-    listed = Counter(op for _, op, _, _ in steps)
+    listed = Counter(ops)
     # a replacement shown only by its physical halves is listed all the same
-    logical = {urn for urn, op, _, _ in steps if op not in PHYSICAL}
     listed["replace"] += len({u for u, op, _, _ in steps if op in PHYSICAL and u not in logical})
     short = [
         f"{counted} {op}" + f" but lists {listed[op]}"
