@@ -18,6 +18,7 @@ from typing import Any, cast
 from governance.tools.assumption_text import REFERENCE, assumptions, usage_file_text
 from governance.tools.errors import CliError
 from governance.tools.render import region_of, short_type
+from governance.tools.terminal import visible
 from mlgov_policies.vocabulary import is_component
 
 Row = Mapping[str, Any]
@@ -216,15 +217,20 @@ def _assumption_lines(doc: Mapping[str, Any]) -> list[str]:
     chosen, default = assumptions(doc)
     out = [f"usage assumptions (mlgov:settings.usage; every key: {REFERENCE}):"]
     if chosen:
-        out += textwrap.wrap(
-            "set by the stack: " + ", ".join(chosen), 100, initial_indent="  ",
-            subsequent_indent="    ", break_on_hyphens=False,
-        )  # fmt: skip
-    out += textwrap.wrap(
-        "mlgov's defaults: " + ", ".join(default), 100, initial_indent="  ",
-        subsequent_indent="    ", break_on_hyphens=False,
-    )  # fmt: skip
+        out += _wrapped("set by the stack: " + ", ".join(chosen))
+    out += _wrapped("mlgov's defaults: " + ", ".join(default))
     return [*out, usage_file_text(doc)]
+
+
+def _wrapped(text: str) -> list[str]:
+    r"""An indented paragraph of at most 100 columns, control characters shown.
+
+    As render.py does before wrapping: textwrap would turn `\r` into a space.
+    """
+    return textwrap.wrap(
+        visible(text), 100, initial_indent="  ", subsequent_indent="    ",
+        break_on_hyphens=False,
+    )  # fmt: skip
 
 
 def _gcp_name(row: Row) -> str:
