@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from govern import scopes
 from govern.actions import (
     Action,
     CancelCustomJob,
@@ -23,7 +24,7 @@ from govern.actions import (
 from govern.gke import Cluster
 from govern.labels import UNDEPLOY_LABEL, UNDEPLOY_VALUE
 from govern.models import ActionPolicy
-from govern.vertex import Endpoint, VertexJob, region_of
+from govern.vertex import Endpoint, VertexJob
 
 AUTOPILOT_REASON = (
     "Autopilot cluster: GKE provisions its nodes and it has no node pools or node "
@@ -48,14 +49,12 @@ class CapPlan:
 
 
 def regions(policy: ActionPolicy, project: str) -> tuple[str, ...]:
-    """The regions of a governed project's zones (where its clusters and Vertex AI live)."""
-    zones = policy.projects[project].zones
-    return tuple(sorted({region_of(z) for z in zones}))
+    """The regions whose Vertex AI a governed project's cap reads (scopes.regions)."""
+    return scopes.regions(policy, project)
 
 
 def _governed(policy: ActionPolicy, project: str, location: str) -> bool:
-    p = policy.projects.get(project)
-    return p is not None and (location in p.zones or location in regions(policy, project))
+    return scopes.governs(policy, project, location)
 
 
 def _exempt(policy: ActionPolicy) -> str:

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
-from govern import claims
+from govern import claims, scopes
 from govern.actions import (
     Action,
     DisableBilling,
@@ -122,8 +122,7 @@ def budget_scope(alert: BudgetAlert, policy: ActionPolicy) -> BudgetScope:
 
 
 def _governed(w: Workload, policy: ActionPolicy) -> bool:
-    project = policy.projects.get(w.project)
-    return project is not None and w.zone in project.zones
+    return scopes.governs_zone(policy, w.project, w.zone)
 
 
 USER_MANAGED_NOTEBOOK = (
