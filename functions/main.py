@@ -49,7 +49,7 @@ warnings.filterwarnings(
 F = TypeVar("F", bound=Callable[..., Any])
 SERVICES = tuple(gcp.ADAPTERS)
 """The MLGOV_API_ENDPOINTS keys the functions use (DESIGN.md contract 2)."""
-KNOWN_SERVICES = (*SERVICES, "cloudscheduler", "bigquery")
+KNOWN_SERVICES = (*SERVICES, "cloudscheduler", "bigquery", "logging")
 """Every key DESIGN.md fixes: one map may serve the operator tools (jobs, spend) too."""
 
 
@@ -147,6 +147,14 @@ class _CloudPorts:
     @property
     def budgets(self) -> ports.Budgets:
         return _adapter("billingbudgets")
+
+    @property
+    def assets(self) -> ports.Assets:
+        return _adapter("cloudasset")
+
+    @property
+    def work(self) -> ports.WorkQueue:
+        return _adapter("pubsub")
 
 
 @functools.cache

@@ -40,6 +40,24 @@ class NotCapped(Skip):
     """
 
 
+@dataclass(frozen=True)
+class OutsideZones(Skip):
+    """Running in a governed project, but outside the zones (or regions) its policy lists.
+
+    The cap acts only where the policy says; what it leaves running there is named in the
+    report's `not_capped` with this reason, never skipped without a trace.
+    """
+
+
+def outside_zones_reason(policy: ActionPolicy, project: str, location: str) -> str:
+    """Why a running resource at `location` of a governed project is not capped."""
+    zones = ", ".join(policy.projects[project].zones)
+    return (
+        f"running in {location}, outside the governed zones of {project} ({zones}) and their "
+        "regions: not capped"
+    )
+
+
 @dataclass
 class CapPlan:
     """The cap's actions in the order they run: `first` with the stops, `later` after them."""
@@ -73,6 +91,9 @@ def cap_clusters(clusters: Iterable[Cluster], policy: ActionPolicy, reason: str)
     plan = CapPlan()
     for cluster in sorted(clusters, key=lambda c: c.target):
         if not _governed(policy, cluster.project, cluster.location):
+            if cluster.project in policy.projects and _accelerated(cluster, policy):
+                reason = outside_zones_reason(policy, cluster.project, cluster.location)
+                plan.first.append(OutsideZones(cluster.target, reason))
             continue
         if policy.is_exempt(cluster.resource_labels):
             plan.first.append(Skip(cluster.target, _exempt(policy)))
@@ -95,6 +116,18 @@ def cap_clusters(clusters: Iterable[Cluster], policy: ActionPolicy, reason: str)
                 # its instance groups and skips it at 0 nodes.
                 plan.later.append(CapNodePool(pool.target, reason, pool=pool))
     return plan
+
+
+def _accelerated(cluster: Cluster, policy: ActionPolicy) -> bool:
+    """True if the cap would act on the cluster were it governed: an accelerator pool or NAP."""
+    if policy.is_exempt(cluster.resource_labels):
+        return False
+    pools = [p for p in cluster.node_pools if p.accelerator_kind is not None]
+    return (
+        cluster.autopilot
+        or bool(cluster.nap_open())
+        or any(not policy.is_exempt(p.resource_labels) for p in pools)
+    )
 
 
 def cancel_jobs(jobs: Iterable[VertexJob], policy: ActionPolicy, reason: str) -> list[Action]:

@@ -409,3 +409,17 @@ class Report:
             "not_capped": list(self.not_capped),
             "failed_scopes": list(self.failed_scopes),
         }
+
+
+@dataclass(frozen=True)
+class FoundProject:
+    """A project Cloud Asset Inventory found under a scope (a `searchAllResources` result).
+
+    Asset Inventory is eventually consistent (minutes): it says which projects exist, never
+    what runs in them; the flows read live state before acting.
+    """
+
+    project_id: str
+    number: str  # from `project`: projects/NUMBER ("" if absent)
+    state: str  # ACTIVE, DELETE_REQUESTED, DELETE_IN_PROGRESS, ...
+    labels: Mapping[str, str] = field(default_factory=dict[str, str])

@@ -7,6 +7,7 @@ standard library only; `reader` holds what they share. The names below are the p
 
 from __future__ import annotations
 
+from govern.parse.assets import PROJECT_ASSET_TYPE, found_project
 from govern.parse.budget import SUPPORTED_SCHEMA_VERSIONS, budget_alert
 from govern.parse.container import cluster
 from govern.parse.policy import action_policy
@@ -24,6 +25,7 @@ from govern.parse.vertex import endpoint, vertex_job
 
 __all__ = [
     "INSTANCE_RESOURCE_TYPE",
+    "PROJECT_ASSET_TYPE",
     "SUPPORTED_SCHEMA_VERSIONS",
     "ParseError",
     "action_policy",
@@ -31,6 +33,7 @@ __all__ = [
     "cluster",
     "compute_instance",
     "endpoint",
+    "found_project",
     "gpu_utilization",
     "notebook_instance",
     "recommendation",
