@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 
 from govern.gke import Autoscaling, Cluster, NodePool, ResourceLimit
 from govern.models import FoundProject, Recommendation, SpendCapState, Workload
-from govern.workitems import Message
 from govern.vertex import Endpoint, JobKind, VertexJob
+from govern.workitems import Message
 
 STOPPED = {"compute": "TERMINATED", "notebook": "STOPPED", "tpu": "STOPPED"}
 
