@@ -353,10 +353,14 @@ class Report:
     unreadable: tuple[str, ...] = ()
     run_id: str = ""
     no_data: tuple[str, ...] = ()  # governed accelerators without utilization data
-    not_capped: tuple[str, ...] = ()  # what the budget cap cannot reach by design (Autopilot)
+    # What the budget cap does not reach: Autopilot clusters (by design), what runs outside the
+    # governed zones, Vertex AI outside the regions read (flows/budget.py).
+    not_capped: tuple[str, ...] = ()
     # Governed locations a listing could not read (Compute `unreachables`, GKE `missingZones`,
     # TPU/Notebooks `unreachable`): what they hold was not acted on, so the run failed.
     failed_scopes: tuple[str, ...] = ()
+    # Fan-out: what a dispatcher published instead of acting (flows/dispatch.py), else None.
+    dispatch: Mapping[str, Any] | None = None
 
     @property
     def failed(self) -> bool:
@@ -383,7 +387,9 @@ class Report:
         if self.unreadable:
             parts.append(f"{len(self.unreadable)} unreadable")
         if self.not_capped:
-            parts.append(f"{len(self.not_capped)} not capped (by design)")
+            parts.append(f"{len(self.not_capped)} not capped")
+        if self.dispatch is not None:
+            parts.insert(0, f"{self.dispatch['items']} work item(s) published")
         return ", ".join(parts) or "nothing to do"
 
     def counts(self) -> dict[str, int]:
@@ -408,6 +414,7 @@ class Report:
             "no_data": list(self.no_data),
             "not_capped": list(self.not_capped),
             "failed_scopes": list(self.failed_scopes),
+            **({"dispatch": dict(self.dispatch)} if self.dispatch is not None else {}),
         }
 
 

@@ -28,6 +28,7 @@ from govern.ports import (
     LIST_INSTANCES,
     LIST_NOTEBOOKS,
     LIST_TPU_NODES,
+    PUBLISH_WORK,
     SEARCH_PROJECTS,
     Ports,
 )
@@ -42,6 +43,7 @@ BUDGET_ALERT: Final = Flow(
         *cap.CAP_READS,
         GET_SPEND_CAP,
         SEARCH_PROJECTS,
+        PUBLISH_WORK,
     ),
     actions=(StopInstance, StopNotebook, StopTpuNode, DisableBilling, *cap.CAP_ACTIONS),
 )
@@ -69,6 +71,11 @@ class Judged:
     alert: BudgetAlert
     budget: BudgetPolicy
     level: decide.BudgetLevel
+
+    @property
+    def reached(self) -> float:
+        """The highest policy level the ratio reached (stop_at, or disable_billing_at)."""
+        return self.level.level if self.level.level is not None else self.budget.stop_at
 
 
 def judge(alert: BudgetAlert, ports: Ports, runner: Runner) -> Judged | Quiet | SpendCapNotice:

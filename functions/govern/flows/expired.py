@@ -11,11 +11,18 @@ from govern.execute import Runner
 from govern.flows import scoped
 from govern.flows.base import Flow, inventory
 from govern.models import Report
-from govern.ports import LIST_INSTANCES, LIST_NOTEBOOKS, LIST_TPU_NODES, SEARCH_PROJECTS, Ports
+from govern.ports import (
+    LIST_INSTANCES,
+    LIST_NOTEBOOKS,
+    LIST_TPU_NODES,
+    PUBLISH_WORK,
+    SEARCH_PROJECTS,
+    Ports,
+)
 
 REAP_EXPIRED: Final = Flow(
     "reap_expired",
-    reads=(SEARCH_PROJECTS, LIST_INSTANCES, LIST_NOTEBOOKS, LIST_TPU_NODES),
+    reads=(SEARCH_PROJECTS, PUBLISH_WORK, LIST_INSTANCES, LIST_NOTEBOOKS, LIST_TPU_NODES),
     actions=(StopInstance, StopNotebook, StopTpuNode),
 )
 

@@ -23,11 +23,18 @@ from govern.execute import ReadCall, Runner
 from govern.flows import scoped
 from govern.flows.base import Flow, inventory
 from govern.models import Report, Usage, Workload
-from govern.ports import LIST_INSTANCES, LIST_TIME_SERIES, LIST_TPU_NODES, SEARCH_PROJECTS, Ports
+from govern.ports import (
+    LIST_INSTANCES,
+    LIST_TIME_SERIES,
+    LIST_TPU_NODES,
+    PUBLISH_WORK,
+    SEARCH_PROJECTS,
+    Ports,
+)
 
 REAP_IDLE_GPUS: Final = Flow(
     "reap_idle_gpus",
-    reads=(SEARCH_PROJECTS, LIST_INSTANCES, LIST_TPU_NODES, LIST_TIME_SERIES),
+    reads=(SEARCH_PROJECTS, PUBLISH_WORK, LIST_INSTANCES, LIST_TPU_NODES, LIST_TIME_SERIES),
     actions=(StopInstance, StopNotebook, StopTpuNode),
 )
 

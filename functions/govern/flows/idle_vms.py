@@ -16,11 +16,17 @@ from govern.execute import ReadCall, Runner
 from govern.flows import scoped
 from govern.flows.base import Flow, inventory
 from govern.models import Report, Workload
-from govern.ports import LIST_IDLE_VM_RECOMMENDATIONS, LIST_INSTANCES, SEARCH_PROJECTS, Ports
+from govern.ports import (
+    LIST_IDLE_VM_RECOMMENDATIONS,
+    LIST_INSTANCES,
+    PUBLISH_WORK,
+    SEARCH_PROJECTS,
+    Ports,
+)
 
 REAP_IDLE_VMS: Final = Flow(
     "reap_idle_vms",
-    reads=(SEARCH_PROJECTS, LIST_IDLE_VM_RECOMMENDATIONS, LIST_INSTANCES),
+    reads=(SEARCH_PROJECTS, PUBLISH_WORK, LIST_IDLE_VM_RECOMMENDATIONS, LIST_INSTANCES),
     actions=(ReapRecommendation, ReleaseClaim),
 )
 

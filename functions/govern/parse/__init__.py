@@ -22,16 +22,19 @@ from govern.parse.resources import (
     tpu_node,
 )
 from govern.parse.vertex import endpoint, vertex_job
+from govern.parse.workitem import Delivery, delivery, work_item
 
 __all__ = [
     "INSTANCE_RESOURCE_TYPE",
     "PROJECT_ASSET_TYPE",
     "SUPPORTED_SCHEMA_VERSIONS",
+    "Delivery",
     "ParseError",
     "action_policy",
     "budget_alert",
     "cluster",
     "compute_instance",
+    "delivery",
     "endpoint",
     "found_project",
     "gpu_utilization",
@@ -40,4 +43,5 @@ __all__ = [
     "tpu_duty_cycle",
     "tpu_node",
     "vertex_job",
+    "work_item",
 ]
