@@ -10,6 +10,7 @@ messages with Pub/Sub's push semantics, on the fake clock.
 from __future__ import annotations
 
 import base64
+import itertools
 import json
 import threading
 from collections import Counter
@@ -77,8 +78,8 @@ def _fan_out(cloud, monkeypatch, **extra) -> None:
     set_policy(monkeypatch, scopes={FOLDER: SCOPE}, **extra)
 
 
-def _push(cloud, faults: Faults = Faults(), workers: int = 8, **sub) -> PushDelivery:
-    push = PushDelivery(cloud.pubsub, cloud.clock, workers=workers, faults=faults)
+def _push(cloud, faults: Faults | None = None, workers: int = 8, **sub) -> PushDelivery:
+    push = PushDelivery(cloud.pubsub, cloud.clock, workers=workers, faults=faults or Faults())
     push.subscribe(
         Subscription(
             "projects/acme-ops/subscriptions/acme-work-push",
@@ -317,7 +318,7 @@ def test_an_item_that_keeps_failing_is_dead_lettered_after_max_attempts(cloud, m
     assert [a.attempt for a in attempts] == [1, 2, 3, 4, 5]
     assert all(a.status == 500 for a in attempts)
     # Pub/Sub's backoff between the attempts: 10, 20, 40, 80 s (retryPolicy 10 s..600 s).
-    gaps = [b.started - a.started for a, b in zip(attempts, attempts[1:], strict=False)]
+    gaps = [b.started - a.started for a, b in itertools.pairwise(attempts)]
     assert all(g >= want for g, want in zip(gaps, [10, 20, 40, 80], strict=True))
     assert cloud.compute.status("ml-000", FAR, "vm") == "TERMINATED"
     lines = log_lines(capsys.readouterr().out)
