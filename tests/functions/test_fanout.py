@@ -15,6 +15,7 @@ import json
 import threading
 from collections import Counter
 from datetime import timedelta
+from typing import Any
 
 import pytest
 
@@ -99,12 +100,13 @@ def _push(cloud, faults: Faults | None = None, workers: int = 8, **sub) -> PushD
     return push
 
 
-def _app(target: str):
+def _app(target: str) -> Any:
     from functions_framework import create_app
 
     from tests.functions.conftest import MAIN
 
-    return create_app(target, MAIN, "cloudevent")
+    app: Any = create_app(target, MAIN, "cloudevent")
+    return app
 
 
 def _items(cloud) -> list[dict]:

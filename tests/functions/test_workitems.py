@@ -13,6 +13,7 @@ import pytest
 
 from govern import admission, clock, pacing, parse, workitems
 from govern.models import ActionPolicy
+from govern.parse.workitem import FIELDS
 from govern.workitems import BudgetItem, ReaperItem
 from tests.fakegcp.clock import FakeClock
 from tests.functions.conftest import BUDGET, DEV, PROD, budget_dict, policy_dict
@@ -96,7 +97,7 @@ def test_a_message_round_trips_through_the_parser(item):
         "mlgov-job": item.job,
         "mlgov-run": "run-1",
     }
-    assert tuple(json.loads(message.data)) == parse.workitem.FIELDS[item.job]
+    assert tuple(json.loads(message.data)) == FIELDS[item.job]
 
 
 def test_batches_keep_within_a_thousand_messages_and_ten_megabytes():
