@@ -90,13 +90,15 @@ def _budget(
     budget = policy.budgets.get(item.budget_id)
     if budget is None:
         return Refused(f"budget {item.budget_id!r} is not in MLGOV_POLICY.budgets")
+    # Listed in the budget, or found through one of the budget's scopes (a project listed in
+    # MLGOV_POLICY.projects too keeps its own entry, but is covered through the scope).
     covers = item.project in budget.projects or (
-        governed.scope is not None and governed.scope in budget.scopes
+        item.scope is not None and item.scope in budget.scopes
     )
     if not covers:
         return Refused(
             f"budget {item.budget_id} covers neither project {item.project!r} nor its scope "
-            f"{governed.scope!r}"
+            f"{item.scope!r}"
         )
     current = period_stamp(periods.period_start(budget.period or DEFAULT_PERIOD, now))
     if item.period_start != current:

@@ -482,3 +482,18 @@ def test_an_unreadable_dead_letter_still_pages_and_is_acknowledged(cloud, capsys
     assert (line["severity"], line["page"], line["outcome"]) == ("CRITICAL", True, "dead-lettered")
     assert line["CloudPubSubDeadLetterSourceDeliveryCount"] == 7
     assert line["work_item"]["key"] == "k"
+
+
+def test_a_listed_project_a_budget_covers_only_through_its_scope_is_worked(cloud, monkeypatch):
+    # DEV is listed (its zones govern it) and lies under the folder; the budget names only the
+    # folder. Its item carries the folder, so the worker sees the budget covers it.
+    _org(cloud, n=1)
+    cloud.assets.add_project(DEV, FOLDER, labels=GOVERNED)
+    _fan_out(cloud, monkeypatch, budgets={BUDGET: budget_dict(projects=[], scopes=[FOLDER])})
+    push = _push(cloud)
+    send_event(pubsub_event(budget_data(1.0, 1000)))
+    dev = next(i for i in _items(cloud) if i["project"] == DEV)
+    assert dev["scope"] == FOLDER
+    push.run()
+    assert cloud.compute.status(DEV, A, "vm-dev") == "TERMINATED"
+    assert [a.status for a in push.attempts] == [200, 200]

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from govern import decide, execute, notifications
+from govern import decide, execute, notifications, resolve
 from govern.actions import Action, DisableBilling, StopInstance, StopNotebook, StopTpuNode
 from govern.cap import NotCapped, OutsideZones
 from govern.execute import ReadCall, Runner
@@ -112,15 +112,18 @@ def judge(alert: BudgetAlert, ports: Ports, runner: Runner) -> Judged | Quiet | 
     return Judged(alert, budget, level)
 
 
-def in_reach(judged: Judged, ports: Ports, runner: Runner) -> decide.BudgetScope:
-    """The projects the judged alert stops and unlinks: its budget's, scopes resolved.
+def in_reach(
+    judged: Judged, ports: Ports, runner: Runner
+) -> tuple[decide.BudgetScope, resolve.Resolution]:
+    """The projects the judged alert stops and unlinks, and what each scope resolved to.
 
-    runner.policy is rebuilt with the projects the budget's scopes govern (flows/scoped.py); a
-    scope that fails or finds nothing acts on nothing and fails the run.
+    runner.policy is rebuilt with the projects the budget's scopes govern (flows/scoped.py): its
+    listed projects and its scopes'. A scope that fails or finds nothing acts on nothing and
+    fails the run.
     """
-    scoped.govern_scopes(runner, ports, judged.budget.scopes)
+    resolution = scoped.govern_scopes(runner, ports, judged.budget.scopes)
     budget = runner.policy.budgets[judged.alert.budget_id]
-    return decide.level_scope(judged.level, budget, runner.policy)
+    return decide.level_scope(judged.level, budget, runner.policy), resolution
 
 
 def budget_alert(
@@ -134,7 +137,8 @@ def budget_alert(
     judged = judge(alert, ports, runner)
     if not isinstance(judged, Judged):
         return judged
-    return act_on_projects(in_reach(judged, ports, runner), ports, runner)
+    scope, _resolution = in_reach(judged, ports, runner)
+    return act_on_projects(scope, ports, runner)
 
 
 def act_on_projects(scope: decide.BudgetScope, ports: Ports, runner: Runner) -> Report:

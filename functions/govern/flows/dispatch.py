@@ -23,7 +23,7 @@ from govern.admission import period_stamp
 from govern.execute import Runner
 from govern.flows import budget, scoped
 from govern.flows.spend_caps import SpendCapNotice
-from govern.models import BudgetAlert, Report
+from govern.models import BudgetAlert, BudgetPolicy, Report
 from govern.notifications import DEFAULT_PERIOD
 from govern.periods import period_start
 from govern.ports import PortError, Ports
@@ -48,7 +48,7 @@ def budget_alert(
     judged = budget.judge(alert, ports, runner)
     if not isinstance(judged, budget.Judged):
         return judged
-    scope = budget.in_reach(judged, ports, runner)
+    scope, resolution = budget.in_reach(judged, ports, runner)
     policy, level = runner.policy, judged.reached
     began = period_stamp(period_start(judged.budget.period or DEFAULT_PERIOD, runner.time.wall()))
     items: list[WorkItem] = [
@@ -56,7 +56,7 @@ def budget_alert(
             project=project,
             run=runner.run_id,
             key=workitems.budget_key(alert.budget_id, began, level, project),
-            scope=resolve.scope_of(policy, project),
+            scope=covered_through(judged.budget, resolution, project),
             budget_id=alert.budget_id,
             ratio=scope.fraction,
             period_start=began,
@@ -68,6 +68,19 @@ def budget_alert(
     every_zone = any(policy.projects[p].every_zone for p in scope.stop_projects)
     not_capped = (budget.VERTEX_NOT_READ,) if every_zone else ()
     return publish(runner, ports, topic, "budget", items, not_capped)
+
+
+def covered_through(
+    covering: BudgetPolicy, resolution: resolve.Resolution, project: str
+) -> str | None:
+    """The scope through which a budget covers `project` (None: the budget lists it).
+
+    A listed project the budget covers only through a scope carries that scope, so the worker
+    can tell the budget covers it (admission.py); its own policy entry still governs it.
+    """
+    if project in covering.projects:
+        return None
+    return next((k for k in covering.scopes if project in resolution.projects.get(k, ())), None)
 
 
 def reaper(job: ReaperJob, ports: Ports, runner: Runner, now: datetime, topic: str) -> Report:

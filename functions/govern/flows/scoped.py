@@ -10,7 +10,6 @@ projects are still acted on. Never "everything". Selection is resolve.py's (pure
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 
 from govern import clock, resolve
@@ -77,8 +76,3 @@ def govern_scopes(runner: Runner, ports: Ports, keys: Sequence[str]) -> resolve.
     if resolution.projects:
         runner.policy = resolve.governed(runner.policy, resolution)
     return resolution
-
-
-def without_scopes(runner: Runner) -> None:
-    """Forget the policy's scopes (a worker acts on the one project its item names)."""
-    runner.policy = dataclasses.replace(runner.policy, scopes={})
