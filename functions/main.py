@@ -424,6 +424,18 @@ class DuplicateInFlight(RuntimeError):
     """Raised by on_work_item for a delivery whose twin runs here now: Pub/Sub brings it back."""
 
 
+def _not_now(message: str) -> None:
+    """Answer 429 (Pub/Sub delivers the message again after its backoff), without a traceback.
+
+    Under functions_framework (Flask) an HTTP error is an answer, not a crash; elsewhere (a
+    plain call) it raises DuplicateInFlight.
+    """
+    flask = sys.modules.get("flask")
+    if flask is not None and flask.has_request_context():
+        flask.abort(429, description=message)
+    raise DuplicateInFlight(message)
+
+
 def _push_delivery_attempt() -> int | None:
     """The push body's `deliveryAttempt` (set when the subscription dead-letters), or None.
 
@@ -495,7 +507,8 @@ def on_work_item(event: Any) -> None:
     Answers (returns) when the item is done, had nothing to do, or is refused (malformed, or
     not allowed by the policy: acknowledged, so it never loops to the dead-letter topic);
     raises when part of it failed (Pub/Sub redelivers it, up to the subscription's dead-letter
-    limit) and for a duplicate whose twin is running in this process now.
+    limit); answers 429 for a duplicate whose twin is running in this process now (Pub/Sub
+    delivers it again later).
     """
     time, run_id = clock.default(), uuid.uuid4().hex
     event_id = _event_attribute(event, "id")
@@ -540,7 +553,7 @@ def on_work_item(event: Any) -> None:
                 policy,
                 named,
             )
-            raise DuplicateInFlight(f"on_work_item: {what} is already running in this process")
+            _not_now(f"on_work_item: {what} is already running in this process")
         try:
             runner = execute.Runner(policy, time, run_id)
             worked = flows.work_item(item, _worker_ports(policy), runner, time.wall())

@@ -207,7 +207,7 @@ def test_a_duplicate_arriving_while_its_twin_runs_is_not_acknowledged(cloud, mon
     twin = app.test_client().post("/", json=body)
     release.set()
     runner.join(10)
-    assert twin.status_code == 500  # not acknowledged: Pub/Sub brings it back later
+    assert twin.status_code == 429  # not acknowledged: Pub/Sub brings it back later
     assert first == [200]
     assert _stops(cloud)[f"/compute/v1/projects/ml-000/zones/{FAR}/instances/vm/stop"] == 1
     outcomes = [x["outcome"] for x in log_lines(capsys.readouterr().out) if "work_item" in x]

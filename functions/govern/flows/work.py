@@ -81,6 +81,9 @@ def _run(item: WorkItem, admitted: Admitted, ports: Ports, runner: Runner) -> Re
         if admitted.scope is None:
             raise ValueError("admission gave a budget item no scope")  # a bug, not an input
         return budget.act_on_projects(admitted.scope, ports, runner)
+    # TODO(lead, issue 29): enforce item.allowance (the item's share of the run's blast-radius
+    # ceiling) once blast_radius is parsed (NAME=safety's govern/blast.py): today it is carried
+    # and checked for shape only, and the dispatcher sends null.
     started = periods.parse_instant(item.started)
     if item.job == "reap_expired":
         # The dispatcher's day: a redelivery after midnight still judges the run's dates.
