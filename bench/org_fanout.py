@@ -15,7 +15,8 @@ Reports: how long the dispatcher took to answer; from the alert to the last stop
 the fake received; calls per project, with and without accelerators; and the checks that no
 project was lost (every item acknowledged, nothing dead-lettered, every VM stopped) and no write
 was made twice (each stop and each pool resize at most once).
-Usage: .venv/bin/python bench/org_fanout.py [--projects N] [--workers W] [--runs R]
+`--single`: the same alert in one invocation (no MLGOV_WORK_TOPIC), for comparison.
+Usage: .venv/bin/python bench/org_fanout.py [--projects N] [--workers W] [--runs R] [--single]
 """
 
 from __future__ import annotations
@@ -186,7 +187,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     endpoints = {s: url for s in (*services, "cloudasset")}
     os.environ["MLGOV_API_ENDPOINTS"] = json.dumps({**endpoints, "pubsub": local.url})
     os.environ["MLGOV_POLICY"] = policy(args.workers)
-    os.environ["MLGOV_WORK_TOPIC"] = TOPIC
+    if args.single:
+        os.environ.pop("MLGOV_WORK_TOPIC", None)
+    else:
+        os.environ["MLGOV_WORK_TOPIC"] = TOPIC
     main_py = str(REPO / "functions" / "main.py")
     dispatcher: Any = create_app("on_budget_alert", main_py, "cloudevent")
     worker: Any = create_app("on_work_item", main_py, "cloudevent")
@@ -220,7 +224,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     queue.put("stop")
     child.join(10)
     local.stop()
-    published = {m["messageId"] for m in pubsub.messages[TOPIC]}
+    published = {m["messageId"] for m in pubsub.messages.get(TOPIC, [])}
     acked = {mid for s, mid in push.acked if s == work_sub}
     per_project = result["per_project"]
     with_acc = [per_project.get(p, 0) for p in project_ids(args.projects) if accelerated(p)]
@@ -257,6 +261,7 @@ def main() -> None:
     parser.add_argument("--crashes", type=float, default=0.01)
     parser.add_argument("--backoff", type=float, default=1.0)
     parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument("--single", action="store_true", help="one invocation, no fan-out")
     args = parser.parse_args()
     results = [run(args) for _ in range(args.runs)]
     out = {k: statistics.median(r[k] for r in results) for k in results[0]}
