@@ -186,7 +186,9 @@ def price_pool(q: Quote, ctx: PlanContext, spec: PoolSpec) -> None:
     bill, base = q.governed, q.baseline
     node = spec.node
     where = spec.where
-    shape = machine_shape(text(node.get("machineType"), DEFAULT_MACHINE, f"{where}.machineType"))
+    shape = machine_shape(
+        text(node.get("machineType"), DEFAULT_MACHINE, f"{where}.machineType"), ctx.catalog
+    )
     gpus = attached_gpus(node.get("guestAccelerators"), "count", f"{where}.guestAccelerators")
     spot = as_bool(node.get("spot")) is True or as_bool(node.get("preemptible")) is True
     low, nodes, why = _node_range(spec, ctx)

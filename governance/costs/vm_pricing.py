@@ -116,7 +116,7 @@ def _external_ips(ctx: PlanContext, inputs: Mapping[str, Any]) -> int:
 
 def instance_spec(ctx: PlanContext, inputs: Mapping[str, Any], region: str) -> VmSpec:
     """A `gcp.compute.Instance`'s shape, boot disk, scratch disks and external IPs."""
-    shape = machine_shape(text(inputs.get("machineType"), "", "machineType"))
+    shape = machine_shape(text(inputs.get("machineType"), "", "machineType"), ctx.catalog)
     gpus = attached_gpus(inputs.get("guestAccelerators"), "count", "guestAccelerators")
     boot = as_mapping(dig(inputs, "bootDisk", "initializeParams"))
     kind = disk_kind(text(boot.get("type"), DEFAULT_DISK_TYPE, "bootDisk.initializeParams.type"))
@@ -136,7 +136,7 @@ def _discards(inputs: Mapping[str, Any]) -> bool:
 
 def template_spec(ctx: PlanContext, inputs: Mapping[str, Any], region: str) -> VmSpec:
     """An instance template's VM: its `disks` (persistent and SCRATCH) and the rest."""
-    shape = machine_shape(text(inputs.get("machineType"), "", "machineType"))
+    shape = machine_shape(text(inputs.get("machineType"), "", "machineType"), ctx.catalog)
     gpus = attached_gpus(inputs.get("guestAccelerators"), "count", "guestAccelerators")
     disks: list[VmDisk] = []
     ssd = 0.0

@@ -9,7 +9,7 @@ figure in the shipped catalog: the explanation says it is not charged). The base
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -75,7 +75,8 @@ def estimate(res: Resource, ctx: PlanContext) -> Quote:
     bill, base = q.governed, q.baseline
     gce = as_mapping(res.inputs.get("gceSetup"))
     region = ctx.region(res.inputs, "location")
-    shape = machine_shape(text(gce.get("machineType"), DEFAULT_MACHINE, "gceSetup.machineType"))
+    machine = text(gce.get("machineType"), DEFAULT_MACHINE, "gceSetup.machineType")
+    shape = machine_shape(machine, ctx.catalog)
     gpus = attached_gpus(
         gce.get("acceleratorConfigs"), "coreCount", "gceSetup.acceleratorConfigs", enum=True
     )
@@ -109,7 +110,9 @@ def estimate(res: Resource, ctx: PlanContext) -> Quote:
           for path, d in _data_disks(gce.get("dataDisks"))),
     ]  # fmt: skip
     # the management fee is per GPU, built into the machine type (G2's L4) or attached
-    fee_gpus = [(shape.gpu, shape.gpu_count)] if shape.gpu else gpus
+    fee_gpus: list[tuple[str, float]] = (
+        [(shape.gpu, shape.gpu_count)] if shape.gpu else [(m, float(n)) for m, n in gpus]
+    )
     for b, h, commit in ((bill, hours, u.commitment), (base, HOURS_PER_MONTH, "none")):
         charge_machine(b, cat, shape, region, "ondemand", h, extra_gpus=gpus, commitment=commit)
         _management_fee(b, ctx, shape.vcpus, shape.memory_gib, fee_gpus, region, h)
@@ -130,7 +133,7 @@ def _data_disks(value: object) -> list[tuple[str, Mapping[str, Any]]]:
 
 
 def _management_fee(
-    b: Bill, ctx: PlanContext, vcpus: float, gib: float, gpus: list[tuple[str, int]],
+    b: Bill, ctx: PlanContext, vcpus: float, gib: float, gpus: Sequence[tuple[str, float]],
     region: str, h: float,
 ) -> None:  # fmt: skip
     """Workbench's management fee per vCPU, GiB of memory and GPU hour (never committed)."""
@@ -146,7 +149,7 @@ def _management_fee(
         if not cat.has(key):
             # the GPU itself is already named unpriced (machine_pricing.py) or priced; its fee
             # has no documented figure: named, the rest of the notebook priced
-            b.unpriced_part(f"Workbench GPU fee {count} x {model}", f"no catalog price {key}")
+            b.unpriced_part(f"Workbench GPU fee {count:g} x {model}", f"no catalog price {key}")
             continue
         b.charge("Workbench GPU fee", cat.price(key, region), count * h,
-                 f"{count} x {model} x {h:g} h")  # fmt: skip
+                 f"{count:g} x {model} x {h:g} h")  # fmt: skip
