@@ -2,9 +2,11 @@
 
 Running hours come from idle shutdown (`gceSetup.metadata["idle-timeout-seconds"]`): active
 hours plus one idle timeout per session, capped by an office-hours schedule (context) and
-prorated by `mlgov-expires-on`. Disks are billed all month. The management fee is charged per
-vCPU, GiB of memory and GPU hour where the catalog prices it (the memory fee has no documented
-figure in the shipped catalog: the explanation says it is not charged). The baseline runs 730 h.
+prorated by `mlgov-expires-on`. Disks are billed all month; the external IP the instance gets
+unless `gceSetup.disablePublicIp` is true, for the hours it runs (`network.ip.vm`). The
+management fee is charged per vCPU, GiB of memory and GPU hour where the catalog prices it (the
+memory fee has no documented figure in the shipped catalog: the explanation says it is not
+charged). The baseline runs 730 h.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from governance.costs.machine_pricing import attached_gpus, charge_machine
 from governance.costs.machines import machine_shape
 from governance.costs.model import Resource
 from governance.costs.month import HOURS_PER_MONTH
-from mlgov_policies.props import as_list, as_mapping, dig
+from mlgov_policies.props import as_bool, as_list, as_mapping, dig
 
 # Workbench's defaults when gceSetup leaves them out (gcp.workbench.Instance API reference:
 # machine type n1-standard-4, boot disk 150 GB and data disk 100 GB, both PD_BALANCED).
@@ -118,6 +120,10 @@ def estimate(res: Resource, ctx: PlanContext) -> Quote:
         _management_fee(b, ctx, shape.vcpus, shape.memory_gib, fee_gpus, region, h)
         for disk_type, size_gb in disks:
             charge_disk(b, cat, disk_type, size_gb, region)
+        if as_bool(gce.get("disablePublicIp")) is not True:
+            # the Workbench API gives the VM an external IP unless disablePublicIp is true
+            b.charge("external IP", cat.price("network.ip.vm", region), h,
+                     f"{h:g} h in use (gceSetup.disablePublicIp is not true)")  # fmt: skip
     return q
 
 
