@@ -227,9 +227,6 @@ def price_pool(q: Quote, ctx: PlanContext, spec: PoolSpec) -> None:
         number(boot.get("sizeGb") or node.get("diskSizeGb"), DEFAULT_DISK_GB),
     )
     ssds = local_ssds(node)
-    if spec.public_nodes is None:
-        bill.note(f"external IPs of the nodes not estimated: {spec.public_why}, so whether its "
-                  "nodes are private is unknown")  # fmt: skip
     commitment = ctx.usage.commitment
     for b, n, usage, commit in (
         (bill, nodes, "spot" if spot else "ondemand", commitment),
@@ -266,3 +263,6 @@ def price_pool(q: Quote, ctx: PlanContext, spec: PoolSpec) -> None:
                 n * ssds * LOCAL_SSD_GIB,
                 f"{n:g} x {ssds} x {LOCAL_SSD_GIB:g} GiB",
             )
+    if spec.public_nodes is None:
+        bill.note(f"external IPs of the nodes not estimated: {spec.public_why}, so whether its "
+                  "nodes are private is unknown")  # fmt: skip
