@@ -26,7 +26,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from governance.costs.assumptions import UsageAssumptions
 from governance.costs.catalog import Catalog, default_catalog
@@ -40,8 +40,9 @@ REPO = Path(__file__).resolve().parents[3]
 REFERENCE = REPO / "tests" / "costs" / "data" / "pricing-reference.yml"
 TOLERANCE = 0.01
 AS_OF = date(2026, 11, 1)
+Commitment = Literal["none", "1y", "3y"]
 # export column -> (spot, hours, commitment)
-COLUMNS: Mapping[str, tuple[bool, float, str]] = {
+COLUMNS: Mapping[str, tuple[bool, float, Commitment]] = {
     "hour": (False, 1.0, "none"),
     "hour_spot": (True, 1.0, "none"),
     "month": (False, 730.0, "none"),
@@ -213,7 +214,7 @@ def render(table: Mapping[str, Any], show: int) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     from tests.costs.catalog_build.catalog_reference import full_export_path
 
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--pricing", help="the export (default: the full one, else the trimmed)")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     parser.add_argument("--show", type=int, default=40, help="types listed (default 40)")

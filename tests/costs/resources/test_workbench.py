@@ -93,6 +93,7 @@ def test_a_notebook_with_a_public_ip_bills_it_for_the_hours_it_runs():
     public = one(notebook(disablePublicIp=False))
     line = next(x for x in public.cost_lines if x.bill == "governed" and x.what == "external IP")
     assert line.key == "network.ip.vm"
+    assert line.quantity is not None
     assert public.monthly_usd == pytest.approx(private.monthly_usd + line.quantity * 0.005)
     assert line.quantity == pytest.approx(88 + 22)  # active hours + one idle timeout a session
     base = next(x for x in public.cost_lines if x.bill == "baseline" and x.what == "external IP")
