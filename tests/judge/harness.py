@@ -191,6 +191,7 @@ class PullRequest:
         github: Any = None,
         plant: Iterable[tuple[str, str]] = (),
         produce: bool = True,
+        approve: Iterable[str | tuple[str, str]] = (),
     ) -> Outcome:
         """Run plan.yml's plan step (the PR's program) and judge.yml's judge step.
 
@@ -199,6 +200,7 @@ class PullRequest:
         site-packages before it runs (what a PR's tests could leave there); `github` is a
         fake_github.FakeGitHub already serving. `produce=False` skips the plan step for a PR
         that changes no governance code, whose plans the judge never reads (it plans them).
+        `approve`: reviews of the head commit once it exists (a login approves; or (login, state)).
         """
         if not produce and head_plans is None:
             head_plans = lambda _: None  # noqa: E731 - an empty artifact
@@ -229,6 +231,9 @@ class PullRequest:
             assert done.returncode == 0, plan_log
         if github is not None:
             github.head_sha = head
+            for review in approve:
+                login, state = (review, "APPROVED") if isinstance(review, str) else review
+                github.review(login, state)
         env = {
             **common, "JUDGE_PY": str(judge_py), "BASE": str(base), "PR_TREE": str(self.repo),
             "HEAD_PLANS": str(plans), "BASE_PLANS_CACHE": str(self.base_cache),
