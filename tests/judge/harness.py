@@ -28,10 +28,24 @@ import yaml
 ROOT = Path(__file__).resolve().parents[2]
 SITE = Path(sysconfig.get_paths()["purelib"])
 # What planning needs from the project, plus the files the attacks edit.
-PROJECT_FILES = ("Pulumi.yaml", "__main__.py", "README.md", ".github/CODEOWNERS", "tests/conftest.py")
+PROJECT_FILES = (
+    "Pulumi.yaml",
+    "__main__.py",
+    "README.md",
+    ".github/CODEOWNERS",
+    "tests/conftest.py",
+)
 PROJECT_DIRS = ("governance", "policies", "functions")
 STACK = "prod"
-GIT = ["git", "-c", "user.email=ci@example.test", "-c", "user.name=ci", "-c", "init.defaultBranch=main"]
+GIT = [
+    "git",
+    "-c",
+    "user.email=ci@example.test",
+    "-c",
+    "user.name=ci",
+    "-c",
+    "init.defaultBranch=main",
+]
 _SKIP = {"__pycache__", ".pytest_cache"}
 
 
@@ -43,7 +57,9 @@ def _git(cwd: Path, *args: str) -> str:
 
 def _copy_tree(source: Path, target: Path) -> None:
     shutil.copytree(
-        source, target, ignore=lambda _, names: [n for n in names if n in _SKIP or n.endswith(".pyc")]
+        source,
+        target,
+        ignore=lambda _, names: [n for n in names if n in _SKIP or n.endswith(".pyc")],
     )
 
 
@@ -104,11 +120,16 @@ def _step(workflow: str, name: str) -> str:
     raise LookupError(f"{workflow}: no step {name!r}")
 
 
-PLAN_STEP = ("plan.yml", "Plan every stack (the PR's own program; its plans are data for the judge)")
+PLAN_STEP = (
+    "plan.yml",
+    "Plan every stack (the PR's own program; its plans are data for the judge)",
+)
 JUDGE_STEP = ("judge.yml", "Judge every stack with the base's mlgov")
 
 
-def run_step(step: tuple[str, str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+def run_step(
+    step: tuple[str, str], cwd: Path, env: dict[str, str]
+) -> subprocess.CompletedProcess[str]:
     """A workflow step's script, run as GitHub runs `shell: bash` (`-eo pipefail`)."""
     return subprocess.run(
         ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", _step(*step)],

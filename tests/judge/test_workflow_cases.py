@@ -27,7 +27,6 @@ def test_a_pr_that_changes_only_prose_passes(pr: PullRequest) -> None:
     assert out.status == "0", out.comment + out.log
     assert ":white_check_mark: no mandatory findings." in out.comment
     assert "Code that decides governance changed" not in out.comment
-    assert out.plan_log == "" or True
 
 
 def test_h1_a_reaper_that_runs_one_day_a_month_is_a_weakening(pr: PullRequest) -> None:
@@ -53,9 +52,7 @@ def test_h2_a_time_budget_of_zero_is_refused_named(pr: PullRequest) -> None:
     out = pr.judge(produce=False)
     assert out.blocked, out.comment + out.log
     assert "### :x: `prod`: the stack could not be planned" in out.comment
-    assert "time\\_budget\\_seconds is 0 s, below the 30 s" in out.comment or (
-        "time_budget_seconds is 0 s, below the 30 s" in out.comment
-    )
+    assert "time_budget_seconds is 0 s, below the 30 s" in out.comment
 
 
 def test_h3_two_halves_of_ipv4_open_the_control_plane(pr: PullRequest) -> None:
@@ -105,13 +102,17 @@ def test_m2_a_usage_assumption_that_hides_a_new_pool_moves_the_headline(pr: Pull
     out = pr.judge(produce=False)
     assert out.blocked, out.comment + out.log
     assert "`assumptions.training_pool_average_nodes`" in out.comment
-    header = next(line for line in out.comment.splitlines() if line.startswith("### ") and "prod" in line)
+    header = next(
+        line for line in out.comment.splitlines() if line.startswith("### ") and "prod" in line
+    )
     assert "usage assumptions changed: +$" in header, header
     assert "with the base's assumptions" in header and "with the head's" in header
 
 
 def test_m3_lookalike_labels_on_every_resource_are_flagged(pr: PullRequest) -> None:
-    pr.stack(lambda s: s.update(labels={"team": "ml-pl\u0430tform", "cost-center": "\u0441\u0441-9000"}))
+    pr.stack(
+        lambda s: s.update(labels={"team": "ml-pl\u0430tform", "cost-center": "\u0441\u0441-9000"})
+    )
     out = pr.judge(produce=False)
     assert out.blocked, out.comment + out.log
     assert "`labels.team.lookalike`" in out.comment
