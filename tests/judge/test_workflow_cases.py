@@ -10,6 +10,8 @@ files a hostile PR uploads.
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -17,7 +19,7 @@ from typing import Any
 import pytest
 
 from tests.judge.fake_github import FakeGitHub, serve
-from tests.judge.harness import ROOT, PullRequest
+from tests.judge.harness import ROOT, PullRequest, make_base_repo
 
 
 def test_a_pr_that_changes_only_prose_passes(pr: PullRequest) -> None:
@@ -301,3 +303,22 @@ def test_plans_that_cannot_be_judged_are_refused_named(
     assert named in out.comment, out.comment
     assert "$0.00/month" not in out.comment
     assert "Traceback" not in out.log and "internal error" not in out.log
+
+
+def test_a_base_that_cannot_be_planned_blocks_and_is_named(tmp_path: Path) -> None:
+    # H4's other half: whatever breaks the base, it never reads as "no base plan", exit 0.
+    origin = make_base_repo(tmp_path / "broken")
+    stack = origin / "stacks" / "Pulumi.prod.yaml"
+    stack.write_text(stack.read_text().replace("environment: prod", "environment: prd"))
+    subprocess.run(["git", "-C", str(origin), "commit", "-qam", "broken base"], check=True,
+                   env={**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t",
+                        "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"})  # fmt: skip
+    (tmp_path / "case").mkdir()
+    pr = PullRequest(tmp_path / "case", origin, tmp_path / "cache")
+    pr.stack(lambda s: s.update(environment="prod"))  # the PR fixes it, and turns on dry run
+    pr.stack(_dry_run)
+    out = pr.judge(produce=False)
+    assert out.blocked, out.comment + out.log
+    assert "### :x: `prod`: the PR base could not be planned" in out.comment
+    assert "mlgov:settings.environment" in out.comment
+    assert "No base plan" not in out.comment
