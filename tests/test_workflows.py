@@ -146,7 +146,7 @@ def test_the_comment_and_status_are_posted_by_a_job_that_runs_nothing() -> None:
     script = step["with"]["script"]
     assert "updateComment" in script and "createComment" in script
     assert 'c.user.login === "github-actions[bot]"' in script
-    assert 'context: "mlgov judge"' in script and "createCommitStatus" in script
+    assert 'context: "mlgov/judge"' in script and "createCommitStatus" in script
     # no other job of any workflow may write to the PR
     for path in WORKFLOWS:
         for name, other in _load(path)["jobs"].items():

@@ -154,7 +154,7 @@ class Outcome:
 
     @property
     def blocked(self) -> bool:
-        """Whether the PR may not merge (the `mlgov judge` status fails)."""
+        """Whether the PR may not merge (the `mlgov/judge` status fails)."""
         return self.status != "0"
 
 

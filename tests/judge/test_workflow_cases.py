@@ -1,7 +1,7 @@
 """Issue 30's cases, each through the real PR check: plan.yml's plan step, then judge.yml's.
 
 Every case is a hostile PR against this project's prod stack. The judge must block it (the
-`mlgov judge` status fails) and say why in the comment; a benign PR must pass. Cases H1-H3 and
+`mlgov/judge` status fails) and say why in the comment; a benign PR must pass. Cases H1-H3 and
 M1-M3 edit stack files only (the judge plans them itself); H4-H7 and M4 carry code (the PR's
 own program plans, its plans are data, and the code is listed for an owner); N1-N4 are plan
 files a hostile PR uploads.
