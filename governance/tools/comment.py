@@ -1,14 +1,17 @@
 """The pull-request comment: every changed stack's governance changes, findings and cost diff.
 
 `build_comment(stacks)` is pure: for each stack, its plan document at the PR head and at the PR
-base (None when the base could not be planned), it writes the Markdown body the PR job posts and
-later updates in place (found again by `MARKER`). A stack is shown when its governance, cost or
-findings change, or when it blocks the PR (a mandatory finding, a prod weakening nobody
-acknowledged, a plan that failed). Each section starts with its verdict, then **Governance
-weakened** (govdiff/render.py), the findings, the other governance changes, the cost changes
-(diff.py) and the resources with the $0 ones folded into one line. Everything that comes from a
-stack or a plan is escaped (escape.py); the body fits GitHub's limit by folding details (fit.py),
-and `Comment.full` is the unfolded report the workflow uploads as an artifact.
+base (None for a new stack, judged on its own: govdiff/standalone.py), or why one side could not
+be planned or judged, it writes the Markdown body the PR judge posts and later updates in place
+(found again by `MARKER`). A stack is shown when its governance, cost or findings change, or when
+it blocks the PR (a mandatory finding, a prod weakening nobody acknowledged, a plan that failed
+at the head or the base, a plan that cannot be judged). Each section starts with its verdict
+(with the cost change under both sides' usage assumptions when the PR changes them), then
+**Governance weakened** (govdiff/render.py), the findings, the other governance changes, the
+cost changes (diff.py) and the resources with the $0 ones folded into one line. The PR judge's
+**Code that decides governance changed** (judge/render.py) comes before the stacks. Everything
+that comes from a stack or a plan is escaped (escape.py); the body fits GitHub's limit by
+folding details (fit.py), and `Comment.full` is the unfolded report the workflow uploads.
 """
 
 from __future__ import annotations
