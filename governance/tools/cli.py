@@ -111,6 +111,13 @@ def _emit(doc: Any, args: argparse.Namespace) -> int:
     # Settings that do nothing: on stderr, so `--json` output stays a clean document.
     warnings: list[dict[str, str]] = doc.get("warnings") or []
     warn(f"{w['key']}: {w['message']}" for w in warnings)
+    from governance.tools.unjudgeable import partial_note
+
+    # A --partial judgement says so first, whatever the format (a JSON document: its own key).
+    if (partial := partial_note(doc)) is not None:
+        doc["partial"] = partial
+        if not args.json:
+            print(partial)
     if getattr(args, "explain", None) is not None:
         from governance.tools.explain import explain
 
@@ -159,7 +166,7 @@ def _check(args: argparse.Namespace) -> int:
     _explain_swallowed_path(args)
     usage = usage_file_arg(args)
     pack = policy_config_arg(args)
-    doc = read_document(args.path)
+    doc = read_document(args.path, partial=args.partial)
     return _emit(plan.evaluate_document(doc, usage, _shows_lines(args), pack), args)
 
 
@@ -197,6 +204,16 @@ def _output_flags(parser: argparse.ArgumentParser) -> None:
     usage_file_flag(parser)
 
 
+def partial_flag(parser: argparse.ArgumentParser) -> None:
+    """Add `--partial`: judge a preview made without `--show-sames` (it is refused otherwise)."""
+    parser.add_argument(
+        "--partial",
+        action="store_true",
+        help="judge a `pulumi preview --json` made without --show-sames (only what changes): "
+        "refused without this flag; the output's first line then says it is partial",
+    )
+
+
 def usage_file_flag(parser: argparse.ArgumentParser) -> None:
     """Add `--usage-file PATH` to a subcommand."""
     parser.add_argument(
@@ -232,7 +249,7 @@ def build_parser() -> argparse.ArgumentParser:
     c = sub.add_parser(
         "check",
         usage=f"{PROG} check [-h] [--debug] [--json | --markdown | --explain [NAME]] "
-        "[--usage-file PATH] [--policy-config FILE] path",
+        "[--usage-file PATH] [--partial] [--policy-config FILE] path",
         help="evaluate policies and costs over a plan document or a Pulumi preview",
         description="Evaluate policies and costs over a plan: an mlgov plan document,\n"
         "`pulumi preview --json` output or a `pulumi stack export` (told apart by content).",
@@ -244,6 +261,7 @@ def build_parser() -> argparse.ArgumentParser:
     # usage line still shows it as required, which it is.
     c.add_argument("path", nargs="?", help="plan JSON file (any of those formats), or - for stdin")
     _output_flags(c)
+    partial_flag(c)
     policy_config_flag(c)
     c.set_defaults(func=_check)
 
@@ -278,10 +296,11 @@ def _registrars() -> list[Callable[[Any], None]]:
     from governance.tools.costs_cli import register as costs
     from governance.tools.init import register as init
     from governance.tools.jobs import register as jobs
+    from governance.tools.judge.cli import register as judge
     from governance.tools.policy_config import register as policy_config
     from governance.tools.report.cli import register as report
 
-    return [policy_config, costs, jobs, spend, cap, report, init]
+    return [policy_config, costs, jobs, spend, cap, report, init, judge]
 
 
 def quiet_python_version_notices() -> None:

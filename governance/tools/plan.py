@@ -236,6 +236,12 @@ def plan_config(
                 "keys": stack_config.shown,
             }
         doc = cast(PlanDocument, fields)
+        # What the program rendered but no one could judge (a function left below its working
+        # minimum, a size no API accepts) is refused here as it is when a plan is read back.
+        from governance.tools.unjudgeable import problems as unjudgeable
+
+        if refused := unjudgeable(doc, display(source)):
+            raise CliError(refused)
         return evaluate_document(doc, usage_file, cost_lines, policy_config)
 
 
