@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, cast
 
 from governance import __version__
-from governance.tools.collector import fewer_collections
+from governance.tools.collector import fewer_collections, no_final_collections
 from governance.tools.errors import (
     PROG,
     CliError,
@@ -383,4 +383,5 @@ def run() -> None:
         # The reader went away (e.g. `| head`): not an error; silence the flush at exit.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         code = Exit.OK
+    no_final_collections()  # the process ends here: collector.py
     sys.exit(code)
