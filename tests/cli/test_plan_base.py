@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -131,3 +132,26 @@ def test_a_base_process_that_crashes_is_failed_not_mandatory(
     assert (tmp_path / "b" / "status.tsv").read_text() == "dev\t3\tfailed\n"
     assert not (tmp_path / "b" / "dev.json").exists()
     assert "broken base" in (tmp_path / "b" / "dev.err").read_text()
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_a_second_push_reads_the_base_plans_from_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    base = _checkout(tmp_path / "base")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "base"]):
+        subprocess.run([*git, *args], cwd=base, check=True, capture_output=True)
+    monkeypatch.chdir(REPO)
+    args = ["plan", "--stack", "dev", "--out-dir", str(tmp_path / "h"), "--base", str(base)]
+    args += ["--base-out-dir", str(tmp_path / "b"), "--cache-dir", str(tmp_path / "cache")]
+    assert main(args) == Exit.OK
+    first = (tmp_path / "b" / "dev.json").read_text()
+    _, err = capsys.readouterr()
+    assert "mlgov: plan (base) dev: planned (exit 0)" in err.splitlines()
+    (tmp_path / "b" / "dev.json").unlink()
+    assert main(args) == Exit.OK
+    _, err = capsys.readouterr()
+    assert "mlgov: plan (base) dev: planned (exit 0), from the plan cache" in err.splitlines()
+    assert (tmp_path / "b" / "dev.json").read_text() == first
+    assert "planned_by" in json.loads(first)  # the base's own code made the kept plan
