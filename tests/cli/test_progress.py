@@ -172,3 +172,22 @@ def test_plan_into_a_pipe_prints_exactly_what_it_did_before(tmp_path: Path) -> N
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
     assert json.loads(done.stdout)["stack"] == "dev"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["plan", "--stack", "dev"],
+        ["plan", "--all", "--out-dir", "plans"],
+        ["check", "plan.json"],
+        ["spend", "--stack", "dev"],
+        ["report"],
+        ["cap", "status", "--stack", "dev"],
+    ],
+)
+def test_each_long_command_takes_quiet(argv: list[str]) -> None:
+    from governance.tools.cli import build_parser
+
+    assert build_parser().parse_args([*argv, "--quiet"]).quiet is True
+    assert build_parser().parse_args([*argv, "-q"]).quiet is True
+    assert build_parser().parse_args(argv).quiet is False
