@@ -81,14 +81,13 @@ class Request:
 
 @dataclass(frozen=True)
 class Side:
-    """One checkout to plan: its project, its stacks, where its plans go and what runs them."""
+    """One checkout to plan: its project, its stacks, where its plans go, its cache."""
 
     label: str
     """`head` or `base`: named in progress and in the summary lines."""
     project: PulumiProject
     stacks: list[str]
     out_dir: Path
-    command: Command
     cache: Cache | None = None
 
 
@@ -160,8 +159,8 @@ def requests(
     return made
 
 
-def plan_side(side: Side, made: list[Request]) -> list[StackResult]:
-    """Plan every request of one side, writing each stack's files and the side's status."""
+def plan_side(side: Side, made: list[Request], command: Command) -> list[StackResult]:
+    """Plan every request of one side with `command`, writing its stacks' files and status."""
     side.out_dir.mkdir(parents=True, exist_ok=True)
     results: list[StackResult] = []
     for i, request in enumerate(made, 1):
@@ -170,7 +169,7 @@ def plan_side(side: Side, made: list[Request]) -> list[StackResult]:
         printed = side.cache.lookup(request) if side.cache is not None else None
         cached = printed is not None
         if printed is None:
-            printed = side.command(request.argv)
+            printed = command(request.argv)
             if printed.code == Exit.INTERRUPTED:
                 raise KeyboardInterrupt
             if side.cache is not None:
@@ -255,6 +254,8 @@ class Options:
     policy_config: Path | None = None
     policy_config_dir: str | None = None
     usage_file: Path | None = None
+    debug: bool = False
+    """`--debug` was given: each stack's plan gets it (a bug's traceback goes to NAME.err)."""
 
 
 def run(options: Options, main: Callable[[list[str]], int]) -> int:
@@ -277,9 +278,8 @@ def run(options: Options, main: Callable[[list[str]], int]) -> int:
 
     head = find_project()
     head_side = Side(
-        "head", head, stacks_of(head, options.stacks), options.out_dir, in_process(main),
-        cache_of("head", head),
-    )  # fmt: skip
+        "head", head, stacks_of(head, options.stacks), options.out_dir, cache_of("head", head)
+    )
     base_side: Side | None = None
     if options.base is not None and options.base_out_dir is not None:  # checked before planning
         base = find_project(options.base)
@@ -287,16 +287,16 @@ def run(options: Options, main: Callable[[list[str]], int]) -> int:
             raise CliError(f"--base: {display(options.base)} is not the folder of a Pulumi project")
         base_side = Side(
             "base", base, stacks_of(base, options.stacks), options.base_out_dir,
-            _missing_command, cache_of("base", base),
+            cache_of("base", base),
         )  # fmt: skip
-    results = plan_side(head_side, _requests(head_side, options))
+    results = plan_side(head_side, _requests(head_side, options), in_process(main))
     lines = summary(head_side, results)
     sides = [head_side]
     if base_side is not None:
         made = _requests(base_side, options)
         with checkout_imports(base_side.project.root):
             command = tolerate_old_flags(checkout_command(base_side.project.root))
-            base_results = plan_side(_with_command(base_side, command), made)
+            base_results = plan_side(base_side, made, command)
         lines += summary(base_side, base_results)
         sides.append(base_side)
     for line in lines:
@@ -310,18 +310,14 @@ def run(options: Options, main: Callable[[list[str]], int]) -> int:
 
 
 def _requests(side: Side, options: Options) -> list[Request]:
-    return requests(
+    made = requests(
         side.project, side.stacks, options.policy_config, options.policy_config_dir,
         options.usage_file,
     )  # fmt: skip
-
-
-def _missing_command(argv: list[str]) -> Printed:  # pragma: no cover - replaced before use
-    raise AssertionError("the base's command is made inside checkout_imports")
-
-
-def _with_command(side: Side, command: Command) -> Side:
-    return Side(side.label, side.project, side.stacks, side.out_dir, command, side.cache)
+    if options.debug:
+        for request in made:
+            request.argv.append("--debug")
+    return made
 
 
 def tolerate_old_flags(command: Command) -> Command:

@@ -208,6 +208,7 @@ def _batch_options(args: argparse.Namespace) -> Any:
         policy_config=absolute(args.policy_config),
         policy_config_dir=args.policy_config_dir,
         usage_file=absolute(args.usage_file),
+        debug=bool(getattr(args, "debug", False)),
     )
 
 
