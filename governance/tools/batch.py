@@ -238,6 +238,14 @@ def stacks_of(project: PulumiProject, named: Sequence[str] | None) -> list[str]:
             f"--all: no stack files in {display(project.stack_dir)} "
             f"(Pulumi.<stack>{project.ext}); nothing to plan"
         )
+    # A file name can hold what a stack name cannot (a tab, a newline): status.tsv could not
+    # say which stack a line is about. Pulumi refuses such names too.
+    if bad := [n for n in found if not STACK_NAME.fullmatch(n) or n.startswith(".")]:
+        raise CliError(
+            f"--all: {display(project.stack_dir / f'Pulumi.{n}{project.ext}')}: {n[:80]!r} is "
+            "not a stack name Pulumi accepts (letters, digits, -, _ and .); rename or remove it"
+            for n in bad
+        )
     return found
 
 

@@ -264,3 +264,16 @@ def test_all_with_no_stack_files_says_so(
     code, _, err = _run(tmp_path, args, monkeypatch, capsys)
     assert code == Exit.INVALID
     assert "--all: no stack files in . (Pulumi.<stack>.yaml); nothing to plan" in err
+
+
+def test_all_refuses_a_stack_file_whose_name_no_stack_can_have(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    (tmp_path / "Pulumi.yaml").write_text("name: shop\nruntime: python\n")
+    (tmp_path / "Pulumi.dev.yaml").write_text("config:\n  gcp:project: shop-dev\n")
+    (tmp_path / "Pulumi.a\tb.yaml").write_text("config:\n  gcp:project: shop-ab\n")
+    out = tmp_path / "plans"
+    code, _, err = _run(tmp_path, ["plan", "--all", "--out-dir", str(out)], monkeypatch, capsys)
+    assert code == Exit.INVALID
+    assert "'a\\tb' is not a stack name Pulumi accepts" in err
+    assert not out.exists()  # refused before anything is planned or written
