@@ -195,9 +195,11 @@ def plan_config(
     when the program itself raises them.
     """
     from governance.settings import SettingsError
+    from governance.tools import progress
     from governance.tools.offline import run_program
 
     context = context_of(config, source)  # fail fast, before importing pulumi_gcp
+    progress.detail("running the Pulumi program under mocks")
     # The program's objects and the plan live to the end: see collector.py.
     with fewer_collections():
         try:
@@ -242,6 +244,7 @@ def plan_config(
 
         if refused := unjudgeable(doc, display(source)):
             raise CliError(refused)
+        progress.detail("checking policies and costs")
         return evaluate_document(doc, usage_file, cost_lines, policy_config)
 
 
