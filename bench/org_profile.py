@@ -20,7 +20,8 @@ allowed at 1.2), `reap_idle_vms`, `reap_expired`, `reap_idle_gpus`. For each job
    received by method (min/median/max over projects), the handler's wall and CPU time;
 2. trace runs (`--trace-runs`): one project of each kind, each call answered after a random
    latency (lognormal, median 80 ms, p99 800 ms, seeded per run) and no rate limit, to find
-   which call waits for which (bench/orgsim/profile.py derive_trace).
+   which call waits for which (bench/orgsim/profile.py derive_trace; GKE clusters' chains are
+   independent but across the one barrier the code has: gke_clusters_unrelated).
 
 Writes bench/profiles/<name>.json (format: bench/orgsim/profile.py) with the command, the date
 and the machine. Usage:
@@ -60,6 +61,7 @@ from bench.orgsim.profile import (  # noqa: E402
     Profile,
     derive_trace,
     dump,
+    gke_clusters_unrelated,
 )
 
 ZONES = ["us-central1-a", "us-central1-b", "us-central1-c"]
@@ -434,7 +436,7 @@ def measure_job(job: str, args: argparse.Namespace) -> JobProfile:
     kinds: dict[str, KindProfile] = {}
     for kind in KINDS:
         rows = count_rows(per_kind[kind])
-        trace = derive_trace(traces[kind])
+        trace = derive_trace(traces[kind], gke_clusters_unrelated)
         per_project = [len(c) for c in per_kind[kind]]
         kinds[kind] = KindProfile(
             kind=kind,

@@ -12,10 +12,12 @@ Reads a profile written by bench/org_profile.py and runs the discrete-event mode
 - `baseline`: today's single invocation (one instance, 540 s) with the same profile, at a fixed
   50 ms per call (to compare with bench/functions_cap.py) and at the lognormal latency.
 
-Each figure is the median over `--seeds` runs with different random draws. Writes JSON
-(`--out`) and prints a summary. Usage:
+Each figure is the median over several runs with different random draws (`--seeds` at 10,000
+projects and for the baseline, `--seeds-50k` at 50,000, `--sizing-seeds` per grid point). Writes
+JSON (`--out`) and prints a summary. Usage:
   .venv/bin/python bench/org_sim.py [--profile bench/profiles/invocation.json]
-      [--seeds 3] [--accelerated-share 0.1] [--out bench/profiles/org_sim.json] [--only sizing]
+      [--seeds 3] [--seeds-50k 1] [--sizing-seeds 1] [--accelerated-share 0.1]
+      [--out bench/profiles/org_sim.json] [--only sizing|scale|baseline]
 """
 
 from __future__ import annotations
@@ -47,7 +49,8 @@ GOALS = {
 WINDOWS = {"reap_idle_vms": 3600.0, "reap_idle_gpus": 1800.0, "reap_expired": 86400.0}
 """Each reaper's scheduled window: the time until its next run (governance/settings/automation.py
 defaults: hourly, every 30 min, daily)."""
-SIZINGS = [(i, c) for i in (10, 50, 100, 300, 1000) for c in (1, 10, 80)]
+SIZINGS = [(i, c) for i in (50, 100, 300, 1000) for c in (10, 80, 250)]
+"""max instances x concurrency per instance (Cloud Run allows up to 1,000 per instance)."""
 NUMBERS = (
     "dispatcher_answer_s",
     "last_stop_issued_s",
@@ -187,6 +190,8 @@ def main() -> None:
     parser.add_argument("--profile", type=Path, default=REPO / "bench/profiles/invocation.json")
     parser.add_argument("--out", type=Path, default=REPO / "bench/profiles/org_sim.json")
     parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--seeds-50k", type=int, default=1)
+    parser.add_argument("--sizing-seeds", type=int, default=1)
     parser.add_argument("--accelerated-share", type=float, default=0.1)
     parser.add_argument("--only", choices=("sizing", "scale", "baseline"), default=None)
     parser.add_argument("--instances", type=int, default=None, help="skip the sizing search")
@@ -208,7 +213,7 @@ def main() -> None:
     instances, concurrency = args.instances, args.concurrency
     if args.only in (None, "sizing") and instances is None:
         print("sizing: budget alert at 10,000 projects", file=sys.stderr)
-        out["sizing"] = sizing(profile.jobs["budget"], base, args.seeds)
+        out["sizing"] = sizing(profile.jobs["budget"], base, args.sizing_seeds)
         rec = out["sizing"]["recommended"]
         instances, concurrency = rec["max_instances"], rec["concurrency"]
     instances, concurrency = instances or 100, concurrency or 10
@@ -221,7 +226,8 @@ def main() -> None:
                     if op_mode == "slowest" and not name.startswith("budget"):
                         continue
                     scenario = dataclasses.replace(sized, projects=projects, op_mode=op_mode)
-                    result = run(job, scenario, args.seeds)
+                    seeds = args.seeds if projects <= 10_000 else args.seeds_50k
+                    result = run(job, scenario, seeds)
                     result["goals"] = meets(result)
                     result["binding"] = binding(result)
                     if name in WINDOWS:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import statistics
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -126,12 +126,54 @@ def _reachable(graph: Sequence[set[int]], start: int) -> set[int]:
     return seen
 
 
-def derive_trace(runs: Sequence[Sequence[Observed]]) -> list[TraceCall]:
+Unrelated = Callable[[Observed, Observed], bool]
+
+
+def never(_d: Observed, _c: Observed) -> bool:
+    """No pair of calls is known to be unrelated."""
+    return False
+
+
+CLUSTER_LEVEL: Final = frozenset(
+    {
+        "container.projects.locations.clusters.setResourceLabels",
+        "container.projects.locations.clusters.update",
+    }
+)
+
+
+def _acts_on(o: Observed) -> str:
+    """The method a call is, or for a poll the method of the write it confirms."""
+    if o.call_class == "poll" and o.confirms:
+        return o.confirms.split()[1] if len(o.confirms.split()) > 1 else ""
+    return o.method
+
+
+def gke_clusters_unrelated(d: Observed, c: Observed) -> bool:
+    """Whether `d` cannot hold up `c` because they belong to different clusters' chains.
+
+    The functions cap each GKE cluster under its own lock, every cluster at once
+    (functions/govern/actions/gke.py), and run the cluster-level steps (NAP labels and limits)
+    for every cluster before any node pool's (flows/budget.py: `reach.first`, then `later`).
+    So a call on one cluster waits for another cluster's calls only across that one barrier:
+    a node-pool step after the other clusters' cluster-level steps. Timing alone cannot tell the
+    two apart when the clusters' chains move in step, which is why it is said here.
+    """
+    if not (d.cluster and c.cluster) or d.cluster == c.cluster:
+        return False
+    barrier = _acts_on(d) in CLUSTER_LEVEL and ".nodePools." in _acts_on(c)
+    return not barrier
+
+
+def derive_trace(
+    runs: Sequence[Sequence[Observed]], unrelated: Unrelated = never
+) -> list[TraceCall]:
     """The dependency graph of calls seen in every run (see the module docstring).
 
-    A call depends on each call that answered before it started in all runs; the graph is then
-    transitively reduced. Calls missing from some run are left out (they are not part of what a
-    project always costs). Raises ValueError without runs.
+    A call depends on each call that answered before it started in all runs, except where
+    `unrelated(d, c)` says the code cannot make `c` wait for `d`; the graph is then
+    transitively reduced. Calls missing from some run are left out (they are not part of what
+    a project always costs). Raises ValueError without runs.
     """
     if not runs:
         raise ValueError("derive_trace: no runs")
@@ -142,7 +184,13 @@ def derive_trace(runs: Sequence[Sequence[Observed]]) -> list[TraceCall]:
     index = {k: i for i, k in enumerate(common)}
     before: list[set[int]] = []
     for k in common:
-        deps = {index[d] for d in common if d != k and all(r[d].end <= r[k].start for r in by_run)}
+        deps = {
+            index[d]
+            for d in common
+            if d != k
+            and all(r[d].end <= r[k].start for r in by_run)
+            and not unrelated(by_run[0][d], by_run[0][k])
+        }
         before.append(deps)
     reduced: list[set[int]] = []
     for deps in before:

@@ -16,7 +16,14 @@ import pytest
 from bench.orgsim import apis
 from bench.orgsim.latency import Z99, Lognormal
 from bench.orgsim.model import Scenario, simulate
-from bench.orgsim.profile import JobProfile, KindProfile, Observed, TraceCall, derive_trace
+from bench.orgsim.profile import (
+    JobProfile,
+    KindProfile,
+    Observed,
+    TraceCall,
+    derive_trace,
+    gke_clusters_unrelated,
+)
 from bench.orgsim.quotas import Bucket, Window
 
 
@@ -250,3 +257,60 @@ def test_one_invocation_with_one_thread_runs_its_calls_one_after_the_other():
     )
     assert result.items_done == 10 and result.calls == 50
     assert result.last_item_done_s == pytest.approx(5.0)  # 50 calls x 0.1 s on one thread
+
+
+def _gke(key, start, end, cluster, method, cls="write", confirms=""):
+    return Observed(key, "container", method, cls, "", start, end, cluster, confirms)
+
+
+NAP = "container.projects.locations.clusters.update"
+SIZE = "container.projects.locations.clusters.nodePools.setSize"
+
+
+def test_gke_clusters_chains_wait_for_each_other_only_across_the_cluster_level_barrier():
+    # Two clusters in lock step: NAP write then its poll, then the pools' setSize, every run.
+    run = [
+        _gke(f"{NAP} a", 0.0, 1.0, "a", NAP),
+        _gke(f"{NAP} b", 0.0, 1.0, "b", NAP),
+        _gke(
+            "poll a",
+            1.0,
+            2.0,
+            "a",
+            "container.projects.locations.operations.get",
+            "poll",
+            f"container {NAP} a",
+        ),
+        _gke(
+            "poll b",
+            1.0,
+            2.0,
+            "b",
+            "container.projects.locations.operations.get",
+            "poll",
+            f"container {NAP} b",
+        ),
+        _gke(f"{SIZE} a", 2.0, 3.0, "a", SIZE),
+        _gke(f"{SIZE} b", 2.0, 3.0, "b", SIZE),
+        _gke(
+            "poll size a",
+            3.0,
+            4.0,
+            "a",
+            "container.projects.locations.operations.get",
+            "poll",
+            f"container {SIZE} a",
+        ),
+    ]
+    plain = derive_trace([run, run])
+    keyed = {c.key: c for c in plain}
+    index = {c.key: i for i, c in enumerate(plain)}
+    # From timing alone, a's second poll also waits for b's setSize.
+    assert index[f"{SIZE} b"] in keyed["poll size a"].after
+    trace = derive_trace([run, run], gke_clusters_unrelated)
+    keyed = {c.key: c for c in trace}
+    index = {c.key: i for i, c in enumerate(trace)}
+    assert keyed["poll size a"].after == (index[f"{SIZE} a"],)
+    # The barrier stays: a pool step waits for every cluster's cluster-level steps.
+    assert set(keyed[f"{SIZE} a"].after) == {index["poll a"], index["poll b"]}
+    assert keyed["poll a"].after == (index[f"{NAP} a"],)
