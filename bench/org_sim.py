@@ -57,6 +57,7 @@ NUMBERS = (
     "last_stop_confirmed_s",
     "last_operation_done_s",
     "last_item_done_s",
+    "last_item_started_s",
     "items_done",
     "items_dead_lettered",
     "deliveries",
@@ -110,16 +111,33 @@ def run(job: JobProfile, scenario: Scenario, seeds: int) -> dict[str, Any]:
     return out
 
 
+RESIZE = "container.projects.locations.clusters.nodePools.setSize"
+
+
+def _last(by_method: dict[str, float], *, resize: bool) -> float:
+    values = [v for m, v in by_method.items() if (m == RESIZE) == resize]
+    return max(values, default=0.0)
+
+
 def meets(result: dict[str, Any]) -> dict[str, bool]:
-    """Each goal of issue 29: met?"""
+    """Each goal of issue 29: met? GKE pool resizes are judged apart from the other stops
+    (VMs, TPU VMs, Workbench, Vertex AI jobs): each cluster's resizes come one after the other,
+    behind its other GKE operations, whatever the worker's size."""
     shares = result["org_peak_share"].values()
+    issued, confirmed = result["last_issued_by_method"], result["last_confirmed_by_method"]
     return {
         "dispatcher < 10 s": (result["dispatcher_answer_s"] or 1e9) < GOALS["dispatcher_answer_s"],
-        "every stop requested < 60 s": (result["last_stop_issued_s"] or 1e9)
+        "every stop but GKE resizes requested < 60 s": _last(issued, resize=False)
         < GOALS["last_stop_issued_s"],
-        "every stop confirmed < 5 min": (result["last_stop_confirmed_s"] or 1e9)
-        < GOALS["last_stop_confirmed_s"]
-        and result["stops_confirmed"] == result["confirmable_stops"],
+        "every stop but GKE resizes confirmed < 5 min": _last(confirmed, resize=False)
+        < GOALS["last_stop_confirmed_s"],
+        "every GKE resize requested < 60 s": _last(issued, resize=True)
+        < GOALS["last_stop_issued_s"],
+        "every GKE resize confirmed < 5 min": _last(confirmed, resize=True)
+        < GOALS["last_stop_confirmed_s"],
+        "nothing dead-lettered": not result["items_dead_lettered"],
+        "every confirmable stop confirmed": result["stops_confirmed"]
+        == result["confirmable_stops"],
         "<= 50% of every org-level quota": all(v <= GOALS["org_peak_share"] for v in shares),
     }
 
@@ -162,21 +180,36 @@ def sizing(job: JobProfile, base: Scenario, seeds: int) -> dict[str, Any]:
         )
         print(
             f"  sizing {instances:>5} x {concurrency:>3}: stops requested by "
-            f"{result['last_stop_issued_s']} s, confirmed by {result['last_stop_confirmed_s']} s,"
-            f" {result['refused_429']} refusals, goals {sum(goals.values())}/4",
+            f"{result['last_stop_issued_s']} s ({result['last_issued_by_method']}), confirmed by "
+            f"{result['last_stop_confirmed_s']} s, {result['refused_429']} refusals, "
+            f"{result['items_dead_lettered']} dead letters, goals {sum(goals.values())}/"
+            f"{len(goals)}",
             file=sys.stderr,
         )
-    meeting = [r for r in rows if all(r["goals"].values())]
+
+    def sizable(r: dict[str, Any]) -> bool:
+        # The goals a worker's size can meet: all but the GKE resizes' (and so the
+        # confirmations that wait for them).
+        return all(v for k, v in r["goals"].items() if "GKE" not in k and "confirmable" not in k)
+
+    meeting = [r for r in rows if sizable(r)]
     if meeting:
         best = min(meeting, key=lambda r: (r["slots"], r["max_instances"]))
-        why = "the smallest sizing that meets every goal"
+        why = (
+            "the smallest sizing that meets every goal a sizing can meet (all but the GKE "
+            "resizes', which no sizing changes)"
+        )
     else:
-        fastest = min(r["last_stop_issued_s"] or 1e9 for r in rows)
-        near = [r for r in rows if (r["last_stop_issued_s"] or 1e9) <= fastest * 1.05]
+
+        def last(r: dict[str, Any]) -> float:
+            return _last(r["last_issued_by_method"], resize=False) or 1e9
+
+        fastest = min(last(r) for r in rows)
+        near = [r for r in rows if last(r) <= fastest * 1.05]
         best = min(near, key=lambda r: (r["slots"], r["max_instances"]))
         why = (
-            "no sizing meets every goal; the smallest whose last stop is requested within 5% of "
-            "the fastest (more capacity does not help past it)"
+            "no sizing meets the goals; the smallest whose last stop (GKE resizes aside) is "
+            "requested within 5% of the fastest (more capacity does not help past it)"
         )
     return {
         "grid": rows,
@@ -193,12 +226,23 @@ def main() -> None:
     parser.add_argument("--seeds-50k", type=int, default=1)
     parser.add_argument("--sizing-seeds", type=int, default=1)
     parser.add_argument("--accelerated-share", type=float, default=0.1)
+    parser.add_argument(
+        "--push-window", type=int, default=3, help="Pub/Sub's first push window; 0: none"
+    )
+    parser.add_argument("--max-delivery-attempts", type=int, default=5)
+    parser.add_argument("--scale-projects", default="10000,50000")
+    parser.add_argument("--jobs", default=None, help="comma-separated jobs for scale")
     parser.add_argument("--only", choices=("sizing", "scale", "baseline"), default=None)
     parser.add_argument("--instances", type=int, default=None, help="skip the sizing search")
     parser.add_argument("--concurrency", type=int, default=None)
     args = parser.parse_args()
     profile = load(args.profile)
-    base = Scenario(projects=10_000, accelerated_share=args.accelerated_share)
+    base = Scenario(
+        projects=10_000,
+        accelerated_share=args.accelerated_share,
+        push_window_initial=args.push_window or None,
+        max_delivery_attempts=args.max_delivery_attempts,
+    )
     out: dict[str, Any] = {
         "command": " ".join(["bench/org_sim.py", *sys.argv[1:]]),
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -220,8 +264,11 @@ def main() -> None:
     sized = dataclasses.replace(base, max_instances=instances, concurrency=concurrency)
     if args.only in (None, "scale"):
         out["scale"] = {}
+        wanted = args.jobs.split(",") if args.jobs else list(profile.jobs)
         for name, job in profile.jobs.items():
-            for projects in (10_000, 50_000):
+            if name not in wanted:
+                continue
+            for projects in [int(p) for p in args.scale_projects.split(",")]:
                 for op_mode in ("typical", "slowest"):
                     if op_mode == "slowest" and not name.startswith("budget"):
                         continue
@@ -249,29 +296,39 @@ def main() -> None:
                     )
     if args.only in (None, "baseline"):
         out["baseline"] = {}
-        for label, median, p99 in (
-            ("fixed 50 ms", 0.05, 0.05),
-            ("lognormal 200 ms / 2 s", 0.2, 2.0),
-        ):
-            for projects in (200, 1000):
-                scenario = Scenario(
-                    projects=projects,
-                    accelerated_share=1.0,
-                    single_invocation=True,
-                    org_share=None,
-                    latency_median_s=median,
-                    latency_p99_s=p99,
-                    op_mode="instant",
-                    duplicate_rate=0.0,
-                    crash_rate=0.0,
-                )
-                result = run(profile.jobs["budget"], scenario, args.seeds)
-                out["baseline"][f"{label}/{projects}"] = result
-                print(
-                    f"  baseline {label} {projects}: all done by {result['last_item_done_s']} s, "
-                    f"{result['calls']} calls, {result['items_done']} of {projects} projects done",
-                    file=sys.stderr,
-                )
+        # First the setup the profile's counting runs measured (so the model meets a measured
+        # wall time): half of each kind, 50 ms per call, operations done at their first read.
+        per_kind = int(profile.meta.get("projects_per_kind", 20))
+        checks = [("profile setup, fixed 50 ms", 0.05, 0.05, 2 * per_kind, 0.5)]
+        checks += [
+            (label, median, p99, projects, 1.0)
+            for label, median, p99 in (
+                ("fixed 50 ms", 0.05, 0.05),
+                ("lognormal 200 ms / 2 s", 0.2, 2.0),
+            )
+            for projects in (200, 1000)
+        ]
+        for label, median, p99, projects, share in checks:
+            scenario = Scenario(
+                projects=projects,
+                accelerated_share=share,
+                single_invocation=True,
+                org_share=None,
+                latency_median_s=median,
+                latency_p99_s=p99,
+                op_mode="instant",
+                duplicate_rate=0.0,
+                crash_rate=0.0,
+            )
+            result = run(profile.jobs["budget"], scenario, args.seeds)
+            if share < 1.0:
+                result["measured_wall_s"] = profile.jobs["budget"].wall_s
+            out["baseline"][f"{label}/{projects}"] = result
+            print(
+                f"  baseline {label} {projects}: all done by {result['last_item_done_s']} s, "
+                f"{result['calls']} calls, {result['items_done']} of {projects} projects done",
+                file=sys.stderr,
+            )
     out["recommended_sizing"] = {"max_instances": instances, "concurrency": concurrency}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(out, indent=1, default=str) + "\n")

@@ -113,6 +113,8 @@ class Item:
     done_at: float | None = None
     dead_lettered: bool = False
     first_delivery_at: float | None = None
+    started_at: float | None = None
+    """When a delivery of it first got a worker slot (not refused)."""
 
 
 @dataclass
@@ -145,6 +147,7 @@ class Results:
     items_done: int = 0
     items_dead_lettered: int = 0
     last_item_done_s: float | None = None
+    last_item_started_s: float | None = None
     deliveries: int = 0
     refused_429: int = 0
     crashes: int = 0
@@ -447,6 +450,8 @@ class Model:
         if inst is None:
             self.results.refused_429 += 1
         else:
+            if item.started_at is None:
+                item.started_at = env.now
             if inst.ready_at > env.now:
                 yield env.timeout(inst.ready_at - env.now)
             ok = yield from self.deliver(item, inst)
@@ -560,7 +565,7 @@ class Model:
         self.instances.append(inst)
         runs = []
         for item in self.items:
-            item.published_at = item.first_delivery_at = env.now
+            item.published_at = item.first_delivery_at = item.started_at = env.now
             item.deliveries = item.attempts = 1
             runs.append(env.process(self.deliver(item, inst)))
         outcomes = yield env.all_of(runs)
@@ -618,6 +623,8 @@ class Model:
         r.last_operation_done_s = max(op_done) if op_done else None
         done = [i.done_at for i in self.items if i.done_at is not None]
         r.last_item_done_s = max(done) if done else None
+        started = [i.started_at for i in self.items if i.started_at is not None]
+        r.last_item_started_s = max(started) if len(started) == len(self.items) else None
         for service, n in self.calls.items():
             r.calls_by_service[service] = r.calls_by_service.get(service, 0) + n
         r.project_peak_share = {k: round(v, 4) for k, v in self.project_peak.items()}
