@@ -161,6 +161,40 @@ def binding(result: dict[str, Any]) -> str:
     return max(parts, key=lambda k: parts[k]) if parts else "nothing"
 
 
+def sizable(row: dict[str, Any]) -> bool:
+    """Whether a grid row meets every goal a worker's size can meet: all but the GKE resizes'
+    (each cluster's resizes queue behind its other operations whatever the size) and the
+    confirmation of every stop (which waits for those resizes)."""
+    return all(
+        met
+        for goal, met in row["goals"].items()
+        if not goal.startswith(("every GKE", "every confirmable"))
+    )
+
+
+def recommend(rows: list[dict[str, Any]]) -> tuple[dict[str, Any], str]:
+    """The smallest sizing (slots, then instances) meeting the goals a sizing can meet; else the
+    smallest whose last stop (GKE resizes aside) is requested within 5% of the fastest."""
+    meeting = [r for r in rows if sizable(r)]
+    if meeting:
+        best = min(meeting, key=lambda r: (r["slots"], r["max_instances"]))
+        return best, (
+            "the smallest sizing that meets every goal a sizing can meet (all but the GKE "
+            "resizes', which no sizing changes)"
+        )
+
+    def last(r: dict[str, Any]) -> float:
+        return _last(r["last_issued_by_method"], resize=False) or 1e9
+
+    fastest = min(last(r) for r in rows)
+    near = [r for r in rows if last(r) <= fastest * 1.05]
+    best = min(near, key=lambda r: (r["slots"], r["max_instances"]))
+    return best, (
+        "no sizing meets the goals; the smallest whose last stop (GKE resizes aside) is "
+        "requested within 5% of the fastest (more capacity does not help past it)"
+    )
+
+
 def sizing(job: JobProfile, base: Scenario, seeds: int) -> dict[str, Any]:
     """The grid at 10,000 projects, and the recommended sizing."""
     rows = []
@@ -187,30 +221,7 @@ def sizing(job: JobProfile, base: Scenario, seeds: int) -> dict[str, Any]:
             file=sys.stderr,
         )
 
-    def sizable(r: dict[str, Any]) -> bool:
-        # The goals a worker's size can meet: all but the GKE resizes' (and so the
-        # confirmations that wait for them).
-        return all(v for k, v in r["goals"].items() if "GKE" not in k and "confirmable" not in k)
-
-    meeting = [r for r in rows if sizable(r)]
-    if meeting:
-        best = min(meeting, key=lambda r: (r["slots"], r["max_instances"]))
-        why = (
-            "the smallest sizing that meets every goal a sizing can meet (all but the GKE "
-            "resizes', which no sizing changes)"
-        )
-    else:
-
-        def last(r: dict[str, Any]) -> float:
-            return _last(r["last_issued_by_method"], resize=False) or 1e9
-
-        fastest = min(last(r) for r in rows)
-        near = [r for r in rows if last(r) <= fastest * 1.05]
-        best = min(near, key=lambda r: (r["slots"], r["max_instances"]))
-        why = (
-            "no sizing meets the goals; the smallest whose last stop (GKE resizes aside) is "
-            "requested within 5% of the fastest (more capacity does not help past it)"
-        )
+    best, why = recommend(rows)
     return {
         "grid": rows,
         "recommended": {"max_instances": best["max_instances"], "concurrency": best["concurrency"]},
@@ -286,6 +297,7 @@ def main() -> None:
                             and (result["items_done"] == projects)
                         )
                     out["scale"][f"{name}/{projects}/{op_mode}"] = result
+                    _write(args.out, out)  # as it goes: a long run keeps what it finished
                     r = result
                     print(
                         f"  {name} {projects} {op_mode}: dispatcher {r['dispatcher_answer_s']} s, "
@@ -330,9 +342,13 @@ def main() -> None:
                 file=sys.stderr,
             )
     out["recommended_sizing"] = {"max_instances": instances, "concurrency": concurrency}
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(out, indent=1, default=str) + "\n")
+    _write(args.out, out)
     print(f"wrote {args.out}", file=sys.stderr)
+
+
+def _write(path: Path, out: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(out, indent=1, default=str) + "\n")
 
 
 if __name__ == "__main__":
