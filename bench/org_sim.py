@@ -243,6 +243,9 @@ def main() -> None:
     parser.add_argument("--max-delivery-attempts", type=int, default=5)
     parser.add_argument("--scale-projects", default="10000,50000")
     parser.add_argument("--jobs", default=None, help="comma-separated jobs for scale")
+    parser.add_argument(
+        "--op-modes", default="typical,slowest", help="operation durations for the budget jobs"
+    )
     parser.add_argument("--only", choices=("sizing", "scale", "baseline"), default=None)
     parser.add_argument("--instances", type=int, default=None, help="skip the sizing search")
     parser.add_argument("--concurrency", type=int, default=None)
@@ -280,8 +283,8 @@ def main() -> None:
             if name not in wanted:
                 continue
             for projects in [int(p) for p in args.scale_projects.split(",")]:
-                for op_mode in ("typical", "slowest"):
-                    if op_mode == "slowest" and not name.startswith("budget"):
+                for op_mode in args.op_modes.split(","):
+                    if op_mode != "typical" and not name.startswith("budget"):
                         continue
                     scenario = dataclasses.replace(sized, projects=projects, op_mode=op_mode)
                     seeds = args.seeds if projects <= 10_000 else args.seeds_50k
