@@ -227,9 +227,19 @@ class Model:
         return inst.pacers[service]
 
     def _start_time(
-        self, limiter: Bucket, inst: Instance, call: TraceCall, t: float, waits: dict[str, float]
-    ) -> float:
-        """When `call`, ready at `t`, is sent: after a thread, CPU, limiter and pacing."""
+        self,
+        limiter: Bucket,
+        inst: Instance,
+        call: TraceCall,
+        t: float,
+        waits: dict[str, float],
+        deadline: float,
+    ) -> float | None:
+        """When `call`, ready at `t`, is sent: after a thread, CPU, limiter and pacing.
+
+        None when the limiter or the pacing would hold it past `deadline`: it is left, and
+        books no token (the functions' RateLimiter.acquire gives up the same way).
+        """
         if self.s.single_invocation:
             free = heapq.heappop(self.threads)
             waits["threads"] = max(0.0, free - t)
@@ -239,16 +249,20 @@ class Model:
         inst.cpu_busy += self.cpu_per_call
         waits["cpu"] = cpu_start - t
         t = cpu_start + self.cpu_per_call
-        if call.token:
-            start = limiter.reserve(t)
-            waits["rate limiter"] = start - t
-            t = start
         pacer = self._pacer(inst, call.service)
+        after_limiter = limiter.available(t) if call.token else t
+        sent = pacer.available(after_limiter) if pacer is not None else after_limiter
+        if sent > deadline:
+            if self.s.single_invocation:
+                heapq.heappush(self.threads, t)
+            return None
+        if call.token:
+            limiter.reserve(t)
+            waits["rate limiter"] = after_limiter - t
         if pacer is not None:
-            start = pacer.reserve(t)
-            waits["org pacing"] = start - t
-            t = start
-        return t
+            pacer.reserve(after_limiter)
+            waits["org pacing"] = sent - after_limiter
+        return sent
 
     def _meter(self, times: dict[str, list[float]], service: str, t: float) -> None:
         self.calls[service] += 1
@@ -355,7 +369,11 @@ class Model:
                 at(t, lambda: finish(i, False, t))  # left for the next delivery
                 return
             state["sent"] += 1
-            sent = self._start_time(limiter, inst, call, t, waits)
+            limit = deadline + self.s.grace_s if call.call_class == "poll" else deadline
+            sent = self._start_time(limiter, inst, call, t, waits, limit)
+            if sent is None:
+                at(t, lambda: finish(i, False, t))  # no token before the deadline: left
+                return
             if call.call_class == "poll":
                 end, ok = self._poll(item, call, sent, deadline + self.s.grace_s, times)
                 if ok:

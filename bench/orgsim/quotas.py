@@ -25,12 +25,16 @@ class Bucket:
     _tat: float = 0.0
     """The theoretical arrival time of the next call at the sustained rate (GCRA)."""
 
-    def reserve(self, t: float) -> float:
-        """When a call asked for at `t` may start (>= t); books its token."""
+    def available(self, t: float) -> float:
+        """When a call asked for at `t` could start (>= t); books nothing."""
         interval = 1.0 / self.rate
         tolerance = (max(1.0, self.capacity) - 1.0) * interval
-        start = max(t, self._tat - tolerance)
-        self._tat = max(self._tat, start) + interval
+        return max(t, self._tat - tolerance)
+
+    def reserve(self, t: float) -> float:
+        """When a call asked for at `t` may start (>= t); books its token."""
+        start = self.available(t)
+        self._tat = max(self._tat, start) + 1.0 / self.rate
         return start
 
 

@@ -314,3 +314,37 @@ def test_gke_clusters_chains_wait_for_each_other_only_across_the_cluster_level_b
     # The barrier stays: a pool step waits for every cluster's cluster-level steps.
     assert set(keyed[f"{SIZE} a"].after) == {index["poll a"], index["poll b"]}
     assert keyed["poll a"].after == (index[f"{NAP} a"],)
+
+
+def test_asking_when_a_token_would_come_books_nothing():
+    bucket = Bucket(1.0, 1.0)
+    assert bucket.reserve(0.0) == 0.0
+    assert bucket.available(0.0) == pytest.approx(1.0)
+    assert bucket.available(0.0) == pytest.approx(1.0)  # still: nothing was booked
+    assert bucket.reserve(0.0) == pytest.approx(1.0)
+
+
+def test_a_call_the_pacing_would_hold_past_the_deadline_is_left_and_books_nothing():
+    # 100 instances may run, so each paces at 50% of 975/min / 100: 4.9 calls a minute; the 40
+    # projects fit on one instance. With a 60 s budget a delivery round gets ~5 Billing calls;
+    # the rest are left (non-2xx) and come back, instead of booking tokens past their deadline
+    # that no call would use.
+    result = simulate(
+        _billing_job(),
+        Scenario(
+            projects=40,
+            max_instances=100,
+            concurrency=40,
+            crash_rate=0,
+            duplicate_rate=0,
+            push_window_initial=None,
+            time_budget_s=60,
+            max_delivery_attempts=100,
+        ),
+    )
+    assert result.items_done == 40 and result.items_dead_lettered == 0
+    assert result.org_peak_share["cloudbilling"] <= 0.5 + 1 / 975
+    assert result.deliveries > 40  # some came back
+    # No call waits for the pacing past its delivery's 60 s budget (booking tokens for calls
+    # sent after their deadline averaged 235 s of waiting per call here).
+    assert result.waits_s["org pacing"] / result.calls_by_service["cloudbilling"] < 60
