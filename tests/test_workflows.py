@@ -150,6 +150,15 @@ def test_the_judge_runs_from_the_default_branch_and_never_runs_the_prs_code() ->
     assert starts and all('"$JUDGE_PY" -P -m governance' in line for line in starts), starts
     assert '"$PY"' not in run  # never the PR's environment
     assert "--untrusted-head" in run and "--base-failed" in run and "--changed-files" in run
+    # the comment links the full report where it is: this run's mlgov-judge artifact
+    assert '--full-report "$out/report.md" --report-url "$REPORT_URL"' in run
+    assert _step("judge.yml", JUDGE_STEP)["env"]["REPORT_URL"] == (
+        "${{ github.server_url }}/${{ github.repository }}/actions/runs/${{ github.run_id }}"
+    )
+    upload = next(
+        s for s in job["steps"] if s.get("name") == "Upload the comment and the full report"
+    )
+    assert upload["with"]["name"] == "mlgov-judge" and "mlgov-judge/" in upload["with"]["path"]
 
 
 def _uses(job: dict[Any, Any], action: str) -> list[dict[Any, Any]]:
