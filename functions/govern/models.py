@@ -100,6 +100,52 @@ class SpendCapState:
     currency: str
 
 
+# -- blast radius (the reapers' limits; govern/blast.py decides with them) -----------------------
+REAPERS: tuple[str, ...] = ("reap_idle_vms", "reap_expired", "reap_idle_gpus")
+"""The reaper entry points `blast_radius.acting_reapers` may name."""
+
+
+@dataclass(frozen=True)
+class BlastRadius:
+    """How much one reaper run may do before it stops acting and pages (MLGOV_POLICY.blast_radius).
+
+    `max_stops_per_run`: a run planning more stops acts on none of them. `max_stop_percent`:
+    likewise past this share of the running estate it read (None: off). `max_error_rate`: once
+    a run has made BREAKER_MIN_CALLS calls and more than this fraction failed, it starts no new
+    action. `canary`: `projects/<id>` or `folders/<digits>` acted on first; a failure there holds
+    the rest. `acting_reapers`: the reapers that may act (None: every reaper follows dry_run, as
+    before this key existed); a reaper not listed simulates. The budget kill switch is held to
+    none of these.
+    """
+
+    max_stops_per_run: int = 100
+    max_stop_percent: float | None = None
+    max_error_rate: float = 0.05
+    canary: tuple[str, ...] = ()
+    acting_reapers: tuple[str, ...] | None = None
+
+
+HoldKind = Literal["ceiling", "breaker", "canary"]
+
+
+@dataclass(frozen=True)
+class Hold:
+    """A blast-radius limit that held a run's actions back: which, why, and whether to retry.
+
+    `retry`: whether the caller should deliver the run again (non-2xx). A ceiling hold is not
+    retried (a retry would plan the same stops and be held the same way); a tripped breaker or
+    a failed canary is (the next attempt may find the API healthy again).
+    """
+
+    kind: HoldKind
+    reason: str
+    retry: bool
+
+    def as_dict(self) -> dict[str, object]:
+        """The report and log entry."""
+        return {"kind": self.kind, "reason": self.reason, "retry": self.retry}
+
+
 @dataclass(frozen=True)
 class ActionPolicy:
     """Everything the functions are allowed to do, read once from `MLGOV_POLICY`."""
@@ -120,6 +166,8 @@ class ActionPolicy:
     undeploy_endpoints: bool = False
     # Spend caps by the id of their alerts-only budget (absent: none); reported, never acted on.
     spend_caps: Mapping[str, SpendCapPolicy] = field(default_factory=dict[str, SpendCapPolicy])
+    # The reapers' limits (ceiling, error-rate breaker, canary, which reapers act).
+    blast_radius: BlastRadius = field(default_factory=BlastRadius)
 
     @classmethod
     def from_json(cls, text: str | bytes | None) -> ActionPolicy:
@@ -311,6 +359,8 @@ class Report:
     # Governed locations a listing could not read (Compute `unreachables`, GKE `missingZones`,
     # TPU/Notebooks `unreachable`): what they hold was not acted on, so the run failed.
     failed_scopes: tuple[str, ...] = ()
+    # Blast-radius limits that held actions back (each paged once); see govern/blast.py.
+    holds: tuple[Hold, ...] = ()
 
     @property
     def failed(self) -> bool:
@@ -320,6 +370,7 @@ class Report:
             or self.unfinished
             or self.failed_scopes
             or any(r.outcome == "failed" for r in self.results)
+            or any(h.retry for h in self.holds)
         )
 
     def summary(self) -> str:
@@ -338,6 +389,7 @@ class Report:
             parts.append(f"{len(self.unreadable)} unreadable")
         if self.not_capped:
             parts.append(f"{len(self.not_capped)} not capped (by design)")
+        parts += [f"held by the {h.kind}" for h in self.holds]
         return ", ".join(parts) or "nothing to do"
 
     def counts(self) -> dict[str, int]:
@@ -362,4 +414,5 @@ class Report:
             "no_data": list(self.no_data),
             "not_capped": list(self.not_capped),
             "failed_scopes": list(self.failed_scopes),
+            "held": [h.as_dict() for h in self.holds],
         }

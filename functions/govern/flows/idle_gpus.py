@@ -17,10 +17,11 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import Final
 
-from govern import decide, execute
+from govern import blast, decide, execute
 from govern.actions import StopInstance, StopNotebook, StopTpuNode
 from govern.execute import ReadCall, Runner
 from govern.flows.base import Flow, inventory
+from govern.flows.guarded import SINGLE_RUN, Bounds, reap
 from govern.models import Report, Usage, Workload
 from govern.ports import LIST_INSTANCES, LIST_TIME_SERIES, LIST_TPU_NODES, Ports
 
@@ -52,8 +53,11 @@ def _measure(
     return found
 
 
-def reap_idle_gpus(ports: Ports, runner: Runner) -> Report:
-    """Stop GPU VMs and TPU VMs (workload label in idle_gpu/idle_tpu.workloads) left idle."""
+def reap_idle_gpus(ports: Ports, runner: Runner, bounds: Bounds = SINGLE_RUN) -> Report:
+    """Stop GPU VMs and TPU VMs (workload label in idle_gpu/idle_tpu.workloads) left idle.
+
+    Within the blast-radius limits (flows/guarded.py), plus what `bounds` adds.
+    """
     policy, entry_point = runner.policy, REAP_IDLE_GPUS.entry_point
     workloads = inventory(runner, ports, sorted(policy.projects), kinds=("compute", "tpu"))
     gpus = decide.gpu_candidates(workloads, policy)
@@ -81,5 +85,6 @@ def reap_idle_gpus(ports: Ports, runner: Runner) -> Report:
             entry_point=entry_point,
             no_data=list(no_data),
         )
-    results = execute.apply(actions, ports, runner, entry_point, dry_run=policy.dry_run)
-    return dataclasses.replace(execute.report(entry_point, results, runner), no_data=no_data)
+    running = blast.running_estate(workloads, policy)
+    report = reap(entry_point, actions, ports, runner, running=running, bounds=bounds)
+    return dataclasses.replace(report, no_data=no_data)

@@ -9,10 +9,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Final
 
-from govern import claims, decide, execute
+from govern import blast, claims, decide
 from govern.actions import ReapRecommendation, ReleaseClaim
 from govern.execute import ReadCall, Runner
 from govern.flows.base import Flow, inventory
+from govern.flows.guarded import SINGLE_RUN, Bounds, reap
 from govern.models import Report
 from govern.ports import LIST_IDLE_VM_RECOMMENDATIONS, LIST_INSTANCES, Ports
 
@@ -23,10 +24,14 @@ REAP_IDLE_VMS: Final = Flow(
 )
 
 
-def reap_idle_vms(ports: Ports, runner: Runner, now: datetime) -> Report:
+def reap_idle_vms(
+    ports: Ports, runner: Runner, now: datetime, bounds: Bounds = SINGLE_RUN
+) -> Report:
     """Claim, stop and mark every actionable idle-VM recommendation in the governed zones.
 
     `now` (UTC) is when the run started: claims carry it, and older claims are judged by it.
+    Within the blast-radius limits (flows/guarded.py): the running estate is the instances of
+    the projects that have recommendations (the only ones it reads).
     """
     policy, recommender = runner.policy, ports.recommender
     pairs = [(p, z) for p, proj in sorted(policy.projects.items()) for z in proj.zones]
@@ -38,7 +43,5 @@ def reap_idle_vms(ports: Ports, runner: Runner, now: datetime) -> Report:
     projects = sorted({r.project for r in recs})
     instances = inventory(runner, ports, projects, kinds=("compute",))
     actions = decide.reap_idle(recs, instances, policy, claims.Run(runner.run_id, now))
-    results = execute.apply(
-        actions, ports, runner, REAP_IDLE_VMS.entry_point, dry_run=policy.dry_run
-    )
-    return execute.report(REAP_IDLE_VMS.entry_point, results, runner)
+    running = blast.running_estate(instances, policy)
+    return reap(REAP_IDLE_VMS.entry_point, actions, ports, runner, running=running, bounds=bounds)
