@@ -33,6 +33,7 @@ BREAKER_MIN_CALLS: Final = 20
 HELD: Final = "held"
 """Every reason of an action a limit held back starts with this word."""
 
+
 def simulates(entry_point: str, policy: ActionPolicy) -> bool:
     """Whether this reaper runs as a dry run: the policy's dry_run, or not in acting_reapers."""
     acting = policy.blast_radius.acting_reapers
@@ -84,7 +85,10 @@ def run_ceiling(limits: BlastRadius, running: int | None) -> tuple[int, str]:
 
 
 def ceiling_verdict(
-    planned_stops: int, running_estate: int | None, limits: BlastRadius, allowance: int | None = None
+    planned_stops: int,
+    running_estate: int | None,
+    limits: BlastRadius,
+    allowance: int | None = None,
 ) -> Hold | None:
     """None when the run may make its planned stops; else the ceiling's Hold (no retry).
 

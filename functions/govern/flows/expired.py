@@ -20,9 +20,7 @@ REAP_EXPIRED: Final = Flow(
 )
 
 
-def reap_expired(
-    ports: Ports, runner: Runner, today: date, bounds: Bounds = SINGLE_RUN
-) -> Report:
+def reap_expired(ports: Ports, runner: Runner, today: date, bounds: Bounds = SINGLE_RUN) -> Report:
     """Stop governed workloads whose `mlgov-expires-on` date lies before `today` (UTC).
 
     Within the blast-radius limits (flows/guarded.py), plus what `bounds` adds.

@@ -86,8 +86,10 @@ def reap(
     limits = policy.blast_radius
     simulate = dry_run or blast.simulates(entry_point, policy)
     if simulate and not policy.dry_run:
-        why = "its work item asks for a dry run" if dry_run else blast.dry_run_reason(
-            entry_point, policy
+        why = (
+            "its work item asks for a dry run"
+            if dry_run
+            else blast.dry_run_reason(entry_point, policy)
         )
         log("INFO", f"{entry_point} simulates: {why}", entry_point=entry_point)
     runner.arm_breaker(limits)
