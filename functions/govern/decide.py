@@ -14,6 +14,7 @@ from datetime import date, datetime, timedelta
 from govern import claims
 from govern.actions import (
     Action,
+    ConfirmStop,
     DisableBilling,
     ReapRecommendation,
     ReleaseClaim,
@@ -142,6 +143,24 @@ def _stop(w: Workload, reason: str) -> Action:
     return StopInstance(w.target, reason, workload=w)
 
 
+def _stop_or_leave(
+    w: Workload, policy: ActionPolicy, reason: str, why_not: str | None, *, restop: bool = True
+) -> Action:
+    """Stop `w`; or check again a VM an earlier stop left STOPPING; or leave it (`why_not`).
+
+    A VM still STOPPING is what an unconfirmed stop leaves behind: taking it for "not running"
+    would answer the redelivery with nothing confirmed (actions/confirm_stop.py). `restop`:
+    stop it again should it be running by then.
+    """
+    if why_not is None:
+        return _stop(w, reason)
+    recheck = w.kind == "compute" and w.stopping and w.managed_by is None
+    if recheck and not policy.is_exempt(w.labels):
+        reason = f"{reason}; left {w.state} by an earlier stop"
+        return ConfirmStop(w.target, reason, workload=w, restop=restop)
+    return Skip(w.target, why_not)
+
+
 def _notebooks_listed(workloads: Iterable[Workload]) -> frozenset[tuple[str, str, str]]:
     """(project, zone, name) of the instances the Notebooks v2 API listed."""
     return frozenset(w.key for w in workloads if w.kind == "notebook")
@@ -177,8 +196,7 @@ def stop_workloads(
     for w in sorted(workloads, key=lambda w: w.target):
         if not _governed(w, policy):
             continue
-        why_not = _leave_alone(w, policy, notebooks)
-        actions.append(Skip(w.target, why_not) if why_not else _stop(w, reason))
+        actions.append(_stop_or_leave(w, policy, reason, _leave_alone(w, policy, notebooks)))
     return actions
 
 
@@ -276,6 +294,14 @@ def _reap_one(
         return ReapRecommendation(target, reason, recommendation=rec, workload=w, by=run)
     if claim is None:
         return Skip(target, why_not or "not stoppable")
+    if w is not None and w.stopping:
+        # Its stop is under way, not confirmed: SUCCEEDED could be untrue, FAILED would end
+        # the recommendation. The claim stays until a run finds the VM stopped (or running).
+        return Skip(
+            target,
+            f"{w.state}: the stop of mlgov run {claim.run_id or '?'} is not "
+            "confirmed yet; its claim is kept for the next run",
+        )
     # mlgov's own stale claim on a VM that needs no stop now: close it, never strand it.
     return ReleaseClaim(
         target,
@@ -308,9 +334,7 @@ def reap_expired(workloads: Iterable[Workload], policy: ActionPolicy, today: dat
             actions.append(Skip(w.target, f"expires on {raw}, not yet"))
             continue
         why_not = _leave_alone(w, policy, notebooks)
-        actions.append(
-            Skip(w.target, why_not) if why_not else _stop(w, f"{EXPIRES_LABEL} {raw} has passed")
-        )
+        actions.append(_stop_or_leave(w, policy, f"{EXPIRES_LABEL} {raw} has passed", why_not))
     return actions
 
 
@@ -361,7 +385,12 @@ def reap_idle_gpus(
                 w.instance_id,
             )
         if policy.is_exempt(w.labels) or target.managed_by is not None or not w.running:
-            actions.append(Skip(target.target, _leave_alone(target, policy) or "not stopped"))
+            why_not = _leave_alone(target, policy) or "not stopped"
+            if target is w:
+                why = "idle GPU VM"
+                actions.append(_stop_or_leave(w, policy, why, why_not, restop=False))
+            else:
+                actions.append(Skip(target.target, why_not))
             continue
         if too_soon := _not_run_for(w, window, now, "started"):
             actions.append(Skip(target.target, too_soon))

@@ -199,6 +199,13 @@ _RUNNING: dict[Kind, frozenset[str]] = {
     "notebook": frozenset({"ACTIVE", "STARTING", "PROVISIONING", "INITIALIZING"}),
     "tpu": frozenset({"READY", "CREATING", "STARTING", "RESTARTING", "REPAIRING", "REIMAGING"}),
 }
+# On the way down but not there: what an unconfirmed stop can leave behind (compute v1 Instance
+# status: STOPPING "currently stopping", PENDING_STOP "gracefully shutting down").
+STOPPING: dict[Kind, frozenset[str]] = {
+    "compute": frozenset({"STOPPING", "PENDING_STOP"}),
+    "notebook": frozenset({"STOPPING"}),
+    "tpu": frozenset({"STOPPING"}),
+}
 
 
 @dataclass(frozen=True)
@@ -236,6 +243,11 @@ class Workload:
     def running(self) -> bool:
         """True while the workload costs compute money and a stop makes sense."""
         return self.state in _RUNNING[self.kind]
+
+    @property
+    def stopping(self) -> bool:
+        """True while a stop is under way and not finished (it may still fail)."""
+        return self.state in STOPPING[self.kind]
 
     @property
     def key(self) -> tuple[str, str, str]:

@@ -37,9 +37,15 @@ class Conflict(PortError):
 class OperationFailed(PortError):
     """The API accepted a write (HTTP 200), but the operation it started ended in an error.
 
-    Nothing was changed: the VM still runs, the model is still deployed. Not transient in the
-    sense of Unavailable (the same write may fail the same way), but a later run may succeed.
+    Nothing was changed: the VM still runs, the model is still deployed. `transient`: the
+    operation's own error says trying again may work (Compute's `httpErrorStatusCode` 5xx or
+    429, google.rpc UNAVAILABLE...: parse/operation.py); otherwise the same write may fail the
+    same way, though a later run may still succeed.
     """
+
+    def __init__(self, message: str, *, transient: bool = False) -> None:
+        super().__init__(message)
+        self.transient = transient
 
 
 class ServiceDisabled(PortError):
@@ -55,6 +61,15 @@ class Unavailable(PortError):
 
     Trying again later may succeed: a run with such a failure is answered so that its caller
     retries it (HTTP 503, or a raise for Pub/Sub), and claims are left for the next run.
+    """
+
+
+class Unconfirmed(Unavailable):
+    """A write's operation could not be read back (HTTP 404): it is not confirmed, never done.
+
+    An operation Google no longer knows (or never had at that location) says nothing about the
+    write: the resource may have stopped or not. Like Unavailable, the caller retries, and the
+    next attempt reads the resource itself.
     """
 
 
@@ -87,6 +102,10 @@ class Listing(list[T]):
         self.missing: tuple[str, ...] = tuple(missing)
 
 
+VM_GONE: Final = "GONE"
+"""What Compute.wait_stopped answers for a VM that does not exist (any more)."""
+
+
 class Compute(Protocol):
     """Compute Engine instances."""
 
@@ -115,6 +134,16 @@ class Compute(Protocol):
         Raises:
             OperationFailed: the operation finished with an error.
             clock.OutOfTime: it was still running when the wait ran out.
+        """
+        ...
+
+    def wait_stopped(self, project: str, zone: str, name: str) -> str:
+        """Read the VM (instances.get) until it is no longer stopping; its status then.
+
+        VM_GONE when it does not exist (any more).
+
+        Raises:
+            clock.OutOfTime: it was still stopping when the wait ran out.
         """
         ...
 

@@ -103,6 +103,17 @@ class _MemoryListed(_MemoryWorkloads):
 class MemoryInstances(_MemoryListed):
     """ports.Compute (port "compute")."""
 
+    def wait_stopped(self, project: str, zone: str, name: str) -> str:
+        # A VM left STOPPING has stopped by the time it is read again (the fake cloud varies it).
+        self.cloud.record("compute.wait_stopped", name, project, zone, name)
+        with self.cloud._lock:
+            for i, w in enumerate(self.cloud.workloads):
+                if (w.kind, w.project, w.zone, w.name) == ("compute", project, zone, name):
+                    if w.stopping:
+                        self.cloud.workloads[i] = dataclasses.replace(w, state="TERMINATED")
+                    return self.cloud.workloads[i].state
+        return "GONE"
+
     def wait_operation(self, project: str, zone: str, operation: str) -> str:
         # Keyed by the operation name (`operation-<instance>`) for `errors`.
         self.cloud.record("compute.wait_operation", operation, project, zone, operation)

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from govern import blast
-from govern.models import ActionPolicy, BlastRadius, PolicyError, Workload
+from govern.models import ActionPolicy, BlastRadius, Kind, PolicyError, Workload
 from tests.functions.conftest import DEV, PROD, policy_dict
 
 
@@ -92,7 +92,9 @@ def test_a_reaper_not_listed_simulates(dry_run, acting, entry_point, simulates):
 # -- the ceiling ---------------------------------------------------------------------------------
 
 
-def _vm(project: str, zone: str, name: str, state: str = "RUNNING", kind="compute") -> Workload:
+def _vm(
+    project: str, zone: str, name: str, state: str = "RUNNING", kind: Kind = "compute"
+) -> Workload:
     return Workload(kind, project, zone, name, state)
 
 

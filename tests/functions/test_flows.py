@@ -45,6 +45,8 @@ ACTION_METHODS = {
     "StopInstance": {"compute.stop", "compute.wait_operation"},
     "StopNotebook": {"notebooks.stop", "notebooks.wait_operation"},
     "StopTpuNode": {"tpus.stop", "tpus.wait_operation"},
+    # A VM left STOPPING is read until it stopped, and stopped again if it runs.
+    "ConfirmStop": {"compute.wait_stopped", "compute.stop", "compute.wait_operation"},
     "DisableBilling": {"billing.unlink"},
     "ReapRecommendation": {
         "recommender.mark_claimed",

@@ -48,6 +48,7 @@ EXPECTED = {
         "aiplatform.operations.get",
         "billing.resourcebudgets.read",
         "compute.instanceGroupManagers.get",
+        "compute.instances.get",
         "compute.instances.list",
         "compute.instances.stop",
         "compute.zoneOperations.get",
@@ -72,6 +73,7 @@ EXPECTED = {
         "recommender.computeInstanceIdleResourceRecommendations.update",
     ),
     "reap_expired": (
+        "compute.instances.get",
         "compute.instances.list",
         "compute.instances.stop",
         "compute.zoneOperations.get",
@@ -83,6 +85,7 @@ EXPECTED = {
         "tpu.operations.get",
     ),
     "reap_idle_gpus": (
+        "compute.instances.get",
         "compute.instances.list",
         "compute.instances.stop",
         "compute.zoneOperations.get",
@@ -100,6 +103,9 @@ SCENARIO_POLICY = {"on_budget_alert": {"undeploy_endpoints": True, "spend_caps":
 
 def _budget_alert(cloud) -> None:
     cloud.compute.add(DEV, A, "vm")
+    # A VM an earlier stop left STOPPING is read again until it stopped (instances.get).
+    cloud.compute.add(DEV, A, "vm-stopping", status="STOPPING")
+    cloud.compute.stopping[(DEV, A, "vm-stopping")] = 0
     cloud.notebooks.add(DEV, A, "nb")
     cloud.tpu.add(DEV, B, "tpu")
     cloud.billing.add(DEV)  # allow_billing_disable: true
@@ -140,6 +146,8 @@ def _reap_idle_vms(cloud) -> None:
 def _reap_expired(cloud) -> None:
     past = str(cloud.clock.wall().date() - timedelta(days=1))
     cloud.compute.add(DEV, A, "vm", labels={"mlgov-expires-on": past})
+    cloud.compute.add(DEV, A, "vm-stopping", labels={"mlgov-expires-on": past}, status="STOPPING")
+    cloud.compute.stopping[(DEV, A, "vm-stopping")] = 0
     cloud.notebooks.add(DEV, A, "nb", labels={"mlgov-expires-on": past})
     cloud.tpu.add(DEV, B, "tpu", labels={"mlgov-expires-on": past})
     post_report("reap_expired")
@@ -147,6 +155,10 @@ def _reap_expired(cloud) -> None:
 
 def _reap_idle_gpus(cloud) -> None:
     vm = cloud.compute.add(DEV, A, "gpu", gpus=1, labels={"workload": "training"})
+    cloud.compute.add(
+        DEV, A, "gpu-stopping", gpus=1, labels={"workload": "training"}, status="STOPPING"
+    )
+    cloud.compute.stopping[(DEV, A, "gpu-stopping")] = 0
     nb = workbench_vm(cloud, DEV, B, "nb-gpu", gpus=1, labels={"workload": "notebook"})
     cloud.notebooks.add(DEV, B, "nb-gpu", gpus=1, labels={"workload": "notebook"})
     cloud.monitoring.set(DEV, vm["id"], 0.0)

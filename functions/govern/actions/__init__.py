@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Final
 
 from govern.actions.base import Action, Call, Confirm, Done, Skip
+from govern.actions.confirm_stop import ConfirmStop
 from govern.actions.disable_billing import DisableBilling
 from govern.actions.gke import CapAutoprovisioning, CapNodePool
 from govern.actions.reap_recommendation import ReapRecommendation, ReleaseClaim
@@ -25,6 +26,7 @@ ACTIONS: Final[tuple[type[Action], ...]] = (
     StopInstance,
     StopNotebook,
     StopTpuNode,
+    ConfirmStop,
     ReapRecommendation,
     ReleaseClaim,
     DisableBilling,
@@ -46,6 +48,7 @@ __all__ = [
     "CapAutoprovisioning",
     "CapNodePool",
     "Confirm",
+    "ConfirmStop",
     "DisableBilling",
     "Done",
     "ReapRecommendation",

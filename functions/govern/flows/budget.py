@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from govern import decide, execute, notifications
-from govern.actions import DisableBilling, StopInstance, StopNotebook, StopTpuNode
+from govern.actions import ConfirmStop, DisableBilling, StopInstance, StopNotebook, StopTpuNode
 from govern.cap import NotCapped
 from govern.execute import ReadCall, Runner
 from govern.flows import cap
@@ -41,7 +41,14 @@ BUDGET_ALERT: Final = Flow(
         *cap.CAP_READS,
         GET_SPEND_CAP,
     ),
-    actions=(StopInstance, StopNotebook, StopTpuNode, DisableBilling, *cap.CAP_ACTIONS),
+    actions=(
+        StopInstance,
+        StopNotebook,
+        StopTpuNode,
+        ConfirmStop,
+        DisableBilling,
+        *cap.CAP_ACTIONS,
+    ),
 )
 
 

@@ -6,7 +6,7 @@ from datetime import date
 from typing import Final
 
 from govern import blast, decide
-from govern.actions import StopInstance, StopNotebook, StopTpuNode
+from govern.actions import ConfirmStop, StopInstance, StopNotebook, StopTpuNode
 from govern.execute import Runner
 from govern.flows.base import Flow, inventory
 from govern.flows.guarded import SINGLE_RUN, Bounds, reap
@@ -16,7 +16,7 @@ from govern.ports import LIST_INSTANCES, LIST_NOTEBOOKS, LIST_TPU_NODES, Ports
 REAP_EXPIRED: Final = Flow(
     "reap_expired",
     reads=(LIST_INSTANCES, LIST_NOTEBOOKS, LIST_TPU_NODES),
-    actions=(StopInstance, StopNotebook, StopTpuNode),
+    actions=(StopInstance, StopNotebook, StopTpuNode, ConfirmStop),
 )
 
 

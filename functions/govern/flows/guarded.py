@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from govern import blast, execute
-from govern.actions import Action, ReapRecommendation, Skip, StopWorkload
+from govern.actions import Action, ConfirmStop, ReapRecommendation, Skip, StopWorkload
 from govern.execute import Runner
 from govern.logs import log
 from govern.models import Hold, Report, Result
@@ -54,8 +54,16 @@ SINGLE_RUN: Final = Bounds()
 
 
 def planned_stops(actions: Sequence[Action]) -> list[Action]:
-    """The actions that stop something (what the ceiling counts); claims released are not."""
-    return [a for a in actions if isinstance(a, StopWorkload | ReapRecommendation)]
+    """The actions that stop something (what the ceiling counts).
+
+    Not claims released, nor checks of VMs an earlier run's stop left STOPPING (that stop was
+    counted by its own run).
+    """
+    return [
+        a
+        for a in actions
+        if isinstance(a, StopWorkload | ReapRecommendation) and not isinstance(a, ConfirmStop)
+    ]
 
 
 def _held(actions: Sequence[Action], hold: Hold) -> list[Action]:

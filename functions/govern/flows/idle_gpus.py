@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Final
 
 from govern import blast, decide, execute
-from govern.actions import StopInstance, StopNotebook, StopTpuNode
+from govern.actions import ConfirmStop, StopInstance, StopNotebook, StopTpuNode
 from govern.execute import ReadCall, Runner
 from govern.flows.base import Flow, inventory
 from govern.flows.guarded import SINGLE_RUN, Bounds, reap
@@ -28,7 +28,7 @@ from govern.ports import LIST_INSTANCES, LIST_TIME_SERIES, LIST_TPU_NODES, Ports
 REAP_IDLE_GPUS: Final = Flow(
     "reap_idle_gpus",
     reads=(LIST_INSTANCES, LIST_TPU_NODES, LIST_TIME_SERIES),
-    actions=(StopInstance, StopNotebook, StopTpuNode),
+    actions=(StopInstance, StopNotebook, StopTpuNode, ConfirmStop),
 )
 
 Reader = Callable[[str, int, Sequence[str]], Mapping[str, Usage]]
