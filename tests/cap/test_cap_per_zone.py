@@ -17,7 +17,7 @@ from tests.cap.conftest import CLUSTER, PROJECT, REGION, A, B, cap_prod, mlgov
 
 def _zone_sizes(prod, pool: str) -> dict[str, int]:
     key = (PROJECT, REGION, CLUSTER, pool)
-    return {z: prod.container._target_size(key, z) for z in (A, B)}  # noqa: SLF001
+    return {z: prod.container._target_size(key, z) for z in (A, B)}
 
 
 def _restore_json(prod, capsys) -> dict:
