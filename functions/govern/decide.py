@@ -144,21 +144,37 @@ def _stop(w: Workload, reason: str) -> Action:
 
 
 def _stop_or_leave(
-    w: Workload, policy: ActionPolicy, reason: str, why_not: str | None, *, restop: bool = True
+    w: Workload,
+    policy: ActionPolicy,
+    reason: str,
+    why_not: str | None,
+    *,
+    restop: bool = True,
+    queued: bool = True,
 ) -> Action:
     """Stop `w`; or check again a VM an earlier stop left STOPPING; or leave it (`why_not`).
 
     A VM still STOPPING is what an unconfirmed stop leaves behind: taking it for "not running"
     would answer the redelivery with nothing confirmed (actions/confirm_stop.py). `restop`:
-    stop it again should it be running by then.
+    stop it again should it be running by then. `queued`: a VM PENDING on capacity (a
+    flex-start request) is stopped too, before capacity arrives and it starts billing.
     """
     if why_not is None:
         return _stop(w, reason)
-    recheck = w.kind == "compute" and w.stopping and w.managed_by is None
-    if recheck and not policy.is_exempt(w.labels):
+    ours = w.kind == "compute" and w.managed_by is None and not policy.is_exempt(w.labels)
+    if ours and w.stopping:
         reason = f"{reason}; left {w.state} by an earlier stop"
         return ConfirmStop(w.target, reason, workload=w, restop=restop)
+    if ours and queued and w.queued:
+        flex = ", flex-start" if w.provisioning_model == "FLEX_START" else ""
+        return _stop(w, f"{reason}; {QUEUED_VM.format(state=w.state, flex=flex)}")
     return Skip(w.target, why_not)
+
+
+QUEUED_VM = (
+    "queued for capacity ({state}{flex}): stopped, so that capacity arriving does not start "
+    "it billing"
+)
 
 
 def _notebooks_listed(workloads: Iterable[Workload]) -> frozenset[tuple[str, str, str]]:
@@ -388,7 +404,8 @@ def reap_idle_gpus(
             why_not = _leave_alone(target, policy) or "not stopped"
             if target is w:
                 why = "idle GPU VM"
-                actions.append(_stop_or_leave(w, policy, why, why_not, restop=False))
+                left = _stop_or_leave(w, policy, why, why_not, restop=False, queued=False)
+                actions.append(left)
             else:
                 actions.append(Skip(target.target, why_not))
             continue

@@ -233,6 +233,8 @@ class Workload:
     local_ssds: int = 0
     user_managed_notebook: bool = False
     last_start: datetime | None = None
+    # A Compute VM's scheduling.provisioningModel (FLEX_START, SPOT, STANDARD...; "" unknown).
+    provisioning_model: str = ""
 
     @property
     def target(self) -> str:
@@ -245,6 +247,14 @@ class Workload:
         return self.state in _RUNNING[self.kind]
 
     @property
+    def queued(self) -> bool:
+        """A Compute VM waiting for capacity (PENDING: a flex-start request).
+
+        It bills once capacity arrives, so the budget cap stops it too (govern/queued.py).
+        """
+        return self.kind == "compute" and self.state == "PENDING"
+
+    @property
     def stopping(self) -> bool:
         """True while a stop is under way and not finished (it may still fail)."""
         return self.state in STOPPING[self.kind]
@@ -253,6 +263,33 @@ class Workload:
     def key(self) -> tuple[str, str, str]:
         """(project, zone, name): how recommendations and metrics find their instance."""
         return (self.project, self.zone, self.name)
+
+
+@dataclass(frozen=True)
+class QueuedResource:
+    """A TPU queued resource: a request for TPU VMs, where, its state, its nodes' labels.
+
+    Exemption is its nodes' (the labels they are to carry); govern/queued.py decides.
+    """
+
+    project: str
+    zone: str
+    name: str
+    state: str
+    labels: Mapping[str, str] = field(default_factory=dict[str, str])
+
+    @property
+    def target(self) -> str:
+        """Full resource name, as reports name it."""
+        return (
+            f"//tpu.googleapis.com/projects/{self.project}/locations/{self.zone}/"
+            f"queuedResources/{self.name}"
+        )
+
+    @property
+    def path(self) -> str:
+        """The REST name `projects/P/locations/Z/queuedResources/N`."""
+        return f"projects/{self.project}/locations/{self.zone}/queuedResources/{self.name}"
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Final, Protocol, TypeVar
 
 from govern.gke import Autoscaling, Cluster, NodePool, ResourceLimit
-from govern.models import Recommendation, SpendCapState, Usage, Workload
+from govern.models import QueuedResource, Recommendation, SpendCapState, Usage, Workload
 from govern.vertex import Endpoint, JobKind, VertexJob
 
 T = TypeVar("T")
@@ -174,6 +174,17 @@ class Tpus(Protocol):
 
     def list_nodes(self, project: str, zone: str) -> list[Workload]:
         """Nodes in one zone."""
+        ...
+
+    def list_queued_resources(self, project: str, zone: str) -> list[QueuedResource]:
+        """Queued resources (requests for TPU VMs) in one zone."""
+        ...
+
+    def delete_queued_resource(self, name: str) -> str:
+        """queuedResources.delete (no force) of `projects/P/locations/Z/queuedResources/N`.
+
+        Returns the long-running operation's name (waited for by `wait_operation`).
+        """
         ...
 
     def stop(self, project: str, zone: str, name: str) -> str:
@@ -416,6 +427,10 @@ LIST_NOTEBOOKS: Final = Read(
 )
 # https://cloud.google.com/tpu/docs/reference/rest/v2/projects.locations.nodes/list
 LIST_TPU_NODES: Final = Read("tpu.projects.locations.nodes.list", ("tpu.nodes.list",))
+# https://cloud.google.com/tpu/docs/reference/rest/v2/projects.locations.queuedResources/list
+LIST_QUEUED_RESOURCES: Final = Read(
+    "tpu.projects.locations.queuedResources.list", ("tpu.queuedResources.list",)
+)
 # "The current authenticated user must have the resourcemanager.projects.get permission":
 # https://cloud.google.com/billing/docs/reference/rest/v1/projects/getBillingInfo
 GET_BILLING_INFO: Final = Read(

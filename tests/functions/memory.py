@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from govern.gke import Autoscaling, Cluster, NodePool, ResourceLimit
-from govern.models import Recommendation, SpendCapState, Workload
+from govern.models import QueuedResource, Recommendation, SpendCapState, Workload
 from govern.vertex import Endpoint, JobKind, VertexJob
 
 STOPPED = {"compute": "TERMINATED", "notebook": "STOPPED", "tpu": "STOPPED"}
@@ -27,6 +27,7 @@ class MemoryCloud:
     """State behind the memory ports, and the log of calls made to them."""
 
     workloads: list[Workload] = field(default_factory=list)
+    queued: list[QueuedResource] = field(default_factory=list)  # TPU queued resources
     recommendations: list[Recommendation] = field(default_factory=list)
     billing: dict[str, bool] = field(default_factory=dict)
     utilization: dict[str, float] = field(default_factory=dict)
@@ -136,6 +137,16 @@ class MemoryTpus(_MemoryWorkloads):
     def list_nodes(self, project: str, zone: str) -> list[Workload]:
         self.cloud.record("tpus.list_nodes", project, project, zone)
         return self.cloud._listed("tpu", project, zone)
+
+    def list_queued_resources(self, project: str, zone: str) -> list[QueuedResource]:
+        self.cloud.record("tpus.list_queued_resources", project, project, zone)
+        return [q for q in self.cloud.queued if (q.project, q.zone) == (project, zone)]
+
+    def delete_queued_resource(self, name: str) -> str:
+        self.cloud.record("tpus.delete_queued_resource", name.rsplit("/", 1)[-1], name)
+        with self.cloud._lock:
+            self.cloud.queued = [q for q in self.cloud.queued if q.path != name]
+        return f"{name.rsplit('/queuedResources/', 1)[0]}/operations/delete-{name}"
 
 
 class MemoryBilling:

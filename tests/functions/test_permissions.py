@@ -64,6 +64,8 @@ EXPECTED = {
         "tpu.nodes.list",
         "tpu.nodes.stop",
         "tpu.operations.get",
+        "tpu.queuedResources.delete",
+        "tpu.queuedResources.list",
     ),
     "reap_idle_vms": (
         "compute.instances.list",
@@ -108,6 +110,7 @@ def _budget_alert(cloud) -> None:
     cloud.compute.stopping[(DEV, A, "vm-stopping")] = 0
     cloud.notebooks.add(DEV, A, "nb")
     cloud.tpu.add(DEV, B, "tpu")
+    cloud.tpu.add_queued(DEV, B, "tpu-waiting")  # queued capacity: withdrawn
     cloud.billing.add(DEV)  # allow_billing_disable: true
     cloud.billing.add(PROD)
     cloud.container.add_cluster(DEV, "us-central1", "ml", nap={"cpu": (0, 64), "nvidia-l4": (0, 8)})

@@ -13,6 +13,7 @@ from govern.actions.base import Action, Call, Confirm, Done, Skip
 from govern.actions.confirm_stop import ConfirmStop
 from govern.actions.disable_billing import DisableBilling
 from govern.actions.gke import CapAutoprovisioning, CapNodePool
+from govern.actions.queued import WithdrawQueuedResource
 from govern.actions.reap_recommendation import ReapRecommendation, ReleaseClaim
 from govern.actions.stop import StopInstance, StopNotebook, StopTpuNode, StopWorkload
 from govern.actions.vertex import (
@@ -35,6 +36,7 @@ ACTIONS: Final[tuple[type[Action], ...]] = (
     CancelCustomJob,
     CancelTuningJob,
     UndeployEndpoint,
+    WithdrawQueuedResource,
 )
 """Every kind execute.apply may run; anything else is reported as failed ("no executor")."""
 
@@ -59,4 +61,5 @@ __all__ = [
     "StopTpuNode",
     "StopWorkload",
     "UndeployEndpoint",
+    "WithdrawQueuedResource",
 ]

@@ -18,7 +18,7 @@ from govern import decide, execute, notifications
 from govern.actions import ConfirmStop, DisableBilling, StopInstance, StopNotebook, StopTpuNode
 from govern.cap import NotCapped
 from govern.execute import ReadCall, Runner
-from govern.flows import cap
+from govern.flows import cap, queued
 from govern.flows.base import Flow, inventory, together
 from govern.flows.spend_caps import SpendCapNotice, spend_cap_alert
 from govern.models import BudgetAlert, Report
@@ -39,6 +39,7 @@ BUDGET_ALERT: Final = Flow(
         LIST_TPU_NODES,
         GET_BILLING_INFO,
         *cap.CAP_READS,
+        *queued.QUEUED_READS,
         GET_SPEND_CAP,
     ),
     actions=(
@@ -48,6 +49,7 @@ BUDGET_ALERT: Final = Flow(
         ConfirmStop,
         DisableBilling,
         *cap.CAP_ACTIONS,
+        *queued.QUEUED_ACTIONS,
     ),
 )
 
@@ -101,9 +103,13 @@ def budget_alert(
         severity = "WARNING" if scope.inconsistent else "INFO"
         return Quiet(scope.reason, severity, "inconsistent" if scope.inconsistent else "no action")
     # VMs, Workbench and TPU VMs; GKE pools and NAP, Vertex AI (flows/cap.py): read side by side.
-    workloads, reach = together(
+    workloads, (reach, waiting) = together(
         lambda: inventory(runner, ports, scope.stop_projects),
-        lambda: cap.plan(runner, ports, scope.stop_projects, scope.reason),
+        lambda: together(
+            lambda: cap.plan(runner, ports, scope.stop_projects, scope.reason),
+            # Queued capacity (TPU queued resources): withdrawn with the stops.
+            lambda: queued.plan(runner, ports, scope.stop_projects, scope.reason),
+        ),
     )
     billing_state: dict[str, bool] = {}
     if scope.billing_projects:
@@ -124,8 +130,9 @@ def budget_alert(
     # restore) are read. The pools are then scaled to zero WHILE the stops' operations are
     # confirmed: a stop that takes minutes to confirm must neither keep GPU pools up nor push
     # their scaling past the time budget (to a redelivery). Log lines keep the actions' order.
+    first = stops + waiting.actions + reach.first
     started, later = together(
-        lambda: execute.start(stops + reach.first, ports, runner, dry_run=policy.dry_run),
+        lambda: execute.start(first, ports, runner, dry_run=policy.dry_run),
         lambda: cap.sized(runner, ports, reach.later),
     )
     confirmed, scaled = together(
@@ -146,5 +153,13 @@ def budget_alert(
             entry_point=entry_point,
             not_capped=list(not_capped),
         )
+    if waiting.not_capped:
+        execute.log(
+            "WARNING",
+            f"{entry_point}: {len(waiting.not_capped)} queued request(s) for capacity are not "
+            "withdrawn and may start billing",
+            entry_point=entry_point,
+            not_capped=waiting.not_capped,
+        )
     report = execute.report(entry_point, results, runner)
-    return dataclasses.replace(report, not_capped=not_capped)
+    return dataclasses.replace(report, not_capped=(*not_capped, *waiting.not_capped))

@@ -182,6 +182,8 @@ def _instances(pager: Any, unreachable: list[str]) -> Iterator[Mapping[str, Any]
                 },
                 "disks": [{"type": d.type_} for d in inst.disks],
                 "lastStartTimestamp": inst.last_start_timestamp,
+                # FLEX_START marks a VM PENDING on a Dynamic Workload Scheduler request.
+                "scheduling": {"provisioningModel": inst.scheduling.provisioning_model},
             }
 
 
