@@ -264,3 +264,37 @@ def test_an_exempt_vm_left_stopping_is_left_alone(cloud):
 
     assert _outcome(report, "old") == ("skipped", "exempt (mlgov-exempt=true)")
     assert not cloud.server.calls("GET", "/instances/old")
+
+
+# -- which operation errors are the service's (transient) ---------------------------------------
+
+
+def test_an_operations_error_is_transient_only_when_the_service_failed():
+    from govern.parse.operation import compute_operation, gke_operation, longrunning_operation
+
+    def compute(status: int) -> bool:
+        raw = {
+            "name": "op",
+            "status": "DONE",
+            "error": {"errors": [{"code": "X", "message": "m"}]},
+            "httpErrorStatusCode": status,
+        }
+        return compute_operation(raw).transient
+
+    assert [compute(s) for s in (400, 403, 404, 429, 500, 503)] == [
+        False,
+        False,
+        False,
+        True,
+        True,
+        True,
+    ]
+    assert not compute_operation({"name": "op", "status": "DONE"}).transient
+    # google.rpc codes: UNAVAILABLE (14) and INTERNAL (13) are the service's; FAILED_PRECONDITION
+    # (9) and PERMISSION_DENIED (7) the request's.
+    for code, transient in [(14, True), (13, True), (4, True), (9, False), (7, False)]:
+        error = {"code": code, "message": "m"}
+        assert longrunning_operation({"name": "op", "error": error}).transient is transient
+        assert gke_operation({"name": "op", "status": "DONE", "error": error}).transient is (
+            transient
+        )
