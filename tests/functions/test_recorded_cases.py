@@ -298,3 +298,23 @@ def test_an_operations_error_is_transient_only_when_the_service_failed():
         assert gke_operation({"name": "op", "status": "DONE", "error": error}).transient is (
             transient
         )
+
+
+def test_checking_a_stopping_vm_never_holds_back_the_other_stops(cloud, monkeypatch):
+    # One worker: a check done in the start phase would make the stops behind it wait up to
+    # the wait's cap. The VM is read again only once every stop was requested.
+    set_policy(monkeypatch, max_concurrency=1)
+    cloud.billing.add(DEV)
+    cloud.billing.add(PROD)
+    cloud.compute.add(DEV, A, "a-stopping", status="STOPPING")
+    cloud.compute.stopping[(DEV, A, "a-stopping")] = 3
+    for name in ("vm-1", "vm-2"):
+        cloud.compute.add(DEV, A, name)
+
+    send_event(pubsub_event(budget_data(1.0, 1000)))
+
+    calls = [r for r in cloud.server.calls() if "/instances/" in r.path]
+    first_read = next(i for i, r in enumerate(calls) if r.path.endswith("/a-stopping"))
+    stops = [i for i, r in enumerate(calls) if r.path.endswith("/stop")]
+    assert len(stops) == 2 and max(stops) < first_read
+    assert cloud.compute.status(DEV, A, "a-stopping") == "TERMINATED"

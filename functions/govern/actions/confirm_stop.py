@@ -46,28 +46,37 @@ class ConfirmStop(StopInstance):
     )
 
     def run(self, ports: Ports, call: Call) -> Done | Confirm:
-        """Wait for the VM to leave STOPPING; its final state decides the outcome."""
+        """Nothing to request: the VM is read in the confirmation phase, after every stop.
+
+        Reading it here would hold a worker for up to the wait's cap while other VMs' stops
+        wait to be requested; in the confirmation phase the waits run side by side.
+        """
         w = self.workload
-        try:
-            status = call(w.project, ports.compute.wait_stopped, w.project, w.zone, w.name)
-        except OutOfTime as err:
-            return "failed", (
-                f"{self.reason}: still {w.state}, not confirmed stopped ({err}); the next "
-                "delivery or run checks it again"
+
+        def confirm(later: Call) -> Done:
+            try:
+                status = later(w.project, ports.compute.wait_stopped, w.project, w.zone, w.name)
+            except OutOfTime as err:
+                return "failed", (
+                    f"{self.reason}: still {w.state}, not confirmed stopped ({err}); the next "
+                    "delivery or run checks it again"
+                )
+            if status == VM_GONE:
+                return "skipped", "already gone"
+            if status in STOPPED:
+                return "done", f"{self.reason}: confirmed stopped (was {w.state}, now {status})"
+            # Back to RUNNING (or starting): the earlier stop did not take.
+            if not self.restop:
+                return "failed", (
+                    f"{self.reason}: {status} again, the earlier stop did not take; the next "
+                    "run judges it again"
+                )
+            again = StopInstance(
+                self.target,
+                f"{self.reason}; it is {status} again, the earlier stop did not take",
+                workload=dataclasses.replace(w, state=status),
             )
-        if status == VM_GONE:
-            return "skipped", "already gone"
-        if status in STOPPED:
-            return "done", f"{self.reason}: confirmed stopped (was {w.state}, now {status})"
-        # Back to RUNNING (or starting): the earlier stop did not take.
-        if not self.restop:
-            return "failed", (
-                f"{self.reason}: {status} again, the earlier stop did not take; the next run "
-                "judges it again"
-            )
-        again = StopInstance(
-            self.target,
-            f"{self.reason}; it is {status} again, the earlier stop did not take",
-            workload=dataclasses.replace(w, state=status),
-        )
-        return again.run(ports, call)
+            outcome = again.run(ports, later)
+            return outcome.wait(later) if isinstance(outcome, Confirm) else outcome
+
+        return Confirm(f"{self.reason}: to be read again", confirm)
