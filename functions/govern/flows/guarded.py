@@ -117,7 +117,7 @@ def reap(
     first, rest = _canary_first(todo, resolve, runner, entry_point, simulate)
     results = _run(first, ports, runner, simulate)
     failed = [r.target for r in results if r.outcome == "failed"]
-    if failed and rest and not simulate:
+    if failed and any(not isinstance(a, Skip) for a in rest) and not simulate:
         canary = blast.canary_hold(failed)
         runner.hold(canary, entry_point=entry_point, canary_failed=failed)
         rest = _held(rest, canary)
