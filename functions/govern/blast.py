@@ -11,7 +11,7 @@ reapers (flows/guarded.py) and by a fan-out dispatcher that splits a run across 
 - `allowances`: the run's ceiling split across projects (a fan-out item's `allowance`);
 - the breaker (`breaker_tripped`): once a run made BREAKER_MIN_CALLS calls and more than
   `max_error_rate` of them failed, it starts no new action;
-- the canary (`canary_projects`, `split_canary`): projects under the canary entries act first,
+- the canary (`canary_projects`, `canary_hold`): projects under the canary entries act first,
   and a failure there holds every other project.
 
 The budget kill switch is held to none of these (it is the last line against spend); scopes
