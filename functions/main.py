@@ -244,6 +244,7 @@ def _log_summary(report: Report, runner: execute.Runner, answer: str) -> None:
         unreadable=list(report.unreadable),
         not_capped=list(report.not_capped),
         failed_scopes=list(report.failed_scopes),
+        held=[h.as_dict() for h in report.holds],
         seconds=round(runner.elapsed(), 3),
     )
 
