@@ -8,7 +8,8 @@ reapers (flows/guarded.py) and by a fan-out dispatcher that splits a run across 
 - the ceiling (`run_ceiling`, `ceiling_verdict`): a run whose planned stops exceed
   `max_stops_per_run`, or `max_stop_percent` of the running estate it read, acts on NONE of
   them (a runaway decision is the failure the ceiling exists for: half of it is no better);
-- `allowances`: the run's ceiling split across projects (a fan-out item's `allowance`);
+- `allowances`, `split_ceiling`: the run's ceiling split across projects (a fan-out item's
+  `allowance`), from what the index counted (census.py), or the hold of the whole run;
 - the breaker (`breaker_tripped`): once a run made BREAKER_MIN_CALLS calls and more than
   `max_error_rate` of them failed, it starts no new action;
 - the canary (`canary_projects`, `canary_hold`): projects under the canary entries act first,
@@ -27,6 +28,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from govern import scopes
+from govern.actions import Action, ConfirmStop, ReapRecommendation, StopWorkload
 from govern.models import ActionPolicy, BlastRadius, Hold, Workload
 
 BREAKER_MIN_CALLS: Final = 20
@@ -51,6 +53,19 @@ def dry_run_reason(entry_point: str, policy: ActionPolicy) -> str:
 
 
 # -- the ceiling ---------------------------------------------------------------------------------
+
+
+def stops_in(actions: Iterable[Action]) -> list[Action]:
+    """The actions that stop something (what the ceiling counts).
+
+    Not claims released, nor checks of VMs an earlier run's stop left STOPPING (that stop was
+    counted by its own run).
+    """
+    return [
+        a
+        for a in actions
+        if isinstance(a, StopWorkload | ReapRecommendation) and not isinstance(a, ConfirmStop)
+    ]
 
 
 def running_estate(workloads: Iterable[Workload], policy: ActionPolicy) -> int:
@@ -131,6 +146,79 @@ def allowances(
     for p in by_remainder[:left]:
         given[p] += 1
     return given
+
+
+@dataclass(frozen=True)
+class Split:
+    """A fanned-out reaper run's ceiling split across its projects, or the hold of the run.
+
+    `allowances`: each project's work item's `allowance`. `bound`: their sum, the most stops
+    the whole run can make. `hold`: the ceiling's Hold when the counted candidates already
+    exceed it (then nothing is published).
+    """
+
+    allowances: dict[str, int]
+    ceiling: int
+    source: str
+    counted: int
+    hold: Hold | None = None
+
+    @property
+    def bound(self) -> int:
+        """The most stops the whole run can make: the sum of the allowances."""
+        return sum(self.allowances.values())
+
+
+def split_ceiling(
+    projects: Sequence[str],
+    candidates: Mapping[str, int],
+    limits: BlastRadius,
+    running: int | None = None,
+    *,
+    hold_over: bool,
+) -> Split:
+    """Split the run's ceiling across `projects` for a fan-out dispatcher.
+
+    `candidates`: what the index counted for the projects it covers (absent: not counted).
+    `hold_over`: the counts are the run's planned stops (reap_expired), so a total above the
+    ceiling holds the whole run, like one invocation would; otherwise (an upper bound only,
+    reap_idle_gpus) it is shared in proportion, at least 1 to each project with a candidate.
+
+    Within the ceiling, each counted project gets its own count; what is left of the ceiling
+    is shared evenly across every project (so a project the index has not caught up with
+    still has room), the remainder one each in project-id order. Every project that was not
+    counted gets at least 1. The run's bound (`Split.bound`, the sum) is therefore the
+    ceiling, plus 1 for each project raised from 0 to 1 (not counted while the ceiling had
+    fewer stops left than the run has projects; or, above the ceiling, counted with a
+    candidate but shared none).
+    """
+    ceiling, source = run_ceiling(limits, running)
+    counted = {p: max(0, candidates[p]) for p in projects if p in candidates}
+    total = sum(counted.values())
+    if total > ceiling and hold_over:
+        hold = Hold(
+            "ceiling",
+            f"{HELD}: blast-radius ceiling: {total} stop(s) counted by Cloud Asset Inventory in "
+            f"{sum(1 for n in counted.values() if n)} project(s), more than {source}; no work "
+            "item published, none acted on (check why so many, then raise the limit or stop "
+            "them by hand)",
+            retry=False,
+        )
+        return Split({}, ceiling, source, total, hold)
+    given = dict.fromkeys(projects, 0)
+    if total > ceiling:
+        given.update(allowances(counted, limits, running))
+        given.update({p: 1 for p, n in counted.items() if n and not given[p]})
+    else:
+        given.update(counted)
+        if projects:
+            each, extra = divmod(ceiling - total, len(projects))
+            for i, p in enumerate(sorted(projects)):
+                given[p] += each + (1 if i < extra else 0)
+    for p in projects:
+        if p not in counted and not given[p]:
+            given[p] = 1
+    return Split(given, ceiling, source, total)
 
 
 # -- the error-rate breaker ----------------------------------------------------------------------

@@ -354,13 +354,29 @@ class Budgets(Protocol):
 
 
 class Assets(Protocol):
-    """Cloud Asset Inventory: which projects a folder or organization holds."""
+    """Cloud Asset Inventory: which projects a folder or organization holds, and what runs there.
+
+    The index is eventually consistent (minutes): it finds projects and counts candidates, and
+    never decides an action alone (the flows read live state before acting).
+    """
 
     def search_projects(self, scope: str) -> list[FoundProject]:
         """Every project under `scope` (folders/N or organizations/N), every page read.
 
         Raises:
             PortError: the search failed (any page); nothing of the scope may be assumed.
+        """
+        ...
+
+    def search_workloads(
+        self, scope: str, asset_types: Sequence[str], query: str
+    ) -> list[Workload]:
+        """Every VM, TPU VM or Workbench instance of `asset_types` matching `query`.
+
+        Under `scope`, every page read; only what the index holds (kind, place, state, labels).
+
+        Raises:
+            PortError: the search failed (any page).
         """
         ...
 
@@ -512,6 +528,11 @@ LIST_ENDPOINTS: Final = Read(
 # desired scope"): granted on each scope's folder or organization, not in a project role.
 SEARCH_PROJECTS: Final = Read(
     "cloudasset.searchAllResources", ("cloudasset.assets.searchAllResources",)
+)
+# The same method and permission, over the reapers' workloads: a fan-out dispatcher counts each
+# project's candidates (and, with max_stop_percent, the running estate) before it publishes.
+COUNT_CANDIDATES: Final = Read(
+    "cloudasset.searchAllResources (workloads)", ("cloudasset.assets.searchAllResources",)
 )
 # https://cloud.google.com/pubsub/docs/access-control (topics.publish: pubsub.topics.publish):
 # granted on the work topic only (roles/pubsub.publisher there), to the four dispatchers. Not a

@@ -356,6 +356,37 @@ class MemoryAssets:
             raise ports.PortError(f"asset search {scope}: HTTP 403 permission denied")
         return list(self.cloud.scopes[scope])
 
+    def search_workloads(
+        self, scope: str, asset_types: Sequence[str], query: str
+    ) -> list[Workload]:
+        """The live workloads of the scope's projects (an index that is never behind).
+
+        Only the queries the dispatchers send: `labels.K:*`, and `state:S` / `state:(S OR ...)`.
+        """
+        from govern import census, ports
+
+        self.cloud.record("assets.search_workloads", scope, scope, tuple(asset_types), query)
+        if scope not in self.cloud.scopes:
+            raise ports.PortError(f"asset search {scope}: HTTP 403 permission denied")
+        kinds = {
+            census.COMPUTE: "compute",
+            census.TPU: "tpu",
+            census.WORKBENCH: "notebook",
+        }
+        wanted = {kinds[t] for t in asset_types}
+        projects = {p.project_id for p in self.cloud.scopes[scope]}
+        if query.startswith("labels."):
+            key = query.removeprefix("labels.").removesuffix(":*")
+            match = lambda w: key in w.labels  # noqa: E731
+        else:
+            states = set(query.removeprefix("state:").strip("()").split(" OR "))
+            match = lambda w: w.state in states  # noqa: E731
+        return [
+            w
+            for w in self.cloud.workloads
+            if w.kind in wanted and w.project in projects and match(w)
+        ]
+
 
 class MemoryWork:
     """Pub/Sub: records each published message; ids count up."""

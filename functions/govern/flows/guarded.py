@@ -9,9 +9,12 @@ their actions here instead of to execute.apply:
    is acted on: each is reported `skipped`, "held: blast-radius ceiling ...", one CRITICAL
    line pages, and the run answers 2xx (a retry would only be held again);
 3. the canary: the canary projects' actions run first; if any of them failed (or a canary
-   folder could not be resolved), every other project's actions are held, CRITICAL, non-2xx;
+   folder could not be resolved through Asset Inventory), every other project's actions are
+   held, CRITICAL, non-2xx (a fan-out work item skips this: its dispatcher ran the canary
+   before publishing, flows/dispatch.py);
 4. the error-rate breaker, armed on the Runner: once it trips, actions not yet started are
-   held (execute._one), CRITICAL, non-2xx.
+   held (execute._one), CRITICAL, non-2xx. It counts one invocation's calls: with fan-out,
+   each work item (one project) has its own breaker.
 
 Held actions are reported like every other outcome, never dropped. The budget kill switch
 does not come here (flows/budget.py): it is exempt from all of this.
@@ -25,14 +28,15 @@ from dataclasses import dataclass
 from typing import Final
 
 from govern import blast, execute
-from govern.actions import Action, ConfirmStop, ReapRecommendation, Skip, StopWorkload
+from govern.actions import Action, Skip
 from govern.execute import Runner
+from govern.flows import scoped
 from govern.logs import log
 from govern.models import Hold, Report, Result
 from govern.ports import Ports
 
 Resolver = Callable[[str], Sequence[str]]
-"""Lists a canary folder's projects (Asset Inventory, like a scope); None: folders unresolved."""
+"""Lists a canary folder's projects (Asset Inventory, like a scope: flows/scoped.py)."""
 
 
 @dataclass(frozen=True)
@@ -40,13 +44,17 @@ class Bounds:
     """What a caller adds to the policy's limits for one reaper run (a fan-out work item).
 
     `dry_run`: simulate even where the policy would act (never the other way round).
-    `allowance`: the item's share of its run's ceiling (blast.allowances), instead of the
-    run's own ceiling. `resolve`: lists a canary folder's projects.
+    `allowance`: the item's share of its run's ceiling (blast.split_ceiling), instead of the
+    run's own ceiling. `resolve`: lists a canary folder's projects (default: Asset Inventory,
+    flows/scoped.canary_resolver). `canary_first`: False when the canary is not this run's
+    to wait for: a fan-out work item, whose dispatcher acted on the canary projects before it
+    published anything (flows/dispatch.py), or the dispatcher's canary run itself.
     """
 
     dry_run: bool = False
     allowance: int | None = None
     resolve: Resolver | None = None
+    canary_first: bool = True
 
 
 SINGLE_RUN: Final = Bounds()
@@ -54,16 +62,8 @@ SINGLE_RUN: Final = Bounds()
 
 
 def planned_stops(actions: Sequence[Action]) -> list[Action]:
-    """The actions that stop something (what the ceiling counts).
-
-    Not claims released, nor checks of VMs an earlier run's stop left STOPPING (that stop was
-    counted by its own run).
-    """
-    return [
-        a
-        for a in actions
-        if isinstance(a, StopWorkload | ReapRecommendation) and not isinstance(a, ConfirmStop)
-    ]
+    """The actions that stop something (what the ceiling counts: blast.stops_in)."""
+    return blast.stops_in(actions)
 
 
 def _held(actions: Sequence[Action], hold: Hold) -> list[Action]:
@@ -86,8 +86,8 @@ def reap(
     """Carry out a reaper's actions within its limits; the run's Report.
 
     `running`: the running estate the run read (what max_stop_percent is a share of; None:
-    not known). `bounds`: what the caller adds (a fan-out item's dry_run and allowance, a
-    canary folder resolver; without one a folder canary holds everything else).
+    not known). `bounds`: what the caller adds (a fan-out item's dry_run and allowance, and
+    that its dispatcher ran the canary; a canary folder resolver other than Asset Inventory).
     """
     dry_run, allowance, resolve = bounds.dry_run, bounds.allowance, bounds.resolve
     policy = runner.policy
@@ -114,7 +114,12 @@ def reap(
             targets=[a.target for a in stops],
         )
         todo = _held(todo, hold)
-    first, rest = _canary_first(todo, resolve, runner, entry_point, simulate)
+    if bounds.canary_first:
+        first, rest = _canary_first(
+            todo, resolve or scoped.canary_resolver(runner, ports), runner, entry_point, simulate
+        )
+    else:
+        first, rest = todo, []
     results = _run(first, ports, runner, simulate)
     failed = [r.target for r in results if r.outcome == "failed"]
     if failed and any(not isinstance(a, Skip) for a in rest) and not simulate:
@@ -135,7 +140,7 @@ def _run(actions: Sequence[Action], ports: Ports, runner: Runner, simulate: bool
 
 def _canary_first(
     actions: list[Action],
-    resolve: Resolver | None,
+    resolve: Resolver,
     runner: Runner,
     entry_point: str,
     simulate: bool,
@@ -146,7 +151,8 @@ def _canary_first(
     nothing, so it has no canary to wait for: it only warns of a folder it could not resolve.
     """
     limits = runner.policy.blast_radius
-    if not limits.canary:
+    if not limits.canary or all(isinstance(a, Skip) for a in actions):
+        # Nothing to act on: no canary to wait for, and no folder searched for nothing.
         return actions, []
     canary = blast.canary_projects(limits, resolve)
     if simulate:
