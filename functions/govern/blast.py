@@ -190,7 +190,7 @@ def split_ceiling(
     counted gets at least 1. The run's bound (`Split.bound`, the sum) is therefore the
     ceiling, plus 1 for each project raised from 0 to 1 (not counted while the ceiling had
     fewer stops left than the run has projects; or, above the ceiling, counted with a
-    candidate but shared none).
+    candidate but shared none). A ceiling of 0 gives every project 0.
     """
     ceiling, source = run_ceiling(limits, running)
     counted = {p: max(0, candidates[p]) for p in projects if p in candidates}
@@ -206,6 +206,8 @@ def split_ceiling(
         )
         return Split({}, ceiling, source, total, hold)
     given = dict.fromkeys(projects, 0)
+    if ceiling == 0:
+        return Split(given, ceiling, source, total)  # a ceiling of 0: no stop anywhere
     if total > ceiling:
         given.update(allowances(counted, limits, running))
         given.update({p: 1 for p, n in counted.items() if n and not given[p]})

@@ -14,7 +14,8 @@ while more pages follow. An empty answer is `{}`.
 
 Folders form a tree (`add_folder(child, parent)`); a folder scope finds every project anywhere
 under it, subfolders included. `failing[scope]` answers that HTTP status for that scope's
-searches (e.g. 403 PERMISSION_DENIED for a folder the caller may not search).
+searches (e.g. 403 PERMISSION_DENIED for a folder the caller may not search);
+`failing_workloads[scope]` only for its searches of other asset types than projects.
 
 Workloads: `watch(compute=, tpu=, notebooks=)` indexes the fakes' VMs
 (`compute.googleapis.com/Instance`), TPU VMs (`tpu.googleapis.com/Node`) and Workbench instances
@@ -83,6 +84,7 @@ class FakeAssets:
         self.projects: dict[str, dict[str, Any]] = {}
         self.failing: dict[str, int] = {}
         self.lagging: set[str] = set()  # full names of workloads not indexed yet
+        self.failing_workloads: dict[str, int] = {}  # scope -> status, for workload searches
         self._sources: list[Callable[[], list[dict[str, Any]]]] = []
         self._numbers = itertools.count(100000000001)
         self._unlisted: dict[str, str] = {}  # numbers of projects the fake was not told of
@@ -258,11 +260,14 @@ class FakeAssets:
                     f"The caller does not have permission on {scope} (or it does not exist)",
                 ),
             )
+        types = request.query.get("assetTypes") or []
+        if scope in self.failing_workloads and PROJECT_TYPE not in types:
+            status = self.failing_workloads[scope]
+            return Reply(status, error_body(status, f"injected failure for {scope}'s workloads"))
         query = (request.query.get("query") or [""])[0].strip()
         terms = _query(query)
         if terms is None:
             return Reply(400, error_body(400, f"the fake does not understand query {query!r}"))
-        types = request.query.get("assetTypes") or []
         try:
             size = int((request.query.get("pageSize") or ["0"])[0])
             start = int((request.query.get("pageToken") or ["0"])[0])

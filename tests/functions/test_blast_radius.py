@@ -181,9 +181,24 @@ def test_a_failed_canary_holds_every_other_project(cloud, monkeypatch, capsys):
     assert cloud.compute.status(DEV, A, "dev-1") == "TERMINATED"
 
 
+def test_a_canary_folder_resolves_through_asset_inventory(cloud, monkeypatch):
+    cloud.assets.add_folder("folders/42")
+    cloud.assets.add_project(PROD, "folders/42")
+    set_policy(monkeypatch, blast_radius={"canary": ["folders/42"]})
+    _expired(cloud, DEV, A, "dev-1")
+    _expired(cloud, PROD, A, "prod-1")
+
+    report = post_report("reap_expired")
+
+    stops = [r.path.rsplit("/", 2)[-2] for r in cloud.server.calls("POST", "/stop")]
+    assert stops == ["prod-1", "dev-1"]
+    assert {o for o, _ in _outcomes(report).values()} == {"done"}
+    assert cloud.assets.searches(cloud.server, "folders/42")
+
+
 def test_a_canary_folder_nothing_resolves_holds_everything_outside_it(cloud, monkeypatch):
-    # Resolving a folder needs Asset Inventory (scopes); until a resolver is wired in, a
-    # folder canary holds every project that is not a known canary, never acts without it.
+    # folders/42 is not one Asset Inventory may search (403): a folder canary that cannot be
+    # resolved holds every project that is not a known canary, never acts without it.
     set_policy(monkeypatch, blast_radius={"canary": ["folders/42", f"projects/{PROD}"]})
     _expired(cloud, DEV, A, "dev-1")
     _expired(cloud, PROD, A, "prod-1")

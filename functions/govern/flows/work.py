@@ -24,7 +24,7 @@ from govern.flows.expired import REAP_EXPIRED, reap_expired
 from govern.flows.guarded import Bounds
 from govern.flows.idle_gpus import REAP_IDLE_GPUS, reap_idle_gpus
 from govern.flows.idle_vms import REAP_IDLE_VMS, reap_idle_vms
-from govern.models import Report
+from govern.models import ActionPolicy, Report
 from govern.ports import GET_SPEND_CAP, PUBLISH_WORK, SEARCH_PROJECTS, Ports
 from govern.workitems import BudgetItem, ReaperItem, WorkItem
 
@@ -49,11 +49,16 @@ ON_DEAD_LETTER: Final = Flow("on_dead_letter", reads=(), actions=())
 
 
 def outcome(report: Report) -> ItemOutcome:
-    """An item's outcome from its report: failed, done (something done or simulated), or not."""
+    """An item's outcome from its report: failed, done (something done or simulated), or not.
+
+    An item a blast-radius limit held (and paged) is done: it decided, and the hold is its
+    result (the outcome line's `held` says which); it is not retried.
+    """
     if report.failed:
         return "failed"
     counts = report.counts()
-    return "done" if counts.get("done") or counts.get("simulated") else "nothing to do"
+    acted = counts.get("done") or counts.get("simulated") or report.holds
+    return "done" if acted else "nothing to do"
 
 
 @dataclass(frozen=True)
@@ -84,7 +89,7 @@ def _run(item: WorkItem, admitted: Admitted, ports: Ports, runner: Runner) -> Re
             raise ValueError("admission gave a budget item no scope")  # a bug, not an input
         return budget.act_on_projects(admitted.scope, ports, runner)
     started = periods.parse_instant(item.started)
-    bounds = item_bounds(item)
+    bounds = item_bounds(item, runner.policy)
     if item.job == "reap_expired":
         # The dispatcher's day: a redelivery after midnight still judges the run's dates.
         return reap_expired(ports, runner, started.date(), bounds)
@@ -94,13 +99,17 @@ def _run(item: WorkItem, admitted: Admitted, ports: Ports, runner: Runner) -> Re
     return reap_idle_gpus(ports, runner, bounds)
 
 
-def item_bounds(item: ReaperItem) -> Bounds:
+def item_bounds(item: ReaperItem, policy: ActionPolicy) -> Bounds:
     """What a reaper item adds to the policy's blast-radius limits (flows/guarded.py).
 
     Its `allowance` (its share of the run's ceiling) replaces the run's ceiling: planned stops
-    beyond it are all held and paged, never dropped. Its `dry_run` can only make it drier
-    (acting_reapers and the policy's dry_run still apply). The canary is not its to wait for:
-    the dispatcher acted on the canary projects before it published any item. The breaker is
-    the item's own: it counts this invocation's calls.
+    beyond it are all held and paged, never dropped. It is never more than the policy's
+    max_stops_per_run (no honest share is; a hand-made item cannot widen it); null leaves the
+    policy's own ceiling. Its `dry_run` can only make it drier (acting_reapers and the policy's
+    dry_run still apply). The canary is not its to wait for: the dispatcher acted on the
+    canary projects before it published any item. The breaker is the item's own: it counts
+    this invocation's calls.
     """
-    return Bounds(dry_run=item.dry_run, allowance=item.allowance, canary_first=False)
+    most = policy.blast_radius.max_stops_per_run
+    allowance = None if item.allowance is None else min(item.allowance, most)
+    return Bounds(dry_run=item.dry_run, allowance=allowance, canary_first=False)
