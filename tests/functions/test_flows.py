@@ -41,6 +41,7 @@ READ_METHODS = {
     "aiplatform.projects.locations.endpoints.list": "vertex.list_endpoints",
     "billingbudgets.billingAccounts.budgets.get": "budgets.get_spend_cap",
     "cloudasset.searchAllResources": "assets.search_projects",
+    "cloudasset.searchAllResources (workloads)": "assets.search_workloads",
     "pubsub.projects.topics.publish": "work.publish",
 }
 ACTION_METHODS = {

@@ -16,10 +16,12 @@ from typing import Any
 import pytest
 
 from tests.functions.conftest import (
+    BUDGET,
     DEV,
     PROD,
     ZONES,
     budget_data,
+    budget_dict,
     log_lines,
     post_report,
     pubsub_event,
@@ -152,3 +154,24 @@ def test_the_queued_resource_answers_are_the_discovery_documents(cloud, path_par
         _check("tpu", reply.body, method["response"], f"{method['id']} response")
         checked += 1
     assert checked
+
+
+def test_a_project_found_through_a_scope_has_its_queued_resources_withdrawn_in_every_zone(
+    cloud, monkeypatch
+):
+    # Governed in every zone (no zones of its own): its queued resources are listed with
+    # `locations/-` (the list read each governed zone, and such a project has none).
+    folder, far = "folders/100", "asia-east1-b"
+    cloud.assets.add_folder(folder)
+    cloud.assets.add_project("ml-scoped", folder)
+    cloud.tpu.add_queued("ml-scoped", far, "tpu-waiting")
+    set_policy(
+        monkeypatch,
+        scopes={folder: {"environment": "prod", "allow_billing_disable": False}},
+        budgets={BUDGET: budget_dict(projects=[DEV], scopes=[folder], disable_billing_at=None)},
+    )
+
+    send_event(pubsub_event(budget_data(1.0, 1000)))
+
+    assert cloud.server.calls("GET", "/v2/projects/ml-scoped/locations/-/queuedResources")
+    assert ("ml-scoped", far, "tpu-waiting") not in cloud.tpu.queued

@@ -13,6 +13,7 @@ from govern.flows.base import Flow, inventory
 from govern.flows.guarded import SINGLE_RUN, Bounds, reap
 from govern.models import Report
 from govern.ports import (
+    COUNT_CANDIDATES,
     LIST_INSTANCES,
     LIST_NOTEBOOKS,
     LIST_TPU_NODES,
@@ -23,7 +24,14 @@ from govern.ports import (
 
 REAP_EXPIRED: Final = Flow(
     "reap_expired",
-    reads=(SEARCH_PROJECTS, PUBLISH_WORK, LIST_INSTANCES, LIST_NOTEBOOKS, LIST_TPU_NODES),
+    reads=(
+        SEARCH_PROJECTS,
+        COUNT_CANDIDATES,
+        PUBLISH_WORK,
+        LIST_INSTANCES,
+        LIST_NOTEBOOKS,
+        LIST_TPU_NODES,
+    ),
     actions=(StopInstance, StopNotebook, StopTpuNode, ConfirmStop),
 )
 

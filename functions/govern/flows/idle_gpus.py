@@ -25,6 +25,7 @@ from govern.flows.base import Flow, inventory
 from govern.flows.guarded import SINGLE_RUN, Bounds, reap
 from govern.models import Report, Usage, Workload
 from govern.ports import (
+    COUNT_CANDIDATES,
     LIST_INSTANCES,
     LIST_TIME_SERIES,
     LIST_TPU_NODES,
@@ -35,7 +36,14 @@ from govern.ports import (
 
 REAP_IDLE_GPUS: Final = Flow(
     "reap_idle_gpus",
-    reads=(SEARCH_PROJECTS, PUBLISH_WORK, LIST_INSTANCES, LIST_TPU_NODES, LIST_TIME_SERIES),
+    reads=(
+        SEARCH_PROJECTS,
+        COUNT_CANDIDATES,
+        PUBLISH_WORK,
+        LIST_INSTANCES,
+        LIST_TPU_NODES,
+        LIST_TIME_SERIES,
+    ),
     actions=(StopInstance, StopNotebook, StopTpuNode, ConfirmStop),
 )
 

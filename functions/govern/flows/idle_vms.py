@@ -18,6 +18,7 @@ from govern.flows.base import Flow, inventory
 from govern.flows.guarded import SINGLE_RUN, Bounds, reap
 from govern.models import Report, Workload
 from govern.ports import (
+    COUNT_CANDIDATES,
     LIST_IDLE_VM_RECOMMENDATIONS,
     LIST_INSTANCES,
     PUBLISH_WORK,
@@ -27,7 +28,13 @@ from govern.ports import (
 
 REAP_IDLE_VMS: Final = Flow(
     "reap_idle_vms",
-    reads=(SEARCH_PROJECTS, PUBLISH_WORK, LIST_IDLE_VM_RECOMMENDATIONS, LIST_INSTANCES),
+    reads=(
+        SEARCH_PROJECTS,
+        COUNT_CANDIDATES,  # the running estate, with max_stop_percent
+        PUBLISH_WORK,
+        LIST_IDLE_VM_RECOMMENDATIONS,
+        LIST_INSTANCES,
+    ),
     actions=(ReapRecommendation, ReleaseClaim),
 )
 

@@ -25,21 +25,21 @@ from govern.flows.guarded import Bounds
 from govern.flows.idle_gpus import REAP_IDLE_GPUS, reap_idle_gpus
 from govern.flows.idle_vms import REAP_IDLE_VMS, reap_idle_vms
 from govern.models import ActionPolicy, Report
-from govern.ports import GET_SPEND_CAP, PUBLISH_WORK, SEARCH_PROJECTS, Ports
+from govern.ports import COUNT_CANDIDATES, GET_SPEND_CAP, PUBLISH_WORK, SEARCH_PROJECTS, Ports
 from govern.workitems import BudgetItem, ReaperItem, WorkItem
 
 ItemOutcome = Literal["done", "nothing to do", "duplicate", "failed", "refused"]
 _DISPATCHERS = (budget.BUDGET_ALERT, REAP_IDLE_VMS, REAP_EXPIRED, REAP_IDLE_GPUS)
 ON_WORK_ITEM: Final = Flow(
     "on_work_item",
-    # What the four flows read and do in one project; never a scope search, a publish, or a
-    # spend cap (a spend cap's alert is only reported, by the budget function itself).
+    # What the four flows read and do in one project; never a scope search, a candidate count,
+    # a publish, or a spend cap (a spend cap's alert is only reported, by the budget function).
     reads=tuple(
         dict.fromkeys(
             r
             for f in _DISPATCHERS
             for r in f.reads
-            if r not in (SEARCH_PROJECTS, PUBLISH_WORK, GET_SPEND_CAP)
+            if r not in (SEARCH_PROJECTS, COUNT_CANDIDATES, PUBLISH_WORK, GET_SPEND_CAP)
         )
     ),
     actions=tuple(dict.fromkeys(a for f in _DISPATCHERS for a in f.actions)),
