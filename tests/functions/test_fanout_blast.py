@@ -204,7 +204,7 @@ def test_a_reaper_not_in_acting_reapers_publishes_dry_items_a_forged_one_cannot_
     _expired(cloud, DEV, zone=A)
     _fan_out(cloud, monkeypatch, blast_radius={"acting_reapers": ["reap_idle_vms"]})
 
-    post_report("reap_expired")
+    assert post_report("reap_expired")["dry_run"] is True
     assert {i["dry_run"] for i in _items(cloud)} == {True}
     capsys.readouterr()
 

@@ -127,7 +127,8 @@ def reaper(job: ReaperJob, ports: Ports, runner: Runner, now: datetime, topic: s
     }
     if split.hold is not None:
         runner.hold(split.hold, page=not simulate, entry_point=entry_point, **limits)
-        return publish(runner, ports, topic, job, [], blast_radius=limits)
+        report = publish(runner, ports, topic, job, [], blast_radius=limits)
+        return dataclasses.replace(report, dry_run=simulate)
     done: list[Result] = []
     if policy.blast_radius.canary and not simulate:
         done, rest = canary_first(job, ports, runner, now, projects, split)
@@ -148,7 +149,8 @@ def reaper(job: ReaperJob, ports: Ports, runner: Runner, now: datetime, topic: s
         )
         for project in projects
     ]
-    return publish(runner, ports, topic, job, items, results=done, blast_radius=limits)
+    report = publish(runner, ports, topic, job, items, results=done, blast_radius=limits)
+    return dataclasses.replace(report, dry_run=simulate)  # what the items will do
 
 
 def count(
