@@ -87,3 +87,29 @@ def test_only_stops_count_toward_the_ceiling():
     reap = ReapRecommendation(w.target, "idle", recommendation=rec, workload=w, by=RUN)
     release = ReleaseClaim(w.target, "stale", recommendation=rec, succeeded=True, by=RUN)
     assert planned_stops([stop, reap, release, Skip(w.target, "exempt")]) == [stop, reap]
+
+
+def test_a_canary_folder_with_no_project_holds_everything_outside_the_known_canary():
+    # Asset Inventory (the memory ports' scopes) finds nothing under folders/42: never "no
+    # canary, so act everywhere".
+    cloud = MemoryCloud(
+        workloads=[
+            Workload("compute", DEV, A, "dev-1", "RUNNING", EXPIRED),
+            Workload("compute", PROD, A, "prod-1", "RUNNING", EXPIRED),
+        ],
+        scopes={"folders/42": []},
+    )
+    runner = _runner(blast_radius={"canary": ["folders/42", f"projects/{PROD}"]})
+    report = flows.reap_expired(MemoryPorts(cloud), runner, TODAY)
+    outcomes = {r.target.rsplit("/", 1)[-1]: r.outcome for r in report.results}
+    assert outcomes == {"prod-1": "done", "dev-1": "skipped"}
+    assert [h.kind for h in report.holds] == ["canary"] and report.failed
+    assert cloud.called("assets.search_projects") == [("folders/42",)]
+
+
+def test_a_work_item_leaves_the_canary_to_its_dispatcher():
+    cloud = MemoryCloud(workloads=[Workload("compute", DEV, A, "dev-1", "RUNNING", EXPIRED)])
+    runner = _runner(blast_radius={"canary": ["folders/42"]})
+    report = flows.reap_expired(MemoryPorts(cloud), runner, TODAY, Bounds(canary_first=False))
+    assert [r.outcome for r in report.results] == ["done"] and not report.holds
+    assert not cloud.called("assets.search_projects")  # no organization-quota call per item
