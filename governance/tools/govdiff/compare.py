@@ -12,9 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from governance.tools.govdiff import networks
 from governance.tools.govdiff.aspects import ASPECTS, Aspect, judge
 from governance.tools.govdiff.change import GovernanceChange, Value
-from governance.tools.govdiff.cron import CronError, describe, runs_per_year
+from governance.tools.govdiff.cron import CronError, cadence
 from governance.tools.govdiff.read import Governed, Observed, governed
 
 Doc = Mapping[str, Any]
@@ -31,11 +32,13 @@ def _why(aspect: Aspect, weakens: bool, before: Value, after: Value) -> str:
     detail = ""
     if aspect.direction == "rarer":
         try:
-            old = describe(runs_per_year(str(before))) if before else "no schedule"
-            new = describe(runs_per_year(str(after))) if after else "no schedule"
+            old = cadence(str(before)) if before else "no schedule"
+            new = cadence(str(after)) if after else "no schedule"
             detail = f" ({old} -> {new})"
         except CronError as err:
             detail = f" ({err})"
+    elif aspect is ASPECTS["network.share"]:
+        detail = f" ({networks.describe(before)} -> {networks.describe(after)})"
     if weakens:
         return f"{aspect.loses}{detail}"
     return f"{aspect.what}{detail}"
@@ -60,7 +63,7 @@ def _compared(base: Governed, head: Governed) -> list[tuple[str, Observed | None
     return rows
 
 
-def _merge_policy(
+def merge_policy(
     changes: list[GovernanceChange], fields: Mapping[str, str], functions: frozenset[str]
 ) -> list[GovernanceChange]:
     """One `policy.<field>` change where every governance function changed the same way."""
@@ -114,5 +117,5 @@ def governance_changes(base: Doc, head: Doc) -> list[GovernanceChange]:
             fields[id_] = seen.policy_field
     # Functions that carry a policy on both sides: the set a merged change must cover.
     both = old.policy_functions & new.policy_functions
-    changes = _merge_policy(changes, fields, both)
+    changes = merge_policy(changes, fields, both)
     return sorted(changes, key=lambda c: (not c.weakens, c.resource != "stack", c.path))
