@@ -33,6 +33,9 @@ class ProjectBudgetArgs:
     # Fractions of the amount: actual spend, then forecast spend.
     thresholds: Sequence[float] = (0.5, 0.9, 1.0)
     forecast_thresholds: Sequence[float] = (1.0,)
+    # Folders/organizations whose spend the budget counts instead of the project's (the
+    # budget's cap then acts in them: action_settings.py).
+    scopes: Sequence[str] = ()
 
 
 def threshold_rules(
@@ -82,8 +85,11 @@ class ProjectBudget(pulumi.ComponentResource):
             f"{name}-budget",
             billing_account=args.billing_account,
             display_name=resource_name(args.prefix, "monthly"),
+            # Filters narrow one another (each says "only this usage"), so a budget of scopes
+            # names only them: with the project too it would count that one project alone.
             budget_filter=gcp.billing.BudgetBudgetFilterArgs(
-                projects=[f"projects/{args.project_number}"],
+                projects=None if args.scopes else [f"projects/{args.project_number}"],
+                resource_ancestors=list(args.scopes) or None,
                 credit_types_treatment="INCLUDE_ALL_CREDITS",
                 calendar_period=PERIOD,
             ),
