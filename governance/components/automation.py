@@ -136,7 +136,9 @@ _BUDGET_ACTIONS = _union(
 )
 _REAP_IDLE_VMS = _union(REAP_RECOMMENDATIONS)
 _REAP_EXPIRED = _union(STOP_INSTANCES, STOP_NOTEBOOKS, STOP_TPUS)
-_REAP_IDLE_GPUS = _union(STOP_INSTANCES, STOP_NOTEBOOKS_FOUND_ELSEWHERE, STOP_TPUS, READ_GPU_METRICS)
+_REAP_IDLE_GPUS = _union(
+    STOP_INSTANCES, STOP_NOTEBOOKS_FOUND_ELSEWHERE, STOP_TPUS, READ_GPU_METRICS
+)
 _DISPATCH = _union(RESOLVE_SCOPES, PUBLISH_WORK)
 
 PERMISSIONS: dict[str, tuple[str, ...]] = {
@@ -324,9 +326,7 @@ class GovernanceFunctions(pulumi.ComponentResource):
             opts=child,
         )
 
-        topic = (
-            work_topic_path(args.prefix, args.project) if args.fan_out is not None else None
-        )
+        topic = work_topic_path(args.prefix, args.project) if args.fan_out is not None else None
         deployed: dict[str, _Deployed] = {}
         jobs: dict[str, gcp.cloudscheduler.Job] = {}
         for entry_point in DISPATCHERS:

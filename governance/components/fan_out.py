@@ -25,7 +25,7 @@ PUBLISHER = "roles/pubsub.publisher"
 SUBSCRIBER = "roles/pubsub.subscriber"
 # Pub/Sub mints the push OIDC token as the push account; for projects created before April 2021
 # its service agent needs this on that account (Authentication for push subscriptions).
-TOKEN_CREATOR = "roles/iam.serviceAccountTokenCreator"
+TOKEN_CREATOR = "roles/iam.serviceAccountTokenCreator"  # noqa: S105 - a role name
 # Redelivery backoff: Pub/Sub's documented range is 0-600 s; at most 600 s between attempts.
 MIN_BACKOFF = "10s"
 MAX_BACKOFF = "600s"

@@ -78,7 +78,7 @@ class ScopeGrants(pulumi.ComponentResource):
                 org_id=org_id,
                 role_id=rid,
                 title=f"mlgov functions: {does}",
-                description="Only what the functions' code calls (functions/govern/permissions.py).",
+                description="Only what the functions call (functions/govern/permissions.py).",
                 permissions=sorted(permissions),
                 stage="GA",
                 opts=child,
@@ -87,7 +87,8 @@ class ScopeGrants(pulumi.ComponentResource):
 
         for scope in args.scopes:
             grants: list[tuple[str, str, pulumi.Input[str]]] = [
-                ("dispatch", ep.replace("_", "-"), member) for ep, member in args.dispatchers.items()
+                ("dispatch", ep.replace("_", "-"), member)
+                for ep, member in args.dispatchers.items()
             ]
             grants.append(("work", "on-work-item", args.worker))
             if scope.unlink:

@@ -70,6 +70,7 @@ def worker_size(
         quota ceiling = 50% x 975/min x 480 s / 60 s / 2 calls an item = 1,950 items at once
         in flight     = min(wanted, quota ceiling)                     = 1,667
         instances     = ceil(1,667 / 16)                               = 105
+        (at 50,000 projects the ceiling binds: ceil(1,950 / 16) = 122 instances of 15 items)
 
     The quota ceiling holds whatever the split between instances: each process paces its
     organization-level calls to 50% x 975/min / instances (DESIGN.md section 5), so its 16 items
@@ -81,13 +82,14 @@ def worker_size(
     """
     budget_s = EVENT_TIMEOUT_S - REPORT_MARGIN_S
     wanted = math.ceil(projects * item_issue_s / issue_within_s)
-    ceiling = math.floor(
-        quota_share * org_quota_per_min * (budget_s / 60.0) / org_calls_per_item
-    )
+    ceiling = math.floor(quota_share * org_quota_per_min * (budget_s / 60.0) / org_calls_per_item)
     in_flight = max(1, min(wanted, ceiling))
     concurrency = min(items_per_instance, in_flight)
+    instances = math.ceil(in_flight / concurrency)
+    # Rounding instances up must not lift the items in flight past the quota ceiling.
+    concurrency = max(1, min(concurrency, ceiling // instances))
     return WorkerSize(
-        instances=math.ceil(in_flight / concurrency),
+        instances=instances,
         concurrency=concurrency,
         timeout_seconds=EVENT_TIMEOUT_S,
         time_budget_seconds=float(budget_s),

@@ -97,8 +97,10 @@ def scope_unlinks(s: Settings, key: str) -> bool:
 
 
 def organization_of(s: Settings) -> str | None:
-    """The organization the org-level custom roles live in: `automation.organization`, else the
-    stack's one organization scope."""
+    """Where the organization custom roles live.
+
+    `automation.organization`, else the stack's one organization scope.
+    """
     a = s.automation
     if a.organization is not None:
         return a.organization
