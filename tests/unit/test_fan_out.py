@@ -285,3 +285,22 @@ def test_no_basic_role_is_granted_anywhere(stack: str):
     for type_ in (FOLDER_MEMBER, ORG_MEMBER, TOPIC_MEMBER, SUB_MEMBER, SA_MEMBER):
         for grant in _of(stack, type_).values():
             assert grant["role"] not in {"roles/owner", "roles/editor", "roles/viewer"}
+
+
+@pytest.mark.parametrize(("stack", "variant"), [("prod", ""), ("dev", "two-scopes")])
+def test_the_program_passes_its_own_fan_out_rules(stack: str, variant: str):
+    from mlgov_policies.config import PolicyConfig
+    from mlgov_policies.evaluate import evaluate_resources
+
+    resources = [{"type": r.type, "name": r.name, "inputs": r.inputs} for r in _run(stack, variant)]
+    found = evaluate_resources(resources, PolicyConfig(environment=stack), stack=stack)
+    rules = {"mlgov-pubsub-work-topic-publisher", "mlgov-iam-scope-least-privilege"}
+    assert [f.as_dict() for f in found if f.policy in rules] == []
+    # ...and they see what they check: another publisher on the work topic is found.
+    publisher = next(r for r in resources if r["name"] == "governance-work-publisher-reap-expired")
+    publisher["inputs"] = {
+        **publisher["inputs"],
+        "member": "serviceAccount:x@y.iam.gserviceaccount.com",
+    }
+    found = evaluate_resources(resources, PolicyConfig(environment=stack), stack=stack)
+    assert [f.resource for f in found if f.policy in rules] == [publisher["name"]]
