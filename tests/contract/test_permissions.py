@@ -124,7 +124,7 @@ def test_what_the_dispatchers_are_granted_elsewhere_is_exactly_resolving_and_pub
     assert RESOLVE_SCOPES == ("cloudasset.assets.searchAllResources",)
     assert PUBLISH_WORK == ("pubsub.topics.publish",)
     for ep in DISPATCHERS:
-        assert GRANTED_ELSEWHERE <= set(PERMISSIONS[ep])
+        assert set(PERMISSIONS[ep]) >= GRANTED_ELSEWHERE
         role = function_permissions(
             ep, allow_billing_disable=True, undeploy_endpoints=True, read_spend_caps=True
         )

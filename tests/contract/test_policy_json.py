@@ -51,6 +51,11 @@ def stack_settings(stack: str, **overrides: Any) -> Settings:
     return settings_from_config({**config, "mlgov:settings": raw})
 
 
+def added(parsed: object, name: str) -> Any:
+    """An attribute the functions' side adds for issue 29 (scopes, fan_out, blast_radius)."""
+    return getattr(parsed, name)
+
+
 def parse(rendered: ActionSettings) -> ActionPolicy:
     return ActionPolicy.from_json(rendered.model_dump_json())
 
@@ -256,7 +261,7 @@ def scoped_settings(stack: str = "staging", **scope: Any) -> Settings:
 def test_scopes_and_fan_out_parse_with_the_same_meaning():
     s = scoped_settings()
     policy = parse(action_settings(s, BUDGET_ID, worker_instances=105))
-    scopes = getattr(policy, "scopes")
+    scopes = added(policy, "scopes")
     assert set(scopes) == {FOLDER, ORG}
     folder, org = scopes[FOLDER], scopes[ORG]
     assert folder.environment == "staging"  # the stack's own
@@ -268,8 +273,8 @@ def test_scopes_and_fan_out_parse_with_the_same_meaning():
     assert tuple(org.vertex_regions) == ("europe-west4",)
     budget = policy.budgets[BUDGET_ID]
     assert budget.projects == ()  # a budget of scopes: the stack's project only if inside one
-    assert tuple(getattr(budget, "scopes")) == (FOLDER, ORG)
-    fan_out = getattr(policy, "fan_out")
+    assert tuple(added(budget, "scopes")) == (FOLDER, ORG)
+    fan_out = added(policy, "fan_out")
     assert (fan_out.max_delivery_attempts, fan_out.worker_instances) == (7, 105)
     assert s.project in policy.projects  # the reapers still govern the stack's own project
 
@@ -278,14 +283,14 @@ def test_scopes_and_fan_out_parse_with_the_same_meaning():
 def test_a_scope_that_allows_unlink_reaches_the_functions_and_its_budget_unlinks():
     s = scoped_settings("dev", allow_billing_disable=True)
     policy = parse(action_settings(s, BUDGET_ID))
-    assert getattr(policy, "scopes")[FOLDER].allow_billing_disable is True
-    assert getattr(policy, "scopes")[ORG].allow_billing_disable is False
+    assert added(policy, "scopes")[FOLDER].allow_billing_disable is True
+    assert added(policy, "scopes")[ORG].allow_billing_disable is False
     assert policy.budgets[BUDGET_ID].disable_billing_at == 1.5
 
 
 @renders
 def test_blast_radius_is_always_rendered_and_parses_with_the_same_meaning():
-    default = getattr(parse(action_settings(stack_settings("staging"), BUDGET_ID)), "blast_radius")
+    default = added(parse(action_settings(stack_settings("staging"), BUDGET_ID)), "blast_radius")
     # Rendered even when the stack sets nothing: the three reapers act, a later kind simulates.
     assert tuple(default.acting_reapers) == REAPERS
     assert (default.max_stops_per_run, default.max_stop_percent) == (100, None)
@@ -304,7 +309,7 @@ def test_blast_radius_is_always_rendered_and_parses_with_the_same_meaning():
             }
         },
     )
-    limits = getattr(parse(action_settings(s, BUDGET_ID)), "blast_radius")
+    limits = added(parse(action_settings(s, BUDGET_ID)), "blast_radius")
     assert (limits.max_stops_per_run, limits.max_stop_percent) == (25, 10)
     assert limits.max_error_rate == 0.1
     assert tuple(limits.canary) == (f"projects/{project}",)
@@ -333,7 +338,7 @@ def test_any_valid_blast_radius_renders_a_policy_the_functions_accept(
             }
         },
     )
-    limits = getattr(parse(action_settings(s, BUDGET_ID)), "blast_radius")
+    limits = added(parse(action_settings(s, BUDGET_ID)), "blast_radius")
     assert limits.max_stops_per_run == stops
     assert tuple(limits.acting_reapers) == tuple(reapers)
 

@@ -293,7 +293,9 @@ def test_the_program_passes_its_own_fan_out_rules(stack: str, variant: str):
     from mlgov_policies.evaluate import evaluate_resources
 
     resources = [{"type": r.type, "name": r.name, "inputs": r.inputs} for r in _run(stack, variant)]
-    found = evaluate_resources(resources, PolicyConfig(environment=stack), stack=stack)
+    found = evaluate_resources(
+        resources, PolicyConfig.from_mapping({"environment": stack}), stack=stack
+    )
     rules = {"mlgov-pubsub-work-topic-publisher", "mlgov-iam-scope-least-privilege"}
     assert [f.as_dict() for f in found if f.policy in rules] == []
     # ...and they see what they check: another publisher on the work topic is found.
@@ -302,5 +304,7 @@ def test_the_program_passes_its_own_fan_out_rules(stack: str, variant: str):
         **publisher["inputs"],
         "member": "serviceAccount:x@y.iam.gserviceaccount.com",
     }
-    found = evaluate_resources(resources, PolicyConfig(environment=stack), stack=stack)
+    found = evaluate_resources(
+        resources, PolicyConfig.from_mapping({"environment": stack}), stack=stack
+    )
     assert [f.resource for f in found if f.policy in rules] == [publisher["name"]]

@@ -56,6 +56,7 @@ BUDGET_REQUIRED = StackRule(
 
 
 def same_topic(a: str, b: str) -> bool:
+    """Whether two topic names are the same topic (pubsub.py's rule uses it too)."""
     # "projects/p/topics/t" and a bare "t" both name topic t; compare full paths when both have one.
     if "/" in a and "/" in b:
         return a == b

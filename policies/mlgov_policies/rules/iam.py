@@ -76,9 +76,7 @@ SCOPE_POLICY_TYPES = frozenset({v.FOLDER_IAM_POLICY, v.ORG_IAM_POLICY})
 SCOPE_GRANT_TYPES = SCOPE_MEMBER_TYPES | SCOPE_BINDING_TYPES | SCOPE_POLICY_TYPES
 
 
-def scope_members(
-    type_: str, props: Mapping[str, Any]
-) -> Iterator[tuple[str, str | None, str]]:
+def scope_members(type_: str, props: Mapping[str, Any]) -> Iterator[tuple[str, str | None, str]]:
     """(where, role, member) for every known member a folder or organization grant gives."""
     if type_ in SCOPE_MEMBER_TYPES:
         yield from _grants("member", props)
