@@ -60,10 +60,28 @@ def _compared(base: Governed, head: Governed) -> list[tuple[str, Observed | None
     return rows
 
 
+def _carriers(old: Governed, new: Governed) -> dict[str, frozenset[str]]:
+    """For each policy field, the governance functions that carry it in both documents.
+
+    Most fields are in every function's policy; whether a dispatcher fans out (`fan_out`) is
+    a field of the four dispatchers only.
+    """
+    sides: list[dict[str, set[str]]] = []
+    for doc in (old, new):
+        found: dict[str, set[str]] = {}
+        for o in doc.values.values():
+            if o.policy_field:
+                found.setdefault(o.policy_field, set()).add(o.resource)
+        sides.append(found)
+    return {field: frozenset(sides[0][field] & sides[1].get(field, set())) for field in sides[0]}
+
+
 def _merge_policy(
-    changes: list[GovernanceChange], fields: Mapping[str, str], functions: frozenset[str]
+    changes: list[GovernanceChange],
+    fields: Mapping[str, str],
+    carriers: Mapping[str, frozenset[str]],
 ) -> list[GovernanceChange]:
-    """One `policy.<field>` change where every governance function changed the same way."""
+    """One `policy.<field>` change where every function carrying it changed the same way."""
     groups: dict[tuple[str, Value, Value], list[GovernanceChange]] = {}
     for c in changes:
         if field := fields.get(c.path):
@@ -71,6 +89,7 @@ def _merge_policy(
     merged: list[GovernanceChange] = []
     dropped: set[str] = set()
     for (field, _, _), group in groups.items():
+        functions = carriers.get(field, frozenset())
         if len(functions) > 1 and frozenset(c.resource for c in group) == functions:
             first = group[0]
             merged.append(
@@ -112,7 +131,6 @@ def governance_changes(base: Doc, head: Doc) -> list[GovernanceChange]:
         )
         if seen.policy_field:
             fields[id_] = seen.policy_field
-    # Functions that carry a policy on both sides: the set a merged change must cover.
-    both = old.policy_functions & new.policy_functions
-    changes = _merge_policy(changes, fields, both)
+    # The functions carrying each field on both sides: the set a merged change must cover.
+    changes = _merge_policy(changes, fields, _carriers(old, new))
     return sorted(changes, key=lambda c: (not c.weakens, c.resource != "stack", c.path))
