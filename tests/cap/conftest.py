@@ -68,9 +68,7 @@ class ProdCloud:
     def writes(self) -> int:
         # Cloud Logging's entries.list reads by POST (status reads the fan-out runs with it).
         reads = ("/v2/entries:list",)
-        return len(
-            [r for r in self.server.calls() if r.method != "GET" and r.path not in reads]
-        )
+        return len([r for r in self.server.calls() if r.method != "GET" and r.path not in reads])
 
     def state(self) -> dict[str, Any]:
         """Every setting the cap changes and restore gives back, as the APIs answer them."""

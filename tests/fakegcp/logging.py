@@ -56,7 +56,10 @@ def _matcher(text: str) -> Any:
         elif m["since"]:
             tests.append(lambda e, s=m["since"]: e["timestamp"] >= s)
         else:
-            paths = [p.removeprefix("jsonPayload.").removesuffix(":*") for p in m["present"].split(" OR ")]
+            paths = [
+                p.removeprefix("jsonPayload.").removesuffix(":*")
+                for p in m["present"].split(" OR ")
+            ]
             tests.append(
                 lambda e, ps=paths: any(_present(e.get("jsonPayload") or {}, p) for p in ps)
             )

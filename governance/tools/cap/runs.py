@@ -194,7 +194,9 @@ def lines(runs: Sequence[Mapping[str, Any]], hours: float, truncated: bool) -> I
         ):
             named: list[str] = r[key]
             if named:
-                shown = ", ".join(named[:10]) + (f" and {len(named) - 10} more" if len(named) > 10 else "")
+                shown = ", ".join(named[:10]) + (
+                    f" and {len(named) - 10} more" if len(named) > 10 else ""
+                )
                 yield f"    {word}: {shown}"
     if truncated:
         yield f"  (stopped after {MAX_PAGES * PAGE_SIZE:,} entries: older runs may be incomplete)"
