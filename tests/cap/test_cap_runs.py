@@ -146,7 +146,7 @@ def test_each_project_counts_once_by_its_last_outcome_and_a_dead_letter_is_final
     assert {
         k: budget[k] for k in ("job", "items", "done", "failed", "pending", "dead_lettered")
     } == {"job": "budget", "items": 6, "done": 2, "failed": 2, "pending": 1, "dead_lettered": 1}
-    p1, p2, p3, p4, p5, p6 = PROJECTS
+    _p1, _p2, p3, p4, p5, p6 = PROJECTS
     assert budget["failed_projects"] == [p3, p4]
     assert budget["pending_projects"] == [p6]
     assert budget["dead_lettered_projects"] == [p5]
@@ -219,7 +219,7 @@ def test_every_page_is_read(logging_server, capsys, monkeypatch):
         )
     code, out = _status(server, capsys, "--json")
     bulk = next(r for r in json.loads(out)["runs"] if r["run"] == "r-bulk")
-    assert bulk["done"] == 2500
+    assert (code, bulk["done"]) == (0, 2500)
     pages = server.calls("POST", "/v2/entries:list")
     assert len(pages) == 3
     assert [p.body.get("pageToken") for p in pages] == [None, "1000", "2000"]

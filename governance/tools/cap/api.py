@@ -1,6 +1,6 @@
 # Raw REST JSON from the container and aiplatform APIs is handled as Any at this boundary.
 # pyright: reportUnknownMemberType=false, reportUnknownVariableType=false, reportUnknownArgumentType=false
-"""The REST calls `mlgov cap` makes (container v1, aiplatform v1, logging v2), waiting for operations.
+"""The REST calls `mlgov cap` makes (container v1, aiplatform v1, logging v2), and operations.
 
 JSON over an authorized `requests` session (application default credentials), or a plain one
 for a base URL override (`--endpoint` or MLGOV_API_ENDPOINTS, a local fake). GKE runs one
