@@ -285,3 +285,33 @@ def test_the_shipped_prod_stack_governs_a_folder_with_fan_out():
     assert s.automation.fan_out is True
     assert [k for k in s.automation.scopes if k.startswith("folders/")]
     assert organization_of(s) is not None
+
+
+def test_scale_settings_that_do_nothing_are_warned_about():
+    from governance.settings import settings_warnings
+
+    config = _unscoped()
+    config["mlgov:settings"]["automation"] = {
+        "enabled": False,
+        "fan_out": True,
+        "blast_radius": {"max_stops_per_run": 10},
+    }
+    warned = {w.key: w.message for w in settings_warnings(settings_from_config(config))}
+    assert set(warned) >= {f"{P}.automation.fan_out", f"{P}.automation.blast_radius"}
+    assert warned[f"{P}.automation.fan_out"].startswith("does nothing: automation.enabled is false")
+
+    config["mlgov:settings"]["automation"] = {
+        "max_delivery_attempts": 10,
+        "organization": ORG,
+    }
+    warned = {w.key: w.message for w in settings_warnings(settings_from_config(config))}
+    assert warned[f"{P}.automation.max_delivery_attempts"].startswith(
+        "does nothing without automation.fan_out"
+    )
+    assert warned[f"{P}.automation.organization"].startswith(
+        "does nothing without automation.scopes"
+    )
+    assert not [k for k in warned if "automation" in k and k.endswith(("fan_out", "scopes"))]
+    # The shipped scoped stack is warned about none of these.
+    shipped = settings_warnings(settings_from_config(stack_config("prod")))
+    assert not [w for w in shipped if ".automation." in w.key]
