@@ -2,8 +2,10 @@
 
 It owns the Pub/Sub topic (the budget guard function subscribes to it; see automation.py), the
 publisher grant for Cloud Billing's budget service account, and the `gcp.billing.Budget` with
-actual-spend and forecast thresholds. What happens when a threshold is crossed is decided by the
-function in functions/, from the policy JSON the program renders.
+actual-spend and forecast thresholds, counting the project's spend, or with `scopes` the spend
+of those folders/organizations (the Budget API's `resourceAncestors`). What happens when a
+threshold is crossed is decided by the function in functions/, from the policy JSON the program
+renders.
 """
 
 from __future__ import annotations
