@@ -18,7 +18,8 @@ export UV_PROJECT_ENVIRONMENT := $(VENV)
 GCP_MODULES := artifactregistry bigquery billing cloudfunctionsv2 cloudrunv2 cloudscheduler compute \
 	container folder logging organizations projects pubsub serviceaccount servicenetworking \
 	serviceusage sql storage tpu vertex workbench
-PLAN_PACKAGES := pulumi pulumi_random pydantic yaml google/protobuf grpc
+# rich: the progress spinner on a terminal (imported while the work runs; compiled, it costs ~0.1 s).
+PLAN_PACKAGES := pulumi pulumi_random pydantic yaml google/protobuf grpc rich
 
 .PHONY: install python-check plan plans policy-configs test package-check lint fmt typecheck \
 	check bench preview clean bqemulator demo docs fresh-clone-check

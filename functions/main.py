@@ -6,7 +6,11 @@ calls in govern/gcp/. Importing this module is cheap: no google.* import and no 
 until a flow touches a port (each adapter is built once per process, on first use).
 
 Entry points: on_budget_alert (CloudEvent, Pub/Sub messagePublished), and the HTTP POST
-functions reap_idle_vms, reap_expired, reap_idle_gpus (Cloud Scheduler with OIDC).
+functions reap_idle_vms, reap_expired, reap_idle_gpus (Cloud Scheduler with OIDC). With
+MLGOV_WORK_TOPIC set (fan-out), those four judge, resolve and publish one work item per project
+(govern/flows/dispatch.py), and on_work_item (CloudEvent, the work topic's push subscription)
+does each project's part (govern/flows/work.py); on_dead_letter logs the items Pub/Sub gave up
+on, one CRITICAL line each.
 
 Failure answers: an HTTP run answers 200 with its JSON report when nothing was left undone,
 503 with the same complete report when anything failed or was left (Cloud Scheduler retries
@@ -21,6 +25,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import sys
 import threading
 import traceback
@@ -30,8 +35,9 @@ from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any, TypeVar
 
-from govern import clock, execute, flows, gcp, logs, parse, ports
+from govern import clock, execute, flows, gcp, logs, pacing, parse, ports, workitems
 from govern.decide import DecisionError
+from govern.inflight import InFlight
 from govern.models import ActionPolicy, PolicyError, Report
 
 # The functions run on python311 (governance/components/automation.py RUNTIME). From 2026-10-24 on,
@@ -49,7 +55,7 @@ warnings.filterwarnings(
 F = TypeVar("F", bound=Callable[..., Any])
 SERVICES = tuple(gcp.ADAPTERS)
 """The MLGOV_API_ENDPOINTS keys the functions use (DESIGN.md contract 2)."""
-KNOWN_SERVICES = (*SERVICES, "cloudscheduler", "bigquery")
+KNOWN_SERVICES = (*SERVICES, "cloudscheduler", "bigquery", "logging")
 """Every key DESIGN.md fixes: one map may serve the operator tools (jobs, spend) too."""
 
 
@@ -95,6 +101,21 @@ def _endpoints() -> Mapping[str, str]:
             f"known: {', '.join(KNOWN_SERVICES)}"
         )
     return dict(value)
+
+
+# projects/P/topics/T: a topic id starts with a letter, 3-255 characters (Pub/Sub's rule).
+_TOPIC = re.compile(r"projects/[a-z][a-z0-9.:-]*[a-z0-9]/topics/[A-Za-z][A-Za-z0-9._~+%-]{2,254}")
+
+
+@functools.cache
+def _work_topic() -> str | None:
+    """MLGOV_WORK_TOPIC: fan-out on (the dispatchers publish work items there), or None."""
+    raw = os.environ.get("MLGOV_WORK_TOPIC", "").strip()
+    if not raw:
+        return None
+    if not _TOPIC.fullmatch(raw):
+        raise PolicyError(f"MLGOV_WORK_TOPIC: {raw!r} is not projects/<project>/topics/<topic>")
+    return raw
 
 
 _adapters: dict[str, Any] = {}
@@ -148,10 +169,32 @@ class _CloudPorts:
     def budgets(self) -> ports.Budgets:
         return _adapter("billingbudgets")
 
+    @property
+    def assets(self) -> ports.Assets:
+        return _adapter("cloudasset")
+
+    @property
+    def work(self) -> ports.WorkQueue:
+        return _adapter("pubsub")
+
 
 @functools.cache
 def _ports() -> ports.Ports:
     return _CloudPorts()
+
+
+@functools.cache
+def _pacer(worker_instances: int) -> pacing.Pacer:
+    # One per process: every request this worker instance serves shares its quota share.
+    return pacing.Pacer(worker_instances)
+
+
+def _worker_ports(policy: ActionPolicy) -> ports.Ports:
+    return pacing.PacedPorts(_ports(), _pacer(policy.fan_out.worker_instances))
+
+
+_in_flight = InFlight()
+"""The keys of the work items this process is running (govern/inflight.py)."""
 
 
 # -- reporting ----------------------------------------------------------------------------------
@@ -170,6 +213,7 @@ def _configuration() -> tuple[ActionPolicy | None, str]:
     try:
         policy = _policy()
         _endpoints()
+        _work_topic()
     except PolicyError as err:
         return None, str(err)
     return policy, ""
@@ -205,14 +249,14 @@ def _log_summary(report: Report, runner: execute.Runner, answer: str) -> None:
 
 
 def _http(
-    entry_point: str,
+    entry_point: workitems.ReaperJob,
     request: Any,
     flow: Callable[[ports.Ports, execute.Runner, datetime], Report],
 ) -> tuple[str, int, dict[str, str]]:
-    """Run an HTTP flow and answer its report.
+    """Run an HTTP flow (or, with fan-out on, its dispatcher) and answer its report.
 
-    200 when nothing was left undone; 503 with the same report when anything was (Cloud
-    Scheduler retries any non-2xx answer); 500 when misconfigured or broken.
+    200 when nothing was left undone (every work item published); 503 with the same report when
+    anything was (Cloud Scheduler retries any non-2xx answer); 500 when misconfigured or broken.
     """
     headers = {"Content-Type": "application/json"}
     if getattr(request, "method", "POST") != "POST":
@@ -239,8 +283,12 @@ def _http(
             body = {**identity, "error": f"invalid configuration: {problem}"}
             return json.dumps(body), 500, headers
         runner = execute.Runner(policy, time, run_id)
+        topic = _work_topic()
         try:
-            report = flow(_ports(), runner, time.wall())
+            if topic is not None:
+                report = flows.dispatch.reaper(entry_point, _ports(), runner, time.wall(), topic)
+            else:
+                report = flow(_ports(), runner, time.wall())
         except Exception as err:
             logs.log(
                 "CRITICAL",
@@ -302,9 +350,13 @@ def on_budget_alert(event: Any) -> None:
             )
             raise Misconfigured(problem)
         runner = execute.Runner(policy, time, run_id)
+        topic = _work_topic()
         try:
             alert = parse.budget_alert(_event_data(event))
-            outcome = flows.budget_alert(alert, _ports(), runner)
+            if topic is not None:
+                outcome = flows.dispatch.budget_alert(alert, _ports(), runner, topic)
+            else:
+                outcome = flows.budget_alert(alert, _ports(), runner)
         except (parse.ParseError, DecisionError) as err:
             # Acknowledge: redelivering a message we cannot read would only repeat this line.
             logs.log("ERROR", f"budget alert ignored: {err}", summary=True, answer="acknowledged")
@@ -363,3 +415,226 @@ def reap_expired(request: Any) -> tuple[str, int, dict[str, str]]:
 def reap_idle_gpus(request: Any) -> tuple[str, int, dict[str, str]]:
     """HTTP POST: stop GPU VMs (workload=training|notebook) whose GPUs stayed idle."""
     return _http("reap_idle_gpus", request, lambda p, runner, _now: flows.reap_idle_gpus(p, runner))
+
+
+# -- fan-out: the worker and the dead letters ----------------------------------------------------
+
+
+class DuplicateInFlight(RuntimeError):
+    """Raised by on_work_item for a delivery whose twin runs here now: Pub/Sub brings it back."""
+
+
+def _not_now(message: str) -> None:
+    """Answer 429 (Pub/Sub delivers the message again after its backoff), without a traceback.
+
+    Under functions_framework (Flask) an HTTP error is an answer, not a crash; elsewhere (a
+    plain call) it raises DuplicateInFlight.
+    """
+    flask = sys.modules.get("flask")
+    if flask is not None and flask.has_request_context():
+        flask.abort(429, description=message)
+    raise DuplicateInFlight(message)
+
+
+def _push_delivery_attempt() -> int | None:
+    """The push body's `deliveryAttempt` (set when the subscription dead-letters), or None.
+
+    functions_framework turns a raw push body into a CloudEvent and drops that field, so it is
+    read from the request itself (Flask's, under the framework).
+    """
+    flask = sys.modules.get("flask")
+    if flask is None:
+        return None
+    try:
+        body = flask.request.get_json(silent=True)
+    except RuntimeError:  # outside a request
+        return None
+    attempt = body.get("deliveryAttempt") if isinstance(body, dict) else None
+    return attempt if isinstance(attempt, int) and not isinstance(attempt, bool) else None
+
+
+_SEVERITY_OF = {
+    "done": "NOTICE",
+    "nothing to do": "INFO",
+    "duplicate": "WARNING",
+    "failed": "ERROR",
+    "refused": "ERROR",
+}
+
+
+def _log_outcome(
+    outcome: str,
+    message: str,
+    delivery: parse.Delivery,
+    policy: ActionPolicy,
+    item: dict[str, Any],
+    report: Report | None = None,
+    **fields: Any,
+) -> None:
+    """The one outcome line of a delivery (CONTRACT-29 section 4)."""
+    attempt = delivery.delivery_attempt
+    last = attempt is not None and attempt >= policy.fan_out.max_delivery_attempts
+    extra: dict[str, Any] = {}
+    if report is not None:
+        extra = {
+            "counts": report.counts(),
+            "dry_run": report.dry_run,
+            "errors": list(report.errors),
+            "failed_targets": [r.target for r in report.results if r.outcome == "failed"],
+            "unfinished": list(report.unfinished),
+            "failed_scopes": list(report.failed_scopes),
+            "not_capped": list(report.not_capped),
+        }
+    if last and outcome in ("failed", "duplicate"):
+        message += "; it was the last delivery attempt: the item goes to the dead-letter topic"
+    logs.log(
+        _SEVERITY_OF[outcome],
+        message,
+        summary=True,
+        work_item=item,
+        outcome=outcome,
+        message_id=delivery.message_id,
+        delivery_attempt=attempt,
+        last_attempt=last,
+        **{"counts": {}, **extra, **fields},
+    )
+
+
+@_register("cloud_event")
+def on_work_item(event: Any) -> None:
+    """One work item (CloudEvent from the work topic's push subscription): one project's part.
+
+    Answers (returns) when the item is done, had nothing to do, or is refused (malformed, or
+    not allowed by the policy: acknowledged, so it never loops to the dead-letter topic);
+    raises when part of it failed (Pub/Sub redelivers it, up to the subscription's dead-letter
+    limit); answers 429 for a duplicate whose twin is running in this process now (Pub/Sub
+    delivers it again later).
+    """
+    time, run_id = clock.default(), uuid.uuid4().hex
+    event_id = _event_attribute(event, "id")
+    trace = logs.trace_id(None, _event_attribute(event, "traceparent")) or event_id
+    policy, problem = _configuration()
+    identity = {"entry_point": "on_work_item", "run_id": run_id, "event_id": event_id}
+    with logs.context(**identity, **logs.trace_fields(_trace_project(policy), trace)):
+        if policy is None:
+            logs.log(
+                "ERROR",
+                f"on_work_item: invalid configuration, nothing done: {problem}",
+                summary=True,
+                answer="raised for redelivery",
+            )
+            raise Misconfigured(problem)
+        try:
+            delivery = parse.delivery(_event_data(event), _push_delivery_attempt())
+        except parse.ParseError as err:
+            logs.log("ERROR", f"work item refused: {err}", summary=True, outcome="refused")
+            return
+        try:
+            item = parse.work_item(delivery.data)
+        except parse.ParseError as err:
+            attrs = delivery.attributes
+            named = {
+                "job": attrs.get(workitems.JOB_ATTRIBUTE),
+                "project": None,
+                "run": attrs.get(workitems.RUN_ATTRIBUTE),
+                "key": attrs.get(workitems.KEY_ATTRIBUTE),
+                "scope": None,
+            }
+            _log_outcome("refused", f"work item refused: {err}", delivery, policy, named)
+            return
+        named = workitems.identity(item)
+        what = f"{item.job} {item.project} (run {item.run})"
+        if not _in_flight.claim(item.key):
+            _log_outcome(
+                "duplicate",
+                f"work item {what}: its twin is running here now; answered non-2xx so Pub/Sub "
+                "delivers it again later, when live state decides",
+                delivery,
+                policy,
+                named,
+            )
+            _not_now(f"on_work_item: {what} is already running in this process")
+        try:
+            runner = execute.Runner(policy, time, run_id)
+            worked = flows.work_item(item, _worker_ports(policy), runner, time.wall())
+        except Exception as err:
+            _log_outcome(
+                "failed",
+                f"work item {what}: unexpected {type(err).__name__}: {err}",
+                delivery,
+                policy,
+                named,
+                traceback=traceback.format_exc(),
+            )
+            raise
+        finally:
+            _in_flight.release(item.key)
+        if worked.outcome == "refused":
+            _log_outcome(
+                "refused",
+                f"work item {what} refused, nothing done: {worked.reason}",
+                delivery,
+                policy,
+                named,
+            )
+            return
+        report = worked.report
+        summary = report.summary() if report is not None else worked.outcome
+        _log_outcome(
+            worked.outcome, f"work item {what}: {summary}", delivery, policy, named, report
+        )
+        if worked.outcome == "failed":
+            raise RunFailed(f"on_work_item: {what}: {summary}; Pub/Sub redelivers it")
+
+
+_DEAD_LETTER_COUNT = "CloudPubSubDeadLetterSourceDeliveryCount"
+
+
+@_register("cloud_event")
+def on_dead_letter(event: Any) -> None:
+    """A work item Pub/Sub dead-lettered: one CRITICAL line that pages; always acknowledged.
+
+    The item's project part was never done (every delivery failed): someone must act on it.
+    """
+    event_id = _event_attribute(event, "id")
+    identity = {"entry_point": "on_dead_letter", "run_id": uuid.uuid4().hex, "event_id": event_id}
+    with logs.context(**identity):
+        try:
+            delivery = parse.delivery(_event_data(event))
+        except parse.ParseError as err:
+            logs.log(
+                "CRITICAL",
+                f"dead-lettered message unreadable: {err}",
+                outcome="dead-lettered",
+                page=True,
+                work_item=None,
+            )
+            return
+        attrs = delivery.attributes
+        try:
+            named: dict[str, Any] = workitems.identity(parse.work_item(delivery.data))
+            unreadable = ""
+        except parse.ParseError as err:
+            named = {
+                "job": attrs.get(workitems.JOB_ATTRIBUTE),
+                "project": None,
+                "run": attrs.get(workitems.RUN_ATTRIBUTE),
+                "key": attrs.get(workitems.KEY_ATTRIBUTE),
+                "scope": None,
+            }
+            unreadable = str(err)
+        raw_count = attrs.get(_DEAD_LETTER_COUNT, "")
+        count: int | str | None = int(raw_count) if raw_count.isdigit() else raw_count or None
+        logs.log(
+            "CRITICAL",
+            f"work item dead-lettered after {count or 'several'} delivery attempts: "
+            f"{named['job']} {named['project']} (run {named['run']}) was NOT done; act on the "
+            "project by hand, or run the job again",
+            outcome="dead-lettered",
+            page=True,
+            work_item=named,
+            message_id=delivery.message_id,
+            **{_DEAD_LETTER_COUNT: count},
+            source_subscription=attrs.get("CloudPubSubDeadLetterSourceSubscription"),
+            **({"unreadable": unreadable} if unreadable else {}),
+        )

@@ -58,7 +58,25 @@ def test_schema_check_can_fail(tmp_path: Path) -> None:
     assert _schema_check(broken).returncode != 0
 
 
-def test_offline_job_needs_no_credentials() -> None:
+def _workflow(name: str) -> dict[Any, Any]:
+    data = _load(ROOT / ".github" / "workflows" / name)
+    if True in data:  # YAML 1.1 (PyYAML) reads the key `on` as true
+        data["on"] = data.pop(True)
+    return data
+
+
+def _step(workflow: str, name: str) -> dict[Any, Any]:
+    return next(
+        s for job in _workflow(workflow)["jobs"].values() for s in job.get("steps", [])
+        if s.get("name") == name
+    )  # fmt: skip
+
+
+PLAN_STEP = "Plan every stack (the PR's own program; its plans are data for the judge)"
+JUDGE_STEP = "Judge every stack with the base's mlgov"
+
+
+def test_offline_job_runs_the_tests_and_needs_no_credentials() -> None:
     job = _pr()["jobs"]["offline"]
     text = yaml.safe_dump(job)
     assert "secrets." not in text
@@ -66,88 +84,102 @@ def test_offline_job_needs_no_credentials() -> None:
     assert any(u.startswith("actions/checkout@v") for u in uses)
     setup = next(s for s in job["steps"] if s.get("uses", "").startswith("actions/setup-python@v"))
     assert str(setup["with"]["python-version"]) == "3.11"
-    runs = _runs(job)
-    assert "make test" in runs
-    # every stack, at the head and at the PR base, into ONE comment (not only dev)
-    assert '"$PY" -m governance stacks' in runs  # every stack file, not a fixed list
-    assert (
-        '-m governance plan --stack "$stack" --json "${pack[@]}" > "$out/head/$stack.json"' in runs
-    )
-    assert "git worktree add" in runs
-    assert "BASE_SHA" in runs
-    assert '--json "${base_pack[@]}") > "$out/base/$stack.json"' in runs
-    # each side planned with its own policy-pack config (the one the preview gives CrossGuard),
-    # so a PR that disables rules shows in the governance diff
-    assert 'pack=(--policy-config "policies/config.$stack.json")' in runs
-    assert 'base_pack=(--policy-config "policies/config.$stack.json")' in runs
-    assert '[ -f "$RUNNER_TEMP/base/policies/config.$stack.json" ]' in runs
-    preview = _runs(_pr()["jobs"]["preview"])
-    assert '--policy-pack-config "policies/config.$STACK.json"' in preview
-    assert 'args+=(--stack "$stack" "$base" "$out/head/$stack.json")' in runs
-    assert 'args+=(--failed "$stack" "$out/head/$stack.err")' in runs
-    assert '-m governance comment "${args[@]}" --full-report "$out/report.md"' in runs
+    assert "make test" in _runs(job)
     assert job["permissions"] == {"contents": "read"}
+    # The verdict is no longer this file's (a PR can edit it): no plan, no comment here.
+    assert "governance comment" not in yaml.safe_dump(_pr())
+    assert set(_pr()["jobs"]) == {"offline", "preview"}
 
 
-def test_blocking_stacks_fail_the_job_after_the_comment_is_rendered() -> None:
-    steps = _pr()["jobs"]["offline"]["steps"]
-    names = [s.get("name", "") for s in steps]
-    plans = names.index("Plan every stack at the PR head and base")
-    upload = names.index("Upload the comment for the comment job")
-    fail = names.index("Fail on blocking stacks")
-    assert plans < upload < fail
-    assert steps[upload]["if"].startswith("always()")
-    assert steps[fail]["if"] == "steps.plans.outputs.status != '0'"
-    assert "exit 1" in steps[fail]["run"]
+def test_the_pr_program_only_produces_plans_before_anything_else_of_it_runs() -> None:
+    plan = _workflow("plan.yml")
+    assert plan["name"] == "plan"
+    assert set(plan["on"]) == {"pull_request", "pull_request_review", "push"}
+    # a review re-runs the plan, and with it the judge, which reads the new review state
+    assert plan["on"]["pull_request_review"] == {"types": ["submitted", "dismissed"]}
+    job = plan["jobs"]["plan"]
+    assert job["permissions"] == {"contents": "read"} and plan["permissions"] == {
+        "contents": "read"
+    }
+    names = [s.get("name") or s.get("uses") for s in job["steps"]]
+    assert names.index("Install the project environment") < names.index(PLAN_STEP)
+    assert "make test" not in _runs(job)  # the PR's tests never run before (or beside) its plans
+    run = _step("plan.yml", PLAN_STEP)["run"]
+    assert '"$PY" -P -m governance plan --stack "$stack" --json "${pack[@]}"' in run
+    assert '"$PY" -P -m governance stacks' in run
+    upload = next(
+        s for s in job["steps"] if s.get("name") == "Upload the plans for the judge (data)"
+    )
+    assert upload["with"]["name"] == "mlgov-head"
 
 
-def test_single_sticky_comment_posted_by_a_job_that_runs_no_pr_code() -> None:
-    job = _pr()["jobs"]["comment"]
-    assert job["needs"] == "offline"
-    assert job["permissions"] == {"pull-requests": "write"}
+def test_the_judge_runs_from_the_default_branch_and_never_runs_the_prs_code() -> None:
+    judge = _workflow("judge.yml")
+    # workflow_run: GitHub runs the default branch's copy of this file, never the PR's
+    assert judge["on"] == {"workflow_run": {"workflows": ["plan"], "types": ["completed"]}}
+    assert judge["permissions"] == {}
+    job = judge["jobs"]["judge"]
+    assert job["permissions"] == {"contents": "read", "actions": "read", "pull-requests": "read"}
+    checkout = next(s for s in job["steps"] if s.get("uses", "").startswith("actions/checkout@"))
+    assert checkout["with"]["path"] == "pr" and checkout["with"]["persist-credentials"] is False
+    runs = _runs(job)
+    # the only thing built or run from a checkout is the base's (the PR's is data)
+    assert "make -C base install PY_BOOT=python" in runs
+    assert "make -C pr" not in runs and "pr/.venv" not in runs
+    run = _step("judge.yml", JUDGE_STEP)["run"]
+    assert 'judge() { env -u GITHUB_TOKEN "$JUDGE_PY" -P -m governance "$@"; }' in run
+    # every mlgov the step starts is the judge's, with -P (the function above, or approvals)
+    starts = [line for line in run.splitlines() if "-m governance" in line]
+    assert starts and all('"$JUDGE_PY" -P -m governance' in line for line in starts), starts
+    assert '"$PY"' not in run  # never the PR's environment
+    assert "--untrusted-head" in run and "--base-failed" in run and "--changed-files" in run
+
+
+def test_the_comment_and_status_are_posted_by_a_job_that_runs_nothing() -> None:
+    job = _workflow("judge.yml")["jobs"]["post"]
+    assert job["needs"] == "judge"
+    assert job["permissions"] == {"pull-requests": "write", "statuses": "write"}
     uses = [step.get("uses", "") for step in job["steps"]]
     assert not any(u.startswith("actions/checkout@") for u in uses)
     assert not any("run" in step for step in job["steps"])
-    step = next(s for s in job["steps"] if s.get("name") == "Post or update the PR comment")
-    assert step["uses"].startswith("actions/github-script@v")
+    step = job["steps"][-1]
     script = step["with"]["script"]
     assert "updateComment" in script and "createComment" in script
     assert 'c.user.login === "github-actions[bot]"' in script
-    assert step["env"]["COMMENT"] == "${{ runner.temp }}/mlgov-comment/comment.md"
-    # no other job may write to the PR
-    for name, other in _pr()["jobs"].items():
-        if name != "comment":
-            assert "pull-requests" not in (other.get("permissions") or {}), name
-    assert _pr()["permissions"] == {"contents": "read"}
+    assert 'context: "mlgov/judge"' in script and "createCommitStatus" in script
+    # no other job of any workflow may write to the PR
+    for path in WORKFLOWS:
+        for name, other in _load(path)["jobs"].items():
+            if (path.name, name) != ("judge.yml", "post"):
+                permissions = other.get("permissions") or {}
+                assert "pull-requests" not in permissions or permissions["pull-requests"] == "read"
+                assert "statuses" not in permissions, (path.name, name)
 
 
 def test_the_comment_marker_is_the_one_mlgov_comment_writes() -> None:
     from governance.tools.comment import MARKER
 
-    steps = _pr()["jobs"]["comment"]["steps"]
-    step = next(s for s in steps if s.get("name") == "Post or update the PR comment")
-    assert f'const marker = "{MARKER}";' in step["with"]["script"]
+    script = _workflow("judge.yml")["jobs"]["post"]["steps"][-1]["with"]["script"]
+    assert f'const marker = "{MARKER}";' in script
+    assert f'"{MARKER}"' in _step("judge.yml", JUDGE_STEP)["run"]
 
 
-def test_preview_runs_behind_an_environment_with_step_scoped_secrets() -> None:
-    job = _pr()["jobs"]["preview"]
-    assert job["environment"] == "preview"
-    assert "vars.GCP_WORKLOAD_IDENTITY_PROVIDER != ''" in job["if"]
-    assert "secrets" not in str(job["if"])
-    assert job["permissions"] == {"contents": "read", "id-token": "write"}
-    assert "env" not in job  # nothing job-wide: each step gets only what it needs
-    assert job["strategy"]["matrix"]["stack"] == ["dev", "staging", "prod"]
-    names = [s.get("name") or s.get("uses") for s in job["steps"]]
-    install = names.index("Install the project environment (includes pulumi-policy for the pack)")
-    auth = next(i for i, n in enumerate(names) if str(n).startswith("google-github-actions/auth"))
-    assert install < auth  # PR code installs before any credential exists
-    preview = job["steps"][names.index("pulumi preview --policy-pack policies")]
-    assert set(preview["env"]) >= {"PULUMI_ACCESS_TOKEN", "PULUMI_CONFIG_PASSPHRASE"}
-    assert "pulumi preview" in preview["run"]
-    assert "--policy-pack policies" in preview["run"]
-    assert '--policy-pack-config "policies/config.$STACK.json"' in preview["run"]
-    for stack in job["strategy"]["matrix"]["stack"]:
-        assert (ROOT / "policies" / f"config.{stack}.json").is_file()
+def test_codeowners_covers_everything_that_runs_in_the_check_or_decides_what_deploys() -> None:
+    from governance.tools.judge.code import decides_governance
+    from governance.tools.judge.owners import OwnerRules
+
+    rules = OwnerRules((ROOT / ".github" / "CODEOWNERS").read_text())
+    tracked = subprocess.run(
+        ["git", "-C", str(ROOT), "ls-files"], capture_output=True, text=True, check=True
+    ).stdout.split()
+    named = ["governance/x.py", "functions/main.py", "policies/__main__.py", "tests/conftest.py",
+             "__main__.py", "textwrap.py", "Pulumi.yaml", "Pulumi.json", "Makefile",
+             "pyproject.toml", "uv.lock", "mkdocs.yml", ".github/workflows/judge.yml",
+             ".ci/run", "uv.toml", "yaml/__init__.py", "docs/hooks.py"]  # fmt: skip
+    for path in [*tracked, *named]:
+        if decides_governance(path):
+            assert rules.of(path).any, path  # someone can approve every such file
+    assert not rules.of("README.md").any and not rules.of("docs/guides/x.md").any
 
 
 def _secret_uses(node: Any, where: str) -> list[str]:
@@ -178,7 +210,10 @@ def test_secrets_are_step_scoped_and_checkouts_keep_no_token(path: Path) -> None
         for step in job.get("steps", [])
         if _secret_uses(step, "")
     ]
-    assert steps_with_secrets == [("preview", "pulumi preview --policy-pack policies")]
+    expected = (
+        [("preview", "pulumi preview --policy-pack policies")] if path.name == "pr.yml" else []
+    )
+    assert steps_with_secrets == expected
 
 
 def test_actions_are_pinned_to_a_version() -> None:
@@ -189,135 +224,188 @@ def test_actions_are_pinned_to_a_version() -> None:
                     assert "@" in step["uses"], step["uses"]
 
 
-def test_the_pr_report_is_written_from_the_head_plans_and_uploaded() -> None:
-    steps = _pr()["jobs"]["offline"]["steps"]
-    names = [s.get("name", "") for s in steps]
-    write = names.index("Write the cost report (one HTML page that opens offline)")
-    assert '-m governance report "${args[@]}" --no-spend' in steps[write]["run"]
-    assert '"$RUNNER_TEMP"/mlgov-report/head/*.json' in steps[write]["run"]
-    assert '-o "$RUNNER_TEMP/mlgov-report/mlgov-report.html"' in steps[write]["run"]
-    # The page travels in the one mlgov-report artifact the comment links to.
-    upload = steps[write + 1]
-    assert upload["uses"].startswith("actions/upload-artifact@v")
-    assert upload["with"]["name"] == "mlgov-report"
-    assert upload["with"]["path"] == "${{ runner.temp }}/mlgov-report/"
-    assert names.index("Plan every stack at the PR head and base") < write
-    assert write < names.index("Fail on blocking stacks")
-
-
-# ------------------------------------------------------------ the plan step, run for real
-FAKE_PY = """#!/usr/bin/env bash
-# Stands in for .venv/bin/python: `-m governance stacks` prints $STACKS_<side> (default dev,
-# staging, prod) and exits $STACKS_RC, `-m governance plan --stack S --json` exits $RC_<side>_<S>,
-# `-m governance comment ...` records its arguments and exits $COMMENT_RC, `-c` runs python.
-if [ "$1" = "-c" ]; then exec python3 "$@"; fi
-side=head; [ "$PWD" != "$GITHUB_WORKSPACE" ] && side=base
-if [ "$3" = "stacks" ]; then
-  if [ "${STACKS_RC:-0}" != 0 ]; then exit "$STACKS_RC"; fi
-  var="STACKS_${side}"; printf '%b\\n' "${!var:-dev\\nstaging\\nprod}"; exit "${STACKS_RC:-0}"
-fi
-if [ "$3" = "plan" ]; then
-  var="RC_${side}_$5"; echo '{"stack": "'"$5"'", "resources": []}'; exit "${!var:-0}"
-fi
-if [ "$3" = "comment" ]; then
-  shift 3; printf '%s\\n' "$@" > "$RUNNER_TEMP/comment-args"; echo "<!-- mlgov-plan-comment -->"
-  exit "${COMMENT_RC:-0}"
-fi
+# ------------------------------------------------------------ the judge step, run for real
+FAKE_JUDGE = """#!/usr/bin/env bash
+# Stands in for the judge's python (`-P -m governance CMD ...`): the side is the folder it runs in
+# ($BASE or $PR_TREE). `stacks` prints $STACKS_<side> (default dev, prod) and exits $STACKS_RC_<side>;
+# `plan --stack S` exits $RC_<side>_<S> (and counts itself in $RUNNER_TEMP/plans-<side>);
+# `governance-code` prints $CODE; `comment` records its arguments and exits $COMMENT_RC. Each
+# call records whether it saw a GITHUB_TOKEN.
+[ "$1" = "-P" ] && [ "$2" = "-m" ] && [ "$3" = "governance" ] || exit 98
+cmd="$4"; shift 4
+side=base; [ "$PWD" = "$PR_TREE" ] && side=head
+echo "$cmd ${GITHUB_TOKEN:+token}" >> "$RUNNER_TEMP/calls"
+case "$cmd" in
+  stacks)
+    var="STACKS_RC_${side}"; [ "${!var:-0}" = 0 ] || exit "${!var}"
+    var="STACKS_${side}"; printf '%b\\n' "${!var:-dev\\nprod}"; exit 0 ;;
+  governance-code) printf '%b' "${CODE:-}"; exit 0 ;;
+  plan)
+    echo "$2" >> "$RUNNER_TEMP/plans-$side"
+    var="RC_${side}_${2//-/_}"; echo '{"stack": "'"$2"'", "resources": []}'; exit "${!var:-0}" ;;
+  approvals) echo '{"approved_by": []}'; exit 0 ;;
+  comment)
+    printf '%s\\n' "$@" > "$RUNNER_TEMP/comment-args"; echo "<!-- mlgov-plan-comment -->"
+    exit "${COMMENT_RC:-0}" ;;
+esac
 exit 99
 """
 
 
-def _run_plan_step(tmp_path: Path, env: dict[str, str]) -> tuple[int, list[str], str]:
-    """Run the offline job's plan step in a scratch git repository with a fake `$PY`."""
-    step = next(
-        s for s in _pr()["jobs"]["offline"]["steps"]
-        if s.get("name") == "Plan every stack at the PR head and base"
-    )  # fmt: skip
-    work, temp = tmp_path / "work", tmp_path / "runner"
-    (work / ".venv" / "bin").mkdir(parents=True)
-    temp.mkdir()
-    fake = work / ".venv" / "bin" / "python"
-    fake.write_text(FAKE_PY)
-    fake.chmod(0o755)
+def _judge_step(
+    tmp_path: Path,
+    env: dict[str, str],
+    pr_edit: Any = None,
+    head_plans: dict[str, str] | None = None,
+) -> tuple[str, list[str], str, Path]:
+    """Run judge.yml's judge step on a scratch PR with a fake judge; (status, comment args,
+    comment, runner temp)."""
     git = ["git", "-c", "user.email=t@t", "-c", "user.name=t"]
-    subprocess.run([*git, "init", "-q", str(work)], check=True)
-    subprocess.run([*git, "-C", str(work), "add", "-A"], check=True)
-    subprocess.run([*git, "-C", str(work), "commit", "-qm", "base"], check=True)
-    sha = subprocess.run(
-        ["git", "-C", str(work), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
-    ).stdout.strip()
-    output = tmp_path / "github-output"
+    repo, runner = tmp_path / "pr", tmp_path / "runner"
+    repo.mkdir()
+    runner.mkdir()
+    subprocess.run([*git, "init", "-q", str(repo)], check=True)
+    (repo / "README.md").write_text("base\n")
+    subprocess.run([*git, "-C", str(repo), "add", "-A"], check=True)
+    subprocess.run([*git, "-C", str(repo), "commit", "-qm", "base"], check=True)
+
+    def sha(ref: str) -> str:
+        return subprocess.run(["git", "-C", str(repo), "rev-parse", ref], capture_output=True,
+                              text=True, check=True).stdout.strip()  # fmt: skip
+
+    base = sha("HEAD")
+    (repo / "README.md").write_text("head\n")
+    if pr_edit is not None:
+        pr_edit(repo)
+    subprocess.run([*git, "-C", str(repo), "add", "-A"], check=True)
+    subprocess.run([*git, "-C", str(repo), "commit", "-qm", "head"], check=True)
+    head = sha("HEAD")
+    merge = subprocess.run(
+        [*git, "-C", str(repo), "commit-tree", sha("HEAD^{tree}"), "-p", base, "-p", head, "-m", "m"],
+        capture_output=True, text=True, check=True,
+    ).stdout.strip()  # fmt: skip
+    subprocess.run([*git, "-C", str(repo), "checkout", "-q", "--detach", merge], check=True)
+    subprocess.run([*git, "-C", str(repo), "worktree", "add", "-q", "--detach",
+                    str(tmp_path / "base"), base], check=True)  # fmt: skip
+    fake = tmp_path / "judge-python"
+    fake.write_text(FAKE_JUDGE)
+    fake.chmod(0o755)
+    plans = tmp_path / "head-plans"
+    plans.mkdir()
+    for name, text in (head_plans or {}).items():
+        (plans / name).write_text(text)
     full_env = {
-        "PATH": os.environ["PATH"], "HOME": str(tmp_path), "PY": ".venv/bin/python",
-        "GITHUB_WORKSPACE": str(work), "RUNNER_TEMP": str(temp), "GITHUB_OUTPUT": str(output),
-        "BASE_SHA": sha, "REPORT_URL": "https://example.test/run", **env,
+        "PATH": os.environ["PATH"], "HOME": str(tmp_path), "JUDGE_PY": str(fake),
+        "BASE": str(tmp_path / "base"), "PR_TREE": str(repo), "HEAD_PLANS": str(plans),
+        "MERGE_SHA": merge, "HEAD_SHA": head, "PR_NUMBER": "7", "REPORT_URL": "https://x.test/r",
+        "GITHUB_REPOSITORY": "acme/ml", "GITHUB_TOKEN": "ghs_token", "RUNNER_TEMP": str(runner),
+        "GITHUB_OUTPUT": str(tmp_path / "output"), **env,
     }  # fmt: skip
     result = subprocess.run(
-        ["bash", "-e", "-c", step["run"]], cwd=work, env=full_env, capture_output=True, text=True,
-        timeout=60, check=False,
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", _step("judge.yml", JUDGE_STEP)["run"]],
+        cwd=tmp_path, env=full_env, capture_output=True, text=True, timeout=60, check=False,
     )  # fmt: skip
-    args = (
-        (temp / "comment-args").read_text().splitlines() if (temp / "comment-args").exists() else []
-    )
-    return result.returncode, args, output.read_text() if output.exists() else result.stderr
+    assert result.returncode == 0, result.stdout + result.stderr
+    output = (tmp_path / "output").read_text()
+    status = output.split("status=", 1)[1].strip()
+    args_file = runner / "comment-args"
+    args = args_file.read_text().splitlines() if args_file.exists() else []
+    comment = (runner / "mlgov-comment" / "comment.md").read_text()
+    return status, args, comment, runner
+
+
+def _named(args: list[str], flag: str) -> list[str]:
+    return [args[i + 1] for i, a in enumerate(args) if a == flag]
 
 
 @pytest.mark.parametrize(
-    ("codes", "failed", "status"),
+    ("codes", "stacks", "failed", "base_failed", "status"),
     [
-        ({}, [], "0"),
-        ({"RC_head_dev": "1"}, [], "1"),  # a mandatory finding: planned, and it blocks
-        ({"RC_head_staging": "2"}, ["staging"], "1"),  # invalid input: the plan failed
-        ({"RC_head_prod": "3"}, ["prod"], "1"),  # anything else too, never "planned"
-        ({"RC_head_prod": "70"}, ["prod"], "1"),
-        ({"RC_head_dev": "130"}, ["dev"], "1"),
+        ({}, ["dev", "prod"], [], [], "0"),
+        ({"RC_head_dev": "1"}, ["dev", "prod"], [], [], "0"),  # planned; the comment decides
+        ({"RC_head_dev": "2"}, ["prod"], ["dev"], [], "0"),
+        ({"RC_head_prod": "70"}, ["dev"], ["prod"], [], "0"),
+        ({"RC_base_prod": "2"}, ["dev"], [], ["prod"], "0"),  # never "no base"
+        ({"RC_base_prod": "3"}, ["dev"], [], ["prod"], "0"),
     ],
-)
-def test_only_exit_codes_0_and_1_count_as_planned(tmp_path: Path, codes, failed, status) -> None:
-    rc, args, output = _run_plan_step(tmp_path, codes)
-    assert rc == 0, output
-    assert f"status={status}" in output
-    assert [args[i + 1] for i, a in enumerate(args) if a == "--failed"] == failed
-    planned = [args[i + 1] for i, a in enumerate(args) if a == "--stack"]
-    assert planned == [s for s in ("dev", "staging", "prod") if s not in failed]
-    assert "--full-report" in args and "--report-url" in args
+)  # fmt: skip
+def test_each_stack_is_planned_on_both_sides_by_the_judge(
+    tmp_path: Path, codes, stacks, failed, base_failed, status
+) -> None:
+    got, args, _, runner = _judge_step(tmp_path, codes)
+    assert got == status  # the fake comment exits 0: the verdict is the comment's exit code
+    assert _named(args, "--stack") == stacks
+    assert _named(args, "--failed") == failed
+    assert _named(args, "--base-failed") == base_failed
+    assert "--untrusted-head" not in args  # no governance code changed: the judge planned the head
+    assert (runner / "plans-head").read_text().split() == ["dev", "prod"]
+    calls = (runner / "calls").read_text().splitlines()
+    assert all(not line.endswith("token") for line in calls)  # no call saw the token
 
 
-@pytest.mark.parametrize(("base_rc", "has_base"), [("0", True), ("1", True), ("2", False),
-                                                   ("3", False)])  # fmt: skip
-def test_a_base_plan_counts_only_with_exit_0_or_1(tmp_path: Path, base_rc, has_base) -> None:
-    _, args, _ = _run_plan_step(tmp_path, {"RC_base_prod": base_rc})
-    i = args.index("prod")
-    assert (args[i + 1] != "none") is has_base
+@pytest.mark.parametrize(("comment_rc", "status"), [("0", "0"), ("1", "1"), ("2", "1"), ("3", "1")])
+def test_the_comments_exit_code_is_the_verdict(tmp_path: Path, comment_rc, status) -> None:
+    assert _judge_step(tmp_path, {"COMMENT_RC": comment_rc})[0] == status
 
 
-@pytest.mark.parametrize(("comment_rc", "status"), [("0", "0"), ("1", "1"), ("2", "1")])
-def test_the_comments_exit_code_blocks_too(tmp_path: Path, comment_rc, status) -> None:
-    rc, _, output = _run_plan_step(tmp_path, {"COMMENT_RC": comment_rc})
-    assert rc == 0 and f"status={status}" in output
+def test_a_new_stack_is_judged_on_its_own_and_a_removed_one_blocks(tmp_path: Path) -> None:
+    _, args, _, _ = _judge_step(
+        tmp_path, {"STACKS_head": "dev\\nprod-eu", "STACKS_base": "dev\\nqa"}
+    )
+    i = args.index("prod-eu")
+    assert args[i - 1 : i + 2] == ["--stack", "prod-eu", "none"]
+    assert _named(args, "--failed") == ["qa"]
+    message = Path(args[args.index("qa") + 1]).read_text()
+    assert "the base has this stack's file and the PR head has not" in message
 
 
-def test_a_stack_file_the_pr_adds_is_planned_too(tmp_path: Path) -> None:
-    # A PR adding Pulumi.prod_eu.yaml: planned at the head (the base has none), not left out.
-    # (The fake's exit-code variables cannot hold a hyphen; the workflow quotes every name.)
-    rc, args, output = _run_plan_step(tmp_path, {"STACKS_head": "dev\\nstaging\\nprod\\nprod_eu"})
-    assert rc == 0 and "status=0" in output
-    planned = [args[i + 1] for i, a in enumerate(args) if a == "--stack"]
-    assert planned == ["dev", "staging", "prod", "prod_eu"]
+def test_governance_code_reads_the_prs_plans_as_untrusted_data(tmp_path: Path) -> None:
+    plans = {"prod.json": '{"stack": "prod"}', "prod.rc": "1\n", "dev.json": "{}", "dev.rc": "2",
+             "dev.err": "boom"}  # fmt: skip
+    _, args, _, runner = _judge_step(tmp_path, {"CODE": "governance/x.py\\n"}, head_plans=plans)
+    assert "--untrusted-head" in args
+    assert _named(args, "--stack") == ["prod"]
+    assert _named(args, "--failed") == ["dev"]  # the PR's own program failed it: named, blocks
+    head = Path(args[args.index("prod") + 2])
+    assert head.read_text() == '{"stack": "prod"}'
+    assert not (runner / "plans-head").exists()  # the PR's stacks were not planned by the judge
+    assert "--approvals" in args and "--changed-files" in args
+    calls = (runner / "calls").read_text().splitlines()
+    assert "approvals token" in calls  # the review state is read with the token ...
+    assert [c for c in calls if c.endswith("token")] == ["approvals token"]  # ... nothing else
 
 
-def test_a_stack_file_the_pr_removes_blocks_and_is_named(tmp_path: Path) -> None:
-    # The base has a qa stack the head lost (removed or renamed): named as failed, and it blocks.
-    rc, args, output = _run_plan_step(tmp_path, {"STACKS_base": "dev\\nstaging\\nprod\\nqa"})
-    assert rc == 0 and "status=1" in output
-    failed = [args[i + 1] for i, a in enumerate(args) if a == "--failed"]
-    assert failed == ["qa"]
-    error_file = Path(args[args.index("qa") + 1])
-    assert "the base has this stack's file and the PR head has not" in error_file.read_text()
+def test_a_missing_plan_from_the_pr_is_a_failed_stack(tmp_path: Path) -> None:
+    _, args, _, _ = _judge_step(tmp_path, {"CODE": "Makefile\\n"}, head_plans={})
+    assert _named(args, "--failed") == ["dev", "prod"]
 
 
-def test_unknown_stacks_block(tmp_path: Path) -> None:
-    # `mlgov stacks` failing (a broken Pulumi.yaml at the head) is never "nothing to plan".
-    rc, args, output = _run_plan_step(tmp_path, {"STACKS_RC": "2"})
-    assert rc == 0 and "status=1" in output
-    assert [a for a in args if a == "--stack"] == []
+def test_the_base_plans_are_reused_for_the_same_base_tree(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    first = tmp_path / "one"
+    first.mkdir()
+    _, _, _, runner = _judge_step(first, {"BASE_PLANS_CACHE": str(cache)})
+    assert (runner / "plans-base").read_text().split() == ["dev", "prod"]
+    second = tmp_path / "two"
+    second.mkdir()
+    _, args, _, runner = _judge_step(second, {"BASE_PLANS_CACHE": str(cache)})
+    assert not (runner / "plans-base").exists()
+    assert _named(args, "--stack") == ["dev", "prod"]
+
+
+@pytest.mark.parametrize(
+    ("edit", "env", "why"),
+    [
+        (lambda repo: (repo / "stacks").mkdir() or (repo / "stacks" / "Pulumi.prod.yaml")
+         .symlink_to("/proc/self/environ"), {}, "the PR adds or changes a symbolic link"),
+        (None, {"HEAD_SHA": "0" * 40}, "does not merge the PR's head"),
+        (None, {"STACKS_RC_head": "2"}, "the PR's stacks are unknown"),
+    ],
+)  # fmt: skip
+def test_what_the_judge_cannot_vouch_for_blocks_with_its_reason(
+    tmp_path: Path, edit, env, why
+) -> None:
+    status, args, comment, _ = _judge_step(tmp_path, env, pr_edit=edit)
+    assert status == "1" and args == []
+    assert comment.startswith("<!-- mlgov-plan-comment -->")
+    assert why in comment

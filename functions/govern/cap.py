@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from govern import scopes
 from govern.actions import (
     Action,
     CancelCustomJob,
@@ -23,7 +24,7 @@ from govern.actions import (
 from govern.gke import Cluster
 from govern.labels import UNDEPLOY_LABEL, UNDEPLOY_VALUE
 from govern.models import ActionPolicy
-from govern.vertex import Endpoint, VertexJob, region_of
+from govern.vertex import Endpoint, VertexJob
 
 AUTOPILOT_REASON = (
     "Autopilot cluster: GKE provisions its nodes and it has no node pools or node "
@@ -39,6 +40,24 @@ class NotCapped(Skip):
     """
 
 
+@dataclass(frozen=True)
+class OutsideZones(Skip):
+    """Running in a governed project, but outside the zones (or regions) its policy lists.
+
+    The cap acts only where the policy says; what it leaves running there is named in the
+    report's `not_capped` with this reason, never skipped without a trace.
+    """
+
+
+def outside_zones_reason(policy: ActionPolicy, project: str, location: str) -> str:
+    """Why a running resource at `location` of a governed project is not capped."""
+    zones = ", ".join(policy.projects[project].zones)
+    return (
+        f"running in {location}, outside the governed zones of {project} ({zones}) and their "
+        "regions: not capped"
+    )
+
+
 @dataclass
 class CapPlan:
     """The cap's actions in the order they run: `first` with the stops, `later` after them."""
@@ -48,14 +67,12 @@ class CapPlan:
 
 
 def regions(policy: ActionPolicy, project: str) -> tuple[str, ...]:
-    """The regions of a governed project's zones (where its clusters and Vertex AI live)."""
-    zones = policy.projects[project].zones
-    return tuple(sorted({region_of(z) for z in zones}))
+    """The regions whose Vertex AI a governed project's cap reads (scopes.regions)."""
+    return scopes.regions(policy, project)
 
 
 def _governed(policy: ActionPolicy, project: str, location: str) -> bool:
-    p = policy.projects.get(project)
-    return p is not None and (location in p.zones or location in regions(policy, project))
+    return scopes.governs(policy, project, location)
 
 
 def _exempt(policy: ActionPolicy) -> str:
@@ -74,6 +91,9 @@ def cap_clusters(clusters: Iterable[Cluster], policy: ActionPolicy, reason: str)
     plan = CapPlan()
     for cluster in sorted(clusters, key=lambda c: c.target):
         if not _governed(policy, cluster.project, cluster.location):
+            if cluster.project in policy.projects and _accelerated(cluster, policy):
+                reason = outside_zones_reason(policy, cluster.project, cluster.location)
+                plan.first.append(OutsideZones(cluster.target, reason))
             continue
         if policy.is_exempt(cluster.resource_labels):
             plan.first.append(Skip(cluster.target, _exempt(policy)))
@@ -96,6 +116,18 @@ def cap_clusters(clusters: Iterable[Cluster], policy: ActionPolicy, reason: str)
                 # its instance groups and skips it at 0 nodes.
                 plan.later.append(CapNodePool(pool.target, reason, pool=pool))
     return plan
+
+
+def _accelerated(cluster: Cluster, policy: ActionPolicy) -> bool:
+    """True if the cap would act on the cluster were it governed: an accelerator pool or NAP."""
+    if policy.is_exempt(cluster.resource_labels):
+        return False
+    pools = [p for p in cluster.node_pools if p.accelerator_kind is not None]
+    return (
+        cluster.autopilot
+        or bool(cluster.nap_open())
+        or any(not policy.is_exempt(p.resource_labels) for p in pools)
+    )
 
 
 def cancel_jobs(jobs: Iterable[VertexJob], policy: ActionPolicy, reason: str) -> list[Action]:

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
-from govern import claims
+from govern import claims, scopes
 from govern.actions import (
     Action,
     DisableBilling,
@@ -22,6 +22,7 @@ from govern.actions import (
     StopNotebook,
     StopTpuNode,
 )
+from govern.cap import OutsideZones, outside_zones_reason
 from govern.labels import EXPIRES_LABEL, WORKLOAD_LABEL
 from govern.models import (
     ActionPolicy,
@@ -77,7 +78,28 @@ def budget_of(alert: BudgetAlert, policy: ActionPolicy) -> BudgetPolicy:
     return budget
 
 
-def budget_scope(alert: BudgetAlert, policy: ActionPolicy) -> BudgetScope:
+@dataclass(frozen=True)
+class BudgetLevel:
+    """How far a budget alert goes before anyone asks which projects: the judgement of it.
+
+    `level`: the highest policy level the ratio reached (`stop_at`, or `disable_billing_at`
+    when it reached that too), None below stop_at or when not acted on. Fan-out work items
+    carry it in their keys (workitems.budget_key).
+    """
+
+    fraction: float
+    reason: str
+    level: float | None = None
+    unlinks: bool = False
+    inconsistent: bool = False
+
+    @property
+    def stops(self) -> bool:
+        """True when the alert reached stop_at (workloads are stopped)."""
+        return self.level is not None
+
+
+def budget_level(alert: BudgetAlert, budget: BudgetPolicy) -> BudgetLevel:
     """Decide how far a budget alert goes, on the spend ratio costAmount / budget amount.
 
     The budget amount is the one the stack configured (the policy's `amount`), never the
@@ -88,21 +110,15 @@ def budget_scope(alert: BudgetAlert, policy: ActionPolicy) -> BudgetScope:
     own costAmount / budgetAmount is inconsistent and not acted on. Forecasts never trigger
     anything. Whether the message is the stack's and of the current period is checked before
     (notifications.judge).
-
-    Raises:
-        DecisionError: the budget id is not in the policy.
     """
-    budget = budget_of(alert, policy)
     own = alert.spend_ratio
     fraction = own if budget.amount is None else alert.cost_amount / budget.amount
     if fraction is None:
-        return BudgetScope(0.0, (), (), "budgetAmount is 0: no spend ratio to act on")
+        return BudgetLevel(0.0, "budgetAmount is 0: no spend ratio to act on")
     threshold = alert.alert_threshold
     if threshold is not None and own is not None and threshold > own + RATIO_TOLERANCE:
-        return BudgetScope(
+        return BudgetLevel(
             fraction,
-            (),
-            (),
             f"inconsistent notification: alertThresholdExceeded {threshold:g} but costAmount "
             f"{alert.cost_amount:g} / budgetAmount {alert.budget_amount:g} = {own:.4g}; "
             "not acted on",
@@ -111,19 +127,42 @@ def budget_scope(alert: BudgetAlert, policy: ActionPolicy) -> BudgetScope:
     spent = f"actual spend at {fraction:.0%} of budget {alert.budget_id}"
     if budget.amount is not None:
         spent += f" ({alert.cost_amount:g} of the stack's {budget.amount:g})"
+    return ratio_level(fraction, budget, spent)
+
+
+def ratio_level(fraction: float, budget: BudgetPolicy, spent: str) -> BudgetLevel:
+    """The level a spend ratio reaches under `budget`; `spent` starts the reason."""
     if fraction < budget.stop_at:
-        return BudgetScope(fraction, (), (), f"{spent}, below stop_at {budget.stop_at:.0%}")
-    billing: tuple[str, ...] = ()
-    reason = f"{spent} >= stop_at {budget.stop_at:.0%}"
+        return BudgetLevel(fraction, f"{spent}, below stop_at {budget.stop_at:.0%}")
     if budget.disable_billing_at is not None and fraction >= budget.disable_billing_at:
-        billing = tuple(p for p in budget.projects if policy.projects[p].allow_billing_disable)
         reason = f"{spent} >= disable_billing_at {budget.disable_billing_at:.0%}"
-    return BudgetScope(fraction, budget.projects, billing, reason)
+        return BudgetLevel(fraction, reason, budget.disable_billing_at, unlinks=True)
+    return BudgetLevel(fraction, f"{spent} >= stop_at {budget.stop_at:.0%}", budget.stop_at)
+
+
+def budget_scope(alert: BudgetAlert, policy: ActionPolicy) -> BudgetScope:
+    """How far a budget alert goes (budget_level), over the budget's projects in `policy`.
+
+    Raises:
+        DecisionError: the budget id is not in the policy.
+    """
+    budget = budget_of(alert, policy)
+    level = budget_level(alert, budget)
+    return level_scope(level, budget, policy)
+
+
+def level_scope(level: BudgetLevel, budget: BudgetPolicy, policy: ActionPolicy) -> BudgetScope:
+    """The projects to stop and to unlink at `level`, among `budget.projects` (pure)."""
+    if not level.stops:
+        return BudgetScope(level.fraction, (), (), level.reason, level.inconsistent)
+    billing: tuple[str, ...] = ()
+    if level.unlinks:
+        billing = tuple(p for p in budget.projects if policy.projects[p].allow_billing_disable)
+    return BudgetScope(level.fraction, budget.projects, billing, level.reason)
 
 
 def _governed(w: Workload, policy: ActionPolicy) -> bool:
-    project = policy.projects.get(w.project)
-    return project is not None and w.zone in project.zones
+    return scopes.governs_zone(policy, w.project, w.zone)
 
 
 USER_MANAGED_NOTEBOOK = (
@@ -170,12 +209,20 @@ def _leave_alone(
 def stop_workloads(
     workloads: Iterable[Workload], policy: ActionPolicy, reason: str
 ) -> list[Action]:
-    """Stop every running, governed, non-exempt workload (budget cap)."""
+    """Stop every running, governed, non-exempt workload (budget cap).
+
+    One running in a governed project but outside its governed zones is named (OutsideZones,
+    which the report lists in `not_capped`), never left without a trace.
+    """
     actions: list[Action] = []
     workloads = list(workloads)
     notebooks = _notebooks_listed(workloads)
     for w in sorted(workloads, key=lambda w: w.target):
         if not _governed(w, policy):
+            if w.project in policy.projects and _leave_alone(w, policy, notebooks) is None:
+                actions.append(
+                    OutsideZones(w.target, outside_zones_reason(policy, w.project, w.zone))
+                )
             continue
         why_not = _leave_alone(w, policy, notebooks)
         actions.append(Skip(w.target, why_not) if why_not else _stop(w, reason))

@@ -24,11 +24,51 @@ class PolicyError(ValueError):
 
 @dataclass(frozen=True)
 class ProjectPolicy:
-    """One governed project: its environment, the zones automation looks at, billing opt-in."""
+    """One governed project: its environment, the zones automation looks at, billing opt-in.
+
+    `zones` empty means every zone and region: a project found through a scope (`scope` names
+    it; None for one listed in MLGOV_POLICY.projects) has no zones of its own. Vertex AI has no
+    `locations/-`, so such a project's jobs are read in `vertex_regions` only (scopes.py).
+    """
 
     environment: str
     zones: tuple[str, ...]
     allow_billing_disable: bool
+    scope: str | None = None
+    vertex_regions: tuple[str, ...] = ()
+
+    @property
+    def every_zone(self) -> bool:
+        """True when the project is governed in every zone (found through a scope)."""
+        return not self.zones
+
+
+@dataclass(frozen=True)
+class ScopePolicy:
+    """A folder or organization whose ACTIVE projects are governed (MLGOV_POLICY.scopes).
+
+    `labels`: every pair must match a project's labels exactly for it to be governed.
+    `vertex_regions`: where its projects' Vertex AI jobs are read (empty: the default, see
+    govern/resolve.py).
+    """
+
+    environment: str
+    allow_billing_disable: bool
+    labels: Mapping[str, str] = field(default_factory=dict[str, str])
+    vertex_regions: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class FanOutPolicy:
+    """What the work-item worker is told about its deployment (MLGOV_POLICY.fan_out).
+
+    `max_delivery_attempts`: the subscription's dead-letter limit, so a worker can say when an
+    attempt is the last one. `worker_instances`: the worker's max instances, which divides the
+    organization-level quotas between the worker processes (govern/pacing.py).
+    """
+
+    max_delivery_attempts: int = 5
+    worker_instances: int = 100
 
 
 @dataclass(frozen=True)
@@ -48,6 +88,8 @@ class BudgetPolicy:
     amount: float | None = None
     currency: str | None = None
     period: Period | None = None
+    # Folders or organizations whose projects the budget covers too (keys of ActionPolicy.scopes).
+    scopes: tuple[str, ...] = ()
 
     def absent(self) -> tuple[str, ...]:
         """The optional keys this budget lacks (each an unchecked part of a notification)."""
@@ -120,6 +162,10 @@ class ActionPolicy:
     undeploy_endpoints: bool = False
     # Spend caps by the id of their alerts-only budget (absent: none); reported, never acted on.
     spend_caps: Mapping[str, SpendCapPolicy] = field(default_factory=dict[str, SpendCapPolicy])
+    # Organization scale (issue 29): folders/organizations whose projects are governed too,
+    # resolved at run time (govern/resolve.py), and what the fan-out worker needs to know.
+    scopes: Mapping[str, ScopePolicy] = field(default_factory=dict[str, ScopePolicy])
+    fan_out: FanOutPolicy = field(default_factory=FanOutPolicy)
 
     @classmethod
     def from_json(cls, text: str | bytes | None) -> ActionPolicy:
@@ -307,10 +353,14 @@ class Report:
     unreadable: tuple[str, ...] = ()
     run_id: str = ""
     no_data: tuple[str, ...] = ()  # governed accelerators without utilization data
-    not_capped: tuple[str, ...] = ()  # what the budget cap cannot reach by design (Autopilot)
+    # What the budget cap does not reach: Autopilot clusters (by design), what runs outside the
+    # governed zones, Vertex AI outside the regions read (flows/budget.py).
+    not_capped: tuple[str, ...] = ()
     # Governed locations a listing could not read (Compute `unreachables`, GKE `missingZones`,
     # TPU/Notebooks `unreachable`): what they hold was not acted on, so the run failed.
     failed_scopes: tuple[str, ...] = ()
+    # Fan-out: what a dispatcher published instead of acting (flows/dispatch.py), else None.
+    dispatch: Mapping[str, Any] | None = None
 
     @property
     def failed(self) -> bool:
@@ -337,7 +387,9 @@ class Report:
         if self.unreadable:
             parts.append(f"{len(self.unreadable)} unreadable")
         if self.not_capped:
-            parts.append(f"{len(self.not_capped)} not capped (by design)")
+            parts.append(f"{len(self.not_capped)} not capped")
+        if self.dispatch is not None:
+            parts.insert(0, f"{self.dispatch['items']} work item(s) published")
         return ", ".join(parts) or "nothing to do"
 
     def counts(self) -> dict[str, int]:
@@ -362,4 +414,19 @@ class Report:
             "no_data": list(self.no_data),
             "not_capped": list(self.not_capped),
             "failed_scopes": list(self.failed_scopes),
+            **({"dispatch": dict(self.dispatch)} if self.dispatch is not None else {}),
         }
+
+
+@dataclass(frozen=True)
+class FoundProject:
+    """A project Cloud Asset Inventory found under a scope (a `searchAllResources` result).
+
+    Asset Inventory is eventually consistent (minutes): it says which projects exist, never
+    what runs in them; the flows read live state before acting.
+    """
+
+    project_id: str
+    number: str  # from `project`: projects/NUMBER ("" if absent)
+    state: str  # ACTIVE, DELETE_REQUESTED, DELETE_IN_PROGRESS, ...
+    labels: Mapping[str, str] = field(default_factory=dict[str, str])

@@ -17,3 +17,15 @@ from govern.flows import FLOWS
 PERMISSIONS: Final[dict[str, tuple[str, ...]]] = {
     flow.entry_point: flow.permissions for flow in FLOWS
 }
+
+GRANTED_ELSEWHERE: Final[dict[str, str]] = {
+    "cloudasset.assets.searchAllResources": "scope",
+    "pubsub.topics.publish": "work topic",
+}
+"""Permissions a project custom role cannot carry usefully, and where each is granted instead.
+
+An Asset Inventory search is authorized on the scope searched (each scope's folder or
+organization); publishing, on the work topic alone (roles/pubsub.publisher there, for the four
+dispatchers only). Every other permission of PERMISSIONS goes in the function's role, in each
+governed project, and on each scope's parent for the projects found through it.
+"""

@@ -16,8 +16,9 @@ from dataclasses import dataclass
 from typing import Final, Protocol, TypeVar
 
 from govern.gke import Autoscaling, Cluster, NodePool, ResourceLimit
-from govern.models import Recommendation, SpendCapState, Usage, Workload
+from govern.models import FoundProject, Recommendation, SpendCapState, Usage, Workload
 from govern.vertex import Endpoint, JobKind, VertexJob
+from govern.workitems import Message
 
 T = TypeVar("T")
 
@@ -305,6 +306,26 @@ class Budgets(Protocol):
         ...
 
 
+class Assets(Protocol):
+    """Cloud Asset Inventory: which projects a folder or organization holds."""
+
+    def search_projects(self, scope: str) -> list[FoundProject]:
+        """Every project under `scope` (folders/N or organizations/N), every page read.
+
+        Raises:
+            PortError: the search failed (any page); nothing of the scope may be assumed.
+        """
+        ...
+
+
+class WorkQueue(Protocol):
+    """Pub/Sub: the work topic the dispatchers publish work items to."""
+
+    def publish(self, topic: str, messages: Sequence[Message]) -> list[str]:
+        """topics.publish of at most 1,000 messages (one request); the message ids, in order."""
+        ...
+
+
 class Ports(Protocol):
     """The adapters an invocation may use.
 
@@ -355,6 +376,16 @@ class Ports(Protocol):
     @property
     def budgets(self) -> Budgets:
         """Cloud Billing budgets (spend caps), read only."""
+        ...
+
+    @property
+    def assets(self) -> Assets:
+        """Cloud Asset Inventory (the projects under a scope)."""
+        ...
+
+    @property
+    def work(self) -> WorkQueue:
+        """Pub/Sub (the work topic of fan-out)."""
         ...
 
 
@@ -424,3 +455,14 @@ LIST_TUNING_JOBS: Final = Read(
 LIST_ENDPOINTS: Final = Read(
     "aiplatform.projects.locations.endpoints.list", ("aiplatform.endpoints.list",)
 )
+
+# https://cloud.google.com/asset-inventory/docs/reference/rest/v1/TopLevel/searchAllResources
+# ("The caller must be granted the cloudasset.assets.searchAllResources permission on the
+# desired scope"): granted on each scope's folder or organization, not in a project role.
+SEARCH_PROJECTS: Final = Read(
+    "cloudasset.searchAllResources", ("cloudasset.assets.searchAllResources",)
+)
+# https://cloud.google.com/pubsub/docs/access-control (topics.publish: pubsub.topics.publish):
+# granted on the work topic only (roles/pubsub.publisher there), to the four dispatchers. Not a
+# read, but a call a flow makes outside its actions, declared the same way.
+PUBLISH_WORK: Final = Read("pubsub.projects.topics.publish", ("pubsub.topics.publish",))

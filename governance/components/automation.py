@@ -394,7 +394,8 @@ class GovernanceFunctions(pulumi.ComponentResource):
                 memory="2Gi",
                 cpu="1",
             ),
-            "on_dead_letter": _Shape(timeout=60, max_instances=1),
+            # It only logs, but every function gets a work budget above one call's timeout.
+            "on_dead_letter": _Shape(timeout=120, max_instances=1),
         }
         workers: dict[str, _Deployed] = {}
         for entry_point in WORKERS:

@@ -8,8 +8,9 @@ only, parsed once per process (`default_catalog()` is cached): ~15 ms for every 
 Lookups: `find` answers for the location or "global" or not at all; `price` also falls back to
 the nearest priced location (nearest.py) and marks the answer (`Price.requested`), so an
 estimate never stops on a location the catalog lacks but always says where a price came from.
-`offered` says whether a source knows a machine type, GPU or TPU is sold in a region. Which keys
-a resource needs is its cost model's business (resources/).
+`offered` says whether a source knows a machine type, GPU or TPU is sold in a region; `machine`
+what a machine type is made of (vCPUs, memory, bundled GPUs and local SSD), as the export lists
+it. Which keys a resource needs is its cost model's business (resources/).
 """
 
 from __future__ import annotations
@@ -27,6 +28,39 @@ from governance.costs.nearest import fallback_order
 DEFAULT_PATH = Path(__file__).with_name("prices_regional.json")
 SCHEMA = "mlgov-regional-price-catalog"
 USAGES = ("ondemand", "spot", "1y", "3y")
+
+
+@dataclass(frozen=True, slots=True)
+class MachineFacts:
+    """What a machine type is made of, as the export the catalog was built from lists it."""
+
+    vcpus: float
+    memory_gib: float
+    gpus: tuple[tuple[str, float], ...] = ()
+    """(GPU model, count) bundled with the type; a count may be a fraction (G4's 1/8 GPU)."""
+    local_ssd_gib: float = 0.0
+    """Local SSD bundled with the type (its price is in the type's)."""
+
+
+def _machine_facts(raw: object, origin: str) -> dict[str, MachineFacts]:
+    """The document's `machine_types`: name -> facts; a malformed entry names its key path."""
+    if not isinstance(raw, Mapping):
+        raise CatalogError(f"{origin}: machine_types is not a mapping")
+    out: dict[str, MachineFacts] = {}
+    for name, spec in cast(Mapping[str, Any], raw).items():
+        where = f"{origin}: machine_types.{name}"
+        try:
+            gpus = cast(Mapping[str, Any], spec.get("gpus") or {})
+            facts = MachineFacts(
+                vcpus=float(spec["vcpus"]),
+                memory_gib=float(spec["memory_gib"]),
+                gpus=tuple((str(model), float(count)) for model, count in gpus.items()),
+                local_ssd_gib=float(spec.get("local_ssd_gib", 0)),
+            )
+        except (AttributeError, KeyError, TypeError, ValueError) as err:
+            raise CatalogError(f"{where}: needs vcpus and memory_gib numbers ({err})") from None
+        out[str(name)] = facts
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +94,7 @@ class Catalog:
             sources = cast(Mapping[str, Mapping[str, str]], doc.get("sources", {}))
             self.fits = cast(Mapping[str, Mapping[str, Any]], doc.get("fits", {}))
             availability = cast(Mapping[str, Mapping[str, Any]], doc.get("availability", {}))
+            machine_types: object = doc.get("machine_types", {})
         except (KeyError, TypeError, ValueError) as err:
             raise CatalogError(f"{origin}: not a regional price catalog ({err})") from None
         if fmt != SCHEMA:
@@ -67,6 +102,7 @@ class Catalog:
         if self.currency != "USD":
             raise CatalogError(f"{origin}: currency is {self.currency!r}; mlgov prices in USD")
         self.version = version
+        self._machines = _machine_facts(machine_types, origin)
         self.regions = tuple(regions)
         self.sources = sources
         self._column = {region: i for i, region in enumerate(regions)}
@@ -147,6 +183,10 @@ class Catalog:
                 f"price catalog of {self.generated} has no {usage} price {key!r} in any location"
             )
         return found
+
+    def machine(self, name: str) -> MachineFacts | None:
+        """What machine type `name` is made of, where the catalog's export lists it."""
+        return self._machines.get(name)
 
     def keys(self, prefix: str = "") -> set[str]:
         """Distinct keys that start with `prefix` (e.g. "gpu.")."""

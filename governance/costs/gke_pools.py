@@ -16,12 +16,18 @@ inline `nodePools`. GKE counts nodes per zone, so the zones decide the bill:
   https://cloud.google.com/kubernetes-engine/docs/how-to/custom-boot-disks; 100 GB is the
   NodeConfig API's `diskSizeGb` default);
 - `localSsdCount` (and the ephemeral-storage and NVMe block variants) adds 375 GiB local SSDs per
-  node, at the spot local-SSD price on spot nodes.
+  node, at the spot local-SSD price on spot nodes;
+- every node of a cluster without private nodes has an ephemeral external IPv4 address, billed
+  for the hours it runs like any VM's (`network.ip.vm`, `network.ip.spot_vm` on spot nodes):
+  private nodes come from the pool's `networkConfig.enablePrivateNodes`, else the cluster's
+  `privateClusterConfig.enablePrivateNodes` ("Nodes only have internal IP addresses", GKE's
+  private clusters); a pool whose cluster is not in the plan says it cannot tell.
 
 Autoscaled pools run an assumed average (`training_pool_average_nodes` when they scale from 0,
 else their minimum; a usage file's `nodes_per_zone` wins), clamped to min..max; the baseline keeps
 max(1, min, ceil(average)) nodes on-demand all month. TPU machine types are priced per chip
-(host included); their boot disks are not estimated.
+(host included), and their nodes' boot disks like any node's. A boot disk type the catalog has
+no price for (hyperdisk-balanced) is a named unpriced part; the rest of the pool is priced.
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ from typing import Any
 from governance.costs.bill import Quote
 from governance.costs.context import PlanContext
 from governance.costs.disk_pricing import charge_disk
+from governance.costs.errors import CatalogError
 from governance.costs.inputs import number, text
 from governance.costs.machine_pricing import attached_gpus, charge_machine
 from governance.costs.machines import machine_shape
@@ -110,6 +117,24 @@ class PoolSpec:
     where: str  # key path prefix of nodeConfig in errors ("nodeConfig", "nodePools[1].nodeConfig")
     average_nodes: float | None = None  # a stack override of average running nodes (total)
     nodes_per_zone: float | None = None  # a usage file's declaration
+    public_nodes: bool | None = None
+    """Each node has an external IP (None: the plan does not say: its cluster is not in it)."""
+    public_why: str = ""
+
+
+def public_nodes(
+    pool: Mapping[str, Any], cluster: Mapping[str, Any] | None
+) -> tuple[bool | None, str]:
+    """Whether a pool's nodes get external IPs, and which input says so."""
+    own = as_bool(as_mapping(pool.get("networkConfig")).get("enablePrivateNodes"))
+    if own is not None:
+        return not own, f"pool networkConfig.enablePrivateNodes is {str(own).lower()}"
+    if cluster is None:
+        return None, "its cluster is not in the plan"
+    private = as_bool(as_mapping(cluster.get("privateClusterConfig")).get("enablePrivateNodes"))
+    if private:
+        return False, "cluster privateClusterConfig.enablePrivateNodes is true"
+    return True, "the cluster has no private nodes (privateClusterConfig.enablePrivateNodes)"
 
 
 def _node_range(spec: PoolSpec, ctx: PlanContext) -> tuple[float, float, str]:
@@ -186,7 +211,9 @@ def price_pool(q: Quote, ctx: PlanContext, spec: PoolSpec) -> None:
     bill, base = q.governed, q.baseline
     node = spec.node
     where = spec.where
-    shape = machine_shape(text(node.get("machineType"), DEFAULT_MACHINE, f"{where}.machineType"))
+    shape = machine_shape(
+        text(node.get("machineType"), DEFAULT_MACHINE, f"{where}.machineType"), ctx.catalog
+    )
     gpus = attached_gpus(node.get("guestAccelerators"), "count", f"{where}.guestAccelerators")
     spot = as_bool(node.get("spot")) is True or as_bool(node.get("preemptible")) is True
     low, nodes, why = _node_range(spec, ctx)
@@ -194,12 +221,11 @@ def price_pool(q: Quote, ctx: PlanContext, spec: PoolSpec) -> None:
     base_nodes = max(1.0, low, float(math.ceil(nodes)))
     base.note(f"on-demand, {_nodes(base_nodes)} always on (no scale-to-zero)")
     boot = as_mapping(node.get("bootDisk"))
-    disk = None
-    if not shape.tpu:  # TPU pools are priced per chip only; their boot disks are not estimated
-        disk = (
-            text(boot.get("diskType") or node.get("diskType"), DEFAULT_DISK, f"{where}.diskType"),
-            number(boot.get("sizeGb") or node.get("diskSizeGb"), DEFAULT_DISK_GB),
-        )
+    # every node boots from a disk, TPU hosts too (their chip price covers the host VM only)
+    disk = (
+        text(boot.get("diskType") or node.get("diskType"), DEFAULT_DISK, f"{where}.diskType"),
+        number(boot.get("sizeGb") or node.get("diskSizeGb"), DEFAULT_DISK_GB),
+    )
     ssds = local_ssds(node)
     commitment = ctx.usage.commitment
     for b, n, usage, commit in (
@@ -221,8 +247,14 @@ def price_pool(q: Quote, ctx: PlanContext, spec: PoolSpec) -> None:
             gpus,
             commitment=commit,
         )
-        if disk is not None:
+        try:
             charge_disk(b, ctx.catalog, *disk, spec.region, n)
+        except CatalogError as err:
+            b.unpriced_part(f"boot disk ({disk[0]})", str(err))
+        if spec.public_nodes:
+            key = "network.ip.spot_vm" if usage == "spot" else "network.ip.vm"
+            b.charge("external IP", ctx.catalog.price(key, spec.region), n * HOURS_PER_MONTH,
+                     f"{n:g} x 730 h: one per node ({spec.public_why})")  # fmt: skip
         if ssds:
             price = ctx.catalog.price("disk.local-ssd", spec.region, usage)
             b.charge(
@@ -231,3 +263,6 @@ def price_pool(q: Quote, ctx: PlanContext, spec: PoolSpec) -> None:
                 n * ssds * LOCAL_SSD_GIB,
                 f"{n:g} x {ssds} x {LOCAL_SSD_GIB:g} GiB",
             )
+    if spec.public_nodes is None:
+        bill.note(f"external IPs of the nodes not estimated: {spec.public_why}, so whether its "
+                  "nodes are private is unknown")  # fmt: skip

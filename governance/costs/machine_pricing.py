@@ -5,10 +5,11 @@ A machine is priced from its own catalog entry, `gce.type.<name>`, wherever the 
 custom shapes from their family's vCPU and RAM rates (`gce.n1-custom.*` for N1; other families
 at the predefined rates plus Google's custom premium); a custom shape named `-ext` bills the
 memory above its family's per-vCPU cap (N1 6.5 GiB, N2/N2D 8) at the extended-memory rate
-(`gce.n1-custom.ram.extended`; a family without one leaves that memory as a named unpriced
-part). Attached GPUs are `gpu.<model>`, TPU slices `tpu.<generation>.chip`. A type, GPU or TPU a
-source says is not sold in the region is a `NotOffered` error, as creating it would be. Shapes
-live in machines.py, disks in disk_pricing.py.
+(`gce.n1-custom.ram.extended`, Google's own SKU for it, per region, on-demand and spot; never
+committed; a family without one leaves that memory as a named unpriced part). Attached GPUs are
+`gpu.<model>`, TPU slices `tpu.<generation>.chip`. A type, GPU or TPU a source says is not sold
+in the region is a `NotOffered` error, as creating it would be. Shapes live in machines.py,
+disks in disk_pricing.py.
 
 Sustained-use discounts (https://cloud.google.com/compute/docs/sustained-use-discounts): on-demand
 hours of the families Google discounts (N1, N1 custom, N2, N2D, C2, M1, M2 and the shared-core
@@ -70,6 +71,12 @@ def attached_gpus(
 # GiB per vCPU a custom shape may have before the rest is extended memory (Google's custom
 # machine type limits: N1 6.5, N2 and N2D 8).
 EXTENDED_FROM = {"n1": 6.5, "n2": 8.0, "n2d": 8.0}
+# A resource-based commitment's memory is "up to 6.5 GB of memory per every vCPU" (Compute
+# Engine API v1, ResourceCommitment.amount): memory beyond it, extended memory, is never covered.
+EXTENDED_UNCOMMITTED = (
+    "a commitment covers at most 6.5 GB of memory per vCPU (Compute Engine API "
+    "ResourceCommitment.amount), so extended memory is not committed"
+)
 
 
 def sud_family(shape: Shape) -> str:
@@ -112,11 +119,19 @@ class _Charger:
         h = self.sud if sud else self.hours
         return h, f"{self.hours:g} h" + (f" (SUD-adjusted {h:.1f} h)" if h != self.hours else "")
 
-    def part(self, what: str, key: str, per_unit: float, detail: str, sud: bool = True) -> None:
-        """Charge `per_unit` x units of `key` (e.g. 8 vCPUs) for the hours (SUD if `sud`)."""
+    def part(
+        self, what: str, key: str, per_unit: float, detail: str, sud: bool = True,
+        uncommitted: str = "",
+    ) -> None:  # fmt: skip
+        """Charge `per_unit` x units of `key` (e.g. 8 vCPUs) for the hours (SUD if `sud`).
+
+        `uncommitted` says why a commitment cannot cover this part (it then stays at list price).
+        """
         listed = self.catalog.price(key, self.region, self.usage)
         h, h_note = self.hours_note(sud)
-        if self.committed:
+        if self.committed and uncommitted:
+            self.bill.note(f"{what}: {uncommitted}; list price")
+        elif self.committed:
             if self.catalog.has(key, self.commitment):
                 price = self.catalog.price(key, self.region, self.commitment)
                 self.bill.charge_committed(
@@ -180,7 +195,8 @@ def charge_machine(
             ext_key = f"gce.{shape.family}-custom.ram.extended"
             cap = EXTENDED_FROM[shape.family]
             if catalog.has(ext_key, usage):
-                c.part("extended RAM", ext_key, extended, f"{extended:g} GiB above {cap:g}/vCPU x ")
+                c.part("extended RAM", ext_key, extended, f"{extended:g} GiB above {cap:g}/vCPU x ",
+                       uncommitted=EXTENDED_UNCOMMITTED)  # fmt: skip
             else:
                 why = f"no {usage} price for {shape.family} extended memory"
                 bill.unpriced_part(f"extended memory {extended:g} GiB", why)

@@ -1,10 +1,14 @@
 """Machine, GPU and TPU shapes: how many vCPUs, GiB, GPUs and TPU chips a type name means.
 
 These are facts about Google's machine types, not prices (prices live in the catalog, per
-machine type where it has one: `gce.type.<name>`). A type this module has no table for but whose
-name follows Google's `<family>-<kind>-<vCPUs>` pattern gets a `generic` shape (family and vCPUs;
-its price must come from the catalog's per-type entry). Any other name is a `CatalogError`
-naming it, never a guess.
+machine type where it has one: `gce.type.<name>`). The shape comes from the name where Google's
+naming rules tell it (n1-standard-8, custom-4-30720-ext, g2-standard-16), else from the
+catalog's record of the type (`Catalog.machine`: the export lists every type it prices with its
+vCPUs, memory, bundled GPUs and local SSD; a3-megagpu-8g and z3-highmem-192-highlssd-metal say
+too little in their names). A type neither knows but whose name follows Google's
+`<series>-<kind>-<vCPUs>[-suffix...]` pattern gets a `generic` shape (family and, where the
+kind counts them, vCPUs; its price must come from the catalog's per-type entry). Any other name
+is a `CatalogError` naming it, never a guess.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from governance.costs.catalog import Catalog, MachineFacts, default_catalog
 from governance.costs.errors import CatalogError, Refused
 
 
@@ -23,14 +28,15 @@ class Shape:
     vcpus: float = 0.0
     memory_gib: float = 0.0
     gpu: str = ""  # built-in GPU model (accelerator-optimized families)
-    gpu_count: int = 0
+    gpu_count: float = 0  # a fraction for G4's shared GPUs (g4-standard-6: 1/8)
     fixed_key: str = ""  # shared-core machine with its own SKU (f1-micro, g1-small)
     tpu: str = ""  # TPU generation for GKE TPU machine types (chip-priced)
     tpu_chips: int = 0
     custom: bool = False
     extended: bool = False  # a custom shape named -ext: memory beyond the family's per-vCPU cap
     name: str = ""  # the machine type as the API spells it (n1-standard-8), "" for TPU slices
-    generic: bool = False  # shape read from the name only: memory unknown (0)
+    generic: bool = False  # priced only by its own catalog entry (gce.type.<name>)
+    local_ssd_gib: float = 0.0  # bundled with the type (priced in the type's price)
 
 
 _RATIOS = {
@@ -68,8 +74,9 @@ _PREDEFINED = re.compile(r"(n1|n2|n2d|e2)-(standard|highmem|highcpu)-(\d+)")
 _CUSTOM = re.compile(r"(?:(n1|n2|n2d|e2)-)?custom-(\d+)-(\d+)(-ext)?")
 _G2_RE = re.compile(r"g2-standard-(\d+)")
 _GKE_TPU_RE = re.compile(r"(ct\w+-\w+)-(\d+)t")
-# Google's naming pattern for predefined types: <series>-<kind>-<vCPUs>[-lssd|-metal]
-_GENERIC = re.compile(r"([a-z]\d+[a-z]*)-([a-z]+)-(\d+)(?:-[a-z]+)?")
+# Google's naming pattern for predefined types: <series>-<kind>-<count>[g|t][-suffix...]
+# (c4-standard-288-lssd-metal, z3-highmem-192-highlssd-metal; a count ending in g counts GPUs)
+_GENERIC = re.compile(r"([a-z]\d+[a-z]*)-([a-z]+)-(\d+)([gt]?)((?:-[a-z]+)*)")
 _VCPU_KINDS = frozenset({"standard", "highmem", "highcpu"})  # whose suffix counts vCPUs
 # TPU generations whose accelerator-type suffix counts TensorCores (2 per chip), not chips
 _CORE_COUNTED = {"v4", "v5p"}
@@ -106,12 +113,30 @@ def refuse_malformed(name: str, what: str) -> None:
         )
 
 
-def machine_shape(machine_type: str) -> Shape:
+def _from_catalog(name: str, facts: MachineFacts) -> Shape:
+    """The shape the catalog records for a type (priced by its own entry, gce.type.<name>)."""
+    gpu, count = facts.gpus[0] if facts.gpus else ("", 0.0)
+    return Shape(
+        name.split("-", 1)[0],
+        facts.vcpus,
+        facts.memory_gib,
+        gpu=gpu,
+        gpu_count=count,
+        name=name,
+        generic=True,
+        local_ssd_gib=facts.local_ssd_gib,
+    )
+
+
+def machine_shape(machine_type: str, catalog: Catalog | None = None) -> Shape:
     """The shape of a Compute Engine or GKE machine type; `CatalogError` if unknown.
 
-    `Refused` for a name Google would refuse (uppercase, spaces: `refuse_malformed`).
+    `catalog` (default: the shipped one) is asked for types whose name does not tell their
+    shape. `Refused` for a name Google would refuse (uppercase, spaces: `refuse_malformed`).
     """
     refuse_malformed(machine_type, "machine type")
+    # `is None`, not `or`: a Catalog's truth is its length, which counts every price
+    known = catalog if catalog is not None else default_catalog()
     name = _last_segment(machine_type)
     if name in _E2_SHARED:
         vcpus, mem = _E2_SHARED[name]
@@ -120,7 +145,10 @@ def machine_shape(machine_type: str) -> Shape:
         return Shape("shared", 1.0, _FIXED[name], fixed_key=f"gce.shared.{name}", name=name)
     if m := _PREDEFINED.fullmatch(name):
         family, kind, n = m.group(1), m.group(2), int(m.group(3))
-        return Shape(family, float(n), n * _RATIOS[family][kind], name=name)
+        # the ratio holds for every type but a few (n2-highmem-128 has 864 GiB, not 1,024)
+        facts = known.machine(name)
+        memory = facts.memory_gib if facts is not None else n * _RATIOS[family][kind]
+        return Shape(family, float(n), memory, name=name)
     if m := _CUSTOM.fullmatch(name):
         return Shape(
             m.group(1) or "n1",
@@ -139,8 +167,11 @@ def machine_shape(machine_type: str) -> Shape:
         return Shape(name[:2], float(vcpus), float(mem), gpu=gpu, gpu_count=count, name=name)
     if (m := _GKE_TPU_RE.fullmatch(name)) and m.group(1) in _GKE_TPU:
         return Shape("tpu", tpu=_GKE_TPU[m.group(1)], tpu_chips=int(m.group(2)))
+    if (facts := known.machine(name)) is not None:
+        return _from_catalog(name, facts)
     if m := _GENERIC.fullmatch(name):
-        vcpus = float(m.group(3)) if m.group(2) in _VCPU_KINDS else 0.0
+        counts_vcpus = m.group(2) in _VCPU_KINDS and not m.group(4)
+        vcpus = float(m.group(3)) if counts_vcpus else 0.0
         return Shape(m.group(1), vcpus, name=name, generic=True)
     raise CatalogError(f"unknown machine type {machine_type!r}: no shape known for it")
 

@@ -37,8 +37,10 @@ from governance.costs.resources import (
     node_pool,
     pubsub,
     quota_override,
+    resource_policy,
     scheduler,
     secret_manager,
+    service_networking,
     spend_cap,
     sql,
     storage,
@@ -108,6 +110,8 @@ PRICED: Final[dict[str, CostModel]] = {
     v.MONITORING_METRIC_DESCRIPTOR: monitoring.metric_descriptor,
     v.BQ_TABLE: bigquery.table,
     v.SPEND_CAP_BUDGET: spend_cap.estimate,
+    v.COMPUTE_RESOURCE_POLICY: resource_policy.estimate,
+    v.SERVICE_NETWORKING_CONNECTION: service_networking.estimate,
 }
 
 # Types whose usage a usage file may declare (usage_file.py): type token -> its keys' model.
@@ -149,6 +153,7 @@ DECLARED: Final[dict[str, type[BaseModel]]] = {
     v.MONITORING_METRIC_DESCRIPTOR: monitoring.Declared,
     v.BQ_TABLE: bigquery.TableDeclared,
     v.ARTIFACT_REPOSITORY: artifact_registry.Declared,
+    v.COMPUTE_RESOURCE_POLICY: images.Declared,
     v.VERTEX_ENDPOINT: vertex.EndpointDeclared,
     v.VERTEX_MODEL_GARDEN_ENDPOINT: vertex.NodesDeclared,
     v.VERTEX_DEPLOYMENT_POOL: vertex.NodesDeclared,
@@ -162,7 +167,6 @@ FREE: Final[dict[str, str]] = {
     v.COMPUTE_NETWORK: "VPC networks have no charge",
     v.COMPUTE_SUBNETWORK: "subnets have no charge (traffic is not estimated)",
     v.COMPUTE_ROUTER: "Cloud Router has no charge (NAT is priced on RouterNat)",
-    v.COMPUTE_RESOURCE_POLICY: "instance schedules have no charge",
     v.COMPUTE_INSTANCE_TEMPLATE: "instance templates have no charge (their VMs are priced on "
     "the managed instance groups that use them)",
     v.COMPUTE_REGION_INSTANCE_TEMPLATE: "instance templates have no charge (their VMs are "
@@ -171,7 +175,6 @@ FREE: Final[dict[str, str]] = {
     "on their managed instance group)",
     v.COMPUTE_REGION_PER_INSTANCE_CONFIG: "per-instance configs have no charge (their VMs are "
     "priced on their managed instance group)",
-    v.SERVICE_NETWORKING_CONNECTION: "private service access has no charge",
     v.SERVICE_ACCOUNT: "service accounts have no charge",
     v.SERVICE_ACCOUNT_IAM_MEMBER: "IAM bindings have no charge",
     v.PROJECT_CUSTOM_ROLE: "IAM roles have no charge",

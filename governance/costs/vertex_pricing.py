@@ -51,7 +51,7 @@ def node_parts(
     """The parts one node of `machine_type` (+ accelerators) bills an hour, at Vertex prices."""
     markup = catalog.price(MARKUP_KEY, "global")
     try:
-        shape = machine_shape(machine_type)
+        shape = machine_shape(machine_type, catalog)
     except CatalogError as err:
         raise CostError(f"Vertex AI machine: {err}") from None
     if shape.tpu:

@@ -14,7 +14,9 @@ instance group prices `count` VMs of its template), charged by `price_vm`:
   VM keeps its local SSDs, and pays for them, unless `scheduling.onInstanceStopAction.
   discardLocalSsd` is true (then for the hours it runs; mlgov's own stop keeps them too);
 - each external IP on a network interface (`accessConfigs`) for the hours the VM runs, at the
-  standard or spot in-use price, unless it names a static address of the plan (priced there).
+  standard or spot in-use price, unless it names a static address of the plan (priced there);
+- the license of a premium boot image (RHEL, SLES, Windows Server, ...: premium_images.py) as a
+  named unpriced part: the catalog has no license prices.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from governance.costs.inputs import number, text
 from governance.costs.machine_pricing import attached_gpus, charge_machine
 from governance.costs.machines import Shape, machine_shape
 from governance.costs.month import HOURS_PER_MONTH
+from governance.costs.premium_images import premium_license
 from mlgov_policies import vocabulary as v
 from mlgov_policies.props import as_list, as_mapping, as_str, dig
 
@@ -64,6 +67,8 @@ class VmSpec:
     region: str
     discard_local_ssd: bool = False
     """Stopping the VM discards its local SSDs (so they bill only while it runs)."""
+    license: str = ""
+    """Why the boot image bills a license the catalog cannot price ("" when it bills none)."""
 
 
 def _disk(
@@ -116,7 +121,7 @@ def _external_ips(ctx: PlanContext, inputs: Mapping[str, Any]) -> int:
 
 def instance_spec(ctx: PlanContext, inputs: Mapping[str, Any], region: str) -> VmSpec:
     """A `gcp.compute.Instance`'s shape, boot disk, scratch disks and external IPs."""
-    shape = machine_shape(text(inputs.get("machineType"), "", "machineType"))
+    shape = machine_shape(text(inputs.get("machineType"), "", "machineType"), ctx.catalog)
     gpus = attached_gpus(inputs.get("guestAccelerators"), "count", "guestAccelerators")
     boot = as_mapping(dig(inputs, "bootDisk", "initializeParams"))
     kind = disk_kind(text(boot.get("type"), DEFAULT_DISK_TYPE, "bootDisk.initializeParams.type"))
@@ -127,7 +132,7 @@ def instance_spec(ctx: PlanContext, inputs: Mapping[str, Any], region: str) -> V
         for d in map(as_mapping, as_list(inputs.get("scratchDisks")))
     )
     return VmSpec(shape, gpus, is_spot(inputs), disks, ssd, _external_ips(ctx, inputs), region,
-                  _discards(inputs))  # fmt: skip
+                  _discards(inputs), premium_license(boot.get("image")))  # fmt: skip
 
 
 def _discards(inputs: Mapping[str, Any]) -> bool:
@@ -136,10 +141,11 @@ def _discards(inputs: Mapping[str, Any]) -> bool:
 
 def template_spec(ctx: PlanContext, inputs: Mapping[str, Any], region: str) -> VmSpec:
     """An instance template's VM: its `disks` (persistent and SCRATCH) and the rest."""
-    shape = machine_shape(text(inputs.get("machineType"), "", "machineType"))
+    shape = machine_shape(text(inputs.get("machineType"), "", "machineType"), ctx.catalog)
     gpus = attached_gpus(inputs.get("guestAccelerators"), "count", "guestAccelerators")
     disks: list[VmDisk] = []
     ssd = 0.0
+    license = ""
     for i, d in enumerate(map(as_mapping, as_list(inputs.get("disks")))):
         kind = disk_kind(text(d.get("diskType"), DEFAULT_DISK_TYPE, f"disks[{i}].diskType"))
         if (as_str(d.get("type")) or "").upper() == "SCRATCH" or kind == "local-ssd":
@@ -148,10 +154,12 @@ def template_spec(ctx: PlanContext, inputs: Mapping[str, Any], region: str) -> V
         if d.get("source"):
             continue  # an existing disk, priced as its own resource
         label = "boot disk" if d.get("boot") is True or (i == 0 and "boot" not in d) else "disk"
+        if label == "boot disk":
+            license = premium_license(d.get("sourceImage"))
         disks.append(_disk(ctx, f"{label} {i}", kind, d.get("diskSizeGb"), d.get("sourceImage"),
                            d, f"disks[{i}]."))  # fmt: skip
     return VmSpec(shape, gpus, is_spot(inputs), disks, ssd, _external_ips(ctx, inputs), region,
-                  _discards(inputs))  # fmt: skip
+                  _discards(inputs), license)  # fmt: skip
 
 
 def price_vm(
@@ -196,6 +204,8 @@ def price_vm(
                 share, why = 1.0, " (kept, and billed, while the VM is stopped)"
             b.charge("local SSD", price, count * spec.local_ssd_gib * share,
                      f"{many}{spec.local_ssd_gib:g} GiB{why}")  # fmt: skip
+        if spec.license:
+            b.unpriced_part("image license", spec.license)
         if spec.external_ips:
             key = "network.ip.spot_vm" if usage == "spot" else "network.ip.vm"
             price = ctx.catalog.price(key, spec.region)

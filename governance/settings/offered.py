@@ -49,7 +49,7 @@ def _zones_known(generation: object) -> bool:
 
 def _machine(catalog: Catalog, machine_type: str, region: str) -> str | None:
     try:
-        shape = machine_shape(machine_type)
+        shape = machine_shape(machine_type, catalog)
     except CatalogError:
         return None  # not a type the catalog knows: the estimate says it is unpriced
     if shape.tpu:
@@ -62,7 +62,7 @@ def _machine(catalog: Catalog, machine_type: str, region: str) -> str | None:
 
 def _gpu(catalog: Catalog, gpu_type: str, machine_type: str, region: str) -> str | None:
     try:
-        if machine_shape(machine_type).gpu:
+        if machine_shape(machine_type, catalog).gpu:
             return None  # built into the type (G2's L4): the type's own check covers it
     except CatalogError:
         pass

@@ -50,7 +50,7 @@ def register(subparsers: Any) -> None:
 
 def configure(p: argparse.ArgumentParser) -> None:
     """The `spend` arguments, on any parser (the CLI's subparser or the standalone one)."""
-    from governance.tools.cli import stack_flags
+    from governance.tools.cli import quiet_flag, stack_flags
 
     stack_flags(p)
     p.add_argument(
@@ -102,6 +102,7 @@ def configure(p: argparse.ArgumentParser) -> None:
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="print the report as JSON")
     fmt.add_argument("--markdown", action="store_true", help="print a markdown summary")
+    quiet_flag(p)
     p.set_defaults(func=run)
 
 
@@ -158,6 +159,8 @@ def _stale_after(hours: float) -> timedelta:
 
 def build(args: argparse.Namespace, now: datetime) -> dict[str, Any]:
     """The report for parsed arguments (SpendError or CliError on bad input)."""
+    from governance.tools import progress
+
     stack, settings = _stack(args)
     tables = _tables(args, settings)
     projects = report.projects_or_default(
@@ -175,7 +178,9 @@ def build(args: argparse.Namespace, now: datetime) -> dict[str, Any]:
     )
     # Everything above fails fast on bad input, and so does a BigQuery that does not answer
     # (the runner keeps this answer for the report): building the plan takes seconds.
+    progress.detail(f"reading {tables.standard}")
     runner.describe(tables.standard)
+    progress.detail("planning the stack for its estimates")
     request = report.SpendRequest(
         stack=stack,
         tables=tables,
@@ -184,16 +189,19 @@ def build(args: argparse.Namespace, now: datetime) -> dict[str, Any]:
         plan=_plan_document(args),
         stale_after=stale_after,
     )
+    progress.detail("querying the billing export")
     return report.build_report(runner, request, now)
 
 
 # --------------------------------------------------------------------------- run
 def run(args: argparse.Namespace) -> int:
     """Run `spend`; returns the exit code. Problems raise CliError (one line each, no traceback)."""
+    from governance.tools import progress
     from governance.tools.errors import CliError, Exit
 
     try:
-        result = build(args, datetime.now(UTC))
+        with progress.shown(f"spend for {args.stack or args.config}", quiet=args.quiet):
+            result = build(args, datetime.now(UTC))
     except SpendError as err:
         raise CliError(str(err), Exit(err.code)) from None
     if args.json:

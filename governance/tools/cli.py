@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, cast
 
 from governance import __version__
-from governance.tools.collector import fewer_collections
+from governance.tools.collector import fewer_collections, no_final_collections
 from governance.tools.errors import (
     PROG,
     CliError,
@@ -38,6 +38,8 @@ EXAMPLES = """\
 examples:
   mlgov plan --stack dev                      plan the dev stack offline (human table)
   mlgov plan --stack dev --json > plan.json   the plan document
+  mlgov plan --all --out-dir plans            every stack in one process: plans/NAME.json,
+                                              plans/NAME.err, plans/status.tsv
   mlgov check plan.json                       re-check a saved plan (- = stdin)
   mlgov check preview.json                    check `pulumi preview --json` output (or a
                                               `pulumi stack export`) of any Pulumi program
@@ -111,6 +113,13 @@ def _emit(doc: Any, args: argparse.Namespace) -> int:
     # Settings that do nothing: on stderr, so `--json` output stays a clean document.
     warnings: list[dict[str, str]] = doc.get("warnings") or []
     warn(f"{w['key']}: {w['message']}" for w in warnings)
+    from governance.tools.unjudgeable import partial_note
+
+    # A --partial judgement says so first, whatever the format (a JSON document: its own key).
+    if (partial := partial_note(doc)) is not None:
+        doc["partial"] = partial
+        if not args.json:
+            print(partial)
     if getattr(args, "explain", None) is not None:
         from governance.tools.explain import explain
 
@@ -142,25 +151,87 @@ def _shows_lines(args: argparse.Namespace) -> bool:
 
 
 def _plan(args: argparse.Namespace) -> int:
-    from governance.tools import plan
+    from governance.tools import plan, progress
     from governance.tools.policy_config import policy_config_arg
 
+    if (several := _batch_options(args)) is not None:
+        from governance.tools import batch
+
+        with progress.shown("planning", quiet=args.quiet):
+            return batch.run(several, main)
     usage = usage_file_arg(args)
     pack = policy_config_arg(args)
-    doc = plan.plan_stack(args.stack, args.config, usage, _shows_lines(args), pack)
+    stack = args.stack[0] if args.stack else None
+    with progress.shown(f"planning {stack or args.config}", quiet=args.quiet):
+        doc = plan.plan_stack(stack, args.config, usage, _shows_lines(args), pack)
     return _emit(doc, args)
 
 
+def _batch_options(args: argparse.Namespace) -> Any:
+    """`batch.Options` when several stacks (or --out-dir) were asked for, else None.
+
+    One `--stack` or `--config` without `--out-dir` is the single plan printed on stdout.
+    """
+    stacks: list[str] = args.stack or []
+    several = args.all or len(stacks) > 1 or args.out_dir is not None
+    batch_only = {
+        "--base": args.base,
+        "--base-out-dir": args.base_out_dir,
+        "--cache-dir": args.cache_dir,
+        "--policy-config-dir": args.policy_config_dir,
+    }
+    if not several:
+        if given := [flag for flag, value in batch_only.items() if value is not None]:
+            raise CliError(f"{', '.join(given)}: only with --out-dir (several stacks' plans)")
+        return None
+    problems: list[str] = []
+    if args.out_dir is None:
+        problems.append("several stacks (--all, or --stack more than once) need --out-dir DIR")
+    if args.config is not None:
+        problems.append("--out-dir: plans stacks by name (--stack, --all), not --config")
+    if args.json or args.markdown or args.explain is not None:
+        problems.append("--out-dir writes each stack's plan document (JSON): no --json, "
+                        "--markdown or --explain")  # fmt: skip
+    if (args.base is None) != (args.base_out_dir is None):
+        problems.append("--base and --base-out-dir go together")
+    if args.policy_config is not None and args.policy_config_dir is not None:
+        problems.append("--policy-config or --policy-config-dir, not both")
+    if problems:
+        raise CliError(problems)
+    from pathlib import Path
+
+    from governance.tools.batch import Options
+
+    def absolute(path: str | None) -> Path | None:
+        return Path(path).resolve() if path is not None else None
+
+    out_dir = str(args.out_dir)
+    return Options(
+        stacks=None if args.all else stacks,
+        out_dir=Path(out_dir).resolve(),
+        base=absolute(args.base),
+        base_out_dir=absolute(args.base_out_dir),
+        cache_dir=absolute(args.cache_dir),
+        policy_config=absolute(args.policy_config),
+        policy_config_dir=args.policy_config_dir,
+        usage_file=absolute(args.usage_file),
+        debug=bool(getattr(args, "debug", False)),
+    )
+
+
 def _check(args: argparse.Namespace) -> int:
-    from governance.tools import plan
+    from governance.tools import plan, progress
     from governance.tools.document import read_document
     from governance.tools.policy_config import policy_config_arg
 
     _explain_swallowed_path(args)
     usage = usage_file_arg(args)
     pack = policy_config_arg(args)
-    doc = read_document(args.path)
-    return _emit(plan.evaluate_document(doc, usage, _shows_lines(args), pack), args)
+    with progress.shown(f"checking {args.path}", quiet=args.quiet):
+        doc = read_document(args.path, partial=args.partial)
+        progress.detail("policies and costs")
+        checked = plan.evaluate_document(doc, usage, _shows_lines(args), pack)
+    return _emit(checked, args)
 
 
 def _explain_swallowed_path(args: argparse.Namespace) -> None:
@@ -197,6 +268,56 @@ def _output_flags(parser: argparse.ArgumentParser) -> None:
     usage_file_flag(parser)
 
 
+def partial_flag(parser: argparse.ArgumentParser) -> None:
+    """Add `--partial`: judge a preview made without `--show-sames` (it is refused otherwise)."""
+    parser.add_argument(
+        "--partial",
+        action="store_true",
+        help="judge a `pulumi preview --json` made without --show-sames (only what changes): "
+        "refused without this flag; the output's first line then says it is partial",
+    )
+
+
+def _batch_flags(parser: argparse.ArgumentParser) -> None:
+    several = parser.add_argument_group(
+        "several stacks in one process (docs/reference/plan.md#several-stacks)"
+    )
+    several.add_argument(
+        "--out-dir",
+        metavar="DIR",
+        help="write DIR/NAME.json (the plan document), DIR/NAME.err (its messages) per stack "
+        "and DIR/status.tsv (NAME, exit code, planned|mandatory|failed per line)",
+    )
+    several.add_argument(
+        "--policy-config-dir",
+        metavar="DIR",
+        help="each stack's --policy-config is DIR/config.NAME.json where it exists (DIR: in "
+        "each checkout's project folder, e.g. policies)",
+    )
+    several.add_argument(
+        "--base",
+        metavar="CHECKOUT",
+        help="also plan the same stacks (with --all: its own) in this checkout of the PR base, "
+        "with its own mlgov, in this process",
+    )
+    several.add_argument("--base-out-dir", metavar="DIR", help="where --base's plans go")
+    several.add_argument(
+        "--cache-dir",
+        metavar="DIR",
+        help="reuse plans of a clean git checkout kept here, by tree, packages and inputs",
+    )
+
+
+def quiet_flag(parser: argparse.ArgumentParser) -> None:
+    """Add `--quiet`: no progress spinner (it shows only on a terminal, and never in CI)."""
+    parser.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="no progress on stderr (shown only on a terminal, after 1 s; never in CI)",
+    )
+
+
 def usage_file_flag(parser: argparse.ArgumentParser) -> None:
     """Add `--usage-file PATH` to a subcommand."""
     parser.add_argument(
@@ -224,15 +345,27 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="examples:\n  mlgov plan --stack dev\n  mlgov plan --config Pulumi.qa.yaml --json",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    stack_flags(p)
+    which = p.add_mutually_exclusive_group(required=True)
+    which.add_argument(
+        "--stack",
+        action="append",
+        metavar="NAME",
+        help="stack name: the project's Pulumi.NAME.yaml (repeat it, with --out-dir, for several)",
+    )
+    which.add_argument("--config", help="path to any Pulumi stack file")
+    which.add_argument(
+        "--all", action="store_true", help="every stack `mlgov stacks` lists (with --out-dir)"
+    )
     _output_flags(p)
     policy_config_flag(p)
+    _batch_flags(p)
+    quiet_flag(p)
     p.set_defaults(func=_plan)
 
     c = sub.add_parser(
         "check",
         usage=f"{PROG} check [-h] [--debug] [--json | --markdown | --explain [NAME]] "
-        "[--usage-file PATH] [--policy-config FILE] path",
+        "[--usage-file PATH] [--partial] [--policy-config FILE] [-q] path",
         help="evaluate policies and costs over a plan document or a Pulumi preview",
         description="Evaluate policies and costs over a plan: an mlgov plan document,\n"
         "`pulumi preview --json` output or a `pulumi stack export` (told apart by content).",
@@ -244,7 +377,9 @@ def build_parser() -> argparse.ArgumentParser:
     # usage line still shows it as required, which it is.
     c.add_argument("path", nargs="?", help="plan JSON file (any of those formats), or - for stdin")
     _output_flags(c)
+    partial_flag(c)
     policy_config_flag(c)
+    quiet_flag(c)
     c.set_defaults(func=_check)
 
     s = sub.add_parser(
@@ -278,10 +413,11 @@ def _registrars() -> list[Callable[[Any], None]]:
     from governance.tools.costs_cli import register as costs
     from governance.tools.init import register as init
     from governance.tools.jobs import register as jobs
+    from governance.tools.judge.cli import register as judge
     from governance.tools.policy_config import register as policy_config
     from governance.tools.report.cli import register as report
 
-    return [policy_config, costs, jobs, spend, cap, report, init]
+    return [policy_config, costs, jobs, spend, cap, report, init, judge]
 
 
 def quiet_python_version_notices() -> None:
@@ -383,4 +519,5 @@ def run() -> None:
         # The reader went away (e.g. `| head`): not an error; silence the flush at exit.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         code = Exit.OK
+    no_final_collections()  # the process ends here: collector.py
     sys.exit(code)

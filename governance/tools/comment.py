@@ -1,14 +1,17 @@
 """The pull-request comment: every changed stack's governance changes, findings and cost diff.
 
 `build_comment(stacks)` is pure: for each stack, its plan document at the PR head and at the PR
-base (None when the base could not be planned), it writes the Markdown body the PR job posts and
-later updates in place (found again by `MARKER`). A stack is shown when its governance, cost or
-findings change, or when it blocks the PR (a mandatory finding, a prod weakening nobody
-acknowledged, a plan that failed). Each section starts with its verdict, then **Governance
-weakened** (govdiff/render.py), the findings, the other governance changes, the cost changes
-(diff.py) and the resources with the $0 ones folded into one line. Everything that comes from a
-stack or a plan is escaped (escape.py); the body fits GitHub's limit by folding details (fit.py),
-and `Comment.full` is the unfolded report the workflow uploads as an artifact.
+base (None for a new stack, judged on its own: govdiff/standalone.py), or why one side could not
+be planned or judged, it writes the Markdown body the PR judge posts and later updates in place
+(found again by `MARKER`). A stack is shown when its governance, cost or findings change, or when
+it blocks the PR (a mandatory finding, a prod weakening nobody acknowledged, a plan that failed
+at the head or the base, a plan that cannot be judged). Each section starts with its verdict
+(with the cost change under both sides' usage assumptions when the PR changes them), then
+**Governance weakened** (govdiff/render.py), the findings, the other governance changes, the
+cost changes (diff.py) and the resources with the $0 ones folded into one line. The PR judge's
+**Code that decides governance changed** (judge/render.py) comes before the stacks. Everything
+that comes from a stack or a plan is escaped (escape.py); the body fits GitHub's limit by
+folding details (fit.py), and `Comment.full` is the unfolded report the workflow uploads.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+from governance.costs.errors import CostError
 from governance.tools import escape
 from governance.tools.cost_comment import cost_section
 from governance.tools.diff import (
@@ -26,11 +30,17 @@ from governance.tools.diff import (
     RETAINED_NOTE,
     UNPRICED_NOTE,
     CostDiff,
+    cents,
     diff_plans,
+    plan_cost,
 )
+from governance.tools.errors import CliError
 from governance.tools.fit import GITHUB_LIMIT, fit
 from governance.tools.govdiff import render as govrender
-from governance.tools.govdiff.review import Review, no_changes, review
+from governance.tools.govdiff.review import Review, is_prod, no_changes, review
+from governance.tools.govdiff.standalone import standalone_changes
+from governance.tools.judge.approvals import CodeReview
+from governance.tools.judge.render import code_section
 from governance.tools.policy_scope import policy_note
 from governance.tools.render import (
     CEILINGS_TITLE,
@@ -41,6 +51,7 @@ from governance.tools.render import (
     settings_cell,
     short_type,
 )
+from governance.tools.unjudgeable import partial_note
 from mlgov_policies.props import as_list, as_mapping
 from mlgov_policies.vocabulary import is_component
 
@@ -52,15 +63,21 @@ _COST_ROWS = {FEW_COSTS: 20, ADVISORY_GROUPED: 20, MANDATORY_GROUPED: 5, WEAKENE
 _NAMES_SHOWN = 10
 
 
+HEAD_FAILED, BASE_FAILED, REFUSED = "head", "base", "refused"
+
+
 @dataclass(frozen=True)
 class StackPlans:
-    """One stack's plan documents at the PR head and base (None: no base plan)."""
+    """One stack's plan documents at the PR head and base (None: a new stack, no base)."""
 
     stack: str
     head: Doc
     base: Doc | None = None
     error: str = ""
-    """Why the head could not be planned (invalid settings: exit 2), else ""."""
+    """Why the stack could not be planned or judged, else ""."""
+    failed: str = HEAD_FAILED
+    """Which side `error` is about: the head's plan, the base's plan (a base that cannot be
+    planned blocks, never reads as "no base"), or a plan refused as unjudgeable."""
 
 
 def _violations(doc: Doc | None) -> list[Mapping[str, Any]]:
@@ -97,11 +114,25 @@ def _names(names: Sequence[str], shown: int = _NAMES_SHOWN) -> str:
     return listed + (f" and {more} more" if more > 0 else "")
 
 
+@dataclass(frozen=True)
+class AssumedDelta:
+    """The cost change with both sides priced under one set of usage assumptions."""
+
+    old: float
+    """Head minus base, both with the base's assumptions."""
+    old_base: float
+    new: float
+    """Head minus base, both with the head's assumptions."""
+    new_base: float
+
+
 @dataclass
 class _Section:
     plans: StackPlans
     diff: CostDiff
     review: Review
+    assumed: AssumedDelta | None = None
+    """Set when the usage assumptions changed: the change under each side's assumptions."""
     _rendered: dict[int, str] = field(default_factory=dict[int, str])
     """Each level is rendered once: fitting asks for the same levels again."""
 
@@ -129,7 +160,12 @@ class _Section:
     def _header(self) -> str:
         name = escape.code(self.plans.stack, 100, table=False)
         if self.plans.error:
-            return f"### :x: {name}: the stack could not be planned"
+            what = {
+                HEAD_FAILED: "the stack could not be planned",
+                BASE_FAILED: "the PR base could not be planned",
+                REFUSED: "the plan cannot be judged",
+            }[self.plans.failed]
+            return f"### :x: {name}: {what}"
         d = self.diff
         change = ""
         if self.plans.base is not None and not d.empty:
@@ -146,19 +182,36 @@ class _Section:
             else ""
         )
         return (
-            f"### {icon} {name}: {_usd(d.head.monthly_usd)}/month{change} · "
+            f"### {icon} {name}: {_usd(d.head.monthly_usd)}/month{change}{self._assumed()} · "
             f"{mandatory} mandatory, {advisory} advisory finding(s){governance}"
         )
 
+    def _assumed(self) -> str:
+        """The headline's cost change under the base's and under the head's usage assumptions."""
+        a = self.assumed
+        if a is None:
+            return ""
+
+        def delta(value: float, before: float) -> str:
+            pct = f", {value / before:+.1%}" if before >= CENT else ""
+            return f"{_signed(value)}{pct}"
+
+        return (
+            f" · usage assumptions changed: {delta(a.old, a.old_base)} with the base's "
+            f"assumptions, {delta(a.new, a.new_base)} with the head's"
+        )
+
     def _failed(self) -> list[str]:
-        return [
-            self._header(),
-            "",
-            "`mlgov plan` refused its settings (exit 2), so neither cost nor policies could run:",
-            "",
-            *escape.fence(self.plans.error),
-            "",
-        ]
+        why = {
+            HEAD_FAILED: "The stack could not be planned at the PR head, so neither cost nor "
+            "policies could run:",
+            BASE_FAILED: "The PR base could not be planned, so nothing can be compared with it: "
+            "the PR is blocked until the base plans again (a base that does not plan is never "
+            "read as no base):",
+            REFUSED: "This stack's plan cannot be judged (exit 2), so nothing was priced or "
+            "compared:",
+        }[self.plans.failed]
+        return [self._header(), "", why, "", *escape.fence(self.plans.error), ""]
 
     def _findings(self, level: int) -> list[str]:
         found = sorted(
@@ -200,10 +253,7 @@ class _Section:
     def _changes(self, level: int) -> list[str]:
         d = self.diff
         if self.plans.base is None:
-            return [
-                "No base plan to compare with (new stack, or the base did not plan): "
-                "every resource is new."
-            ]
+            return ["A new stack (the PR base has no stack file for it): every resource is new."]
         if d.empty:
             return ["No cost change."]
         rows = [
@@ -320,7 +370,13 @@ class _Section:
         )
         other_detail = 0 if level < FEW_COSTS else (1 if level < ADVISORY_GROUPED else 2)
         governance_note = (
-            ["No base plan to compare governance with."] if self.plans.base is None else []
+            [
+                "A new stack: judged on its own against what every stack starts with "
+                "(functions that act, no exemptions, the governance functions and a budget).",
+                "",
+            ]
+            if self.plans.base is None
+            else []
         )
         out = [
             self._header(),
@@ -378,28 +434,86 @@ class Comment:
 
 
 def _section(p: StackPlans) -> _Section:
+    if p.error:
+        return _Section(p, diff_plans(_empty(p.stack), _empty(p.stack)), no_changes(p.head))
     base = p.base if p.base is not None else _empty(p.stack)
-    governance = review(p.base, p.head) if p.base is not None else no_changes(p.head)
-    return _Section(p, diff_plans(base, p.head), governance)
+    governance = (
+        review(p.base, p.head)
+        if p.base is not None
+        else no_changes(p.head, standalone_changes(p.head))  # a new stack, judged on its own
+    )
+    diff = diff_plans(base, p.head)
+    return _Section(p, diff, governance, _assumed_delta(p, diff))
+
+
+def _reassumed(doc: Doc, assumptions: Any) -> Doc:
+    """The document priced again under other usage assumptions (its totals dropped)."""
+    raw: Any = doc.get("resources") or []
+    resources = [
+        {k: v for k, v in cast(Mapping[str, Any], r).items() if k != "monthly_usd"}
+        for r in cast(list[Any], raw)
+    ]
+    return {**{k: v for k, v in doc.items() if k != "cost"}, "resources": resources,
+            "assumptions": assumptions}  # fmt: skip
+
+
+def _assumed_delta(p: StackPlans, diff: CostDiff) -> AssumedDelta | None:
+    """The change under each side's assumptions, when the PR changes them (else None)."""
+    if p.base is None:
+        return None
+    old: Any = p.base.get("assumptions") or {}
+    new: Any = p.head.get("assumptions") or {}
+    if old == new:
+        return None
+    try:
+        head_old = plan_cost(_reassumed(p.head, old), origin="head").monthly_usd
+        base_new = plan_cost(_reassumed(p.base, new), origin="base").monthly_usd
+    except (CostError, CliError):
+        return None  # the other side's assumptions do not fit: the headline stays as it is
+    return AssumedDelta(
+        old=cents(head_old - diff.base.monthly_usd),
+        old_base=diff.base.monthly_usd,
+        new=cents(diff.head.monthly_usd - base_new),
+        new_base=base_new,
+    )
 
 
 def build_comment(
-    stacks: Sequence[StackPlans], report_url: str | None = None, limit: int = GITHUB_LIMIT
+    stacks: Sequence[StackPlans],
+    report_url: str | None = None,
+    limit: int = GITHUB_LIMIT,
+    code: CodeReview | None = None,
 ) -> Comment:
-    """The PR comment for these stacks' plans, fitted into `limit`, and the full report."""
+    """The PR comment for these stacks' plans, fitted into `limit`, and the full report.
+
+    `code` (the judge's review of the changed files that decide governance) adds its section;
+    unapproved files block when any stack is prod.
+    """
     sections = [_section(p) for p in stacks]
     shown = [s for s in sections if s.shown]
     quiet = [s.plans.stack for s in sections if not s.shown]
-    blocking = sum(s.blocking for s in sections)
+    prod = any(is_prod(s.plans.base, s.plans.head) for s in sections)
+    code_lines, code_blocking = code_section(code, prod) if code is not None else ([], 0)
+    blocking = sum(s.blocking for s in sections) + code_blocking
     weakened = sum(len(s.review.weakened) for s in sections)
     icon = ":x:" if blocking else ":white_check_mark:"
     verdict = (
-        f"{blocking} mandatory finding(s), unacknowledged prod weakening(s) or failed plan(s): "
-        "this PR cannot merge as is"
+        f"{blocking} mandatory finding(s), unacknowledged prod weakening(s), unapproved "
+        "governance code or failed plan(s): this PR cannot merge as is"
         if blocking
         else "no mandatory findings"
     )
     head = [MARKER, "## mlgov plan: governance, cost and policy check", "", f"{icon} {verdict}."]
+    partial = [n for s in sections if (n := partial_note(s.plans.head)) is not None]
+    if partial:
+        # Said first, before anything a reader could take for the whole stack's verdict.
+        names = ", ".join(
+            escape.code(s.plans.stack, 100, table=False)
+            for s in sections
+            if partial_note(s.plans.head) is not None
+        )
+        # mlgov's own words around a count partial_note read as an int: nothing to escape.
+        head.insert(0, f":warning: {partial[0]} ({names}).")
     if weakened:
         head.append(
             f":warning: {weakened} change(s) weaken governance: see **Governance weakened**."
@@ -411,6 +525,7 @@ def build_comment(
         names = ", ".join(escape.code(q, 100, table=False) for q in quiet)
         head.append(f"Unchanged (same governance, cost and findings): {names}.")
     head.append("")
+    head += code_lines
     tail = [
         "<sub>Estimates: list prices x the plan's usage assumptions (docs/reference/costs.md); "
         "spot prices change up to daily.</sub>"

@@ -25,8 +25,10 @@ from governance.tools.errors import CliError, Exit
 
 if TYPE_CHECKING:
     from governance.costs.usage_file import UsageFile
+    from governance.tools.comment import StackPlans
     from governance.tools.document import PlanDocument
     from governance.tools.formats.plan_input import PlanInput
+    from governance.tools.judge.approvals import CodeReview
     from mlgov_policies.pack_config import PackConfig
 
 NO_BASE = "none"  # `comment`'s BASE when the PR base could not be planned
@@ -46,9 +48,10 @@ def run_diff(args: argparse.Namespace) -> int:
     usage = usage_file_arg(args)
     pack = policy_config_arg(args)
     if args.head is None:
-        base, head = _own_change(args.base)
+        base, head = _own_change(args.base, args.partial)
     else:
-        base, head = _read(args.base).plan, _read(args.head).plan
+        base = _read(args.base, args.partial, base=True).plan
+        head = _read(args.head, args.partial).plan
     if pack is not None:
         _stack_environment(base, pack)
         _stack_environment(head, pack)
@@ -80,20 +83,20 @@ def _warn(read: PlanInput) -> None:
         warn(f"{w['key']}: {w['message']}" for w in warnings)
 
 
-def _read(path: str) -> PlanInput:
-    """A plan in any format document.py reads."""
-    from governance.tools.document import read_input
+def _read(path: str, partial: bool = False, base: bool = False) -> PlanInput:
+    """A plan in any format document.py reads; refused when it cannot be judged."""
+    from governance.tools.document import read_judged
 
-    read = read_input(path)
+    read = read_judged(path, partial, base)
     _warn(read)
     return read
 
 
-def _own_change(path: str) -> tuple[PlanDocument, PlanDocument]:
+def _own_change(path: str, partial: bool = False) -> tuple[PlanDocument, PlanDocument]:
     """(before, after) of a file that carries its own change: a `pulumi preview --json`."""
-    from governance.tools.document import read_input
+    from governance.tools.document import read_judged
 
-    read = read_input(path)
+    read = read_judged(path, partial)
     if read.before is None:
         raise CliError(
             f"{path}: diff of one file needs a `pulumi preview --json` (it holds its own before "
@@ -113,16 +116,21 @@ def _stack_environment(doc: PlanDocument, pack: PackConfig) -> None:
 
 
 def _evaluated(
-    read: PlanInput, usage: UsageFile | None = None, pack: PackConfig | None = None
+    read: PlanInput,
+    usage: UsageFile | None = None,
+    pack: PackConfig | None = None,
+    force: bool = False,
 ) -> PlanDocument:
     """The plan to show: a Pulumi file's is evaluated here.
 
     mlgov's own plans carry their costs and findings; they are evaluated again only when a
-    `--usage-file` or `--policy-config` asks for other usage or other policies.
+    `--usage-file` or `--policy-config` asks for other usage or other policies, or when `force`
+    (`--untrusted-head`): findings and costs a PR's own code wrote are never read, only its
+    resources, settings and assumptions.
     """
     from governance.tools.plan import evaluate_document
 
-    if read.converted or usage is not None or pack is not None:
+    if force or read.converted or usage is not None or pack is not None:
         return evaluate_document(read.plan, usage, policy_config=pack)
     return read.plan
 
@@ -134,49 +142,89 @@ def run_comment(args: argparse.Namespace) -> int:
     a plan that failed), after printing the whole comment.
     """
     from governance.tools.cli import usage_file_arg
-    from governance.tools.comment import StackPlans, build_comment
+    from governance.tools.comment import BASE_FAILED, REFUSED, StackPlans, build_comment
     from governance.tools.plan import evaluate_document
     from governance.tools.policy_config import policy_config_arg
     from governance.tools.project import read_source
 
     usage = usage_file_arg(args)
     pack = policy_config_arg(args)
+    partial: bool = args.partial
+    untrusted: bool = args.untrusted_head
     triples: list[list[str]] = args.stack or []
     failed: list[list[str]] = args.failed or []
+    base_failed: list[list[str]] = args.base_failed or []
     previews: list[list[str]] = args.preview or []
-    plans = [
-        StackPlans(
-            stack,
-            _evaluated(_read(head), usage, pack),
-            None if base == NO_BASE else _evaluated(_read(base), usage, pack),
+    if not (triples or failed or base_failed or previews):
+        raise CliError(
+            "comment needs at least one --stack NAME BASE HEAD, --preview NAME FILE, "
+            "--failed NAME FILE or --base-failed NAME FILE"
         )
-        for stack, base, head in triples
-    ]
-    for stack, path in previews:
-        before, after = _own_change(path)
-        plans.append(
-            StackPlans(
-                stack,
-                evaluate_document(after, usage, policy_config=pack),
-                evaluate_document(before, usage, policy_config=pack),
+    plans: list[StackPlans] = []
+    refused = False
+    for stack, base, head in triples:
+        # A stack whose plan cannot be judged is refused on its own (named, blocking); the
+        # others are still shown, and the exit code is 2.
+        try:
+            head_doc = _evaluated(_read(head, partial), usage, pack, force=untrusted)
+            base_doc = (
+                None if base == NO_BASE else _evaluated(_read(base, partial, True), usage, pack)
             )
-        )
+            plans.append(StackPlans(stack, head_doc, base_doc))
+        except CliError as err:
+            refused = True
+            plans.append(_refused(stack, err))
+    for stack, path in previews:
+        try:
+            before, after = _own_change(path, partial)
+            plans.append(
+                StackPlans(
+                    stack,
+                    evaluate_document(after, usage, policy_config=pack),
+                    evaluate_document(before, usage, policy_config=pack),
+                )
+            )
+        except CliError as err:
+            refused = True
+            plans.append(_refused(stack, err))
     for stack, path in failed:
         message, _ = read_source(path)
         plans.append(StackPlans(stack, {"stack": stack, "resources": []}, error=message))
-    if not plans:
-        raise CliError(
-            "comment needs at least one --stack NAME BASE HEAD, --preview NAME FILE or "
-            "--failed NAME FILE"
+    for stack, path in base_failed:
+        message, _ = read_source(path)
+        plans.append(
+            StackPlans(stack, {"stack": stack, "resources": []}, error=message, failed=BASE_FAILED)
         )
-    comment = build_comment(plans, args.report_url)
+    comment = build_comment(plans, args.report_url, code=_code_review(args))
     if args.full_report:
         try:
             Path(args.full_report).write_text(comment.full, encoding="utf-8")
         except OSError as err:
             raise CliError(f"cannot write {args.full_report}: {err.strerror}") from None
     print(comment.text, end="")
+    if refused:
+        # Each refusal on stderr too, one line each, as every other command reports exit 2.
+        from governance.tools.errors import report
+
+        report([line for p in plans if p.failed == REFUSED for line in p.error.splitlines()])
+        return Exit.INVALID
     return Exit.FAILED if comment.blocking else Exit.OK
+
+
+def _refused(stack: str, err: CliError) -> StackPlans:
+    from governance.tools.comment import REFUSED, StackPlans
+
+    message = "\n".join(err.problems)
+    return StackPlans(stack, {"stack": stack, "resources": []}, error=message, failed=REFUSED)
+
+
+def _code_review(args: argparse.Namespace) -> CodeReview | None:
+    """The judge's review of the changed files that decide governance (`--changed-files`)."""
+    if not args.changed_files:
+        return None
+    from governance.tools.judge.cli import code_review
+
+    return code_review(args.changed_files, args.approvals)
 
 
 def run_prices_refresh(args: argparse.Namespace) -> int:
@@ -239,7 +287,7 @@ def run_prices_refresh(args: argparse.Namespace) -> int:
 
 def register(subparsers: Any) -> None:
     """Add `diff`, `comment` and `prices refresh` to an argparse subparsers object."""
-    from governance.tools.cli import usage_file_flag
+    from governance.tools.cli import partial_flag, usage_file_flag
     from governance.tools.policy_config import policy_config_flag
 
     diff = subparsers.add_parser(
@@ -261,6 +309,7 @@ def register(subparsers: Any) -> None:
     fmt.add_argument("--markdown", action="store_true", help="print a PR comment")
     fmt.add_argument("--json", action="store_true", help="print JSON")
     usage_file_flag(diff)
+    partial_flag(diff)
     policy_config_flag(diff)
     diff.set_defaults(func=run_diff)
 
@@ -291,6 +340,30 @@ def register(subparsers: Any) -> None:
         help="a stack whose plan failed at the head, and the file holding its error output",
     )
     comment.add_argument(
+        "--base-failed",
+        nargs=2,
+        action="append",
+        metavar=("NAME", "FILE"),
+        help="a stack whose plan failed at the PR base, and its error output (it blocks)",
+    )
+    comment.add_argument(
+        "--untrusted-head",
+        action="store_true",
+        help="evaluate every head plan again (findings and costs) rather than read what it "
+        "carries: for plans the PR's own code produced",
+    )
+    comment.add_argument(
+        "--changed-files",
+        metavar="FILE",
+        help="the files the PR changes (`git diff --name-only -z`): each one that decides "
+        "governance is listed, and in prod blocks until an owner approves it",
+    )
+    comment.add_argument(
+        "--approvals",
+        metavar="FILE",
+        help="the PR's review state (`mlgov approvals`), for --changed-files",
+    )
+    comment.add_argument(
         "--preview",
         nargs=2,
         action="append",
@@ -308,6 +381,7 @@ def register(subparsers: Any) -> None:
         help="https link to the full report (the workflow artifact), shown in the comment",
     )
     usage_file_flag(comment)
+    partial_flag(comment)
     policy_config_flag(comment)
     comment.set_defaults(func=run_comment)
 

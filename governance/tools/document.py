@@ -191,9 +191,25 @@ def read_input(source: str) -> PlanInput:
     return parse_input(text, name)
 
 
-def read_document(source: str) -> PlanDocument:
-    """Read a plan document from a path, or stdin for `-`."""
-    return read_input(source).plan
+def read_judged(source: str, partial: bool = False, base: bool = False) -> PlanInput:
+    """`read_input`, refusing a plan that cannot be judged (governance/tools/unjudgeable.py).
+
+    Every problem is one line of the CliError: no Google Cloud resource (not asked of a `base`,
+    which may be a stack before its first resource), a preview without its `same` steps unless
+    `partial`, a size or count out of range, a function below its working minimum.
+    """
+    from governance.tools.unjudgeable import problems as unjudgeable
+
+    read = read_input(source)
+    name = "<stdin>" if source == "-" else source
+    if refused := unjudgeable(read.plan, name, partial, require_google=not base):
+        raise CliError(refused)
+    return read
+
+
+def read_document(source: str, partial: bool = False) -> PlanDocument:
+    """Read a plan document from a path, or stdin for `-`, refusing one that cannot be judged."""
+    return read_judged(source, partial).plan
 
 
 def assumptions_of(doc: Mapping[str, Any], source: str = "") -> UsageAssumptions:

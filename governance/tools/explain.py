@@ -194,7 +194,8 @@ def explain(doc: Mapping[str, Any], name: str | None = None) -> str:
             f"(ungoverned baseline {_usd(float(cost.get('baseline_monthly_usd') or 0))})",
         ]
         out += [f"  {n}" for n in _left_out(cost)]
-    return "\n".join([*out, "", *_assumption_lines(doc)])
+    # Why the command exits as it does, before the assumptions (which end the text).
+    return "\n".join([*out, *exit_reason(doc), "", *_assumption_lines(doc)])
 
 
 def _left_out(cost: Mapping[str, Any]) -> list[str]:
@@ -244,3 +245,18 @@ def _is_free(row: Row) -> bool:
     return row.get("monthly_usd") == 0 and all(
         x.get("kind") == "note" for x in [*lines, *_lines(row, "baseline_cost_lines")]
     )
+
+
+def exit_reason(doc: Mapping[str, Any]) -> list[str]:
+    """Why `--explain` exits as it does: each mandatory finding that makes it exit 1."""
+    raw: Any = doc.get("violations") or []
+    mandatory = [v for v in cast(list[Row], raw) if v.get("enforcement") == "mandatory"]
+    if not mandatory:
+        return ["", "exit 0: no mandatory finding (advisory findings do not fail)"]
+    lines = ["", f"exit 1: {len(mandatory)} mandatory finding(s):"]
+    for v in mandatory:
+        what = visible(str(v.get("message") or ""))
+        lines.append(
+            f"  [{v.get('policy')}] on {visible(str(v.get('resource') or 'stack'))}: {what}"
+        )
+    return lines

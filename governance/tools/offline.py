@@ -187,6 +187,7 @@ def run_program(
     added = folder not in sys.path
     if added:
         sys.path.insert(0, folder)
+    loaded = set(sys.modules)
     try:
         return run_under_mocks(
             lambda: runpy.run_path(str(program), run_name="__main__"), config, stack, project_name
@@ -194,3 +195,46 @@ def run_program(
     finally:
         if added:
             sys.path.remove(folder)
+        forget_project_modules(loaded, Path(folder))
+
+
+def forget_project_modules(loaded: set[str], folder: Path) -> list[str]:
+    """Drop the modules a program run imported from its own project folder; return their names.
+
+    `pulumi up` runs each stack in a fresh process. Planning several stacks in one process must
+    not let a project module that read one stack's config at import (`region =
+    pulumi.Config().require("region")` at module level) hand that value to the next stack: the
+    next run imports it again. Kept: modules of packages that were loaded before the run (mlgov's
+    own `governance`, which is the planner itself and keeps no stack's state: the one-process
+    tests prove it), and anything installed in the interpreter's environment, even where a
+    virtualenv lives inside the project folder.
+    """
+    installed = tuple(
+        Path(p).resolve() for p in {sys.prefix, sys.exec_prefix, sys.base_prefix} if p
+    )
+    tops = {name.partition(".")[0] for name in loaded}
+    forgotten: list[str] = []
+    for name in sorted(set(sys.modules) - loaded):
+        if name.partition(".")[0] in tops:
+            continue
+        module = sys.modules.get(name)
+        where = _module_location(module)
+        if where is None or not where.is_relative_to(folder.resolve()):
+            continue
+        if any(where.is_relative_to(root) for root in installed):
+            continue
+        del sys.modules[name]
+        forgotten.append(name)
+    return forgotten
+
+
+def _module_location(module: object) -> Path | None:
+    """Where a module was loaded from: its file, or a namespace package's first folder."""
+    file = getattr(module, "__file__", None)
+    if isinstance(file, str):
+        return Path(file).resolve()
+    paths = getattr(module, "__path__", None)
+    for path in list(cast(Any, paths) or []):
+        if isinstance(path, str):
+            return Path(path).resolve()
+    return None

@@ -195,9 +195,11 @@ def plan_config(
     when the program itself raises them.
     """
     from governance.settings import SettingsError
+    from governance.tools import progress
     from governance.tools.offline import run_program
 
     context = context_of(config, source)  # fail fast, before importing pulumi_gcp
+    progress.detail("running the Pulumi program under mocks")
     # The program's objects and the plan live to the end: see collector.py.
     with fewer_collections():
         try:
@@ -236,6 +238,13 @@ def plan_config(
                 "keys": stack_config.shown,
             }
         doc = cast(PlanDocument, fields)
+        # What the program rendered but no one could judge (a function left below its working
+        # minimum, a size no API accepts) is refused here as it is when a plan is read back.
+        from governance.tools.unjudgeable import problems as unjudgeable
+
+        if refused := unjudgeable(doc, display(source)):
+            raise CliError(refused)
+        progress.detail("checking policies and costs")
         return evaluate_document(doc, usage_file, cost_lines, policy_config)
 
 

@@ -40,6 +40,11 @@ class SafeStream:
     def __init__(self, inner: TextIO) -> None:
         self._inner = inner
 
+    @property
+    def inner(self) -> TextIO:
+        """The stream this one writes to."""
+        return self._inner
+
     def write(self, text: str) -> int:
         """Write `text` made visible; returns len(text), as callers of write expect."""
         self._inner.write(visible(text))

@@ -114,12 +114,29 @@ def test_a_stack_that_cannot_be_planned_blocks_and_shows_its_error(base):
     ])  # fmt: skip
     assert "### :x: `qa`: the stack could not be planned" in text
     assert "```\nmlgov: error: mlgov:settings.zones: required key is missing\n```" in text
-    assert "1 mandatory finding(s), unacknowledged prod weakening(s) or failed plan(s)" in text
+    assert (
+        "1 mandatory finding(s), unacknowledged prod weakening(s), unapproved governance code or "
+        "failed plan(s)"
+    ) in text
 
 
-def test_no_base_plan_shows_every_resource_as_new(base):
+def test_a_base_that_cannot_be_planned_blocks_and_is_named(base):
+    # Never "no base": a base that does not plan would compare a weakened head with nothing.
+    text = render_comment([
+        StackPlans("prod", {"stack": "prod", "resources": []},
+                   error="mlgov: error: policies: cannot import name 'helper'\n", failed="base"),
+    ])  # fmt: skip
+    assert "### :x: `prod`: the PR base could not be planned" in text
+    assert "```\nmlgov: error: policies: cannot import name 'helper'\n```" in text
+    assert "a base that does not plan is never read as no base" in text
+    assert ":x: 1 mandatory finding(s)" in text
+    assert "No base plan" not in text and "every resource is new" not in text
+
+
+def test_a_new_stack_shows_every_resource_as_new_and_is_judged_on_its_own(base):
     text = render_comment([StackPlans("dev", base, None)])
-    assert "No base plan to compare with" in text
+    assert "A new stack (the PR base has no stack file for it): every resource is new." in text
+    assert "judged on its own" in text
     assert "### " in text
 
 
@@ -135,7 +152,7 @@ def test_mlgov_comment_command_in_process(base, tmp_path: Path, capsys):
     assert (code, err) == (1, "")  # the failed plan blocks the PR: exit 1, as for a finding
     assert out.startswith(MARKER)
     assert "| added | `training-a100-spot` |" in out
-    assert "`prod`" in out and "No base plan to compare with" in out
+    assert "`prod`" in out and "A new stack (the PR base has no stack file for it)" in out
     assert "`qa`: the stack could not be planned" in out
     assert main(["comment"]) == 2
     assert "comment needs at least one --stack" in capsys.readouterr().err

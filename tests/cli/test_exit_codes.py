@@ -217,12 +217,18 @@ def _boom(*_: Any, **__: Any) -> Any:
     raise KeyError("resources")
 
 
+# One Google Cloud resource: a document with none is refused before anything runs (issue 30).
+ONE = (
+    '{"stack": "dev", "resources": [{"type": "gcp:pubsub/topic:Topic", "name": "t", "inputs": {}}]}'
+)
+
+
 def test_an_unexpected_error_is_one_line_and_exit_3(
     run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(plan, "evaluate_document", _boom)
     path = tmp_path / "doc.json"
-    path.write_text('{"stack": "dev", "resources": []}')
+    path.write_text(ONE)
     code, out, err = run("check", str(path))
     assert (code, out) == (3, "")
     assert err == (
@@ -237,7 +243,7 @@ def test_debug_shows_the_traceback(
 ) -> None:
     monkeypatch.setattr(plan, "evaluate_document", _boom)
     path = tmp_path / "doc.json"
-    path.write_text('{"stack": "dev", "resources": []}')
+    path.write_text(ONE)
     argv = ["check", str(path)]
     if how == "--debug first":
         argv.insert(0, "--debug")
@@ -255,7 +261,7 @@ def test_mlgov_debug_0_means_off(run: Run, tmp_path: Path, monkeypatch: pytest.M
     monkeypatch.setattr(plan, "evaluate_document", _boom)
     monkeypatch.setenv("MLGOV_DEBUG", "0")
     path = tmp_path / "doc.json"
-    path.write_text('{"stack": "dev", "resources": []}')
+    path.write_text(ONE)
     assert "Traceback" not in run("check", str(path))[2]
 
 
@@ -323,7 +329,7 @@ def test_a_real_process_exits_3_with_one_line() -> None:
     result = subprocess.run(
         [sys.executable, "-c", code],
         cwd=REPO,
-        input='{"stack": "dev", "resources": []}',
+        input=ONE,
         capture_output=True,
         text=True,
         timeout=120,
@@ -350,6 +356,14 @@ def test_a_document_with_malformed_violations_is_bad_input(
         "comment": ["comment", "--stack", "dev", str(path), str(path)],
     }[command]
     code, out, err = run(*argv)
+    message = (
+        f"{path}: violations: must be a list of {{policy, resource, enforcement, message}} objects"
+    )
+    if command == "comment":
+        # The comment still renders, naming the stack it refused (exit 2, nothing priced).
+        assert (code, err) == (2, f"mlgov: error: {message}\n")
+        assert "the plan cannot be judged" in out and message in out
+        return
     assert (code, out) == (2, "")
     assert err == (
         f"mlgov: error: {path}: violations: must be a list of {{policy, resource, enforcement, "
@@ -446,11 +460,10 @@ def test_an_infinite_usage_declaration_exits_2_naming_file_and_key(
     )
 
 
-def test_an_input_whose_cost_overflows_is_unpriced_not_an_internal_error(
-    run: Run, tmp_path: Path
-) -> None:
+def test_sizes_and_counts_no_api_accepts_are_refused_by_key(run: Run, tmp_path: Path) -> None:
     # Found by mutating the inputs of the real stack exports: a node pool of 1e308 nodes per
-    # zone times three zones is inf, and math.ceil(inf) raised OverflowError (exit 3).
+    # zone times three zones is inf, and math.ceil(inf) raised OverflowError (exit 3); then they
+    # were priced as "too large". No Google API takes such a size or count: exit 2, each named.
     doc: dict[str, Any] = {
         "stack": "dev",
         "resources": [
@@ -462,7 +475,28 @@ def test_an_input_whose_cost_overflows_is_unpriced_not_an_internal_error(
             {"type": "gcp:compute/disk:Disk", "name": "disk",
              "inputs": {"zone": "us-central1-a", "size": 1e308, "type": "pd-extreme",
                         "provisionedIops": 100000}},
-            # a query quota's worst case (informational) was 1.8e+304 dollars a month
+        ],
+    }  # fmt: skip
+    path = tmp_path / "huge.json"
+    path.write_text(json.dumps(doc))
+    assert run("check", str(path), "--json") == (
+        2,
+        "",
+        f"mlgov: error: {path}: resources[0] (pool).inputs.nodeCount: 1e+308 is larger than any "
+        "Google Cloud API field holds\n"
+        f"mlgov: error: {path}: resources[1] (disk).inputs.size: 1e+308 is larger than any "
+        "Google Cloud API field holds\n",
+    )
+
+
+def test_an_input_whose_cost_overflows_is_unpriced_not_an_internal_error(
+    run: Run, tmp_path: Path
+) -> None:
+    # a query quota's worst case (informational) was 1.8e+304 dollars a month: a quota override
+    # is not a size, and its price overflowing is an unpriced row, not a crash.
+    doc: dict[str, Any] = {
+        "stack": "dev",
+        "resources": [
             {"type": "gcp:serviceusage/consumerQuotaOverride:ConsumerQuotaOverride",
              "name": "quota",
              "inputs": {"service": "bigquery.googleapis.com", "limit": "%2Fd%2Fproject",
@@ -477,6 +511,29 @@ def test_an_input_whose_cost_overflows_is_unpriced_not_an_internal_error(
     assert "Infinity" not in out and "NaN" not in out
     plan = json.loads(out)
     rows = {r["name"]: r for r in plan["resources"]}
-    for name in ("pool", "disk", "quota"):
-        assert rows[name]["unpriced"].startswith("an input is too large to price"), rows[name]
+    assert rows["quota"]["unpriced"].startswith("an input is too large to price"), rows["quota"]
     assert plan["cost"]["monthly_usd"] == 0
+
+
+def test_explain_says_why_it_exits_1(run: Run, tmp_path: Path) -> None:
+    # Issue 30: `--explain` printed cost lines and exited 1 without a word on why.
+    doc = {
+        "stack": "dev",
+        "resources": [{"type": "gcp:storage/bucket:Bucket", "name": "b",
+                       "inputs": {"location": "US-CENTRAL1"}}],
+    }  # fmt: skip
+    path = tmp_path / "doc.json"
+    path.write_text(json.dumps(doc))
+    code, out, _ = run("check", str(path), "--explain")
+    assert code == 1
+    lines = out.splitlines()
+    at = lines.index(next(line for line in lines if line.startswith("exit 1: ")))
+    count = int(lines[at].split()[2])
+    assert lines[at] == f"exit 1: {count} mandatory finding(s):"
+    listed = lines[at + 1 : at + 1 + count]
+    assert any(line.startswith("  [mlgov-labels-required] on b: ") for line in listed), listed
+    # the same words as `check --json` gives the findings
+    checked = json.loads(run("check", str(path), "--json")[1])
+    mandatory = [v for v in checked["violations"] if v["enforcement"] == "mandatory"]
+    assert count == len(mandatory)
+    assert "exit 0: no mandatory finding (advisory findings do not fail)" not in out

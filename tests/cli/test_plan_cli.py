@@ -218,7 +218,34 @@ def test_check_accepts_a_document_with_only_custom_resources(
             '{"resources": [{"type": "t:t/t:T", "name": "x", "monthly_usd": "12"}]}',
             "resources[0].monthly_usd: must be a number",
         ),
-        ('{"resources": [], "policy_config": {"environment": "qa"}}', "policy_config:"),
+        (
+            '{"resources": [{"type": "gcp:pubsub/topic:Topic", "name": "t"}],'
+            ' "policy_config": {"environment": "qa"}}',
+            "policy_config:",
+        ),
+        ('{"resources": []}', "no Google Cloud resource to judge (no resource)"),
+        (
+            '{"resources": [{"type": "aws:s3/bucket:Bucket", "name": "b"}]}',
+            "no Google Cloud resource to judge (1 resource(s), none of Google Cloud "
+            "(aws:s3/bucket:Bucket))",
+        ),
+        (
+            '{"resources": [{"type": "gcp:compute/disk:Disk", "name": "d", "inputs": {"size": -5}}]}',
+            "resources[0] (d).inputs.size: -5 is negative: a size or count cannot be",
+        ),
+        (
+            '{"resources": [{"type": "gcp:compute/disk:Disk", "name": "d", "inputs": {"size": '
+            + "1"
+            + "0" * 400
+            + "}}]}",
+            "resources[0] (d).inputs.size: 100000000000...(401 digits) is larger than any "
+            "Google Cloud API field holds",
+        ),
+        (
+            '{"resources": [{"type": "gcp:container/nodePool:NodePool", "name": "p",'
+            ' "inputs": {"nodeCount": 2.5}}]}',
+            "resources[0] (p).inputs.nodeCount: 2.5 is not a whole number",
+        ),
         (
             '{"resources": [{"type": "gcp:billing/budget:Budget", "name": "b",'
             ' "inputs": {"amount": {"specifiedAmount": {"units": "lots"}}}}]}',
@@ -304,11 +331,12 @@ def test_a_machine_not_offered_in_its_region_is_a_mandatory_finding(
 def test_a_disk_value_compute_engine_refuses_is_a_mandatory_finding(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # pd-extreme takes 2,500 to 120,000 provisioned IOPS: `pulumi up` would fail on 1e308
+    # pd-extreme takes 2,500 to 120,000 provisioned IOPS: `pulumi up` would fail on 1e9 (a
+    # number the API's int64 holds; 1e308, which none holds, is refused before pricing)
     doc = {"resources": [
         {"type": "gcp:compute/disk:Disk", "name": "db", "inputs": {
             "zone": "us-central1-a", "type": "pd-extreme", "size": 500, "labels": LABELS,
-            "provisionedIops": 1e308}},
+            "provisionedIops": 1e9}},
         {"type": "gcp:compute/disk:Disk", "name": "ok", "inputs": {
             "zone": "us-central1-a", "type": "pd-extreme", "size": 500, "labels": LABELS}},
     ]}  # fmt: skip
@@ -317,7 +345,7 @@ def test_a_disk_value_compute_engine_refuses_is_a_mandatory_finding(
     (finding,) = [v for v in out["violations"] if v["policy"] == "mlgov-cost-input-refused"]
     assert (finding["resource"], finding["enforcement"]) == ("db", "mandatory")
     assert finding["message"] == (
-        "db (gcp:compute/disk:Disk): provisionedIops is 1e+308: Compute Engine accepts 2,500 to "
+        "db (gcp:compute/disk:Disk): provisionedIops is 1,000,000,000: Compute Engine accepts 2,500 to "
         "120,000 IOPS for pd-extreme "
         "(https://cloud.google.com/compute/docs/disks/extreme-persistent-disk)"
     )
@@ -408,7 +436,11 @@ def test_a_plan_without_warnings_prints_none(
 
 
 def test_check_keeps_the_warnings_of_a_document(run_cli: Callable[..., Result]) -> None:
-    doc = {"stack": "x", "resources": [], "warnings": [{"key": KEY, "message": MESSAGE}]}
+    doc = {
+        "stack": "x",
+        "resources": [{"type": "gcp:pubsub/topic:Topic", "name": "t", "inputs": {}}],
+        "warnings": [{"key": KEY, "message": MESSAGE}],
+    }
     printed = run_cli("check", "-", "--json", stdin=json.dumps(doc))
     assert printed.stderr.splitlines() == [f"mlgov: warning: {KEY}: {MESSAGE}"]
     assert json.loads(printed.stdout)["warnings"] == doc["warnings"]

@@ -80,7 +80,12 @@ def test_diff_unknown_type_is_unpriced_not_an_error(tmp_path, capsys):
         (None, "cannot read: No such file"),
         ("{not json", "not valid JSON"),
         ('{"resources": {}}', "resources: required, must be a list"),
-        ('{"resources": [], "assumptions": {"typo": 1}}', "assumptions.typo"),
+        (
+            '{"resources": [{"type": "gcp:pubsub/topic:Topic", "name": "t"}],'
+            ' "assumptions": {"typo": 1}}',
+            "assumptions.typo",
+        ),
+        ('{"resources": []}', "no Google Cloud resource to judge"),
     ],
 )
 def test_diff_bad_input_exit_2_one_line(tmp_path, capsys, doc, expected):

@@ -98,6 +98,38 @@ def test_extended_memory_above_the_per_vcpu_cap_bills_the_extended_rate():
     assert within.total == pytest.approx(charged("custom-2-10240", "ondemand", 100).total)
 
 
+@pytest.mark.parametrize("usage", ["ondemand", "spot"])
+@pytest.mark.parametrize("region", ["europe-west1", "asia-southeast1", "us-central1"])
+def test_extended_memory_is_priced_in_each_region_and_for_spot(region, usage):
+    # Google's extended-memory SKU keeps one multiple of the region's N1 custom RAM rate: the
+    # documented us-central1 on-demand figure's ($0.00955 / $0.004446)
+    ratio = 0.00955 / price("gce.n1-custom.ram")
+    ext = CAT.find("gce.n1-custom.ram.extended", region, usage)
+    assert ext is not None and ext.region == region  # its own price, no fallback
+    assert ext.usd == pytest.approx(ratio * price("gce.n1-custom.ram", region, usage), rel=1e-9)
+    b = charged("custom-4-30720-ext", usage, 10, region=region)  # 26 GiB + 4 GiB extended
+    line = next(x for x in b.entries if x.what == "extended RAM")
+    assert (line.quantity, line.key, line.region) == (40, "gce.n1-custom.ram.extended", region)
+    assert b.total == pytest.approx(10 * (4 * price("gce.n1-custom.vcpu", region, usage)
+                                          + 26 * price("gce.n1-custom.ram", region, usage)
+                                          + 4 * ext.usd))  # fmt: skip
+
+
+@pytest.mark.parametrize("commitment", ["1y", "3y"])
+def test_a_commitment_never_covers_extended_memory(commitment):
+    b = charged("custom-4-30720-ext", "ondemand", 730, commitment=commitment)
+    committed = {x.what: x for x in b.entries if x.kind == "charge"}
+    # vCPUs and the first 6.5 GiB a vCPU at the committed rate, for 730 h
+    assert committed["vCPU"].unit_usd == price("gce.n1-custom.vcpu", usage=commitment)
+    assert committed["RAM"].quantity == 26 * 730
+    assert committed["RAM"].unit_usd == price("gce.n1-custom.ram", usage=commitment)
+    # extended memory at its on-demand price with N1's sustained-use discount (511 h of 730)
+    ext = committed["extended RAM"]
+    assert ext.unit_usd == price("gce.n1-custom.ram.extended")
+    assert ext.quantity == pytest.approx(4 * SUD_730)
+    assert any("a commitment covers at most 6.5 GB of memory per vCPU" in n for n in b.lines)
+
+
 def test_extended_memory_without_a_rate_is_a_named_unpriced_part():
     parts: list[tuple[str, str]] = []
     b = Bill("", [], unpriced=parts)
@@ -116,6 +148,42 @@ def test_machine_types_use_their_own_catalog_price_with_bundled_gpus():
     assert c3.total == pytest.approx(10 * price("gce.type.c3-standard-8"))
     with pytest.raises(CatalogError, match="unknown machine type 'c3-galactic-8'"):
         charged("c3-galactic-8", "ondemand", 10)
+
+
+@pytest.mark.parametrize(
+    ("machine", "vcpus", "gib", "gpu", "gpus"),
+    [
+        ("a3-megagpu-8g", 208, 1872, "nvidia-h100-mega-80gb", 8),
+        ("z3-highmem-192-highlssd-metal", 192, 1536, "", 0),
+        ("c4-highmem-288-lssd-metal", 288, 2232, "", 0),
+        ("c4-standard-288-lssd-metal", 288, 1080, "", 0),
+        ("g4-standard-6", 6, 22, "nvidia-rtx-pro-6000", 0.125),
+        ("n2-highmem-128", 128, 864, "", 0),  # not 8 GiB a vCPU like the other n2-highmem
+    ],
+)  # fmt: skip
+def test_a_shape_the_name_does_not_tell_comes_from_the_catalog(machine, vcpus, gib, gpu, gpus):
+    shape = machine_shape(machine)
+    assert (shape.vcpus, shape.memory_gib, shape.gpu, shape.gpu_count) == (vcpus, gib, gpu, gpus)
+    region = CAT.regions_for(f"gce.type.{machine}", "spot")[0]  # one that sells it
+    b = charged(machine, "spot", 10, region=region)
+    assert b.total == pytest.approx(10 * price(f"gce.type.{machine}", region, "spot"))
+
+
+def test_names_of_googles_pattern_the_catalog_lacks_still_parse():
+    # several suffixes after the vCPU count, or a GPU count: the shape the name tells
+    metal = machine_shape("c9-standard-96-lssd-metal")
+    assert (metal.family, metal.vcpus, metal.generic) == ("c9", 96, True)
+    gpus = machine_shape("a9-megagpu-8g")
+    assert (gpus.family, gpus.vcpus, gpus.generic) == ("a9", 0, True)
+    with pytest.raises(CatalogError, match="the catalog has no price for it"):
+        charged("c9-standard-96-lssd-metal", "ondemand", 10)
+
+
+def test_a_catalog_type_without_prices_is_unpriced_with_its_reason():
+    # the export lists m4n-hypermem-16's shape but no price yet
+    assert machine_shape("m4n-hypermem-16").memory_gib == 248
+    with pytest.raises(CatalogError, match=r"m4n-hypermem-16.*no price"):
+        charged("m4n-hypermem-16", "ondemand", 10)
 
 
 def test_attached_gpus_add_but_built_in_gpus_are_not_doubled():

@@ -265,6 +265,18 @@ RULES: tuple[Rule, ...] = (
         "monitoring.timeSeries.list",
         "https://cloud.google.com/monitoring/api/ref_v3/rest/v3/projects.timeSeries/list",
     ),
+    Rule(
+        "GET",
+        rf"/v1/(?:folders|organizations|projects)/{_ID}:searchAllResources",
+        "cloudasset.assets.searchAllResources",
+        "https://cloud.google.com/asset-inventory/docs/reference/rest/v1/TopLevel/searchAllResources",
+    ),
+    Rule(
+        "POST",
+        rf"/v1/projects/{_ID}/topics/{_ID}:publish",
+        "pubsub.topics.publish",
+        "https://cloud.google.com/pubsub/docs/access-control",
+    ),
 )
 
 

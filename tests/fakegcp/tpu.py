@@ -1,4 +1,4 @@
-"""Fake Cloud TPU API v2: list nodes per zone, stop (READY -> STOPPED) answering an Operation.
+"""Fake Cloud TPU API v2: list nodes per zone or in every zone (`locations/-`), stop (READY -> STOPPED) answering an Operation.
 
 The stop's operation (tests/fakegcp/longrunning.py) answers done at its first operations.get,
 or after `slow_stops[key]` running answers; a node in `failing_stops` (key -> (google.rpc.Code
@@ -80,13 +80,20 @@ class FakeTpu:
         return self
 
     def _list(self, request: Request, m: re.Match[str]) -> Reply:
-        if (m[1], m[2]) in self.unreachable:
-            return Reply(200, {"unreachable": [f"projects/{m[1]}/locations/{m[2]}"]})
+        # `locations/-` lists every zone (AIP-159; ListNodesResponse names the zones it could
+        # not reach in `unreachable`, and holds the nodes of the others).
+        project, where = m[1], m[2]
+        lost = sorted(z for p, z in self.unreachable if p == project and where in ("-", z))
         with self._lock:
             found = [
-                dict(n) for (p, z, _), n in sorted(self.nodes.items()) if p == m[1] and z == m[2]
+                dict(n)
+                for (p, z, _), n in sorted(self.nodes.items())
+                if p == project and where in ("-", z) and z not in lost
             ]
-        return Reply(200, {"nodes": found} if found else {})
+        body: dict[str, Any] = {"nodes": found} if found else {}
+        if lost:
+            body["unreachable"] = [f"projects/{project}/locations/{z}" for z in lost]
+        return Reply(200, body)
 
     def _stop(self, request: Request, m: re.Match[str]) -> Reply:
         with self._lock:

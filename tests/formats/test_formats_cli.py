@@ -31,9 +31,25 @@ def test_check_a_gcp_preview(cli: Cli) -> None:
     assert doc["source"]["format"] == "pulumi preview --json"
 
 
+def test_a_partial_preview_is_refused_unless_asked_for(cli: Cli) -> None:
+    # Issue 30, N2: priced as it was, a mandatory finding on an unchanged bucket disappeared.
+    refused = cli("check", NO_SAMES)
+    assert (refused.code, refused.out) == (2, "")
+    assert refused.err == (
+        f"mlgov: error: {NO_SAMES}: a preview without its unchanged resources (5 `same` step(s) "
+        "counted in changeSummary but not listed): its totals, budgets and stack-wide rules would "
+        "judge a fragment; run `pulumi preview --json --show-sames`, or pass --partial to judge "
+        "only what changes\n"
+    )
+
+
 def test_check_text_output_and_warnings_of_a_partial_preview(cli: Cli) -> None:
-    result = cli("check", NO_SAMES)
+    result = cli("check", NO_SAMES, "--partial")
     assert result.code == 1
+    assert result.out.splitlines()[0] == (
+        "PARTIAL (--partial): this preview lists only what changes; 5 unchanged resource(s) are "
+        "not in its totals, budgets or stack-wide rules"
+    )
     assert f"mlgov: warning: {NO_SAMES}: 5 unchanged resource(s) are counted" in result.err
     assert "features-cache" in result.out and "unknown" in result.out
     assert "04da6b54" not in result.out  # the sentinel is shown as "unknown"
@@ -41,7 +57,13 @@ def test_check_text_output_and_warnings_of_a_partial_preview(cli: Cli) -> None:
 
 @pytest.mark.parametrize("name", sorted(p.name for p in DATA.glob("*.json")))
 def test_check_every_sample_and_fixture(cli: Cli, name: str) -> None:
-    result = cli("check", DATA / name, "--json")
+    if "_aws_" in name:  # no Google Cloud resource: refused, nothing priced (issue 30, N1)
+        result = cli("check", DATA / name, "--json")
+        assert (result.code, result.out) == (2, "")
+        assert "no Google Cloud resource to judge" in result.err
+        return
+    partial = ["--partial"] if "no-sames" in name else []
+    result = cli("check", DATA / name, "--json", *partial)
     assert result.code in (0, 1), result.err
     doc = json.loads(result.out)
     assert doc["resources"] and doc["source"]["file"] == str(DATA / name)
@@ -132,9 +154,15 @@ def test_comment_stack_triple_evaluates_pulumi_files(cli: Cli) -> None:
 
 
 def test_comment_warns_about_a_partial_preview(cli: Cli) -> None:
-    result = cli("comment", "--preview", "staging", NO_SAMES)
+    refused = cli("comment", "--preview", "staging", NO_SAMES)
+    assert refused.code == 2 and "the plan cannot be judged" in refused.out
+    result = cli("comment", "--preview", "staging", NO_SAMES, "--partial")
     assert result.code == 1  # blocked by its mandatory findings; the warning is still printed
     assert "--show-sames" in result.err
+    assert result.out.splitlines()[0] == (
+        ":warning: PARTIAL (--partial): this preview lists only what changes; 5 unchanged "
+        "resource(s) are not in its totals, budgets or stack-wide rules (`staging`)."
+    )
 
 
 @pytest.mark.parametrize("path", [GCP_PREVIEW, NO_SAMES, V4_EXPORT])
@@ -146,7 +174,7 @@ def test_what_check_prints_for_a_pulumi_file_validates_against_the_schema(
     from tests.conftest import REPO
 
     schema = json.loads((REPO / "governance" / "tools" / "plan.schema.json").read_text())
-    result = cli("check", path, "--json")
+    result = cli("check", path, "--json", *(["--partial"] if path == NO_SAMES else []))
     doc = json.loads(result.out)
     assert list(jsonschema.Draft202012Validator(schema).iter_errors(doc)) == []
     # The keys the readers add are described (not only allowed as extras).

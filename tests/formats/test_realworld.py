@@ -45,15 +45,20 @@ def test_every_command_answers_on_every_file(cli: Cli, path: Path) -> None:
     # a preview holds its own before and after; a stack export is one state: base and head
     pair: tuple[str | Path, ...] = (path,) if preview else (path, path)
     comment = ("--preview", "dev", path) if preview else ("--stack", "dev", path, path)
+    # a preview made without --show-sames is judged only when --partial asks for it
+    partial = ("--partial",) if path == RUN_SQL else ()
     for args in (
-        ("check", path),
-        ("check", path, "--json"),
-        ("check", path, "--explain"),
-        ("diff", *pair),
-        ("diff", *pair, "--json"),
-        ("comment", *comment),
+        ("check", path, *partial),
+        ("check", path, "--json", *partial),
+        ("check", path, "--explain", *partial),
+        ("diff", *pair, *partial),
+        ("diff", *pair, "--json", *partial),
+        ("comment", *comment, *partial),
     ):
         result = cli(*args)
+        if path in (EMPTY, ONLY_PROVIDERS):  # nothing of Google Cloud: refused, never "$0, OK"
+            assert result.code == 2 and "no Google Cloud resource to judge" in result.err, args
+            continue
         # 0: fine, 1: a mandatory finding; never 2 (the files are valid) or 3 (a bug)
         assert result.code in (0, 1), (args, result.err)
         assert "Traceback" not in result.err
@@ -61,11 +66,9 @@ def test_every_command_answers_on_every_file(cli: Cli, path: Path) -> None:
             assert "04da6b54" not in result.out  # people read "unknown", never the sentinel
 
 
-@pytest.mark.parametrize(
-    ("path", "code"), [(GKE, 1), (RUN_SQL, 1), (LAKE, 1), (EXPORT, 1), (EMPTY, 0)]
-)
+@pytest.mark.parametrize(("path", "code"), [(GKE, 1), (RUN_SQL, 1), (LAKE, 1), (EXPORT, 1)])
 def test_exit_code_means_a_mandatory_finding(cli: Cli, path: Path, code: int) -> None:
-    result = cli("check", path, "--json")
+    result = cli("check", path, "--json", *(["--partial"] if path == RUN_SQL else []))
     doc = json.loads(result.out)
     mandatory = [v for v in doc["violations"] if v["enforcement"] == "mandatory"]
     assert result.code == code and bool(mandatory) == (code == 1)
@@ -88,11 +91,14 @@ def test_a_stack_export_against_the_preview_that_follows_it(cli: Cli) -> None:
 
 
 @pytest.mark.parametrize("path", [EMPTY, ONLY_PROVIDERS], ids=lambda p: p.name)
-def test_a_stack_without_cloud_resources_costs_nothing(cli: Cli, path: Path) -> None:
+def test_a_stack_without_cloud_resources_is_refused_not_priced(cli: Cli, path: Path) -> None:
+    # Issue 30, N1: "$0.00/month, OK" for a file mlgov cannot judge at all.
     result = cli("check", path, "--json")
-    assert result.code == 0, result.err
-    doc = json.loads(result.out)
-    assert doc["resources"] == [] and doc["cost"]["monthly_usd"] == 0
+    assert (result.code, result.out) == (2, "")
+    assert result.err == (
+        f"mlgov: error: {path}: no Google Cloud resource to judge (no resource): mlgov prices "
+        "and checks Google Cloud resources only, so nothing was priced\n"
+    )
 
 
 # ------------------------------------------------------------------ location through providers
@@ -205,13 +211,13 @@ def test_a_workbench_data_disk_is_billed(cli: Cli) -> None:
 
 # ------------------------------------------------------------------ counted once, or not at all
 def test_a_replacement_listed_with_its_physical_steps_counts_once(cli: Cli) -> None:
-    doc = json.loads(cli("check", RUN_SQL, "--json").out)
+    doc = json.loads(cli("check", RUN_SQL, "--json", "--partial").out)
     names = [r["name"] for r in doc["resources"]]
     assert names.count("ledger-db") == 1 and "old-exports" not in names
     assert doc["cost"]["monthly_usd"] == pytest.approx(
         sum(r["monthly_usd"] or 0 for r in doc["resources"]), abs=0.05
     )
-    diff = json.loads(cli("diff", RUN_SQL, "--json").out)
+    diff = json.loads(cli("diff", RUN_SQL, "--json", "--partial").out)
     changes = {c["name"]: c for c in diff["changes"]}
     assert changes["ledger-db"]["status"] == "replaced"
     assert changes["old-exports"]["status"] == "removed"

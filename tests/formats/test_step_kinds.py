@@ -196,17 +196,22 @@ def test_a_preview_that_lists_fewer_steps_than_it_counts_is_refused(
     result = cli("check", _write(tmp_path, doc))
     assert result.code == 2
     assert "its changeSummary counts 1 create but lists 0" in result.err
-    # hidden sames and reads (without --show-sames / --show-reads) are not fragments
+    # hidden reads (without --show-reads) are not fragments; hidden sames (without
+    # --show-sames) are judged only with --partial (issue 30, N2)
     doc = _doc()
-    doc["changeSummary"]["same"] = 9
     doc["changeSummary"]["read"] = 5
     assert cli("check", _write(tmp_path, doc)).code == 1
+    doc["changeSummary"]["same"] = 9
+    assert cli("check", _write(tmp_path, doc)).code == 2
+    assert cli("check", _write(tmp_path, doc), "--partial").code == 1
 
 
 def test_a_preview_without_its_root_stack_step_is_warned_about(cli: Cli, tmp_path: Path) -> None:
     doc = _doc()
     doc["steps"] = [s for s in doc["steps"] if "pulumi:pulumi:Stack" not in s["urn"]]
-    result = cli("check", _write(tmp_path, doc))
+    # the stack's own step is a `same` its changeSummary still counts: judged with --partial
+    assert cli("check", _write(tmp_path, doc)).code == 2
+    result = cli("check", _write(tmp_path, doc), "--partial")
     assert result.code == 1
     assert "no step for the root stack (pulumi:pulumi:Stack)" in result.err
     assert "no step for the root stack" not in cli("check", FILE).err

@@ -26,10 +26,12 @@ from govern.models import ActionPolicy
 from tests.fakegcp.billing import FakeBilling
 from tests.fakegcp.billingbudgets import FakeBudgets
 from tests.fakegcp.clock import FakeClock
+from tests.fakegcp.cloudasset import FakeAssets
 from tests.fakegcp.compute import FakeCompute
 from tests.fakegcp.container import FakeContainer
 from tests.fakegcp.monitoring import FakeMonitoring
 from tests.fakegcp.notebooks import FakeNotebooks
+from tests.fakegcp.pubsub import FakePubSub
 from tests.fakegcp.recommender import FakeRecommender
 from tests.fakegcp.server import FakeGcp
 from tests.fakegcp.tpu import FakeTpu
@@ -96,6 +98,8 @@ class Cloud:
     container: FakeContainer
     vertex: FakeVertex
     budgets: FakeBudgets
+    assets: FakeAssets
+    pubsub: FakePubSub
 
     def mutations(self) -> list[Any]:
         """Requests that change state (anything but GET)."""
@@ -118,6 +122,8 @@ def cloud(monkeypatch: pytest.MonkeyPatch) -> Iterator[Cloud]:
             FakeContainer().install(server),
             FakeVertex().install(server),
             FakeBudgets().install(server),
+            FakeAssets().install(server),
+            FakePubSub(clock_).install(server),
         )
         monkeypatch.setenv(
             "MLGOV_API_ENDPOINTS",
@@ -134,6 +140,8 @@ def cloud(monkeypatch: pytest.MonkeyPatch) -> Iterator[Cloud]:
                         "container",
                         "aiplatform",
                         "billingbudgets",
+                        "cloudasset",
+                        "pubsub",
                     )
                 }
             ),
@@ -156,6 +164,8 @@ class AdapterPorts:
     container: Any
     vertex: Any
     budgets: Any
+    assets: Any
+    work: Any
 
 
 def adapter_ports(cloud: Cloud) -> AdapterPorts:
@@ -170,6 +180,8 @@ def adapter_ports(cloud: Cloud) -> AdapterPorts:
         container=gcp.ADAPTERS["container"](url),
         vertex=gcp.ADAPTERS["aiplatform"](url),
         budgets=gcp.ADAPTERS["billingbudgets"](url),
+        assets=gcp.ADAPTERS["cloudasset"](url),
+        work=gcp.ADAPTERS["pubsub"](url),
     )
 
 

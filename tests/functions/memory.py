@@ -16,8 +16,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from govern.gke import Autoscaling, Cluster, NodePool, ResourceLimit
-from govern.models import Recommendation, SpendCapState, Workload
+from govern.models import FoundProject, Recommendation, SpendCapState, Workload
 from govern.vertex import Endpoint, JobKind, VertexJob
+from govern.workitems import Message
 
 STOPPED = {"compute": "TERMINATED", "notebook": "STOPPED", "tpu": "STOPPED"}
 
@@ -38,6 +39,8 @@ class MemoryCloud:
     endpoints: list[Endpoint] = field(default_factory=list)
     rec_states: dict[str, str] = field(default_factory=dict)
     spend_caps: dict[str, SpendCapState] = field(default_factory=dict)
+    scopes: dict[str, list[FoundProject]] = field(default_factory=dict)  # scope -> projects
+    published: list[tuple[str, Message]] = field(default_factory=list)  # (topic, message)
     errors: dict[tuple[str, str], Exception] = field(default_factory=dict)
     calls: list[tuple[str, tuple[object, ...]]] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -316,6 +319,35 @@ class MemoryBudgets:
         return self.cloud.spend_caps[name]
 
 
+class MemoryAssets:
+    """The projects each scope holds (an unknown scope raises ports.PortError, like a 403)."""
+
+    def __init__(self, cloud: MemoryCloud) -> None:
+        self.cloud = cloud
+
+    def search_projects(self, scope: str) -> list[FoundProject]:
+        from govern import ports
+
+        self.cloud.record("assets.search_projects", scope, scope)
+        if scope not in self.cloud.scopes:
+            raise ports.PortError(f"asset search {scope}: HTTP 403 permission denied")
+        return list(self.cloud.scopes[scope])
+
+
+class MemoryWork:
+    """Pub/Sub: records each published message; ids count up."""
+
+    def __init__(self, cloud: MemoryCloud) -> None:
+        self.cloud = cloud
+
+    def publish(self, topic: str, messages: Sequence[Message]) -> list[str]:
+        self.cloud.record("work.publish", topic, topic, len(messages))
+        with self.cloud._lock:
+            first = len(self.cloud.published)
+            self.cloud.published += [(topic, m) for m in messages]
+        return [str(first + i + 1) for i in range(len(messages))]
+
+
 class MemoryPorts:
     """govern.ports.Ports over one MemoryCloud."""
 
@@ -329,3 +361,5 @@ class MemoryPorts:
         self.container = MemoryContainer(cloud)
         self.vertex = MemoryVertex(cloud)
         self.budgets = MemoryBudgets(cloud)
+        self.assets = MemoryAssets(cloud)
+        self.work = MemoryWork(cloud)

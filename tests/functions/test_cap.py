@@ -160,8 +160,15 @@ def test_closed_nap_is_reported_and_clusters_elsewhere_are_not_considered():
     assert [a.reason for a in cap.cap_clusters([closed], POLICY, "r").first] == [
         "NAP accelerator limits already 0"
     ]
+    # A cluster with accelerators in another region of a governed project is named (issue 29).
     elsewhere = cluster(pool(), location="europe-west4")
-    assert cap.cap_clusters([elsewhere], POLICY, "r") == cap.CapPlan()
+    outside = cap.cap_clusters([elsewhere], POLICY, "r")
+    assert [type(a) for a in outside.first] == [cap.OutsideZones]
+    assert outside.later == []
+    system_only = cluster(
+        pool(machine_type="e2-standard-4", accelerators=0), location="europe-west4"
+    )
+    assert cap.cap_clusters([system_only], POLICY, "r") == cap.CapPlan()
 
 
 def test_nap_labels_keep_a_value_already_recorded():

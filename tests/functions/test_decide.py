@@ -7,7 +7,7 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
-from govern import claims, decide
+from govern import cap, claims, decide
 from govern.actions import (
     DisableBilling,
     ReapRecommendation,
@@ -113,13 +113,22 @@ def test_stop_workloads_one_action_per_governed_resource(w, expected):
     assert actions[0].target == w.target
 
 
-def test_stop_workloads_ignores_ungoverned_zones_and_projects():
-    assert (
-        decide.stop_workloads(
-            [vm("x", zone="europe-west4-a"), vm("y", project="other")], POLICY, "r"
-        )
-        == []
+def test_stop_workloads_ignores_ungoverned_projects_and_names_what_runs_outside_zones():
+    # Issue 29: a running VM of a governed project outside its zones is named, not skipped
+    # without a trace; a stopped one there, or an exempt one, is nobody's business.
+    outside = vm("x", zone="europe-west4-a")
+    actions = decide.stop_workloads(
+        [
+            outside,
+            vm("y", project="other"),
+            vm("z", "TERMINATED", zone="europe-west4-a"),
+            vm("e", zone="europe-west4-a", labels={"mlgov-exempt": "true"}),
+        ],
+        POLICY,
+        "r",
     )
+    assert [(type(a), a.target) for a in actions] == [(cap.OutsideZones, outside.target)]
+    assert "outside the governed zones of" in actions[0].reason
 
 
 def test_disable_billing_is_idempotent():

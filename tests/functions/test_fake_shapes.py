@@ -32,6 +32,8 @@ APIS = {
     "notebooks": "notebooks.v2",
     "tpu": "tpu.v2",
     "recommender": "recommender.v1",
+    "cloudasset": "cloudasset.v1",
+    "pubsub": "pubsub.v1",
 }
 
 

@@ -39,6 +39,8 @@ READ_METHODS = {
     "aiplatform.projects.locations.hyperparameterTuningJobs.list": "vertex.list_jobs",
     "aiplatform.projects.locations.endpoints.list": "vertex.list_endpoints",
     "billingbudgets.billingAccounts.budgets.get": "budgets.get_spend_cap",
+    "cloudasset.searchAllResources": "assets.search_projects",
+    "pubsub.projects.topics.publish": "work.publish",
 }
 ACTION_METHODS = {
     # A stop is confirmed by its operation (govern/operations.py).

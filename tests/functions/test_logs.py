@@ -74,7 +74,8 @@ def test_a_budget_alert_is_traced_by_its_event_id(cloud, monkeypatch, capsys):
     summary = lines[-1]
     assert summary["summary"] is True
     assert summary["answer"] == "acknowledged"
-    assert summary["counts"] == {"done": 5, "skipped": 5}
+    # 6 skipped: the VM running outside the governed zones is named too (issue 29).
+    assert summary["counts"] == {"done": 5, "skipped": 6}
 
 
 def test_a_quiet_budget_alert_is_one_summary_line(cloud, capsys):

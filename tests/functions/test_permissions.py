@@ -16,13 +16,16 @@ import main
 import pytest
 
 from govern.flows import FLOWS
-from govern.permissions import PERMISSIONS
+from govern.permissions import GRANTED_ELSEWHERE, PERMISSIONS
 from tests.fakegcp import iam
 from tests.functions import test_spend_caps as spend_caps
 from tests.functions.conftest import (
+    BUDGET,
     DEV,
     PROD,
+    app_client,
     budget_data,
+    budget_dict,
     post_report,
     pubsub_event,
     send_event,
@@ -47,6 +50,7 @@ EXPECTED = {
         "aiplatform.hyperparameterTuningJobs.list",
         "aiplatform.operations.get",
         "billing.resourcebudgets.read",
+        "cloudasset.assets.searchAllResources",
         "compute.instanceGroupManagers.get",
         "compute.instances.list",
         "compute.instances.stop",
@@ -58,6 +62,7 @@ EXPECTED = {
         "notebooks.instances.list",
         "notebooks.instances.stop",
         "notebooks.operations.get",
+        "pubsub.topics.publish",
         "resourcemanager.projects.deleteBillingAssignment",
         "resourcemanager.projects.get",
         "tpu.nodes.list",
@@ -65,37 +70,76 @@ EXPECTED = {
         "tpu.operations.get",
     ),
     "reap_idle_vms": (
+        "cloudasset.assets.searchAllResources",
         "compute.instances.list",
         "compute.instances.stop",
         "compute.zoneOperations.get",
+        "pubsub.topics.publish",
         "recommender.computeInstanceIdleResourceRecommendations.list",
         "recommender.computeInstanceIdleResourceRecommendations.update",
     ),
     "reap_expired": (
+        "cloudasset.assets.searchAllResources",
         "compute.instances.list",
         "compute.instances.stop",
         "compute.zoneOperations.get",
         "notebooks.instances.list",
         "notebooks.instances.stop",
         "notebooks.operations.get",
+        "pubsub.topics.publish",
         "tpu.nodes.list",
         "tpu.nodes.stop",
         "tpu.operations.get",
     ),
     "reap_idle_gpus": (
+        "cloudasset.assets.searchAllResources",
         "compute.instances.list",
         "compute.instances.stop",
         "compute.zoneOperations.get",
         "monitoring.timeSeries.list",
         "notebooks.instances.stop",
         "notebooks.operations.get",
+        "pubsub.topics.publish",
         "tpu.nodes.list",
         "tpu.nodes.stop",
         "tpu.operations.get",
     ),
+    # One project's part of any of the four, never a search, a publish or a spend cap read.
+    "on_work_item": (
+        "aiplatform.customJobs.cancel",
+        "aiplatform.customJobs.list",
+        "aiplatform.endpoints.get",
+        "aiplatform.endpoints.list",
+        "aiplatform.endpoints.undeploy",
+        "aiplatform.endpoints.update",
+        "aiplatform.hyperparameterTuningJobs.cancel",
+        "aiplatform.hyperparameterTuningJobs.list",
+        "aiplatform.operations.get",
+        "compute.instanceGroupManagers.get",
+        "compute.instances.list",
+        "compute.instances.stop",
+        "compute.zoneOperations.get",
+        "container.clusters.get",
+        "container.clusters.list",
+        "container.clusters.update",
+        "container.operations.get",
+        "monitoring.timeSeries.list",
+        "notebooks.instances.list",
+        "notebooks.instances.stop",
+        "notebooks.operations.get",
+        "recommender.computeInstanceIdleResourceRecommendations.list",
+        "recommender.computeInstanceIdleResourceRecommendations.update",
+        "resourcemanager.projects.deleteBillingAssignment",
+        "resourcemanager.projects.get",
+        "tpu.nodes.list",
+        "tpu.nodes.stop",
+        "tpu.operations.get",
+    ),
+    "on_dead_letter": (),  # it only logs
 }
 # Policy keys a scenario needs to take every branch (undeploying endpoints is opt-in).
-SCENARIO_POLICY = {"on_budget_alert": {"undeploy_endpoints": True, "spend_caps": spend_caps.CAPS}}
+BUDGET_POLICY = {"undeploy_endpoints": True, "spend_caps": spend_caps.CAPS}
+SCENARIO_POLICY = {"on_budget_alert": BUDGET_POLICY, "on_work_item": BUDGET_POLICY}
 
 
 def _budget_alert(cloud) -> None:
@@ -156,12 +200,77 @@ def _reap_idle_gpus(cloud) -> None:
     post_report("reap_idle_gpus")
 
 
-SCENARIOS = {
+DISPATCHERS = {
     "on_budget_alert": _budget_alert,
     "reap_idle_vms": _reap_idle_vms,
     "reap_expired": _reap_expired,
     "reap_idle_gpus": _reap_idle_gpus,
 }
+FOLDER, TOPIC = "folders/100", "projects/acme-ops/topics/acme-work"
+
+
+def _at_org_scale(cloud, monkeypatch, entry_point: str, policy: dict) -> None:
+    """The dispatcher once more, with a folder scope and fan-out on: it searches and publishes."""
+    cloud.assets.add_folder(FOLDER)
+    cloud.assets.add_project("ml-scoped", FOLDER)
+    cloud.pubsub.add_topic(TOPIC)
+    monkeypatch.setenv("MLGOV_WORK_TOPIC", TOPIC)
+    scope = {FOLDER: {"environment": "prod", "allow_billing_disable": False}}
+    budget = {BUDGET: budget_dict(scopes=[FOLDER])}
+    set_policy(monkeypatch, **policy, scopes=scope, budgets=budget)
+    if entry_point == "on_budget_alert":
+        send_event(pubsub_event(budget_data(1.0, 1000)))
+    else:
+        post_report(entry_point)
+    assert cloud.server.calls("POST", ":publish")
+
+
+def _work_items(cloud, monkeypatch, policy: dict) -> int:
+    """Each dispatcher's scenario fanned out, its items done by on_work_item.
+
+    The index of the first call a worker made: what comes before is the dispatchers'.
+    """
+    cloud.pubsub.add_topic(TOPIC)
+    monkeypatch.setenv("MLGOV_WORK_TOPIC", TOPIC)
+    worker = app_client("on_work_item", "cloudevent")
+    first = None
+    for scenario in DISPATCHERS.values():
+        published = len(cloud.pubsub.messages[TOPIC])
+        scenario(cloud)
+        first = len(cloud.server.calls()) if first is None else first
+        for message in cloud.pubsub.messages[TOPIC][published:]:
+            body = {"message": message, "subscription": "projects/acme-ops/subscriptions/w"}
+            assert worker.post("/", json=body).status_code == 200
+    return first or 0
+
+
+def _dead_letter(cloud) -> None:
+    body = {
+        "message": {
+            "data": "",
+            "attributes": {"CloudPubSubDeadLetterSourceDeliveryCount": "5"},
+            "messageId": "1",
+        },
+        "subscription": "projects/acme-ops/subscriptions/dead",
+    }
+    assert app_client("on_dead_letter", "cloudevent").post("/", json=body).status_code == 200
+
+
+def _run(entry_point: str, cloud, monkeypatch, policy: dict) -> list:
+    """Run an entry point's scenario; the REST calls it made."""
+    if entry_point in DISPATCHERS:
+        DISPATCHERS[entry_point](cloud)
+        _at_org_scale(cloud, monkeypatch, entry_point, policy)
+        return cloud.server.calls()
+    if entry_point == "on_work_item":
+        since = _work_items(cloud, monkeypatch, policy)
+        # The workers' calls only (the dispatchers publish; workers never do).
+        return [r for r in cloud.server.calls()[since:] if not r.path.endswith(":publish")]
+    _dead_letter(cloud)
+    return cloud.server.calls()
+
+
+SCENARIOS = (*DISPATCHERS, "on_work_item", "on_dead_letter")
 
 
 def test_permissions_are_pinned():
@@ -172,20 +281,23 @@ def test_permissions_are_pinned():
 def test_declared_permissions_equal_the_documented_permissions_of_the_calls_made(
     cloud, monkeypatch, entry_point
 ):
-    set_policy(monkeypatch, **SCENARIO_POLICY.get(entry_point, {}))
-    SCENARIOS[entry_point](cloud)
-    assert cloud.mutations(), "the scenario must act, or the actions' permissions go unchecked"
-    needed = iam.permissions(cloud.server.calls())
-    assert needed == set(PERMISSIONS[entry_point])
+    policy = SCENARIO_POLICY.get(entry_point, {})
+    set_policy(monkeypatch, **policy)
+    calls = _run(entry_point, cloud, monkeypatch, policy)
+    if PERMISSIONS[entry_point]:
+        assert [r for r in calls if r.method != "GET"], "the scenario must act"
+    assert iam.permissions(calls) == set(PERMISSIONS[entry_point])
 
 
 @pytest.mark.parametrize("entry_point", sorted(SCENARIOS))
 def test_a_dry_run_needs_exactly_the_declared_reads(cloud, monkeypatch, entry_point):
-    set_policy(monkeypatch, dry_run=True, **SCENARIO_POLICY.get(entry_point, {}))
-    SCENARIOS[entry_point](cloud)
-    assert cloud.mutations() == []
+    policy = {"dry_run": True, **SCENARIO_POLICY.get(entry_point, {})}
+    set_policy(monkeypatch, **policy)
+    calls = _run(entry_point, cloud, monkeypatch, policy)
+    # A dispatcher publishes work items even in a dry run (the items carry it to the workers).
+    assert [r.path for r in calls if r.method != "GET" and not r.path.endswith(":publish")] == []
     reads = {p for read in FLOW[entry_point].reads for p in read.permissions}
-    assert iam.permissions(cloud.server.calls()) == reads
+    assert iam.permissions(calls) == reads
 
 
 def test_unknown_calls_are_errors_not_guesses():
@@ -210,9 +322,22 @@ def test_linking_billing_is_not_mistaken_for_unlinking():
 
 
 def test_every_entry_point_has_permissions():
-    entry_points = {
-        name
-        for name in ("on_budget_alert", "reap_idle_vms", "reap_expired", "reap_idle_gpus")
-        if callable(getattr(main, name, None))
-    }
+    names = (
+        "on_budget_alert",
+        "reap_idle_vms",
+        "reap_expired",
+        "reap_idle_gpus",
+        "on_work_item",
+        "on_dead_letter",
+    )
+    entry_points = {name for name in names if callable(getattr(main, name, None))}
     assert entry_points == set(PERMISSIONS) == set(SCENARIOS)
+
+
+def test_org_scale_permissions_are_granted_where_they_apply():
+    dispatchers = {e for e, perms in PERMISSIONS.items() if "pubsub.topics.publish" in perms}
+    assert dispatchers == set(DISPATCHERS)
+    assert set(GRANTED_ELSEWHERE) == {
+        "cloudasset.assets.searchAllResources",
+        "pubsub.topics.publish",
+    }

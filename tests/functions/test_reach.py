@@ -130,3 +130,42 @@ def test_without_autopilot_clusters_not_capped_is_empty(cloud, capsys):
     lines = log_lines(capsys.readouterr().out)
     assert lines[-1]["not_capped"] == []
     assert not [x for x in lines if x["severity"] == "WARNING" and "not_capped" in x]
+
+
+# -- what runs outside the governed zones: named, never skipped without a trace (issue 29) ------
+
+
+def test_a_vm_running_outside_the_governed_zones_is_named_in_not_capped(cloud, capsys):
+    # The budget scenario's "5 done + 1 unlink" run used to leave vm-elsewhere (a running VM of a
+    # governed project, in a zone the policy does not list) out of the report altogether.
+    seed_budget(cloud)
+    send_event(pubsub_event(budget_data(1.2, 1200)))
+    elsewhere = _vm_target("vm-elsewhere", "europe-west4-a")
+    assert cloud.compute.status(DEV, "europe-west4-a", "vm-elsewhere") == "RUNNING"
+    lines = log_lines(capsys.readouterr().out)
+    summary = lines[-1]
+    assert summary["not_capped"] == [elsewhere]
+    assert "1 not capped" in summary["message"]
+    [line] = [x for x in lines if x.get("target") == elsewhere]
+    assert line["outcome"] == "skipped"
+    assert (
+        "outside the governed zones of acme-ml-dev (us-central1-a, us-central1-b)"
+        in (line["reason"])
+    )
+    [warning] = [x for x in lines if x["severity"] == "WARNING" and "not_capped" in x]
+    assert warning["not_capped"] == [elsewhere]
+
+
+def test_a_gpu_cluster_outside_the_governed_regions_is_named_in_not_capped(cloud, capsys):
+    seed_accelerators(cloud)
+    cloud.container.add_cluster(PROD, "europe-west4", "eu-ml")
+    cloud.container.add_pool(
+        PROD, "europe-west4", "eu-ml", "l4", machine_type="g2-standard-8", gpus=1, nodes=2
+    )
+    cloud.container.add_cluster(PROD, "europe-west1", "eu-cpu")
+    cloud.container.add_pool(PROD, "europe-west1", "eu-cpu", "system", nodes=1)
+    send_event(pubsub_event(budget_data(1.0, 1000)))
+    summary = log_lines(capsys.readouterr().out)[-1]
+    eu = f"//container.googleapis.com/projects/{PROD}/locations/europe-west4/clusters/eu-ml"
+    assert summary["not_capped"] == [eu]  # the CPU-only cluster holds nothing the cap acts on
+    assert not [r for r in cloud.mutations() if "/europe-west4/" in r.path]

@@ -18,6 +18,9 @@ from mlgov_policies.evaluate import evaluate_resources
 _T4 = [{"type": "nvidia-tesla-t4", "count": 1.0}]
 _OPEN = [{"cidrBlock": "203.0.113.0/24"}, {"cidrBlock": "0.0.0.0/0", "displayName": "all"}]
 _OFFICE = [{"cidrBlock": "203.0.113.0/24", "displayName": "office"}]
+# Two halves of the IPv4 space: every address, though no range is a /0 (issue 30, H3).
+_HALVES = [{"cidrBlock": "0.0.0.0/1"}, {"cidrBlock": "128.0.0.0/1"}]
+_PRIVATE_WIDE = [{"cidrBlock": "10.0.0.0/8"}]
 
 
 CASES: tuple[Case, ...] = (
@@ -124,6 +127,22 @@ CASES: tuple[Case, ...] = (
         ),
     ),
     Case(
+        "public-endpoint-open-by-halves",
+        "mlgov-gke-control-plane-private",
+        (
+            s("gke", "privateClusterConfig.enablePrivateEndpoint", False),
+            s("gke", "masterAuthorizedNetworksConfig", {"cidrBlocks": _HALVES}),
+        ),
+    ),
+    Case(
+        "public-endpoint-a-slash-8",
+        None,
+        (
+            s("gke", "privateClusterConfig.enablePrivateEndpoint", False),
+            s("gke", "masterAuthorizedNetworksConfig", {"cidrBlocks": _PRIVATE_WIDE}),
+        ),
+    ),
+    Case(
         "public-endpoint-gce-public-ips",
         "mlgov-gke-control-plane-private",
         (
@@ -191,6 +210,18 @@ def test_control_plane_messages_name_the_open_setting() -> None:
     stack = apply((s("gke", "privateClusterConfig.enablePrivateEndpoint", False),))
     (violation,) = evaluate_resources(stack, PolicyConfig.from_mapping(PROD_CONFIG))
     assert "reachable from any address in prod" in violation.message
+    stack = apply(
+        (
+            s("gke", "privateClusterConfig.enablePrivateEndpoint", False),
+            s("gke", "masterAuthorizedNetworksConfig", {"cidrBlocks": _HALVES}),
+        )
+    )
+    found = evaluate_resources(stack, PolicyConfig.from_mapping(PROD_CONFIG))
+    assert [v.message for v in found] == [
+        f"masterAuthorizedNetworksConfig.cidrBlocks[{i}].cidrBlock is '{c}': a public range "
+        "wider than a /8: it authorizes 0.5 of every IPv4 address"
+        for i, c in enumerate(("0.0.0.0/1", "128.0.0.0/1"))
+    ]
 
 
 def test_the_autopilot_finding_says_what_the_cap_leaves_running() -> None:

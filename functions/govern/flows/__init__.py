@@ -9,26 +9,40 @@ from __future__ import annotations
 
 from typing import Final
 
+from govern.flows import dispatch
 from govern.flows.base import Flow
 from govern.flows.budget import BUDGET_ALERT, Quiet, budget_alert
 from govern.flows.expired import REAP_EXPIRED, reap_expired
 from govern.flows.idle_gpus import REAP_IDLE_GPUS, reap_idle_gpus
 from govern.flows.idle_vms import REAP_IDLE_VMS, reap_idle_vms
 from govern.flows.spend_caps import SpendCapNotice
+from govern.flows.work import ON_DEAD_LETTER, ON_WORK_ITEM, Worked, work_item
 
-FLOWS: Final[tuple[Flow, ...]] = (BUDGET_ALERT, REAP_IDLE_VMS, REAP_EXPIRED, REAP_IDLE_GPUS)
+FLOWS: Final[tuple[Flow, ...]] = (
+    BUDGET_ALERT,
+    REAP_IDLE_VMS,
+    REAP_EXPIRED,
+    REAP_IDLE_GPUS,
+    ON_WORK_ITEM,
+    ON_DEAD_LETTER,
+)
 
 __all__ = [
     "BUDGET_ALERT",
     "FLOWS",
+    "ON_DEAD_LETTER",
+    "ON_WORK_ITEM",
     "REAP_EXPIRED",
     "REAP_IDLE_GPUS",
     "REAP_IDLE_VMS",
     "Flow",
     "Quiet",
     "SpendCapNotice",
+    "Worked",
     "budget_alert",
+    "dispatch",
     "reap_expired",
     "reap_idle_gpus",
     "reap_idle_vms",
+    "work_item",
 ]

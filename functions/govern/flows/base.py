@@ -15,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Final, TypeVar
 
+from govern import scopes
 from govern.actions import Action
 from govern.execute import ReadCall, Runner
 from govern.models import Kind, Workload
@@ -57,7 +58,7 @@ def flatten(chunks: Iterable[list[Workload] | None]) -> list[Workload]:
 def inventory(
     runner: Runner, ports: Ports, projects: Sequence[str], kinds: Sequence[Kind] = ALL_KINDS
 ) -> list[Workload]:
-    """The workloads of `kinds` in `projects` (TPUs per governed zone), read concurrently."""
+    """The workloads of `kinds` in `projects` (TPUs per governed zone or `-`), read concurrently."""
     reads: list[ReadCall[Workload]] = []
     for project in projects:
         if "compute" in kinds:
@@ -69,9 +70,10 @@ def inventory(
                 ReadCall("notebooks list", project, ports.notebooks.list_instances, (project,))
             )
         if "tpu" in kinds:
+            # Per governed zone; `-` (every zone) for a project found through a scope.
             reads += [
                 ReadCall("tpu list", project, ports.tpus.list_nodes, (project, zone))
-                for zone in runner.policy.projects[project].zones
+                for zone in scopes.zones_to_list(runner.policy, project)
             ]
     return flatten(runner.gather_all(reads))
 

@@ -14,20 +14,22 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from govern import decide, execute, notifications
-from govern.actions import DisableBilling, StopInstance, StopNotebook, StopTpuNode
-from govern.cap import NotCapped
+from govern import decide, execute, notifications, resolve
+from govern.actions import Action, DisableBilling, StopInstance, StopNotebook, StopTpuNode
+from govern.cap import NotCapped, OutsideZones
 from govern.execute import ReadCall, Runner
-from govern.flows import cap
+from govern.flows import cap, scoped
 from govern.flows.base import Flow, inventory, together
 from govern.flows.spend_caps import SpendCapNotice, spend_cap_alert
-from govern.models import BudgetAlert, Report
+from govern.models import BudgetAlert, BudgetPolicy, Report
 from govern.ports import (
     GET_BILLING_INFO,
     GET_SPEND_CAP,
     LIST_INSTANCES,
     LIST_NOTEBOOKS,
     LIST_TPU_NODES,
+    PUBLISH_WORK,
+    SEARCH_PROJECTS,
     Ports,
 )
 
@@ -40,6 +42,8 @@ BUDGET_ALERT: Final = Flow(
         GET_BILLING_INFO,
         *cap.CAP_READS,
         GET_SPEND_CAP,
+        SEARCH_PROJECTS,
+        PUBLISH_WORK,
     ),
     actions=(StopInstance, StopNotebook, StopTpuNode, DisableBilling, *cap.CAP_ACTIONS),
 )
@@ -60,19 +64,31 @@ class Quiet:
     details: Mapping[str, Any] = field(default_factory=dict[str, Any])
 
 
-def budget_alert(
-    alert: BudgetAlert, ports: Ports, runner: Runner
-) -> Report | Quiet | SpendCapNotice:
-    """Act on one budget alert under runner.policy, at the runner's clock's time.
+@dataclass(frozen=True)
+class Judged:
+    """A notification of the stack's budget, about its current period, that reaches stop_at."""
+
+    alert: BudgetAlert
+    budget: BudgetPolicy
+    level: decide.BudgetLevel
+
+    @property
+    def reached(self) -> float:
+        """The highest policy level the ratio reached (stop_at, or disable_billing_at)."""
+        return self.level.level if self.level.level is not None else self.budget.stop_at
+
+
+def judge(alert: BudgetAlert, ports: Ports, runner: Runner) -> Judged | Quiet | SpendCapNotice:
+    """How far one alert goes, before any project is read: its budget, period, thresholds.
 
     An alert of a spend cap's alerts-only pair only reports the cap's state (read-only). For the
     stack's budgets: first whether it is the stack's own and of the current period
-    (notifications.py), then how far it goes (decide.budget_scope).
+    (notifications.py), then how far it goes (decide.budget_level).
 
     Raises:
         decide.DecisionError: the alert's budget is not in the policy.
     """
-    policy, entry_point = runner.policy, BUDGET_ALERT.entry_point
+    policy = runner.policy
     if (capped := policy.spend_caps.get(alert.budget_id)) is not None:
         return spend_cap_alert(alert, capped, ports, runner)
     budget = decide.budget_of(alert, policy)
@@ -89,10 +105,49 @@ def budget_alert(
         return Quiet(judgement.reason, judgement.severity, judgement.verdict, details)
     if warning := notifications.amount_differs(alert, budget):
         execute.log("WARNING", warning, budget_id=alert.budget_id)
-    scope = decide.budget_scope(alert, policy)
-    if not scope.stop_projects:
-        severity = "WARNING" if scope.inconsistent else "INFO"
-        return Quiet(scope.reason, severity, "inconsistent" if scope.inconsistent else "no action")
+    level = decide.budget_level(alert, budget)
+    if not level.stops:
+        severity = "WARNING" if level.inconsistent else "INFO"
+        return Quiet(level.reason, severity, "inconsistent" if level.inconsistent else "no action")
+    return Judged(alert, budget, level)
+
+
+def in_reach(
+    judged: Judged, ports: Ports, runner: Runner
+) -> tuple[decide.BudgetScope, resolve.Resolution]:
+    """The projects the judged alert stops and unlinks, and what each scope resolved to.
+
+    runner.policy is rebuilt with the projects the budget's scopes govern (flows/scoped.py): its
+    listed projects and its scopes'. A scope that fails or finds nothing acts on nothing and
+    fails the run.
+    """
+    resolution = scoped.govern_scopes(runner, ports, judged.budget.scopes)
+    budget = runner.policy.budgets[judged.alert.budget_id]
+    return decide.level_scope(judged.level, budget, runner.policy), resolution
+
+
+def budget_alert(
+    alert: BudgetAlert, ports: Ports, runner: Runner
+) -> Report | Quiet | SpendCapNotice:
+    """Act on one budget alert under runner.policy, at the runner's clock's time, in one run.
+
+    Raises:
+        decide.DecisionError: the alert's budget is not in the policy.
+    """
+    judged = judge(alert, ports, runner)
+    if not isinstance(judged, Judged):
+        return judged
+    scope, _resolution = in_reach(judged, ports, runner)
+    return act_on_projects(scope, ports, runner)
+
+
+def act_on_projects(scope: decide.BudgetScope, ports: Ports, runner: Runner) -> Report:
+    """Read what `scope` covers, stop it, cap GKE and Vertex AI, then unlink billing.
+
+    The act part of a budget alert: the single-invocation path runs it over every project in
+    reach, a fan-out worker over the one project of its work item.
+    """
+    policy, entry_point = runner.policy, BUDGET_ALERT.entry_point
     # VMs, Workbench and TPU VMs; GKE pools and NAP, Vertex AI (flows/cap.py): read side by side.
     workloads, reach = together(
         lambda: inventory(runner, ports, scope.stop_projects),
@@ -129,15 +184,47 @@ def budget_alert(
     execute.log_results(results, entry_point)
     # Unlinking billing, the last resort, only once every stop is confirmed or has failed.
     results += execute.apply(unlinks, ports, runner, entry_point, dry_run=policy.dry_run)
-    not_capped = tuple(a.target for a in reach.first if isinstance(a, NotCapped))
-    if not_capped:
+    autopilot = tuple(a.target for a in reach.first if isinstance(a, NotCapped))
+    if autopilot:
         execute.log(
             "WARNING",
-            f"{entry_point}: {len(not_capped)} Autopilot cluster(s) cannot be capped (GKE "
+            f"{entry_point}: {len(autopilot)} Autopilot cluster(s) cannot be capped (GKE "
             "provisions their nodes; there are no node pools or NAP limits to set) and keep "
             "running; stop their workloads by hand or label them mlgov-exempt to silence this",
             entry_point=entry_point,
-            not_capped=list(not_capped),
+            not_capped=list(autopilot),
         )
+    not_capped = (*autopilot, *outside_reach([*actions, *reach.first], runner, scope))
     report = execute.report(entry_point, results, runner)
     return dataclasses.replace(report, not_capped=not_capped)
+
+
+def outside_reach(
+    actions: list[Action], runner: Runner, scope: decide.BudgetScope
+) -> tuple[str, ...]:
+    """What runs in a governed project but is left by the cap's zones, named (never silent).
+
+    A running workload in a zone the project's policy does not list (cap.OutsideZones), and,
+    once per run, Vertex AI outside the regions read for projects found through a scope.
+    """
+    entry_point = BUDGET_ALERT.entry_point
+    outside = tuple(a.target for a in actions if isinstance(a, OutsideZones))
+    if outside:
+        execute.log(
+            "WARNING",
+            f"{entry_point}: {len(outside)} running workload(s) in governed projects are "
+            "outside their governed zones and were not stopped (the report's not_capped and "
+            "actions name each, with the zones); add the zones to the project's policy, or "
+            "govern it through a scope (every zone)",
+            entry_point=entry_point,
+            not_capped=list(outside),
+        )
+    every_zone = [p for p in scope.stop_projects if runner.policy.projects[p].every_zone]
+    if every_zone:
+        return (*outside, VERTEX_NOT_READ)
+    return outside
+
+
+VERTEX_NOT_READ: Final = "vertex ai outside vertex_regions not read"
+"""not_capped's entry, once per run, when a project governed in every zone was capped: Vertex AI
+has no `locations/-`, so its jobs were read only in the scope's vertex_regions."""

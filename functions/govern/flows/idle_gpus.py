@@ -20,13 +20,21 @@ from typing import Final
 from govern import decide, execute
 from govern.actions import StopInstance, StopNotebook, StopTpuNode
 from govern.execute import ReadCall, Runner
+from govern.flows import scoped
 from govern.flows.base import Flow, inventory
 from govern.models import Report, Usage, Workload
-from govern.ports import LIST_INSTANCES, LIST_TIME_SERIES, LIST_TPU_NODES, Ports
+from govern.ports import (
+    LIST_INSTANCES,
+    LIST_TIME_SERIES,
+    LIST_TPU_NODES,
+    PUBLISH_WORK,
+    SEARCH_PROJECTS,
+    Ports,
+)
 
 REAP_IDLE_GPUS: Final = Flow(
     "reap_idle_gpus",
-    reads=(LIST_INSTANCES, LIST_TPU_NODES, LIST_TIME_SERIES),
+    reads=(SEARCH_PROJECTS, PUBLISH_WORK, LIST_INSTANCES, LIST_TPU_NODES, LIST_TIME_SERIES),
     actions=(StopInstance, StopNotebook, StopTpuNode),
 )
 
@@ -53,7 +61,11 @@ def _measure(
 
 
 def reap_idle_gpus(ports: Ports, runner: Runner) -> Report:
-    """Stop GPU VMs and TPU VMs (workload label in idle_gpu/idle_tpu.workloads) left idle."""
+    """Stop GPU VMs and TPU VMs (workload label in idle_gpu/idle_tpu.workloads) left idle.
+
+    The policy's scopes are resolved first (flows/scoped.py): their projects are reaped too.
+    """
+    scoped.govern_scopes(runner, ports, tuple(runner.policy.scopes))
     policy, entry_point = runner.policy, REAP_IDLE_GPUS.entry_point
     workloads = inventory(runner, ports, sorted(policy.projects), kinds=("compute", "tpu"))
     gpus = decide.gpu_candidates(workloads, policy)

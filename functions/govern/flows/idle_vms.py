@@ -6,19 +6,27 @@ only the projects that have recommendations get their instances listed.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Final
 
 from govern import claims, decide, execute
 from govern.actions import ReapRecommendation, ReleaseClaim
 from govern.execute import ReadCall, Runner
+from govern.flows import scoped
 from govern.flows.base import Flow, inventory
-from govern.models import Report
-from govern.ports import LIST_IDLE_VM_RECOMMENDATIONS, LIST_INSTANCES, Ports
+from govern.models import Report, Workload
+from govern.ports import (
+    LIST_IDLE_VM_RECOMMENDATIONS,
+    LIST_INSTANCES,
+    PUBLISH_WORK,
+    SEARCH_PROJECTS,
+    Ports,
+)
 
 REAP_IDLE_VMS: Final = Flow(
     "reap_idle_vms",
-    reads=(LIST_IDLE_VM_RECOMMENDATIONS, LIST_INSTANCES),
+    reads=(SEARCH_PROJECTS, PUBLISH_WORK, LIST_IDLE_VM_RECOMMENDATIONS, LIST_INSTANCES),
     actions=(ReapRecommendation, ReleaseClaim),
 )
 
@@ -27,18 +35,40 @@ def reap_idle_vms(ports: Ports, runner: Runner, now: datetime) -> Report:
     """Claim, stop and mark every actionable idle-VM recommendation in the governed zones.
 
     `now` (UTC) is when the run started: claims carry it, and older claims are judged by it.
+    The policy's scopes are resolved first (flows/scoped.py). A project governed in every zone
+    (found through a scope) has its instances listed first, and its recommendations read only
+    in the zones where it runs a VM the recommender could flag (never every zone of the world).
     """
+    scoped.govern_scopes(runner, ports, tuple(runner.policy.scopes))
     policy, recommender = runner.policy, ports.recommender
+    every_zone = sorted(p for p, proj in policy.projects.items() if proj.every_zone)
+    listed = inventory(runner, ports, every_zone, kinds=("compute",))
     pairs = [(p, z) for p, proj in sorted(policy.projects.items()) for z in proj.zones]
+    pairs += recommendable_zones(listed)
 
     reads = [
         ReadCall("recommender list", p, recommender.list_recommendations, (p, z)) for p, z in pairs
     ]
     recs = [r for chunk in runner.gather_all(reads) for r in chunk]
-    projects = sorted({r.project for r in recs})
-    instances = inventory(runner, ports, projects, kinds=("compute",))
+    projects = sorted({r.project for r in recs} - set(every_zone))
+    instances = listed + inventory(runner, ports, projects, kinds=("compute",))
     actions = decide.reap_idle(recs, instances, policy, claims.Run(runner.run_id, now))
     results = execute.apply(
         actions, ports, runner, REAP_IDLE_VMS.entry_point, dry_run=policy.dry_run
     )
     return execute.report(REAP_IDLE_VMS.entry_point, results, runner)
+
+
+def recommendable_zones(instances: Sequence[Workload]) -> list[tuple[str, str]]:
+    """(project, zone) where a running VM could be flagged idle: no GPUs, not a GKE node.
+
+    "The idle VM recommender does not generate recommendations for VMs with GPUs or TPUs, or
+    for GKE nodes" (FACTS.md): other zones need no recommendations read.
+    """
+    return sorted(
+        {
+            (w.project, w.zone)
+            for w in instances
+            if w.kind == "compute" and w.running and w.gpus == 0 and w.managed_by != "gke"
+        }
+    )

@@ -14,10 +14,12 @@ from typing import Any, Final
 from govern.gcp import (
     billing,
     billingbudgets,
+    cloudasset,
     compute,
     container,
     monitoring,
     notebooks,
+    pubsub,
     recommender,
     tpu,
     vertex,
@@ -34,6 +36,8 @@ ADAPTERS: Final[dict[str, Callable[[str | None], Any]]] = {
     "container": container.create,
     "aiplatform": vertex.create,
     "billingbudgets": billingbudgets.create,
+    "cloudasset": cloudasset.create,
+    "pubsub": pubsub.create,
 }
 
 __all__ = ["ADAPTERS", "load_service"]

@@ -7,6 +7,7 @@ standard library only; `reader` holds what they share. The names below are the p
 
 from __future__ import annotations
 
+from govern.parse.assets import PROJECT_ASSET_TYPE, found_project
 from govern.parse.budget import SUPPORTED_SCHEMA_VERSIONS, budget_alert
 from govern.parse.container import cluster
 from govern.parse.policy import action_policy
@@ -21,20 +22,26 @@ from govern.parse.resources import (
     tpu_node,
 )
 from govern.parse.vertex import endpoint, vertex_job
+from govern.parse.workitem import Delivery, delivery, work_item
 
 __all__ = [
     "INSTANCE_RESOURCE_TYPE",
+    "PROJECT_ASSET_TYPE",
     "SUPPORTED_SCHEMA_VERSIONS",
+    "Delivery",
     "ParseError",
     "action_policy",
     "budget_alert",
     "cluster",
     "compute_instance",
+    "delivery",
     "endpoint",
+    "found_project",
     "gpu_utilization",
     "notebook_instance",
     "recommendation",
     "tpu_duty_cycle",
     "tpu_node",
     "vertex_job",
+    "work_item",
 ]

@@ -16,10 +16,12 @@ from typing import Any
 from govern.models import (
     ActionPolicy,
     BudgetPolicy,
+    FanOutPolicy,
     IdleGpuPolicy,
     IdleTpuPolicy,
     PolicyError,
     ProjectPolicy,
+    ScopePolicy,
     SpendCapPolicy,
 )
 from govern.periods import Period, PeriodError, parse_period
@@ -51,6 +53,8 @@ _TOP_OPTIONAL = (
     "idle_tpu",
     "undeploy_endpoints",
     "spend_caps",
+    "scopes",
+    "fan_out",
 )
 
 
@@ -90,8 +94,8 @@ def _num(value: Any, path: str, *, minimum: float = 0.0, integer: bool = False) 
     return float(value)
 
 
-def _str_list(value: Any, path: str) -> tuple[str, ...]:
-    if not isinstance(value, list) or not value:
+def _str_list(value: Any, path: str, *, empty_ok: bool = False) -> tuple[str, ...]:
+    if not isinstance(value, list) or not (value or empty_ok):
         raise PolicyError(f"{path}: must be a non-empty list of strings")
     items: list[Any] = value  # pyright: ignore[reportUnknownVariableType]
     return tuple(_str(v, f"{path}[{i}]") for i, v in enumerate(items))
@@ -126,12 +130,20 @@ def _projects(raw: Any) -> dict[str, ProjectPolicy]:
     return projects
 
 
-def _budgets(raw: Any, projects: dict[str, ProjectPolicy]) -> dict[str, BudgetPolicy]:
+def _budgets(
+    raw: Any, projects: dict[str, ProjectPolicy], scopes: dict[str, ScopePolicy]
+) -> dict[str, BudgetPolicy]:
     budgets: dict[str, BudgetPolicy] = {}
     for bid, braw in _keyed(raw, "MLGOV_POLICY.budgets", "budgetId").items():
         path = f"MLGOV_POLICY.budgets.{bid}"
         b = _obj(braw, path, ("projects", "stop_at", "disable_billing_at"), _BUDGET_OPTIONAL)
-        bprojects = _str_list(b["projects"], f"{path}.projects")
+        bscopes = _budget_scopes(b, path, scopes)
+        # A budget over scopes may list no project of its own; it must cover something.
+        if b["projects"] == [] and not bscopes:
+            raise PolicyError(
+                f"{path}.projects: empty and the budget names no scopes: it covers nothing"
+            )
+        bprojects = _str_list(b["projects"], f"{path}.projects", empty_ok=bool(bscopes))
         for i, pid in enumerate(bprojects):
             if pid not in projects:
                 raise PolicyError(f"{path}.projects[{i}]: {pid!r} is not in MLGOV_POLICY.projects")
@@ -153,6 +165,7 @@ def _budgets(raw: Any, projects: dict[str, ProjectPolicy]) -> dict[str, BudgetPo
             amount=_num(b["amount"], f"{path}.amount") if "amount" in b else None,
             currency=_pattern(b, path, "currency", _CURRENCY, "an ISO 4217 code like USD"),
             period=_period(b, path),
+            scopes=bscopes,
         )
     return budgets
 
@@ -188,7 +201,7 @@ def _spend_caps(
 
 
 # What the stack's budget is (DESIGN.md contract 2): absent keys are not checked.
-_BUDGET_OPTIONAL = ("billing_account", "amount", "currency", "period")
+_BUDGET_OPTIONAL = ("billing_account", "amount", "currency", "period", "scopes")
 _ACCOUNT = re.compile(r"[0-9A-F]{6}-[0-9A-F]{6}-[0-9A-F]{6}")
 _CURRENCY = re.compile(r"[A-Z]{3}")
 
@@ -245,7 +258,8 @@ def _policy(raw: Any) -> ActionPolicy:
     top = _obj(raw, root, _TOP_REQUIRED, _TOP_OPTIONAL)
     exempt = _obj(top["exempt_label"], f"{root}.exempt_label", ("key", "value"))
     projects = _projects(top["projects"])
-    budgets = _budgets(top["budgets"], projects)
+    scopes = _scopes(top.get("scopes", {}))
+    budgets = _budgets(top["budgets"], projects, scopes)
     gpu = _idle_gpu(top["idle_gpu"]) if "idle_gpu" in top else IdleGpuPolicy()
     defaults = ActionPolicy(exempt_label=("", ""), projects={}, budgets={})
     return ActionPolicy(
@@ -275,4 +289,83 @@ def _policy(raw: Any) -> ActionPolicy:
             top.get("undeploy_endpoints", False), f"{root}.undeploy_endpoints"
         ),
         spend_caps=_spend_caps(top.get("spend_caps", {}), projects, budgets),
+        scopes=scopes,
+        fan_out=_fan_out(top["fan_out"]) if "fan_out" in top else FanOutPolicy(),
+    )
+
+
+# -- organization scale (issue 29): scopes, a budget's scopes, fan_out --------------------------
+# A scope key is a folder or an organization by number (Cloud Asset Inventory's `scope`).
+_SCOPE_KEY = re.compile(r"(folders|organizations)/[0-9]+")
+_REGION = re.compile(r"[a-z]+-[a-z]+[0-9]+")
+# GCP label keys: lowercase letters, digits, `_` and `-`, starting with a letter; values may be
+# empty (https://cloud.google.com/resource-manager/docs/labels-overview#requirements).
+_LABEL_KEY = re.compile(r"[a-z][a-z0-9_-]{0,62}")
+_LABEL_VALUE = re.compile(r"[a-z0-9_-]{0,63}")
+
+
+def _scopes(raw: Any) -> dict[str, ScopePolicy]:
+    scopes: dict[str, ScopePolicy] = {}
+    for key, sraw in _keyed(raw, "MLGOV_POLICY.scopes", "folders/<n> or organizations/<n>").items():
+        path = f"MLGOV_POLICY.scopes.{key}"
+        if not _SCOPE_KEY.fullmatch(str(key)):
+            raise PolicyError(f"{path}: not folders/<number> or organizations/<number>")
+        s = _obj(sraw, path, ("environment", "allow_billing_disable"), ("labels", "vertex_regions"))
+        regions = (
+            _str_list(s["vertex_regions"], f"{path}.vertex_regions")
+            if "vertex_regions" in s
+            else ()
+        )
+        for i, region in enumerate(regions):
+            if not _REGION.fullmatch(region):
+                raise PolicyError(f"{path}.vertex_regions[{i}]: {region!r} is not a region")
+        scopes[str(key)] = ScopePolicy(
+            environment=_str(s["environment"], f"{path}.environment"),
+            allow_billing_disable=_bool(
+                s["allow_billing_disable"], f"{path}.allow_billing_disable"
+            ),
+            labels=_labels(s.get("labels", {}), f"{path}.labels"),
+            vertex_regions=regions,
+        )
+    return scopes
+
+
+def _labels(raw: Any, path: str) -> dict[str, str]:
+    labels: dict[str, str] = {}
+    for key, value in _keyed(raw, path, "label key").items():
+        if not _LABEL_KEY.fullmatch(str(key)):
+            raise PolicyError(f"{path}.{key}: not a GCP label key")
+        if not isinstance(value, str) or not _LABEL_VALUE.fullmatch(value):
+            raise PolicyError(f"{path}.{key}: must be a GCP label value (a string), got {value!r}")
+        labels[str(key)] = value
+    return labels
+
+
+def _budget_scopes(b: dict[str, Any], path: str, scopes: dict[str, ScopePolicy]) -> tuple[str, ...]:
+    if "scopes" not in b:
+        return ()
+    named = _str_list(b["scopes"], f"{path}.scopes")
+    for i, key in enumerate(named):
+        if key not in scopes:
+            raise PolicyError(f"{path}.scopes[{i}]: {key!r} is not in MLGOV_POLICY.scopes")
+    return named
+
+
+# The subscription's dead-letter limit: Pub/Sub accepts 5 to 100 delivery attempts.
+_MIN_ATTEMPTS, _MAX_ATTEMPTS = 5, 100
+
+
+def _fan_out(raw: Any) -> FanOutPolicy:
+    path = "MLGOV_POLICY.fan_out"
+    f = _obj(raw, path, (), ("max_delivery_attempts", "worker_instances"))
+    defaults = FanOutPolicy()
+    attempts = _opt_whole(f, path, "max_delivery_attempts", defaults.max_delivery_attempts)
+    if not _MIN_ATTEMPTS <= attempts <= _MAX_ATTEMPTS:
+        raise PolicyError(
+            f"{path}.max_delivery_attempts: must be {_MIN_ATTEMPTS} to {_MAX_ATTEMPTS} (Pub/Sub's "
+            f"dead-letter range), got {attempts}"
+        )
+    return FanOutPolicy(
+        max_delivery_attempts=attempts,
+        worker_instances=_opt_whole(f, path, "worker_instances", defaults.worker_instances),
     )

@@ -14,9 +14,9 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
-from governance.costs.catalog_build.documented import USAGES, Documented
+from governance.costs.catalog_build.documented import USAGES, Documented, DocumentedEntry, Scale
 from governance.costs.catalog_build.export import Export, ExportMachine
 from governance.costs.catalog_build.fit import Fit, NotIdentifiable, least_squares
 
@@ -188,6 +188,22 @@ class _Builder:
                 self.add(f"gce.type.{m.name}", usage, "hour", how, values)
                 if m.name in SHARED_CORE_KEYS and usage in ("ondemand", "spot"):
                     self.add(SHARED_CORE_KEYS[m.name], usage, "hour", how, values)
+
+    def machine_facts(self) -> dict[str, Any]:
+        """What each machine type is made of, as the export lists it (`machine_types`).
+
+        The estimator reads it for a type whose name does not tell its shape (a3-megagpu-8g,
+        z3-highmem-192-highlssd-metal) or how much memory a c4 type has.
+        """
+        out: dict[str, Any] = {}
+        for m in sorted(self.export.machines.values(), key=lambda m: m.name):
+            facts: dict[str, Any] = {"vcpus": _num(m.vcpus), "memory_gib": _num(m.ram_gib)}
+            if m.gpus:
+                facts["gpus"] = {model: _num(count) for model, count in m.gpus}
+            if m.local_ssd_gib:
+                facts["local_ssd_gib"] = m.local_ssd_gib
+            out[m.name] = facts
+        return out
 
     def families(self) -> None:
         for family, members in sorted(self._families().items()):
@@ -433,8 +449,31 @@ class _Builder:
     def documented_entries(self) -> None:
         for entry in self.documented.entries:
             how = entry.note or "documented figure"
+            if entry.scale is not None:
+                self._scaled(entry, how)
+                continue
             for usage, values in entry.values.items():
                 self.add(entry.key, usage, entry.unit, how, values, entry.source, entry.date)
+
+    def _scaled(self, entry: DocumentedEntry, how: str) -> None:
+        """A figure documented for one region, carried to every region by a related series."""
+        scale = cast(Scale, entry.scale)
+        related = self.series.get((scale.of, "ondemand"))
+        base = related.values.get(scale.anchor) if related is not None else None
+        if not base:
+            raise ValueError(
+                f"documented {entry.key}: no {scale.of} on-demand price in {scale.anchor} to "
+                "scale it by"
+            )
+        factor = Fraction(repr(entry.values["ondemand"][scale.anchor])) / Fraction(repr(base))
+        for usage in scale.usages:
+            of = self.series.get((scale.of, usage))
+            values = {r: Fraction(repr(v)) * factor for r, v in (of.values if of else {}).items()}
+            note = (
+                f"{how}; every region and usage: {float(factor):.6g} x {scale.of} ({usage}), the "
+                f"ratio of the documented {scale.anchor} on-demand figure to {scale.of} there"
+            )
+            self.add(entry.key, usage, entry.unit, note, values, entry.source, entry.date)
 
     def regions(self) -> list[str]:
         known = list(self.export.regions)
@@ -500,15 +539,22 @@ def build_document(export: Export, documented: Documented) -> dict[str, Any]:
         "sources": _sources(export, documented),
         "fits": {family: r.as_dict() for family, r in sorted(b.fits.items())},
         "availability": b.availability(),
+        "machine_types": b.machine_facts(),
         "series": series,
     }
 
 
 def render_document(doc: Mapping[str, Any]) -> str:
     """JSON text with one series per line (reviewable diffs), loadable by `json.loads`."""
-    head = {k: v for k, v in doc.items() if k != "series"}
+    head = {k: v for k, v in doc.items() if k not in ("series", "machine_types")}
     lines = ["{"]
     lines += [f" {json.dumps(k)}: {json.dumps(v, separators=(',', ':'))}," for k, v in head.items()]
+    if "machine_types" in doc:  # one type per line, like the series
+        types = ",\n".join(
+            f"  {json.dumps(name)}: {json.dumps(facts, separators=(',', ':'))}"
+            for name, facts in doc["machine_types"].items()
+        )
+        lines.append(f' "machine_types": {{\n{types}\n }},')
     body = ",\n".join("  " + json.dumps(s, separators=(",", ":")) for s in doc["series"])
     lines.append(f' "series": [\n{body}\n ]')
     lines.append("}")

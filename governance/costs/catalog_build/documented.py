@@ -25,6 +25,20 @@ class DocumentedError(ValueError):
 
 
 @dataclass(frozen=True, slots=True)
+class Scale:
+    """Extend a figure documented for one region to every region and the usages listed.
+
+    The documented price is a fixed multiple of a related series of the export (`of`) in the
+    anchor region; build.py applies the same multiple to that series in every region and for
+    each usage in `usages`: value[u][r] = documented / of[ondemand][anchor] x of[u][r].
+    """
+
+    of: str
+    anchor: str
+    usages: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class DocumentedEntry:
     """One documented price series: `values[usage][region]` in USD per `unit`."""
 
@@ -34,6 +48,7 @@ class DocumentedEntry:
     date: str
     note: str
     values: Mapping[str, Mapping[str, float]]
+    scale: Scale | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,12 +117,30 @@ def _entry(raw: Any, sources: Mapping[str, Any], path: str) -> DocumentedEntry:
             for region, usd in _map(regions, f"{path}.values.{usage}").items()
         }
     return DocumentedEntry(
+        scale=_scale(spec.get("scale"), values, f"{path}.scale"),
         key=_text(spec.get("key"), f"{path}.key"),
         unit=_text(spec.get("unit"), f"{path}.unit"),
         source=_source(spec.get("source"), sources, f"{path}.source"),
         date=_iso(spec.get("date"), f"{path}.date"),
         note=str(spec.get("note", "")),
         values=values,
+    )
+
+
+def _scale(raw: Any, values: Mapping[str, Mapping[str, float]], path: str) -> Scale | None:
+    if raw is None:
+        return None
+    spec = _map(raw, path)
+    anchor = _text(spec.get("anchor"), f"{path}.anchor")
+    if set(values) != {"ondemand"} or set(values["ondemand"]) != {anchor}:
+        raise DocumentedError(f"{path}: needs exactly one on-demand value, for {anchor!r}")
+    usages = spec.get("usages")
+    if not isinstance(usages, list) or not usages or not set(cast(list[Any], usages)) <= {*USAGES}:
+        raise DocumentedError(f"{path}.usages: expected a list of usages from {USAGES}")
+    return Scale(
+        of=_text(spec.get("of"), f"{path}.of"),
+        anchor=anchor,
+        usages=tuple(str(u) for u in cast(list[Any], usages)),
     )
 
 

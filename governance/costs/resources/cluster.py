@@ -23,7 +23,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from governance.costs.bill import Quote
 from governance.costs.context import PlanContext
 from governance.costs.errors import CostError, NotOffered, Refused
-from governance.costs.gke_pools import PoolSpec, cluster_zones, pool_zones, price_pool
+from governance.costs.gke_pools import (
+    PoolSpec,
+    cluster_zones,
+    pool_zones,
+    price_pool,
+    public_nodes,
+)
 from governance.costs.model import Resource
 from governance.costs.month import HOURS_PER_MONTH
 from governance.costs.regions import region_of
@@ -171,6 +177,7 @@ def _spec(
         if pool.get("nodeLocations")
         else cluster_zones(cluster)
     )
+    public, why = public_nodes(pool, cluster)
     return PoolSpec(
         node=as_mapping(pool.get("nodeConfig")),
         autoscaling=as_mapping(pool.get("autoscaling")),
@@ -180,4 +187,6 @@ def _spec(
         region=region,
         where=where,
         nodes_per_zone=own.nodes_per_zone if own is not None else None,
+        public_nodes=public,
+        public_why=why,
     )

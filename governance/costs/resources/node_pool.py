@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from governance.costs.bill import Quote
 from governance.costs.context import PlanContext
 from governance.costs.errors import CostError
-from governance.costs.gke_pools import PoolSpec, pool_zones, price_pool
+from governance.costs.gke_pools import PoolSpec, pool_zones, price_pool, public_nodes
 from governance.costs.model import Resource
 from governance.costs.regions import is_zone, region_of
 from mlgov_policies import vocabulary as v
@@ -69,6 +69,7 @@ def estimate(res: Resource, ctx: PlanContext) -> Quote:
         location = region_of(str(zones[0]))
     region = region_of(location) if location else ctx.usage.default_region
     zones = pool_zones(inputs.get("nodeLocations"), cluster_inputs, location or region)
+    public = public_nodes(inputs, cluster_inputs)
     spec = PoolSpec(
         node=as_mapping(inputs.get("nodeConfig")),
         autoscaling=as_mapping(inputs.get("autoscaling")),
@@ -79,6 +80,8 @@ def estimate(res: Resource, ctx: PlanContext) -> Quote:
         where="nodeConfig",
         average_nodes=res.override(ctx.usage.training_pool_nodes, None),
         nodes_per_zone=ctx.usage_of(res, Declared).nodes_per_zone,
+        public_nodes=public[0],
+        public_why=public[1],
     )
     price_pool(q, ctx, spec)
     return q

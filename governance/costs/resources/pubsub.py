@@ -1,11 +1,13 @@
 """Pub/Sub topics and subscriptions: message throughput and retained-message storage.
 
 A topic bills the bytes published (`pubsub_gb_per_month`, or a usage file's
-`monthly_message_gib`); a subscription bills the bytes delivered to it and, when it retains
-acknowledged messages or has snapshots, their storage (https://cloud.google.com/pubsub/pricing;
-catalog keys `pubsub.throughput`, `pubsub.storage`). A subscription's volume is usage: without a
-declaration each part is a "depends on usage" line. Topics and subscriptions themselves are free;
-the first 10 GiB a month per billing account are not credited. The baseline is the same.
+`monthly_message_gib`) and, when it retains messages (`messageRetentionDuration`), their
+storage: in steady state the last that many days of what is published. A subscription bills the
+bytes delivered to it and, when it retains acknowledged messages or has snapshots, their storage
+(https://cloud.google.com/pubsub/pricing; catalog keys `pubsub.throughput`, `pubsub.storage`).
+A subscription's volume is usage: without a declaration each part is a "depends on usage" line.
+Topics and subscriptions themselves are free; the first 10 GiB a month per billing account are
+not credited. The baseline is the same.
 """
 
 from __future__ import annotations
@@ -14,8 +16,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from governance.costs.bill import Quote
 from governance.costs.context import PlanContext
+from governance.costs.errors import CostError
 from governance.costs.model import Resource
-from mlgov_policies.props import as_bool
+from governance.costs.month import DAYS_PER_MONTH
+from mlgov_policies.props import as_bool, as_str, is_unknown
 
 GIB_PER_TIB = 1024.0
 
@@ -63,6 +67,8 @@ def estimate(res: Resource, ctx: PlanContext) -> Quote:
     declared = ctx.usage_of(res, TopicDeclared).monthly_message_gib
     gib = ctx.usage.pubsub_gb_per_month if declared is None else declared
     source = "pubsub_gb_per_month" if declared is None else "usage file monthly_message_gib"
+    retention = _days(res.inputs.get("messageRetentionDuration"))
+    storage = ctx.catalog.price("pubsub.storage", "global")
     for b in (q.governed, q.baseline):
         b.charge(
             "throughput",
@@ -70,7 +76,34 @@ def estimate(res: Resource, ctx: PlanContext) -> Quote:
             gib / GIB_PER_TIB,
             f"{gib:g} GiB ({source}; topics themselves are free)",
         )
+        if retention:
+            # a topic that retains messages holds, in steady state, the last `retention` days
+            held = gib * retention / DAYS_PER_MONTH
+            b.charge("retained messages", storage, held,
+                     f"{gib:g} GiB a month x {retention:g} days kept (messageRetentionDuration) "
+                     f"/ {DAYS_PER_MONTH:g} days")  # fmt: skip
     return q
+
+
+def _days(duration: object) -> float:
+    """Days in a topic's `messageRetentionDuration` ("86400s"); 0 when it sets none.
+
+    `CostError` for a value that is not a duration (Pub/Sub would refuse it) or that is not
+    known until apply (the storage it bills cannot be told).
+    """
+    if duration is None or duration == "":
+        return 0.0
+    if is_unknown(duration):
+        raise CostError("messageRetentionDuration is not known until apply: the storage of "
+                        "the messages the topic retains cannot be estimated")  # fmt: skip
+    text = as_str(duration) or ""
+    try:
+        seconds = float(text[:-1]) if text.endswith("s") else -1.0
+    except ValueError:
+        seconds = -1.0
+    if seconds < 0:
+        raise CostError(f"messageRetentionDuration is {duration!r}, not a duration like '86400s'")
+    return seconds / 86400
 
 
 def subscription(res: Resource, ctx: PlanContext) -> Quote:

@@ -3,9 +3,11 @@
 Contents are a usage assumption (per bucket, or the default; a usage file's `storage_gb` wins).
 The lifecycle split is costs/lifecycle.py's; the baseline keeps every byte in the bucket's own
 class (an ungoverned bucket without lifecycle rules holds at least as much, so the saving shown
-is conservative). Operations (class A and B, `storage.ops.*`: Standard-class prices of
-https://cloud.google.com/storage/pricing-examples; other classes have no catalog price and are
-named as unpriced when declared), retrieval from colder classes (`storage.retrieval.*`),
+is conservative). Storage classes are read by their API names, legacy ones included
+(storage_classes.py: REGIONAL and MULTI_REGIONAL bill as Standard, DURABLE_REDUCED_AVAILABILITY
+at its own price). Operations (class A and B, `storage.ops.*`: every class's price from
+https://cloud.google.com/storage/pricing, single-region or dual-/multi-region, flat or
+hierarchical namespace), retrieval from colder classes (`storage.retrieval.*`),
 internet egress on Cloud Storage's own ladders (worldwide, Asia, China, Australia; egress.py) and
 transfer to other Google Cloud locations by destination continent (transfer.py) are usage:
 declared in a usage file, else "depends on usage" lines.
@@ -26,8 +28,9 @@ from governance.costs.inputs import text
 from governance.costs.lifecycle import class_shares
 from governance.costs.model import Resource
 from governance.costs.regions import region_of
+from governance.costs.storage_classes import StorageClass, storage_class
 from governance.costs.transfer import GoogleTransfer, charge_transfer
-from mlgov_policies.props import as_list, as_str
+from mlgov_policies.props import as_bool, as_list, as_str, dig
 
 DEFAULT_STORAGE_CLASS = "STANDARD"  # the Cloud Storage default when a bucket names none
 
@@ -73,7 +76,10 @@ def estimate(res: Resource, ctx: PlanContext) -> Quote:
     """Stored GiB x class price per lifecycle share; the baseline keeps the bucket's class."""
     q = Quote()
     region = ctx.region(res.inputs, "location")
-    own = text(res.inputs.get("storageClass"), DEFAULT_STORAGE_CLASS, "storageClass").upper()
+    own = storage_class(
+        text(res.inputs.get("storageClass"), DEFAULT_STORAGE_CLASS, "storageClass"),
+        "storageClass",
+    )
     u = ctx.usage
     d = ctx.usage_of(res, Declared)
     gib = (
@@ -81,18 +87,21 @@ def estimate(res: Resource, ctx: PlanContext) -> Quote:
         if d.storage_gb is None
         else (d.storage_gb)
     )
-    shares, why = class_shares(as_list(res.inputs.get("lifecycleRules")), own)
+    shares, why = class_shares(as_list(res.inputs.get("lifecycleRules")), own.api)
     if len(shares) > 1:
         q.governed.note(f"lifecycle: {why}")
-    for cls, share in shares:
-        price = ctx.catalog.price(f"storage.{cls.lower()}", region)
+    for name, share in shares:
+        cls = storage_class(name, "lifecycleRules[].action.storageClass")
+        price = ctx.catalog.price(f"storage.{cls.key}", region)
         detail = f"{gib:g} GiB" if share == 1 else f"{share:.0%} of {gib:g} GiB"
         q.governed.charge("storage", price, gib * share, detail)
-    q.baseline.charge(
-        "storage", ctx.catalog.price(f"storage.{own.lower()}", region), gib, f"{gib:g} GiB"
-    )
+    q.baseline.charge("storage", ctx.catalog.price(f"storage.{own.key}", region), gib,
+                      f"{gib:g} GiB")  # fmt: skip
+    hns = as_bool(dig(res.inputs, "hierarchicalNamespace", "enabled")) is True
     for b in (q.governed, q.baseline):
-        _usage(b, ctx, own, region, d)
+        if own.legacy:
+            b.note(own.note)
+        _usage(b, ctx, own, region, d, hns)
     return q
 
 
@@ -105,31 +114,38 @@ def registry(res: Resource, ctx: PlanContext) -> Quote:
     q.governed.note("Container Registry is deprecated (Artifact Registry replaces it); its "
                     "images live in a Cloud Storage bucket, priced here")  # fmt: skip
     price = ctx.catalog.price("storage.standard", region)
+    standard = storage_class(DEFAULT_STORAGE_CLASS, "storageClass")
     for b in (q.governed, q.baseline):
         b.charge("storage", price, gib, f"{gib:g} GiB")
-        _usage(b, ctx, DEFAULT_STORAGE_CLASS, region, d)
+        _usage(b, ctx, standard, region, d, hns=False)
     return q
 
 
-def _usage(b: Bill, ctx: PlanContext, own: str, region: str, d: Declared) -> None:
-    """Operations, retrieval and egress: declared, or lines that depend on usage."""
-    cls = own.lower()
+def _usage(
+    b: Bill, ctx: PlanContext, own: StorageClass, region: str, d: Declared, hns: bool
+) -> None:
+    """Operations, retrieval and egress: declared, or lines that depend on usage.
+
+    Operations bill at the bucket's default class (Google's rule for bucket operations, and for
+    object operations on objects of that class), at the hierarchical-namespace rates when the
+    bucket has one; a location's own price (dual- and multi-region Class A) wins over "global".
+    """
+    cls = own.key
     for op, count in (
         ("class_a", d.monthly_class_a_operations),
         ("class_b", d.monthly_class_b_operations),
     ):
-        key = f"storage.ops.{op}.{cls}"
+        key = f"storage.ops.{op}.{cls}" + (".hns" if hns else "")
         label = f"{op.replace('_', ' ')} operations"
         if not ctx.catalog.has(key):
-            if count:
-                b.unpriced_part(label, f"the price catalog has no {own} {label} price")
+            b.unpriced_part(label, f"the price catalog has no {own.api} {label} price ({key})")
             continue
         price = ctx.catalog.price(key, region)
         if count is None:
             b.depends_on_usage(label, price, f"monthly_{op}_operations", f"per {price.unit}")
         else:
             b.charge(label, price, count / 1000, f"{count:g} operations")
-    if cls in ("nearline", "coldline", "archive"):
+    if own.retrieval:
         price = ctx.catalog.price(f"storage.retrieval.{cls}", region)
         if d.monthly_data_retrieval_gb is None:
             b.depends_on_usage("retrieval", price, "monthly_data_retrieval_gb")

@@ -2,14 +2,16 @@
 
 Running hours come from idle shutdown (`gceSetup.metadata["idle-timeout-seconds"]`): active
 hours plus one idle timeout per session, capped by an office-hours schedule (context) and
-prorated by `mlgov-expires-on`. Disks are billed all month. The management fee is charged per
-vCPU, GiB of memory and GPU hour where the catalog prices it (the memory fee has no documented
-figure in the shipped catalog: the explanation says it is not charged). The baseline runs 730 h.
+prorated by `mlgov-expires-on`. Disks are billed all month; the external IP the instance gets
+unless `gceSetup.disablePublicIp` is true, for the hours it runs (`network.ip.vm`). The
+management fee is charged per vCPU, GiB of memory and GPU hour where the catalog prices it (the
+memory fee has no documented figure in the shipped catalog: the explanation says it is not
+charged). The baseline runs 730 h.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -23,7 +25,7 @@ from governance.costs.machine_pricing import attached_gpus, charge_machine
 from governance.costs.machines import machine_shape
 from governance.costs.model import Resource
 from governance.costs.month import HOURS_PER_MONTH
-from mlgov_policies.props import as_list, as_mapping, dig
+from mlgov_policies.props import as_bool, as_list, as_mapping, dig
 
 # Workbench's defaults when gceSetup leaves them out (gcp.workbench.Instance API reference:
 # machine type n1-standard-4, boot disk 150 GB and data disk 100 GB, both PD_BALANCED).
@@ -75,7 +77,8 @@ def estimate(res: Resource, ctx: PlanContext) -> Quote:
     bill, base = q.governed, q.baseline
     gce = as_mapping(res.inputs.get("gceSetup"))
     region = ctx.region(res.inputs, "location")
-    shape = machine_shape(text(gce.get("machineType"), DEFAULT_MACHINE, "gceSetup.machineType"))
+    machine = text(gce.get("machineType"), DEFAULT_MACHINE, "gceSetup.machineType")
+    shape = machine_shape(machine, ctx.catalog)
     gpus = attached_gpus(
         gce.get("acceleratorConfigs"), "coreCount", "gceSetup.acceleratorConfigs", enum=True
     )
@@ -109,12 +112,18 @@ def estimate(res: Resource, ctx: PlanContext) -> Quote:
           for path, d in _data_disks(gce.get("dataDisks"))),
     ]  # fmt: skip
     # the management fee is per GPU, built into the machine type (G2's L4) or attached
-    fee_gpus = [(shape.gpu, shape.gpu_count)] if shape.gpu else gpus
+    fee_gpus: list[tuple[str, float]] = (
+        [(shape.gpu, shape.gpu_count)] if shape.gpu else [(m, float(n)) for m, n in gpus]
+    )
     for b, h, commit in ((bill, hours, u.commitment), (base, HOURS_PER_MONTH, "none")):
         charge_machine(b, cat, shape, region, "ondemand", h, extra_gpus=gpus, commitment=commit)
         _management_fee(b, ctx, shape.vcpus, shape.memory_gib, fee_gpus, region, h)
         for disk_type, size_gb in disks:
             charge_disk(b, cat, disk_type, size_gb, region)
+        if as_bool(gce.get("disablePublicIp")) is not True:
+            # the Workbench API gives the VM an external IP unless disablePublicIp is true
+            b.charge("external IP", cat.price("network.ip.vm", region), h,
+                     f"{h:g} h in use (gceSetup.disablePublicIp is not true)")  # fmt: skip
     return q
 
 
@@ -130,7 +139,7 @@ def _data_disks(value: object) -> list[tuple[str, Mapping[str, Any]]]:
 
 
 def _management_fee(
-    b: Bill, ctx: PlanContext, vcpus: float, gib: float, gpus: list[tuple[str, int]],
+    b: Bill, ctx: PlanContext, vcpus: float, gib: float, gpus: Sequence[tuple[str, float]],
     region: str, h: float,
 ) -> None:  # fmt: skip
     """Workbench's management fee per vCPU, GiB of memory and GPU hour (never committed)."""
@@ -146,7 +155,7 @@ def _management_fee(
         if not cat.has(key):
             # the GPU itself is already named unpriced (machine_pricing.py) or priced; its fee
             # has no documented figure: named, the rest of the notebook priced
-            b.unpriced_part(f"Workbench GPU fee {count} x {model}", f"no catalog price {key}")
+            b.unpriced_part(f"Workbench GPU fee {count:g} x {model}", f"no catalog price {key}")
             continue
         b.charge("Workbench GPU fee", cat.price(key, region), count * h,
-                 f"{count} x {model} x {h:g} h")  # fmt: skip
+                 f"{count:g} x {model} x {h:g} h")  # fmt: skip

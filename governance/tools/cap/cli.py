@@ -63,7 +63,7 @@ UNLINKED = (
 def register(subparsers: Any) -> None:
     """Add the `cap` subcommand to the CLI's subparsers."""
     from governance.tools import spend_caps
-    from governance.tools.cli import stack_flags
+    from governance.tools.cli import quiet_flag, stack_flags
 
     p = subparsers.add_parser(
         "cap",
@@ -96,6 +96,7 @@ def register(subparsers: Any) -> None:
         help="status, fan-out stacks: read the runs of the last N hours (default 24)",
     )
     spend_caps.add_arguments(p)
+    quiet_flag(p)
     p.set_defaults(func=handler)
 
 
@@ -121,7 +122,7 @@ class Findings:
 
 def handler(args: argparse.Namespace) -> int:
     """Run `cap`; returns the exit code (invalid input is raised as CliError)."""
-    from governance.tools import spend_caps
+    from governance.tools import progress, spend_caps
     from governance.tools.cap.api import Api, sessions
     from governance.tools.jobs import endpoint
 
@@ -134,7 +135,11 @@ def handler(args: argparse.Namespace) -> int:
     api = Api(sessions(anonymous=all(bases.values()), bases=bases), bases)
     # The spend caps (Budget API) are read beside GKE and Vertex AI: an endpoint that does not
     # answer costs its few seconds once, not after the others.
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="mlgov-caps") as pool:
+    reading = f"reading what the budget cap changed in {args.stack or args.config}"
+    with (
+        progress.shown(reading, quiet=args.quiet),
+        ThreadPoolExecutor(max_workers=1, thread_name_prefix="mlgov-caps") as pool,
+    ):
         caps_read = (
             pool.submit(spend_caps.status, args, show=False)
             if args.action == "status" and spend_caps.declares_spend_caps(args)

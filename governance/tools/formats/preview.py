@@ -149,6 +149,10 @@ def read_preview(doc: Mapping[str, Any], source: str) -> PlanInput:
         "secrets": cleaner.secrets,
         "unknowns": cleaner.unknowns,
     }
+    if omitted := omitted_sames(doc, ops, refreshed):
+        # Unchanged resources counted but not listed: unjudgeable.py refuses the file unless
+        # --partial says to judge only what changes.
+        summary["omitted_sames"] = omitted
 
     def before() -> PlanDocument:  # only `diff` and `comment` need it: converted on demand
         side = _side(steps, logical, before_providers, Cleaner(), before=True)
@@ -421,18 +425,25 @@ def _no_stack_step(steps: list[Step], source: str) -> list[dict[str, str]]:
     ]
 
 
-def _omitted_sames(
-    doc: Mapping[str, Any], ops: Counter[str], refreshed: int, source: str
-) -> list[dict[str, str]]:
-    """A warning when unchanged resources are counted but not listed (no `--show-sames`).
+def omitted_sames(doc: Mapping[str, Any], ops: Counter[str], refreshed: int) -> int:
+    """How many unchanged resources changeSummary counts but the steps do not list.
 
     URNs a `--refresh` preview lists by their refresh step alone count as listed.
     """
     summary: Any = doc.get("changeSummary")
     counted = cast(Mapping[str, Any], summary).get("same") if isinstance(summary, dict) else None
-    if not isinstance(counted, int) or counted <= ops["same"] + refreshed:
+    if not isinstance(counted, int) or isinstance(counted, bool):
+        return 0
+    return max(counted - ops["same"] - refreshed, 0)
+
+
+def _omitted_sames(
+    doc: Mapping[str, Any], ops: Counter[str], refreshed: int, source: str
+) -> list[dict[str, str]]:
+    """A warning when unchanged resources are counted but not listed (no `--show-sames`)."""
+    missing = omitted_sames(doc, ops, refreshed)
+    if not missing:
         return []
-    missing = counted - ops["same"] - refreshed
     return [
         warning(
             source,

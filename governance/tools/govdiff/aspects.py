@@ -12,7 +12,7 @@ Directions:
   widened          an allow-list that allows any value when not configured (read.ANY_VALUE):
                    items joining it, or dropping it, weaken; emptying it allows none (stronger)
   narrowed         a filter set (empty = everything) that now covers less weakens
-  rarer            a cron schedule with fewer runs per year weakens (cron.py)
+  rarer            a cron schedule whose longest gap between runs grows weakens (cron.py)
   later            a later date (absent = never) weakens
   any              every change weakens (a different project, account, target)
   ranked           a lower rank weakens (prod > staging > dev; MONTH < QUARTER < YEAR; ...)
@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from governance.tools.govdiff.change import Kind, Value
-from governance.tools.govdiff.cron import CronError, runs_per_year
+from governance.tools.govdiff.cron import CronError, longest_gap_minutes
 
 ANY_VALUE = "(any: not configured)"
 """An allow-list a document does not configure (read.py puts it): every value passes."""
@@ -623,7 +623,8 @@ ASPECTS: Mapping[str, Aspect] = {
         "schedule",
         "when the job runs",
         "rarer",
-        "rarer schedule: idle and expired workloads run longer before they are stopped",
+        "rarer schedule: a longer gap between runs, so idle and expired workloads run longer "
+        "before they are stopped",
     ),
     "schedule.time_zone": Aspect("schedule", "time zone of the schedule", "shown"),
     "schedule.paused": Aspect(
@@ -683,6 +684,70 @@ ASPECTS: Mapping[str, Aspect] = {
         "runs as the default Compute service account (Editor on the project by default)",
         absent_is_default_account=True,
     ),
+    # --- issue 30 (judge): what else bounds the automation and the estimate -----------------
+    # Timeouts and time budgets (time_budgets.py; a budget below the working minimum is refused
+    # before any diff), authorized networks by the share of IPv4 they open (networks.py), the
+    # usage assumptions behind every estimate (usage.py), lookalike labels (label_scripts.py).
+    "timeout.function": Aspect(
+        "limit",
+        "seconds the platform lets a governance function run (serviceConfig.timeoutSeconds)",
+        "lower",
+        "the function is stopped sooner: a run may end before it has acted on everything",
+    ),
+    "timeout.time_budget": Aspect(
+        "policy",
+        "seconds a governance function gives itself to act (MLGOV_POLICY time_budget_seconds)",
+        "lower",
+        "the function stops acting sooner: fewer workloads are stopped per run",
+    ),
+    "timeout.call": Aspect(
+        "policy",
+        "seconds a governance function waits for one API answer (call_timeout_seconds)",
+        "any",
+        "a different per-call timeout: calls give up sooner, or fewer fit in the time budget",
+    ),
+    "timeout.attempt_deadline": Aspect(
+        "schedule",
+        "seconds Cloud Scheduler waits for a run to answer (attemptDeadline)",
+        "lower",
+        "Scheduler gives up on a run sooner and retries it, or reports it failed",
+    ),
+    "network.share": Aspect(
+        "limit",
+        "share of all IPv4 addresses that may reach the endpoint (authorized networks)",
+        "higher",
+        "more of the internet may reach the endpoint",
+        none_is="unjudged",
+    ),
+    "network.google_ranges": Aspect(
+        "limit",
+        "whether every Google Cloud public IP may reach the control plane",
+        "true",
+        "any Compute Engine VM, in any project, may reach the control plane",
+    ),
+    "usage.amount": Aspect(
+        "stack",
+        "a usage assumption the estimate is priced with (settings: usage)",
+        "lower",
+        "less assumed usage: the estimate, budget findings and headline shrink without any "
+        "resource changing",
+    ),
+    "usage.commitment": Aspect(
+        "stack",
+        "whether machines are priced at committed-use prices (settings: usage.commitment)",
+        "ranked",
+        "committed-use prices lower the estimate; the bill stays on-demand without a commitment",
+        ranks={"none": 2, "": 2, "1y": 1, "3y": 0},
+    ),
+    "usage.shown": Aspect("stack", "an assumption on where or when the estimate applies", "shown"),
+    "label.lookalike": Aspect(
+        "label",
+        "label keys or values that mix scripts or hold lookalike characters",
+        "added",
+        "a label that only looks like the real one: spend no longer matches its team, cost "
+        "center or budget filter",
+    ),
+    # --- end issue 30 (judge) ------------------------------------------------------------------
 }
 
 
@@ -720,11 +785,13 @@ def _later(before: Value, after: Value) -> bool:
 
 
 def _rarer(before: Value, after: Value) -> bool:
+    # What governs is how long a workload can wait for the next run, not how many runs a year
+    # make: `* * 1 * *` runs 1,440 times a month, all on one day.
     if after is None:
         return True
     try:
-        old = runs_per_year(str(before)) if before is not None else 0.0
-        return runs_per_year(str(after)) < old
+        old = longest_gap_minutes(str(before)) if before is not None else math.inf
+        return longest_gap_minutes(str(after)) > old
     except CronError:
         return True
 

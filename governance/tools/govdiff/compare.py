@@ -12,9 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from governance.tools.govdiff import networks
 from governance.tools.govdiff.aspects import ASPECTS, Aspect, judge
 from governance.tools.govdiff.change import GovernanceChange, Value
-from governance.tools.govdiff.cron import CronError, describe, runs_per_year
+from governance.tools.govdiff.cron import CronError, cadence
 from governance.tools.govdiff.read import Governed, Observed, governed
 
 Doc = Mapping[str, Any]
@@ -31,11 +32,13 @@ def _why(aspect: Aspect, weakens: bool, before: Value, after: Value) -> str:
     detail = ""
     if aspect.direction == "rarer":
         try:
-            old = describe(runs_per_year(str(before))) if before else "no schedule"
-            new = describe(runs_per_year(str(after))) if after else "no schedule"
+            old = cadence(str(before)) if before else "no schedule"
+            new = cadence(str(after)) if after else "no schedule"
             detail = f" ({old} -> {new})"
         except CronError as err:
             detail = f" ({err})"
+    elif aspect is ASPECTS["network.share"]:
+        detail = f" ({networks.describe(before)} -> {networks.describe(after)})"
     if weakens:
         return f"{aspect.loses}{detail}"
     return f"{aspect.what}{detail}"
@@ -60,26 +63,30 @@ def _compared(base: Governed, head: Governed) -> list[tuple[str, Observed | None
     return rows
 
 
-def _carriers(old: Governed, new: Governed) -> dict[str, frozenset[str]]:
-    """For each policy field, the governance functions that carry it in both documents.
+def carriers(*docs: Governed) -> dict[str, frozenset[str]]:
+    """For each policy field, the governance functions that carry it in every document.
 
     Most fields are in every function's policy; whether a dispatcher fans out (`fan_out`) is
     a field of the four dispatchers only.
     """
     sides: list[dict[str, set[str]]] = []
-    for doc in (old, new):
+    for doc in docs:
         found: dict[str, set[str]] = {}
         for o in doc.values.values():
             if o.policy_field:
                 found.setdefault(o.policy_field, set()).add(o.resource)
         sides.append(found)
-    return {field: frozenset(sides[0][field] & sides[1].get(field, set())) for field in sides[0]}
+    first, *rest = sides
+    return {
+        field: frozenset(holders.intersection(*(side.get(field, set()) for side in rest)))
+        for field, holders in first.items()
+    }
 
 
-def _merge_policy(
+def merge_policy(
     changes: list[GovernanceChange],
     fields: Mapping[str, str],
-    carriers: Mapping[str, frozenset[str]],
+    holders: Mapping[str, frozenset[str]],
 ) -> list[GovernanceChange]:
     """One `policy.<field>` change where every function carrying it changed the same way."""
     groups: dict[tuple[str, Value, Value], list[GovernanceChange]] = {}
@@ -89,7 +96,7 @@ def _merge_policy(
     merged: list[GovernanceChange] = []
     dropped: set[str] = set()
     for (field, _, _), group in groups.items():
-        functions = carriers.get(field, frozenset())
+        functions = holders.get(field, frozenset())
         if len(functions) > 1 and frozenset(c.resource for c in group) == functions:
             first = group[0]
             merged.append(
@@ -132,5 +139,5 @@ def governance_changes(base: Doc, head: Doc) -> list[GovernanceChange]:
         if seen.policy_field:
             fields[id_] = seen.policy_field
     # The functions carrying each field on both sides: the set a merged change must cover.
-    changes = _merge_policy(changes, fields, _carriers(old, new))
+    changes = merge_policy(changes, fields, carriers(old, new))
     return sorted(changes, key=lambda c: (not c.weakens, c.resource != "stack", c.path))

@@ -766,5 +766,25 @@ def governed(doc: Doc) -> Governed:
     reader.stack()
     for r in reader.resources:
         reader.resource(r)
+    _judged_values(reader, doc)
     functions = frozenset(o.resource for o in reader.out.values() if o.aspect == "policy.function")
     return Governed(reader.out, frozenset(reader.key(r) for r in reader.resources), functions)
+
+
+# --- issue 30 (judge): values read by their own modules -------------------------------------------
+def _judged_values(reader: _Reader, doc: Doc) -> None:
+    """Timeouts and time budgets, authorized networks, usage assumptions, lookalike labels.
+
+    Read after the resources: a function's `time_budget_seconds` replaces the `policy.other`
+    row its policy gave it (now judged "lower weakens").
+    """
+    from governance.tools.govdiff import label_scripts, networks, time_budgets, usage
+
+    for id_, aspect, value, resource in time_budgets.values(reader.resources, reader.key):
+        reader.put(id_, aspect, value, resource)
+    for id_, aspect, value, resource in networks.values(reader.resources, reader.key):
+        reader.put(id_, aspect, value, resource)
+    for id_, aspect, value, resource in usage.values(doc):
+        reader.put(id_, aspect, value, resource)
+    for id_, aspect, value, resource in label_scripts.values(reader.resources):
+        reader.put(id_, aspect, value, resource)

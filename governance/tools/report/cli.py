@@ -26,6 +26,8 @@ DEFAULT_OUTPUT = "mlgov-report.html"
 
 def register(subparsers: Any) -> None:
     """Add the `report` subcommand to the CLI's subparsers."""
+    from governance.tools.cli import quiet_flag
+
     p = subparsers.add_parser(
         "report",
         help="one HTML page of where the money goes: estimates per stack and type, and spend "
@@ -64,17 +66,21 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "-o", "--output", default=DEFAULT_OUTPUT, help=f"the page to write ({DEFAULT_OUTPUT})"
     )
+    quiet_flag(p)
     p.set_defaults(func=run)
 
 
 def _plans(args: argparse.Namespace) -> list[Mapping[str, Any]]:
+    from governance.tools import progress
     from governance.tools.document import read_document
     from governance.tools.plan import plan_stack
     from governance.tools.project import find_project
 
     plans: list[Mapping[str, Any]] = [read_document(path) for path in args.plan]
     names: list[str] = list(args.stack) or ([] if args.plan else find_project().stacks())
-    plans += [plan_stack(stack=name) for name in dict.fromkeys(names)]
+    for name in dict.fromkeys(names):
+        progress.step(f"planning {name}")
+        plans.append(plan_stack(stack=name))
     if not plans:
         raise CliError("report: no stacks: the project has no stack files; name --plan FILEs")
     return plans
@@ -101,6 +107,7 @@ def _spend(
     from governance.spend.report import SpendRequest
     from governance.spend.runner import BigQueryRunner, endpoint_from_env, make_client
     from governance.spend.window import last_days
+    from governance.tools import progress
     from governance.tools.project import find_project, read_stack_config, settings_of
     from governance.tools.report.spend_view import stack_spend
 
@@ -109,6 +116,7 @@ def _spend(
     window = last_days(args.days, now.date())
     for plan in plans:
         stack = str(plan.get("stack") or "?")
+        progress.step(f"reading spend for {stack}")
         try:
             path = find_project().stack_file(stack)
             settings = settings_of(read_stack_config(path), path)
@@ -126,6 +134,7 @@ def _spend(
 
 def run(args: argparse.Namespace) -> int:
     """Run `report`; returns the exit code (problems are raised as CliError)."""
+    from governance.tools import progress
     from governance.tools.report.model import ReportData, stack_cost
     from governance.tools.report.page import charts_of, render_page
 
@@ -134,10 +143,11 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"--days: {args.days} is out of range; use 1 to 400")
     if args.export_dataset is not None and len(str(args.export_dataset).split(".")) != 2:
         raise CliError(f"--export-dataset: {args.export_dataset!r} is not PROJECT.DATASET")
-    plans = _plans(args)
-    views, notes = (
-        ([], ["spend not read (--no-spend)"]) if args.no_spend else _spend(plans, args, now)
-    )
+    with progress.shown("report", quiet=args.quiet):
+        plans = _plans(args)
+        views, notes = (
+            ([], ["spend not read (--no-spend)"]) if args.no_spend else _spend(plans, args, now)
+        )
     data = ReportData(
         generated=now.strftime("%Y-%m-%d %H:%M UTC"),
         stacks=[stack_cost(p) for p in plans],

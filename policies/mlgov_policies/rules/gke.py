@@ -7,6 +7,7 @@ training.py, which also says what counts as an accelerator.
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -112,15 +113,36 @@ COST_ALLOCATION = ResourceRule(
 _NETWORKS = "masterAuthorizedNetworksConfig"
 
 
-def _open_cidr(cidr: str) -> bool:
-    """Whether a CIDR block authorizes every address (a /0 range, IPv4 or IPv6)."""
-    return cidr.strip().endswith("/0")
+WIDEST_PREFIX = 8
+"""The widest public range an authorized network may be outside dev: a /8 (1/256 of IPv4).
+
+Wider ranges open a large share of the internet at once: `0.0.0.0/1` and `128.0.0.0/1`
+together open every IPv4 address, as `0.0.0.0/0` does (the governance diff judges the whole
+list by the share it opens, governance/tools/govdiff/networks.py)."""
+
+
+def _too_wide(cidr: str) -> str | None:
+    """Why a CIDR block opens too much (a public range wider than a /8), or None."""
+    try:
+        network = ipaddress.ip_network(cidr.strip(), strict=False)
+    except ValueError:
+        return None  # not a range: GKE refuses it (acceptance rules), this rule does not guess
+    if network.prefixlen == 0:
+        return "it authorizes every address"
+    # IPv6 prefixes are counted in IPv4 terms: a /8 of either is 1/256 of its space.
+    if network.prefixlen < WIDEST_PREFIX and not network.is_private:
+        share = network.num_addresses / (2**network.max_prefixlen)
+        return (
+            f"a public range wider than a /{WIDEST_PREFIX}: it authorizes {share:.4g} of every "
+            f"IPv{network.version} address"
+        )
+    return None
 
 
 def control_plane_private(
     type_: str, props: Mapping[str, Any], config: PolicyConfig
 ) -> Iterator[str]:
-    """Outside dev, the control plane's public IP endpoint is off or limited to listed networks."""
+    """Outside dev, the control plane's public IP endpoint is off or limited to narrow networks."""
     del type_
     if config.environment == "dev":
         return
@@ -147,11 +169,8 @@ def control_plane_private(
         )
     for index, block in enumerate(as_list(dig(props, _NETWORKS, "cidrBlocks"))):
         cidr = as_str(dig(block, "cidrBlock"))
-        if cidr is not None and _open_cidr(cidr):
-            yield (
-                f"masterAuthorizedNetworksConfig.cidrBlocks[{index}].cidrBlock is {cidr!r}: it "
-                "authorizes every address"
-            )
+        if cidr is not None and (why := _too_wide(cidr)) is not None:
+            yield f"masterAuthorizedNetworksConfig.cidrBlocks[{index}].cidrBlock is {cidr!r}: {why}"
 
 
 CONTROL_PLANE_PRIVATE = ResourceRule(

@@ -173,3 +173,39 @@ def test_rendered_document_has_one_series_per_line_and_round_trips():
     assert count_prices(doc["series"]) == sum(
         v is not None for s in doc["series"] for v in s["values"]
     )
+
+
+def test_a_figure_documented_for_one_region_scales_by_its_related_series():
+    documented = documented_doc()
+    documented["entries"].append({
+        "key": "gce.n1.ram.extended", "unit": "GiB-hour", "source": "sky", "date": "2026-11-28",
+        "note": "twice the RAM rate in us-central1",
+        "values": {"ondemand": {"us-central1": 0.008474}},
+        "scale": {"of": "gce.n1.ram", "anchor": "us-central1", "usages": ["ondemand", "spot"]},
+    })  # fmt: skip
+    doc = build(documented=documented)
+    ram, ram_spot = values(doc, "gce.n1.ram"), values(doc, "gce.n1.ram", "spot")
+    assert values(doc, "gce.n1.ram.extended") == {r: pytest.approx(2 * v) for r, v in ram.items()}
+    assert values(doc, "gce.n1.ram.extended", "spot") == {
+        r: pytest.approx(2 * v) for r, v in ram_spot.items()
+    }
+    assert set(values(doc, "gce.n1.ram.extended")) == {"us-central1", "europe-west4"}
+    assert values(doc, "gce.n1.ram.extended", "1y") == {}  # only the usages it names
+    how = series(doc, "gce.n1.ram.extended", "spot")["how"]
+    assert how.startswith("twice the RAM rate") and "2 x gce.n1.ram (spot)" in how
+    # a related series the export does not have is an error, not an empty price
+    documented["entries"][-1]["scale"]["of"] = "gce.n9.ram"
+    with pytest.raises(ValueError, match=r"no gce\.n9\.ram on-demand price in us-central1"):
+        build(documented=documented)
+
+
+def test_the_document_lists_what_each_machine_type_is_made_of():
+    doc = build()
+    types = doc["machine_types"]
+    assert types["n1-standard-8"] == {"vcpus": 8.0, "memory_gib": 30.0}
+    assert types["g2-standard-24"] == {"vcpus": 24.0, "memory_gib": 96.0,
+                                       "gpus": {"nvidia-l4": 2.0}}  # fmt: skip
+    assert types["z3-highmem-8-highlssd"]["local_ssd_gib"] == 3000
+    text = render_document(doc)
+    assert '\n  "n1-standard-8": {"vcpus":8.0,"memory_gib":30.0},\n' in text
+    assert json.loads(text)["machine_types"] == types

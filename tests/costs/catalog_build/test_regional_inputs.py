@@ -112,6 +112,12 @@ def test_shipped_documented_figures_are_valid_and_sourced():
          r"sud_tables\.tables\.n1: expected 4 quarter factors"),
         (lambda d: d["availability"]["tpu.v4"].update(regions=[]),
          r"availability\.tpu\.v4\.regions: expected a list"),
+        (lambda d: d["entries"][0].update(scale={"of": "gce.n1.ram", "anchor": "us-central2",
+                                                 "usages": ["ondemand"]}),
+         r"entries\[0\]\.scale: needs exactly one on-demand value, for 'us-central2'"),
+        (lambda d: d["entries"][1].update(scale={"of": "gce.n1.ram", "anchor": "global",
+                                                 "usages": ["reserved"]}),
+         r"entries\[1\]\.scale\.usages: expected a list of usages"),
     ],
 )  # fmt: skip
 def test_malformed_documented_names_the_key_path(mutate, message):

@@ -113,6 +113,13 @@ def test_shipped_catalog_loads_with_every_region_and_its_date():
         ('{"format": "mlgov-regional-price-catalog", "version": 2, "regions": ["a", "b"], '
          '"currency": "USD", "generated": "x", "series": [{"key": "k", "usage": "ondemand", '
          '"values": [1]}]}', r"series\[0\] needs key, usage .* one value per region \(2\)"),
+        ('{"format": "mlgov-regional-price-catalog", "version": 2, "regions": ["a"], '
+         '"currency": "USD", "generated": "x", "series": [], "machine_types": '
+         '{"x1-standard-2": {"vcpus": "two"}}}',
+         r"machine_types\.x1-standard-2: needs vcpus and memory_gib numbers"),
+        ('{"format": "mlgov-regional-price-catalog", "version": 2, "regions": ["a"], '
+         '"currency": "USD", "generated": "x", "series": [], "machine_types": []}',
+         "machine_types is not a mapping"),
     ],
 )  # fmt: skip
 def test_bad_catalog_file_names_the_file_and_the_problem(tmp_path, text, message):

@@ -87,6 +87,8 @@ def adjusted(row: Row, entries: Iterable[Entry]) -> float:
                     usd *= float(a["factor"])
                 elif "unit_usd" in a:
                     usd = float(comp.get("quantity") or 0.0) * float(a["unit_usd"])
+                elif "add_unit_usd" in a:  # a charge per unit of the component's quantity
+                    usd += float(comp.get("quantity") or 0.0) * float(a["add_unit_usd"])
         total += usd
     for entry in entries:
         for a in entry.adjust:

@@ -98,7 +98,7 @@ def estimate_case(
     report = estimate_resources(
         case.resources(),
         assumptions_of(case.doc, case.name),
-        catalog or default_catalog(),
+        catalog if catalog is not None else default_catalog(),
         usage_file_for(case),
     )
     return {(rc.type, rc.name): rc for rc in report.resources}

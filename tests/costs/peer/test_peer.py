@@ -84,7 +84,8 @@ def test_price_date_reasons_quote_the_catalog() -> None:
             if e.category != "price-date" and "catalog" in a:
                 ref = a["catalog"]
                 price = catalog.price(ref["key"], ref["region"], ref.get("usage", "ondemand")).usd
-                assert price * float(ref.get("times", 1)) == pytest.approx(a["unit_usd"], rel=1e-4)
+                quoted = a["unit_usd"] if "unit_usd" in a else a["add_unit_usd"]
+                assert price * float(ref.get("times", 1)) == pytest.approx(quoted, rel=1e-4)
     assert seen >= 3
 
 
@@ -144,6 +145,17 @@ def test_adjustments_change_only_what_they_name() -> None:
         ({"name": "vCPU", "usd": 10.0}, {"name": "IP address (if unused)", "usd": 7.3}),
     )  # fmt: skip
     assert adjusted(ip, entries) == pytest.approx(10.0)
+    # a charge per unit of a component's quantity: one IP-hour per node-hour, spot at half
+    nodes = Row(
+        "c", "r", "t", "a", 0.0, 0.0,
+        ({"name": "Instance usage (Linux/UNIX, on-demand, e2-medium)", "usd": 30.0,
+          "quantity": 1000.0},
+         {"name": "Instance usage (Linux/UNIX, preemptible, e2-medium)", "usd": 9.0,
+          "quantity": 1000.0},
+         {"name": "Standard provisioned storage (pd-standard)", "usd": 4.0, "quantity": 100.0}),
+    )  # fmt: skip
+    node_ips = [e for e in load_entries() if e.cause == "gke-public-node-external-ip"]
+    assert adjusted(nodes, node_ips) == pytest.approx(30.0 + 5.0 + 9.0 + 2.5 + 4.0)
 
 
 def test_harness_prices_as_mlgov_check_does() -> None:

@@ -13,7 +13,11 @@ BOOT = 100 * price("disk.pd-balanced")  # GKE's default boot disk, per node-mont
 FEE = 730 * price("gke.cluster", "global")  # $73
 
 
+PRIVATE = {"enablePrivateNodes": True}  # as mlgov builds clusters: nodes without external IPs
+
+
 def cluster(name: str, location: str, **inputs: object) -> dict[str, object]:
+    inputs.setdefault("privateClusterConfig", PRIVATE)
     return {"type": "gcp:container/cluster:Cluster", "name": name,
             "inputs": {"location": location, **inputs}}  # fmt: skip
 
@@ -49,6 +53,14 @@ def test_node_auto_provisioning_is_named_but_not_priced():
     nap = one(no_default("gke", "us-central1", clusterAutoscaling={"enabled": True}))
     assert nap.monthly_usd == pytest.approx(FEE)
     assert "auto-provisioned node pools are not priced (bounded by resourceLimits)" in nap.lines
+
+
+def test_a_public_clusters_default_pool_nodes_each_bill_an_external_ip():
+    cost = one(cluster("r", "us-central1", privateClusterConfig={}))
+    ips = 9 * 730 * price("network.ip.vm")  # 9 nodes, one ephemeral IPv4 each, all month
+    assert cost.monthly_usd == pytest.approx(FEE + 9 * (730 * E2_MEDIUM + BOOT) + ips)
+    line = next(x for x in cost.cost_lines if x.what == "default pool: external IP")
+    assert line.quantity == 9 * 730
 
 
 def test_regional_default_pool_runs_three_nodes_in_three_zones():

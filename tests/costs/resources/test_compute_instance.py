@@ -172,3 +172,33 @@ def test_a_boot_disk_iops_compute_engine_refuses_names_its_key_path():
         "bootDisk.initializeParams.provisionedIops is 500,000: Compute Engine accepts 2,500 to "
         "120,000 IOPS for pd-extreme"
     )
+
+
+@pytest.mark.parametrize(
+    ("image", "product"),
+    [
+        ("windows-cloud/windows-2022", "Windows Server"),
+        ("projects/rhel-cloud/global/images/family/rhel-9", "Red Hat Enterprise Linux"),
+        ("https://www.googleapis.com/compute/v1/projects/suse-sap-cloud/global/images/x",
+         "SLES for SAP"),
+    ],
+)  # fmt: skip
+def test_a_premium_boot_image_names_its_license_as_an_unpriced_part(image, product):
+    vm = copy.deepcopy(VM)
+    vm["inputs"]["bootDisk"] = {"initializeParams": {"image": image, "size": 200,
+                                                     "type": "pd-balanced"}}  # fmt: skip
+    cost = one(vm)
+    # the VM and its disk are priced as before; the license is named, never a silent $0
+    assert cost.monthly_usd == pytest.approx(22 * 8 * hourly("spot") + DISK)
+    parts = dict(cost.unpriced_parts)
+    assert list(parts) == ["image license"]
+    assert parts["image license"].startswith(f"{product} image")
+    assert "premiumimages" in parts["image license"]
+
+
+def test_free_public_and_own_images_bill_no_license():
+    for image in ("debian-cloud/debian-12", "projects/acme/global/images/golden",
+                  "ubuntu-os-cloud/ubuntu-2404-lts-amd64"):  # fmt: skip
+        vm = copy.deepcopy(VM)
+        vm["inputs"]["bootDisk"] = {"initializeParams": {"image": image, "size": 200}}
+        assert not one(vm).unpriced_parts, image

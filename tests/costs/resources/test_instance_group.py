@@ -105,3 +105,12 @@ def test_a_template_disks_provisioned_iops_are_billed_per_vm():
     assert "disks[2].provisionedIops is -1: Compute Engine refuses a negative value" in (
         refused.unpriced
     )
+
+
+def test_a_template_booting_a_premium_image_names_the_license():
+    windows = {**TEMPLATE, "inputs": {**TEMPLATE["inputs"], "disks": [
+        {"sourceImage": "projects/windows-cloud/global/images/family/windows-2022",
+         "boot": True, "diskSizeGb": 50}]}}  # fmt: skip
+    cost = estimate_resources([windows, group(targetSize=2)], USAGE).get("mig")
+    assert [p for p, _ in cost.unpriced_parts] == ["image license"]
+    assert cost.monthly_usd > 0

@@ -72,12 +72,23 @@ def test_fixed_size_pool_runs_its_nodes_in_every_zone():
     )
 
 
-def test_tpu_pool_is_priced_per_chip_without_disks():
+def test_tpu_pool_is_priced_per_chip_and_its_nodes_boot_disks():
+    # issue 31: a TPU node boots from a disk too (here 100 GB pd-balanced, $10 a node-month)
     cost = one(node_pool("tpu", machineType="ct5lp-hightpu-4t", guestAccelerators=[]))
+    disk = 100 * price("disk.pd-balanced")
     assert cost.monthly_usd == pytest.approx(
-        0.5 * 730 * 4 * price("tpu.v5litepod.chip", usage="spot")
+        0.5 * 730 * 4 * price("tpu.v5litepod.chip", usage="spot") + 0.5 * disk
     )
-    assert cost.baseline_monthly_usd == pytest.approx(730 * 4 * price("tpu.v5litepod.chip"))
+    assert cost.baseline_monthly_usd == pytest.approx(730 * 4 * price("tpu.v5litepod.chip") + disk)
+    line = next(x for x in cost.cost_lines if x.bill == "governed" and x.what == "disk")
+    assert (line.key, line.quantity) == ("disk.pd-balanced", 50)
+
+
+def test_a_boot_disk_without_a_catalog_price_is_a_named_part_of_a_priced_pool():
+    cost = one(node_pool(guestAccelerators=[], diskType="hyperdisk-balanced"))
+    assert cost.priced and cost.monthly_usd > 0
+    assert [p for p, _ in cost.unpriced_parts] == ["boot disk (hyperdisk-balanced)"]
+    assert "disk.hyperdisk-balanced" in dict(cost.unpriced_parts)["boot disk (hyperdisk-balanced)"]
 
 
 def pool_in(location: str, **inputs: object) -> dict[str, Any]:
@@ -113,7 +124,8 @@ def test_pool_takes_its_clusters_zones_from_the_plan():
         "type": "gcp:container/cluster:Cluster",
         "name": "gke",
         "inputs": {"name": "acme-gke", "location": "us-central1",
-                   "nodeLocations": ["us-central1-a", "us-central1-f"]},
+                   "nodeLocations": ["us-central1-a", "us-central1-f"],
+                   "privateClusterConfig": {"enablePrivateNodes": True}},
     }  # fmt: skip
     pool = pool_in("us-central1", nodeCount=1)
     pool["inputs"]["cluster"] = "projects/p/locations/us-central1/clusters/acme-gke"
@@ -126,7 +138,11 @@ def test_zonal_clusters_extra_node_locations_add_to_its_own_zone():
     cluster = {
         "type": "gcp:container/cluster:Cluster",
         "name": "acme-gke",
-        "inputs": {"location": "us-central1-a", "nodeLocations": ["us-central1-b"]},
+        "inputs": {
+            "location": "us-central1-a",
+            "nodeLocations": ["us-central1-b"],
+            "privateClusterConfig": {"enablePrivateNodes": True},
+        },
     }
     cost = one(pool_in("us-central1-a", nodeCount=1), others=[cluster])
     assert cost.monthly_usd == pytest.approx(2 * E2_NODE)  # us-central1-a and -b
@@ -152,3 +168,42 @@ def test_usage_file_nodes_per_zone_wins_over_the_assumed_average():
     disk = 2 * 100 * price("disk.pd-balanced")
     assert report.get("t4-spot").monthly_usd == pytest.approx(2 * 730 * n1_8_t4("spot") + disk)
     assert report.get("t4-spot").declared == {"nodes_per_zone": 1.0}
+
+
+def cluster(name: str = "acme-gke", **inputs: object) -> dict[str, Any]:
+    return {"type": "gcp:container/cluster:Cluster", "name": name,
+            "inputs": {"name": name, "location": "us-central1", "removeDefaultNodePool": True,
+                       **inputs}}  # fmt: skip
+
+
+@pytest.mark.parametrize("spot", [False, True])
+def test_nodes_of_a_public_cluster_each_bill_an_external_ip(spot):
+    from governance.costs.estimate import estimate_resources
+
+    pool = pool_in("us-central1", nodeCount=1)  # 3 zones x 1 node
+    pool["inputs"]["nodeConfig"]["spot"] = spot
+    cost = estimate_resources([cluster(), pool]).get("p")
+    key = "network.ip.spot_vm" if spot else "network.ip.vm"
+    ips = next(x for x in cost.cost_lines if x.bill == "governed" and x.what == "external IP")
+    assert (ips.key, ips.quantity) == (key, 3 * 730)
+    assert ips.usd == pytest.approx(3 * 730 * price(key))
+    assert "the cluster has no private nodes" in ips.text
+    # the baseline runs the same nodes on-demand, with their IPs at the standard rate
+    base = next(x for x in cost.cost_lines if x.bill == "baseline" and x.what == "external IP")
+    assert base.key == "network.ip.vm"
+
+
+def test_private_nodes_have_no_external_ips_and_an_unknown_cluster_says_so():
+    from governance.costs.estimate import estimate_resources
+
+    private = cluster(privateClusterConfig={"enablePrivateNodes": True})
+    pool = pool_in("us-central1", nodeCount=1)
+    for plan in ([private, pool], [cluster(), {**pool, "inputs": {
+            **pool["inputs"], "networkConfig": {"enablePrivateNodes": True}}}]):  # fmt: skip
+        cost = estimate_resources(plan).get("p")
+        assert "external IP" not in {x.what for x in cost.cost_lines}
+        assert cost.monthly_usd == pytest.approx(3 * E2_NODE)
+    alone = one(pool_in("us-central1", nodeCount=1))  # its cluster is not in the plan
+    assert "external IP" not in {x.what for x in alone.cost_lines}
+    assert any("external IPs of the nodes not estimated: its cluster is not in the plan" in line
+               for line in alone.lines)  # fmt: skip

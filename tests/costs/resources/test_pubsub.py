@@ -49,3 +49,21 @@ def test_subscription_declared_usage_is_priced():
     assert cost.monthly_usd == pytest.approx(
         10 * price("pubsub.throughput", "global") + 50 * price("pubsub.storage", "global")
     )  # $400 + $13.50
+
+
+def test_a_topic_that_retains_messages_bills_their_storage():
+    topic = {"type": "gcp:pubsub/topic:Topic", "name": "events",
+             "inputs": {"name": "events", "messageRetentionDuration": "604800s"}}  # fmt: skip
+    from governance.costs.month import DAYS_PER_MONTH
+
+    usage = UsageAssumptions(as_of=AS_OF, pubsub_gb_per_month=DAYS_PER_MONTH)
+    cost = one(topic, usage)
+    # a GiB a day (30.4 a month) kept 7 days: 7 GiB held, at pubsub.storage per GiB-month
+    line = next(x for x in cost.cost_lines if x.what == "retained messages")
+    assert line.quantity == pytest.approx(7.0)
+    assert cost.monthly_usd == pytest.approx(
+        DAYS_PER_MONTH / 1024 * price("pubsub.throughput", "global")
+        + 7 * price("pubsub.storage", "global")
+    )
+    bad = {**topic, "inputs": {"name": "events", "messageRetentionDuration": "7 days"}}
+    assert "not a duration like '86400s'" in one(bad, usage).unpriced

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from governance.costs.assumptions import UsageAssumptions
-from tests.costs.cost_plans import AS_OF, one, price, unpriced
+from tests.costs.cost_plans import AS_OF, one, price
 
 BUCKET = {"type": "gcp:storage/bucket:Bucket", "name": "src",
           "inputs": {"name": "acme-dev-src", "location": "US-CENTRAL1"}}  # fmt: skip
@@ -22,12 +22,49 @@ def test_per_bucket_size_by_gcp_name():
     assert one(BUCKET, usage).monthly_usd == pytest.approx(100 * price("storage.standard"))
 
 
-def test_storage_class_is_priced_from_the_catalog_and_unknown_ones_are_unpriced():
+def test_storage_class_is_priced_from_the_catalog_and_unknown_ones_are_refused():
     nearline = {**BUCKET, "inputs": {**BUCKET["inputs"], "storageClass": "NEARLINE"}}
     assert one(nearline).monthly_usd == pytest.approx(10 * price("storage.nearline"))
     assert price("storage.nearline") < price("storage.standard")
     bogus = {**BUCKET, "inputs": {**BUCKET["inputs"], "storageClass": "GLACIAL"}}
-    assert "no ondemand price 'storage.glacial' in any location" in unpriced(bogus)
+    cost = one(bogus)
+    assert cost.refused and cost.unpriced.startswith("storageClass is 'GLACIAL': Cloud Storage "
+                                                     "takes STANDARD, NEARLINE")  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("api", "key", "location"),
+    [
+        ("DURABLE_REDUCED_AVAILABILITY", "storage.dra", "US-CENTRAL1"),
+        ("DURABLE_REDUCED_AVAILABILITY", "storage.dra", "EU"),
+        ("REGIONAL", "storage.standard", "EUROPE-WEST4"),
+        ("MULTI_REGIONAL", "storage.standard", "US"),
+        ("regional", "storage.standard", "ASIA-EAST1"),
+    ],
+)
+def test_legacy_storage_classes_are_priced_by_their_api_names(api, key, location):
+    bucket = {**BUCKET, "inputs": {**BUCKET["inputs"], "storageClass": api, "location": location}}
+    cost = one(bucket)
+    region = location.lower()
+    assert cost.priced and not cost.fallbacks
+    assert cost.monthly_usd == pytest.approx(10 * price(key, region))
+    storage = next(x for x in cost.cost_lines if x.what == "storage")
+    assert (storage.key, storage.region) == (key, region)
+    assert any("legacy class" in line for line in cost.lines)
+    # DRA has no retrieval fee; it bills operations at Nearline's prices
+    assert "retrieval" not in {x.what for x in cost.cost_lines}
+    ops = next(x for x in cost.cost_lines if x.what == "class a operations")
+    assert ops.key == ("storage.ops.class_a.dra" if key == "storage.dra" else
+                       "storage.ops.class_a.standard")  # fmt: skip
+
+
+def test_a_lifecycle_rule_may_move_objects_to_a_legacy_class():
+    to_dra = {**BUCKET, "inputs": {**BUCKET["inputs"], "lifecycleRules": [
+        _rule("SetStorageClass", 10, "DURABLE_REDUCED_AVAILABILITY"), _rule("Delete", 20)]}}  # fmt: skip
+    cost = one(to_dra)
+    assert cost.monthly_usd == pytest.approx(
+        5 * price("storage.standard") + 5 * price("storage.dra")
+    )
 
 
 def _rule(action: str, age: float, cls: str | None = None, **cond: object) -> dict:
@@ -185,16 +222,36 @@ def test_storage_egress_ladders_are_googles_page_figures():
         assert tuple(price(f"{prefix}.tier{i}", "global") for i in (1, 2, 3)) == usd, prefix
 
 
-def test_declared_operations_on_a_class_without_a_catalog_price_are_named():
+# Google's operation prices per 1,000 (https://cloud.google.com/storage/pricing): Class A in a
+# region / in a dual- or multi-region, Class B anywhere; flat namespace, then hierarchical
+OPERATIONS = {
+    "STANDARD": ((0.005, 0.01, 0.0004), (0.0065, 0.013, 0.0005)),
+    "NEARLINE": ((0.01, 0.02, 0.001), (0.013, 0.026, 0.0013)),
+    "DURABLE_REDUCED_AVAILABILITY": ((0.01, 0.02, 0.001), (0.013, 0.026, 0.0013)),
+    "COLDLINE": ((0.02, 0.04, 0.01), (0.026, 0.052, 0.013)),
+    "ARCHIVE": ((0.05, 0.10, 0.05), (0.065, 0.13, 0.065)),
+}
+
+
+@pytest.mark.parametrize("hns", [False, True])
+@pytest.mark.parametrize("cls", sorted(OPERATIONS))
+def test_declared_operations_of_every_class_are_priced_where_the_bucket_is(cls, hns):
     from governance.costs.estimate import estimate_resources
     from governance.costs.usage_file import parse_usage_file
 
-    nearline = {**BUCKET, "inputs": {**BUCKET["inputs"], "storageClass": "NEARLINE"}}
-    declared = parse_usage_file({"resource_usage": {"src": {"monthly_class_a_operations": 10}}})
-    cost = estimate_resources([nearline], usage_file=declared).get("src")
-    assert dict(cost.unpriced_parts) == {
-        "class a operations": "the price catalog has no NEARLINE class a operations price"
-    }
+    declared = parse_usage_file({"resource_usage": {"src": {
+        "monthly_class_a_operations": 10_000, "monthly_class_b_operations": 100_000}}})  # fmt: skip
+    a_region, a_multi, b = OPERATIONS[cls][hns]
+    for location, a in (("US-CENTRAL1", a_region), ("US", a_multi), ("NAM4", a_multi)):
+        inputs = {**BUCKET["inputs"], "storageClass": cls, "location": location}
+        if hns:
+            inputs["hierarchicalNamespace"] = {"enabled": True}
+        cost = estimate_resources([{**BUCKET, "inputs": inputs}], usage_file=declared).get("src")
+        lines = {x.what: x for x in cost.cost_lines if x.bill == "governed"}
+        assert not cost.unpriced_parts
+        assert lines["class a operations"].usd == pytest.approx(10 * a), location
+        assert lines["class b operations"].usd == pytest.approx(100 * b), location
+        assert lines["class a operations"].key.endswith(".hns") is hns
 
 
 def test_container_registry_is_a_standard_bucket_in_its_multi_region():
@@ -209,7 +266,7 @@ def test_container_registry_is_a_standard_bucket_in_its_multi_region():
     # the EU bucket's transfer: within Europe $0.02, to Northern America $0.05 per GiB
     assert cost.monthly_usd == pytest.approx(
         150 * price("storage.standard", "eu")
-        + 40 * price("storage.ops.class_a.standard", "global")
+        + 40 * 0.01  # Class A in a multi-region: twice the regional $0.005
         + 100 * price("storage.egress.internet.tier1", "global")
         + 550 * 0.02
         + 10 * 0.05

@@ -86,3 +86,19 @@ def test_a_retired_gpu_leaves_the_rest_of_the_notebook_priced():
 def test_machine_type_unknown_until_apply_is_unpriced_not_the_default():
     reason = unpriced(notebook(machineType="04da6b54-80e4-46f7-96ec-b56ff0331ba9"))
     assert reason.startswith("gceSetup.machineType is not known until the resource is created")
+
+
+def test_a_notebook_with_a_public_ip_bills_it_for_the_hours_it_runs():
+    private = one(notebook())
+    public = one(notebook(disablePublicIp=False))
+    line = next(x for x in public.cost_lines if x.bill == "governed" and x.what == "external IP")
+    assert line.key == "network.ip.vm"
+    assert line.quantity is not None
+    assert public.monthly_usd == pytest.approx(private.monthly_usd + line.quantity * 0.005)
+    assert line.quantity == pytest.approx(88 + 22)  # active hours + one idle timeout a session
+    base = next(x for x in public.cost_lines if x.bill == "baseline" and x.what == "external IP")
+    assert base.quantity == 730
+    # the Workbench API's default is a public IP: no key at all bills it too
+    default = notebook()
+    del default["inputs"]["gceSetup"]["disablePublicIp"]
+    assert "external IP" in {x.what for x in one(default).cost_lines}

@@ -1,0 +1,272 @@
+"""Measure (a) of issue 29: a budget alert fanned out over many projects, on the real code.
+
+The fake cloud (Compute, Workbench, TPU, GKE, Vertex AI, Cloud Billing, Asset Inventory) runs in
+a child process with `--latency` added to every call; this process runs the dispatcher
+(`on_budget_alert` with MLGOV_WORK_TOPIC) and the worker (`on_work_item`) under
+functions_framework, with the fake Pub/Sub and the push-delivery harness
+(tests/fakegcp/pushdelivery.py): W concurrent deliveries into one worker instance, at-least-once
+with `--duplicates` duplicates (half of them concurrent with their twin) and `--crashes` worker
+crashes after the function ran (its answer lost: redelivered). Pub/Sub's retry backoff is scaled
+to `--backoff` seconds (10 s in production) so a run does not wait out real minutes.
+
+A folder holds `--projects` governed projects; every fifth has accelerators (a GPU VM, a TPU VM,
+a GKE cluster with a GPU pool under NAP, a Vertex AI custom job), the others one plain VM.
+Reports: how long the dispatcher took to answer; from the alert to the last stop (or cap write)
+the fake received; calls per project, with and without accelerators; and the checks that no
+project was lost (every item acknowledged, nothing dead-lettered, every VM stopped) and no write
+was made twice (each stop and each pool resize at most once).
+`--single`: the same alert in one invocation (no MLGOV_WORK_TOPIC), for comparison.
+Usage: .venv/bin/python bench/org_fanout.py [--projects N] [--workers W] [--runs R] [--single]
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import json
+import multiprocessing
+import os
+import re
+import statistics
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(REPO), str(REPO / "functions")]
+FOLDER = "folders/100"
+ZONE = "us-east1-b"  # a zone no listed project governs: only the scope reaches it
+TOPIC = "projects/acme-ops/topics/acme-work"
+DEAD = "projects/acme-ops/topics/acme-work-dead"
+_PROJECT = re.compile(r"/projects/(p-\d+)/")
+
+
+def project_ids(n: int) -> list[str]:
+    return [f"p-{i:05d}" for i in range(n)]
+
+
+def accelerated(project: str) -> bool:
+    return int(project[2:]) % 5 == 0
+
+
+def serve(projects: int, latency: float, queue: Any) -> None:
+    from tests.fakegcp.billing import FakeBilling
+    from tests.fakegcp.cloudasset import FakeAssets
+    from tests.fakegcp.compute import FakeCompute
+    from tests.fakegcp.container import FakeContainer
+    from tests.fakegcp.notebooks import FakeNotebooks
+    from tests.fakegcp.server import FakeGcp
+    from tests.fakegcp.tpu import FakeTpu
+    from tests.fakegcp.vertex import FakeVertex
+
+    server = FakeGcp(latency_s=latency).start()
+    compute, tpu = FakeCompute().install(server), FakeTpu().install(server)
+    FakeNotebooks().install(server)
+    FakeBilling().install(server)
+    gke, vertex, assets = FakeContainer(), FakeVertex(), FakeAssets()
+    for fake in (gke, vertex, assets):
+        fake.install(server)
+    assets.add_folder(FOLDER)
+    for project in project_ids(projects):
+        assets.add_project(project, FOLDER, labels={"mlgov-governed": "true"})
+        compute.add(project, ZONE, "vm")
+        if accelerated(project):
+            compute.add(project, ZONE, "gpu", gpus=1, labels={"workload": "training"})
+            tpu.add(project, ZONE, "tpu")
+            gke.add_cluster(project, "us-east1", "ml", nap={"nvidia-l4": (0, 8)})
+            gke.add_pool(
+                project,
+                "us-east1",
+                "ml",
+                "l4",
+                machine_type="g2-standard-8",
+                gpus=1,
+                autoscaling={"enabled": True, "totalMinNodeCount": 0, "totalMaxNodeCount": 4},
+                nodes=2,
+            )
+            vertex.add_job(project, "us-central1", "train")
+    queue.put(server.url)
+    while True:
+        cmd = queue.get()
+        if cmd == "result":
+            calls = server.calls()
+            per_project: Counter[str] = Counter()
+            for r in calls:
+                if m := _PROJECT.search(r.path):
+                    per_project[m[1]] += 1
+            writes = [r for r in calls if r.method != "GET"]
+            queue.put(
+                {
+                    "calls": len(calls),
+                    "per_project": dict(per_project),
+                    "asset_searches": sum(1 for r in calls if ":searchAllResources" in r.path),
+                    "writes": Counter(f"{r.method} {r.path}" for r in writes),
+                    "last_write_at": max((r.at for r in writes), default=0.0),
+                    "running_vms": sum(
+                        1 for i in compute.instances.values() if i["status"] == "RUNNING"
+                    ),
+                    "tpu_ready": sum(1 for n in tpu.nodes.values() if n["state"] == "READY"),
+                }
+            )
+        elif cmd == "stop":
+            server.stop()
+            return
+
+
+def policy(workers: int) -> str:
+    return json.dumps(
+        {
+            "dry_run": False,
+            "exempt_label": {"key": "mlgov-exempt", "value": "true"},
+            "projects": {},
+            "scopes": {
+                FOLDER: {
+                    "environment": "prod",
+                    "allow_billing_disable": False,
+                    "labels": {"mlgov-governed": "true"},
+                }
+            },
+            "budgets": {
+                "b1": {
+                    "projects": [],
+                    "scopes": [FOLDER],
+                    "stop_at": 1.0,
+                    "disable_billing_at": None,
+                }
+            },
+            "time_budget_seconds": 480,
+            "max_concurrency": 16,
+            "fan_out": {"max_delivery_attempts": 5, "worker_instances": 1},
+        }
+    )
+
+
+def alert_event() -> tuple[dict[str, str], bytes]:
+    from cloudevents.conversion import to_structured
+    from cloudevents.http import CloudEvent
+
+    data = {
+        "costAmount": 1000.0,
+        "budgetAmount": 1000.0,
+        "alertThresholdExceeded": 1.0,
+        "currencyCode": "USD",
+        "costIntervalStart": time.strftime("%Y-%m-01T08:00:00Z", time.gmtime()),
+    }
+    event = CloudEvent(
+        {"type": "google.cloud.pubsub.topic.v1.messagePublished", "source": "//bench", "id": "1"},
+        {
+            "message": {
+                "data": base64.b64encode(json.dumps(data).encode()).decode(),
+                "attributes": {"budgetId": "b1", "schemaVersion": "1.0"},
+                "messageId": "1",
+            }
+        },
+    )
+    return to_structured(event)
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    from functions_framework import create_app
+
+    from govern import clock
+    from tests.fakegcp.pubsub import FakePubSub
+    from tests.fakegcp.pushdelivery import Faults, PushDelivery, Subscription, app_endpoint
+    from tests.fakegcp.server import FakeGcp
+
+    queue: Any = multiprocessing.Queue()
+    child = multiprocessing.Process(
+        target=serve, args=(args.projects, args.latency, queue), daemon=True
+    )
+    child.start()
+    url = queue.get(timeout=600)
+    local = FakeGcp().start()  # Pub/Sub, in this process: the harness subscribes to it
+    pubsub = FakePubSub().install(local)
+    services = ("compute", "notebooks", "tpu", "container", "aiplatform", "cloudbilling")
+    endpoints = {s: url for s in (*services, "cloudasset")}
+    os.environ["MLGOV_API_ENDPOINTS"] = json.dumps({**endpoints, "pubsub": local.url})
+    os.environ["MLGOV_POLICY"] = policy(args.workers)
+    if args.single:
+        os.environ.pop("MLGOV_WORK_TOPIC", None)
+    else:
+        os.environ["MLGOV_WORK_TOPIC"] = TOPIC
+    main_py = str(REPO / "functions" / "main.py")
+    dispatcher: Any = create_app("on_budget_alert", main_py, "cloudevent")
+    worker: Any = create_app("on_work_item", main_py, "cloudevent")
+    dead: Any = create_app("on_dead_letter", main_py, "cloudevent")
+    faults = Faults(
+        duplicate_rate=args.duplicates, concurrent_share=0.5, crash_rate=args.crashes, seed=1
+    )
+    push = PushDelivery(pubsub, clock.SYSTEM, workers=args.workers, faults=faults)
+    work_sub = "projects/acme-ops/subscriptions/acme-work-push"
+    push.subscribe(
+        Subscription(
+            work_sub,
+            TOPIC,
+            app_endpoint(worker),
+            dead_letter_topic=DEAD,
+            min_backoff=args.backoff,
+            max_backoff=args.backoff * 60,
+        )
+    )
+    push.subscribe(Subscription("projects/acme-ops/subscriptions/dead", DEAD, app_endpoint(dead)))
+    headers, body = alert_event()
+    sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the functions' log lines
+    start, t0 = time.perf_counter(), time.monotonic()
+    status = dispatcher.test_client().post("/", headers=headers, data=body).status_code
+    dispatch_s = time.perf_counter() - start
+    push.run(max_seconds=3600)
+    total_s = time.perf_counter() - start
+    sys.stdout = sys.__stdout__
+    queue.put("result")
+    result = queue.get(timeout=300)
+    queue.put("stop")
+    child.join(10)
+    local.stop()
+    published = {m["messageId"] for m in pubsub.messages.get(TOPIC, [])}
+    acked = {mid for s, mid in push.acked if s == work_sub}
+    per_project = result["per_project"]
+    with_acc = [per_project.get(p, 0) for p in project_ids(args.projects) if accelerated(p)]
+    without = [per_project.get(p, 0) for p in project_ids(args.projects) if not accelerated(p)]
+    kinds = Counter(a.kind for a in push.attempts)
+    return {
+        "dispatcher_status": status,
+        "dispatcher_answer_s": round(dispatch_s, 2),
+        "alert_to_last_write_s": round(result["last_write_at"] - t0, 2),
+        "until_every_item_acknowledged_s": round(total_s, 2),
+        "items_published": len(published),
+        "items_lost": len(published - acked),
+        "dead_lettered": len(push.dead_lettered),
+        "deliveries": len(push.attempts),
+        "duplicate_deliveries": kinds["duplicate"] + kinds["concurrent duplicate"],
+        "crashes": sum(1 for a in push.attempts if a.crashed),
+        "redeliveries": kinds["redelivery"],
+        "running_vms_left": result["running_vms"],
+        "tpu_vms_left_ready": result["tpu_ready"],
+        "writes_made_twice": sum(1 for n in result["writes"].values() if n > 1),
+        "calls_per_project_with_accelerators": statistics.median(with_acc) if with_acc else 0,
+        "calls_per_project_without": statistics.median(without) if without else 0,
+        "asset_searches": result["asset_searches"],
+        "calls": result["calls"],
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--projects", type=int, default=1000)
+    parser.add_argument("--workers", type=int, default=32)
+    parser.add_argument("--latency", type=float, default=0.05)
+    parser.add_argument("--duplicates", type=float, default=0.3)
+    parser.add_argument("--crashes", type=float, default=0.01)
+    parser.add_argument("--backoff", type=float, default=1.0)
+    parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument("--single", action="store_true", help="one invocation, no fan-out")
+    args = parser.parse_args()
+    results = [run(args) for _ in range(args.runs)]
+    out = {k: statistics.median(r[k] for r in results) for k in results[0]}
+    print(json.dumps({"args": vars(args), "median": out, "runs": results}))
+
+
+if __name__ == "__main__":
+    main()

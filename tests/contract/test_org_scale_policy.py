@@ -1,0 +1,51 @@
+"""The organization-scale keys of MLGOV_POLICY, as the shared contract of issue 29 writes them.
+
+A JSON-level contract test (governance renders these keys in parallel work): the example below is
+the contract's, and the functions' parser must read it with the meaning the contract gives it.
+`blast_radius` is parsed by the blast-radius work and is left out here.
+"""
+
+from __future__ import annotations
+
+import json
+
+from govern.models import ActionPolicy, FanOutPolicy, ScopePolicy
+
+CONTRACT_EXAMPLE = {
+    "dry_run": True,
+    "exempt_label": {"key": "mlgov-exempt", "value": "true"},
+    "projects": {},
+    "scopes": {
+        "folders/123": {
+            "environment": "prod",
+            "labels": {"mlgov-governed": "true"},
+            "allow_billing_disable": False,
+        }
+    },
+    "budgets": {
+        "b1": {
+            "projects": [],
+            "scopes": ["folders/123"],
+            "stop_at": 1.0,
+            "disable_billing_at": None,
+        }
+    },
+    "fan_out": {"max_delivery_attempts": 5, "worker_instances": 100},
+}
+
+
+def test_the_contract_example_parses_with_its_meaning():
+    policy = ActionPolicy.from_json(json.dumps(CONTRACT_EXAMPLE))
+    assert policy.scopes == {
+        "folders/123": ScopePolicy("prod", False, {"mlgov-governed": "true"}, ())
+    }
+    assert policy.budgets["b1"].projects == ()
+    assert policy.budgets["b1"].scopes == ("folders/123",)
+    assert policy.fan_out == FanOutPolicy(max_delivery_attempts=5, worker_instances=100)
+
+
+def test_fan_out_and_its_keys_are_optional():
+    example = {**CONTRACT_EXAMPLE, "fan_out": {}}
+    assert ActionPolicy.from_json(json.dumps(example)).fan_out == FanOutPolicy(5, 100)
+    del example["fan_out"]
+    assert ActionPolicy.from_json(json.dumps(example)).fan_out == FanOutPolicy(5, 100)
