@@ -124,7 +124,9 @@ def _union(*groups: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(sorted({p for group in groups for p in group}))
 
 
-_BUDGET_ACTIONS = _union(
+# One project's part of the budget cap; reading the stack's spend caps is the budget function's
+# own (it reports them when a cap's alert arrives), never a work item's.
+_CAP_ONE_PROJECT = _union(
     STOP_INSTANCES,
     STOP_NOTEBOOKS,
     STOP_TPUS,
@@ -132,7 +134,6 @@ _BUDGET_ACTIONS = _union(
     CAP_GKE,
     CANCEL_VERTEX_JOBS,
     UNDEPLOY_ENDPOINTS,
-    READ_SPEND_CAPS,
 )
 _REAP_IDLE_VMS = _union(REAP_RECOMMENDATIONS)
 _REAP_EXPIRED = _union(STOP_INSTANCES, STOP_NOTEBOOKS, STOP_TPUS)
@@ -142,12 +143,12 @@ _REAP_IDLE_GPUS = _union(
 _DISPATCH = _union(RESOLVE_SCOPES, PUBLISH_WORK)
 
 PERMISSIONS: dict[str, tuple[str, ...]] = {
-    "on_budget_alert": _union(_BUDGET_ACTIONS, _DISPATCH),
+    "on_budget_alert": _union(_CAP_ONE_PROJECT, READ_SPEND_CAPS, _DISPATCH),
     "reap_idle_vms": _union(_REAP_IDLE_VMS, _DISPATCH),
     "reap_expired": _union(_REAP_EXPIRED, _DISPATCH),
     "reap_idle_gpus": _union(_REAP_IDLE_GPUS, _DISPATCH),
-    # One project's part of any of the four: what each of them does when it acts itself.
-    "on_work_item": _union(_BUDGET_ACTIONS, _REAP_IDLE_VMS, _REAP_EXPIRED, _REAP_IDLE_GPUS),
+    # One project's part of any of the four: what each of them does to a project when it acts.
+    "on_work_item": _union(_CAP_ONE_PROJECT, _REAP_IDLE_VMS, _REAP_EXPIRED, _REAP_IDLE_GPUS),
     # Logs each dead letter; calls nothing.
     "on_dead_letter": (),
 }
@@ -165,10 +166,16 @@ def function_permissions(
     Permissions granted on their own resource (GRANTED_ELSEWHERE: a scope's parent, the work
     topic) are never in the project role.
     """
-    opt_ins = (
-        (UNLINK_BILLING, allow_billing_disable),
-        (UNDEPLOY_ENDPOINTS, undeploy_endpoints),
-        (READ_SPEND_CAPS, read_spend_caps),
+    mine = set(PERMISSIONS[entry_point])
+    # An opt-in counts only for a function that does that thing at all (the worker unlinks but
+    # never reads spend caps: their shared resourcemanager.projects.get follows the unlink).
+    opt_ins = tuple(
+        (group, on and set(group) <= mine)
+        for group, on in (
+            (UNLINK_BILLING, allow_billing_disable),
+            (UNDEPLOY_ENDPOINTS, undeploy_endpoints),
+            (READ_SPEND_CAPS, read_spend_caps),
+        )
     )
     # A permission two opt-ins share (resourcemanager.projects.get) stays if either is on.
     kept = {p for group, on in opt_ins if on for p in group}
@@ -179,8 +186,7 @@ def function_permissions(
 def scope_work_permissions(*, undeploy_endpoints: bool) -> tuple[str, ...]:
     """What the worker may do in every project of a scope: its actions, billing unlink apart.
 
-    Unlinking is its own role, granted only on a scope that allows it (scope_grants.py); spend
-    caps are read only in the stack's own project, never in a scope.
+    Unlinking is its own role, granted only on a scope that allows it (scope_grants.py).
     """
     return function_permissions(
         "on_work_item",

@@ -207,6 +207,9 @@ def test_project_roles_hold_what_each_function_calls_and_nothing_granted_elsewhe
         )
     )
     assert "resourcemanager.projects.deleteBillingAssignment" not in worker
+    # The stack reads spend caps, but the worker never does: no projects.get for it either.
+    assert "resourcemanager.projects.get" not in worker
+    assert "resourcemanager.projects.get" in roles["acme_prod_fn_on_budget_alert"]
     assert "acme_prod_fn_on_dead_letter" not in roles  # logs only: no role at all
     for ep in DISPATCHERS:
         perms = roles[f"acme_prod_fn_{ep}"]
