@@ -127,6 +127,8 @@ bench: install bqemulator
 	$(PY) bench/functions_reap_idle.py
 	$(PY) bench/jobs_cli.py
 	$(PY) bench/spend_bench.py
+	$(PY) bench/org_profile.py
+	$(PY) bench/org_sim.py
 
 preview: install
 	pulumi preview -s $(STACK) --policy-pack policies --policy-pack-config policies/config.$(STACK).json

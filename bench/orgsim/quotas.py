@@ -1,0 +1,67 @@
+"""Rate limits and meters on simulated time (seconds).
+
+`Bucket` is a token bucket used as a reservation: asked at time t, it answers when the call may
+start (t, or later once a token is there) and books that token, so callers served in the order
+they ask keep the rate. It is the functions' per-project RateLimiter (rate, a burst of
+rate x burst_seconds) and the per-instance pacing of organization-level calls (CONTRACT-29 section
+6: 50% of the quota divided by the worker's max instances, no burst).
+
+`Window` keeps the calls of one quota and tells the most that fell in any `per`-second window:
+the peak share of a per-minute quota. Standard library only.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Bucket:
+    """A token bucket of `capacity` tokens refilled at `rate` per second, as reservations."""
+
+    rate: float
+    capacity: float = 1.0
+    _tat: float = 0.0
+    """The theoretical arrival time of the next call at the sustained rate (GCRA)."""
+
+    def available(self, t: float) -> float:
+        """When a call asked for at `t` could start (>= t); books nothing."""
+        interval = 1.0 / self.rate
+        tolerance = (max(1.0, self.capacity) - 1.0) * interval
+        return max(t, self._tat - tolerance)
+
+    def reserve(self, t: float) -> float:
+        """When a call asked for at `t` may start (>= t); books its token."""
+        start = self.available(t)
+        self._tat = max(self._tat, start) + 1.0 / self.rate
+        return start
+
+
+@dataclass
+class Window:
+    """The calls of one quota: total, and the most in any `per`-second window."""
+
+    per: float = 60.0
+    times: list[float] = field(default_factory=list[float])
+
+    def add(self, t: float) -> None:
+        """A call at `t` (calls may be booked out of order: they are sorted when read)."""
+        self.times.append(t)
+
+    def peak(self) -> int:
+        """The most calls within any window of `per` seconds."""
+        return peak_in(self.times, self.per)
+
+
+def peak_in(times: list[float], per: float) -> int:
+    """The most of `times` (any order) within any `per`-second window."""
+    ordered = sorted(times)
+    window: deque[float] = deque()
+    best = 0
+    for t in ordered:
+        window.append(t)
+        while t - window[0] >= per:
+            window.popleft()
+        best = max(best, len(window))
+    return best
