@@ -164,7 +164,7 @@ class FanOutPolicy(_Wire):
     all of them together stay within half of each quota.
     """
 
-    max_delivery_attempts: Annotated[int, Field(ge=5, le=100)] = 5
+    max_delivery_attempts: Annotated[int, Field(ge=5, le=100)] = 20
     worker_instances: Annotated[int, Field(ge=1)] = 100
 
 

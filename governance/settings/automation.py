@@ -50,8 +50,9 @@ class AutomationSettings(Model):
     # Organization scale (scopes.py): one work item per project on Pub/Sub, folders and
     # organizations as scopes, and what the reapers may do in one run.
     fan_out: Flag = False
-    # Pub/Sub's dead-letter bound is 5..100 delivery attempts.
-    max_delivery_attempts: Annotated[int, Field(ge=5, le=100)] = 5
+    # Pub/Sub's dead-letter bound is 5..100 delivery attempts; 20 lets a burst wait through
+    # backoff (a worker's 429 counts as an attempt: components/worker_sizing.py).
+    max_delivery_attempts: Annotated[int, Field(ge=5, le=100)] = 20
     organization: OrganizationKey | None = None
     scopes: dict[ScopeKey, ScopeSettings] = Field(default_factory=dict[str, ScopeSettings])
     blast_radius: BlastRadiusSettings = BlastRadiusSettings()

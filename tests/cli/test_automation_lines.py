@@ -24,7 +24,7 @@ def test_the_prod_plan_shows_its_folder_scope_fan_out_and_limits():
         "scope folders/112233445566: projects labelled mlgov-governed=true (found at run time), "
         "every zone, environment prod, billing unlink never",
         "fan-out: one work item per project on projects/acme-ml-prod/topics/acme-prod-work; "
-        "on_work_item up to 105 instances x 16 items; 5 delivery attempts, then "
+        "on_work_item up to 157 instances x 80 items; 20 delivery attempts, then "
         "projects/acme-ml-prod/topics/acme-prod-work-dead (pages)",
         "blast radius (reapers): at most 200 stops a run; stop acting past 5% failed calls; "
         "canary projects/acme-ml-prod first; acting: reap_idle_vms, reap_expired, "

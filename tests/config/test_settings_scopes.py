@@ -50,7 +50,7 @@ def test_a_scoped_stack_parses_with_its_defaults():
     assert s.automation.blast_radius.acting_reapers == REAPERS
     assert s.automation.blast_radius.max_stops_per_run == 100
     assert s.automation.blast_radius.max_error_rate == 0.05
-    assert s.automation.max_delivery_attempts == 5
+    assert s.automation.max_delivery_attempts == 20
     assert organization_of(s) == ORG
 
 

@@ -93,7 +93,7 @@ def test_the_work_subscription_pushes_to_the_worker_with_oidc_and_dead_letters()
     }
     assert push["deadLetterPolicy"] == {
         "deadLetterTopic": "projects/acme-ml-prod/topics/acme-prod-work-dead",
-        "maxDeliveryAttempts": 5,
+        "maxDeliveryAttempts": 20,
     }
     assert push["retryPolicy"] == {"minimumBackoff": "10s", "maximumBackoff": "600s"}
     assert push["expirationPolicy"] == {"ttl": ""}  # never deleted for inactivity
@@ -163,12 +163,12 @@ def test_dispatchers_get_the_work_topic_and_the_workers_do_not():
 def test_the_worker_is_sized_from_the_quotas_and_stops_before_the_ack_deadline():
     size = worker_size()
     config = _functions("prod")["on_work_item"]["serviceConfig"]
-    assert config["maxInstanceCount"] == size.instances == 105
-    assert config["maxInstanceRequestConcurrency"] == size.concurrency == 16
+    assert config["maxInstanceCount"] == size.instances == 157
+    assert config["maxInstanceRequestConcurrency"] == size.concurrency == 80
     assert config["availableCpu"] == "1"  # more than one request at once needs a whole vCPU
     assert config["timeoutSeconds"] == 540 < ACK_DEADLINE_S
     policy = json.loads(config["environmentVariables"]["MLGOV_POLICY"])
-    assert policy["fan_out"] == {"max_delivery_attempts": 5, "worker_instances": 105}
+    assert policy["fan_out"] == {"max_delivery_attempts": 20, "worker_instances": 157}
     assert policy["time_budget_seconds"] == 480
     assert policy["scopes"] == {
         PROD_FOLDER: {
