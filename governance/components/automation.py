@@ -61,7 +61,13 @@ _SKIP_SUFFIXES = (".pyc", ".pyo")
 # each flow's reads and action kinds (authoritative there; tests/contract/test_permissions.py
 # fails when the two drift apart). Nothing beyond what the code calls.
 # Every stop is confirmed by its operation (functions/govern/operations.py): *.operations.get.
-STOP_INSTANCES = ("compute.instances.list", "compute.instances.stop", "compute.zoneOperations.get")
+# instances.get: a VM an earlier, unconfirmed stop left STOPPING is read again on redelivery.
+STOP_INSTANCES = (
+    "compute.instances.get",
+    "compute.instances.list",
+    "compute.instances.stop",
+    "compute.zoneOperations.get",
+)
 STOP_NOTEBOOKS = (
     "notebooks.instances.list",
     "notebooks.instances.stop",
@@ -71,6 +77,9 @@ STOP_NOTEBOOKS = (
 # never lists Workbench instances.
 STOP_NOTEBOOKS_FOUND_ELSEWHERE = ("notebooks.instances.stop", "notebooks.operations.get")
 STOP_TPUS = ("tpu.nodes.list", "tpu.nodes.stop", "tpu.operations.get")
+# The budget cap withdraws TPU queued resources still waiting for capacity (they bill the moment
+# it arrives); only the budget cap does, never a reaper.
+WITHDRAW_QUEUED_TPUS = ("tpu.queuedResources.delete", "tpu.queuedResources.list")
 REAP_RECOMMENDATIONS = (
     "compute.instances.list",
     "compute.instances.stop",
@@ -130,6 +139,7 @@ _CAP_ONE_PROJECT = _union(
     STOP_INSTANCES,
     STOP_NOTEBOOKS,
     STOP_TPUS,
+    WITHDRAW_QUEUED_TPUS,
     UNLINK_BILLING,
     CAP_GKE,
     CANCEL_VERTEX_JOBS,

@@ -5,10 +5,8 @@ functions/govern/permissions.py derives one from each flow's declared reads and 
 They must not drift. Two permissions of the dispatchers are granted on their own resource, never
 in the project role: finding a scope's projects (on the scope's folder or organization) and
 publishing work items (on the work topic).
-
-Fan-out (issue 29) adds the worker `on_work_item`, the dead-letter logger `on_dead_letter` and
-the dispatchers' two permissions; the tests that need the functions' side of it are expected to
-fail (strict xfail) until that side is merged, and then run as plain tests.
+Fan-out adds the worker `on_work_item`, the dead-letter logger `on_dead_letter` and the
+dispatchers' two permissions.
 """
 
 from __future__ import annotations
@@ -39,21 +37,11 @@ UNDEPLOY_ONLY = {*UndeployEndpoint.permissions, *LIST_ENDPOINTS.permissions}
 # with the billing read, so it goes only when neither is wanted.
 CAPS_ONLY = set(GET_SPEND_CAP.permissions)
 
-FAN_OUT_MERGED = "on_work_item" in FUNCTIONS_PERMISSIONS or any(
-    set(PUBLISH_WORK) <= set(perms) for perms in FUNCTIONS_PERMISSIONS.values()
-)
-fan_out_side = pytest.mark.xfail(
-    not FAN_OUT_MERGED,
-    reason="the functions' fan-out (scopes, dispatch, on_work_item) is not merged yet",
-    strict=True,
-)
-
 
 def _functions(entry_point: str) -> set[str]:
     return set(FUNCTIONS_PERMISSIONS[entry_point])
 
 
-@fan_out_side
 def test_same_entry_points():
     assert set(PERMISSIONS) == set(FUNCTIONS_PERMISSIONS) == set(ENTRY_POINTS)
 
@@ -63,7 +51,6 @@ def test_the_functions_entry_points_are_all_deployed():
     assert set(FUNCTIONS_PERMISSIONS) <= set(ENTRY_POINTS) == set(PERMISSIONS)
 
 
-@fan_out_side
 @pytest.mark.parametrize("entry_point", ENTRY_POINTS)
 def test_the_mirror_equals_the_functions_mapping(entry_point):
     assert PERMISSIONS[entry_point] == tuple(sorted(_functions(entry_point)))

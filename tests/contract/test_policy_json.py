@@ -3,11 +3,8 @@
 governance/action_settings.py renders the JSON; functions/govern/models.py parses it. Neither
 imports the other, so this test is the only thing holding them together (DESIGN.md contract 2).
 
-Organization scale (issue 29) adds `blast_radius` (always rendered), `scopes`,
-`budgets.<id>.scopes` and `fan_out`. Until the functions' parser knows them (their models gain
-`blast_radius`, `scopes` and `fan_out`), every test that parses a rendered policy is expected to
-fail (strict xfail: the parser refuses the unknown keys); once it does, they run as plain tests,
-and a key the two sides spell differently fails them.
+Organization scale adds `blast_radius` (always rendered), `scopes`, `budgets.<id>.scopes` and
+`fan_out`: a key the two sides spell differently fails these tests.
 """
 
 from __future__ import annotations
@@ -27,21 +24,6 @@ from tests.conftest import STACKS, stack_config
 
 BUDGET_ID = "de72f49d-779b-4945-a127-4d6ce8def0bb"  # the documented example budgetId
 
-_FIELDS = set(getattr(ActionPolicy, "__dataclass_fields__", {}))
-BLAST_RADIUS_PARSED = "blast_radius" in _FIELDS
-FAN_OUT_PARSED = {"scopes", "fan_out"} <= _FIELDS
-# Every rendered policy carries blast_radius: parsing one needs the functions' blast radius.
-renders = pytest.mark.xfail(
-    not BLAST_RADIUS_PARSED,
-    reason="the functions' parser has no blast_radius yet (w-safety not merged)",
-    strict=True,
-)
-scoped = pytest.mark.xfail(
-    not (BLAST_RADIUS_PARSED and FAN_OUT_PARSED),
-    reason="the functions' parser has no scopes/fan_out or blast_radius yet (w-fanout, w-safety)",
-    strict=True,
-)
-
 
 def stack_settings(stack: str, **overrides: Any) -> Settings:
     config = stack_config(stack)
@@ -60,9 +42,7 @@ def parse(rendered: ActionSettings) -> ActionPolicy:
     return ActionPolicy.from_json(rendered.model_dump_json())
 
 
-@pytest.mark.parametrize(
-    "stack", [pytest.param(s, marks=scoped if s == "prod" else renders) for s in STACKS]
-)
+@pytest.mark.parametrize("stack", STACKS)
 def test_every_stack_policy_parses_with_the_same_meaning(stack):
     s = stack_settings(stack)
     policy = parse(action_settings(s, BUDGET_ID, time_budget_seconds=480))
@@ -100,27 +80,23 @@ def test_the_required_keys_alone_parse():
     assert ActionPolicy.from_json(json.dumps(required)).budgets[BUDGET_ID].stop_at == 1.0
 
 
-@renders
 def test_endpoint_undeploy_opt_in_reaches_the_functions():
     s = stack_settings("staging", automation={"undeploy_endpoints_at_cap": True})
     assert parse(action_settings(s, BUDGET_ID)).undeploy_endpoints is True
 
 
-@renders
 def test_budget_without_thresholds_is_left_out_and_still_parses():
     s = stack_settings("staging", budget={"stop_at": None})
     policy = parse(action_settings(s, BUDGET_ID))
     assert dict(policy.budgets) == {}
 
 
-@renders
 def test_unlink_only_budget_stops_at_the_unlink_threshold():
     s = stack_settings("dev", budget={"stop_at": None, "disable_billing_at": 1.3})
     budget = parse(action_settings(s, BUDGET_ID)).budgets[BUDGET_ID]
     assert (budget.stop_at, budget.disable_billing_at) == (1.3, 1.3)
 
 
-@renders
 def test_billing_unlink_is_rendered_only_with_the_opt_in_and_never_for_prod():
     # Settings already refuse these combinations; the renderer holds the line on its own too.
     dev = stack_settings("dev")
@@ -137,7 +113,6 @@ def test_billing_unlink_is_rendered_only_with_the_opt_in_and_never_for_prod():
     assert policy.projects[dev.project].allow_billing_disable is False
 
 
-@renders
 def test_the_functions_reject_what_governance_must_never_render():
     good = json.loads(action_settings(stack_settings("dev"), BUDGET_ID).model_dump_json())
     bad = {**good, "idle_gpu": {**good["idle_gpu"], "max_utilization_percent": 0}}
@@ -148,7 +123,6 @@ def test_the_functions_reject_what_governance_must_never_render():
         stack_settings("dev", automation={"idle_gpu_max_utilization_percent": 0})
 
 
-@renders
 @settings(max_examples=60, deadline=None)
 @given(
     dry_run=st.booleans(),
@@ -188,7 +162,6 @@ def test_any_valid_settings_render_a_policy_the_functions_accept(
     assert (budget_id in policy.budgets) is (stop_at is not None)
 
 
-@scoped  # the prod stack
 def test_spend_caps_render_and_parse_with_the_same_meaning():
     from governance.components.action_settings import spend_cap_policies
 
@@ -212,7 +185,6 @@ def test_a_stack_without_caps_renders_no_spend_caps_key():
     assert "spend_caps" not in rendered
 
 
-@renders
 def test_a_notification_of_the_rendered_budget_acts_and_a_foreign_one_does_not():
     from datetime import UTC, datetime
 
@@ -257,7 +229,6 @@ def scoped_settings(stack: str = "staging", **scope: Any) -> Settings:
     return settings_from_config({**config, "mlgov:settings": raw})
 
 
-@scoped
 def test_scopes_and_fan_out_parse_with_the_same_meaning():
     s = scoped_settings()
     policy = parse(action_settings(s, BUDGET_ID, worker_instances=105))
@@ -279,7 +250,6 @@ def test_scopes_and_fan_out_parse_with_the_same_meaning():
     assert s.project in policy.projects  # the reapers still govern the stack's own project
 
 
-@scoped
 def test_a_scope_that_allows_unlink_reaches_the_functions_and_its_budget_unlinks():
     s = scoped_settings("dev", allow_billing_disable=True)
     policy = parse(action_settings(s, BUDGET_ID))
@@ -288,7 +258,6 @@ def test_a_scope_that_allows_unlink_reaches_the_functions_and_its_budget_unlinks
     assert policy.budgets[BUDGET_ID].disable_billing_at == 1.5
 
 
-@renders
 def test_blast_radius_is_always_rendered_and_parses_with_the_same_meaning():
     default = added(parse(action_settings(stack_settings("staging"), BUDGET_ID)), "blast_radius")
     # Rendered even when the stack sets nothing: the three reapers act, a later kind simulates.
@@ -316,7 +285,6 @@ def test_blast_radius_is_always_rendered_and_parses_with_the_same_meaning():
     assert tuple(limits.acting_reapers) == ("reap_expired",)
 
 
-@renders
 @settings(max_examples=40, deadline=None)
 @given(
     stops=st.integers(min_value=1, max_value=100_000),

@@ -252,17 +252,6 @@ def test_cli_start_does_not_import_the_scheduler_client():
     assert out.split() == ["False", "False"]
 
 
-def _functions_know_fan_out_keys() -> bool:
-    import main as functions_main
-
-    return "cloudasset" in functions_main.KNOWN_SERVICES
-
-
-@pytest.mark.xfail(
-    not _functions_know_fan_out_keys(),
-    reason="the functions' fan-out (cloudasset, pubsub, logging keys) is not merged yet",
-    strict=True,
-)
 def test_the_tools_and_the_functions_accept_the_same_endpoint_keys():
     # functions/ imports nothing from governance/ (it is deployed alone), so each keeps its own
     # list of DESIGN.md contract 2's keys; one map must work for both, so the lists must agree.
