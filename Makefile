@@ -16,8 +16,8 @@ export UV_PROJECT_ENVIRONMENT := $(VENV)
 # is compiled by Python on first import. tests/test_makefile.py keeps GCP_MODULES equal to the
 # pulumi_gcp modules the shipped stacks use.
 GCP_MODULES := artifactregistry bigquery billing cloudfunctionsv2 cloudrunv2 cloudscheduler compute \
-	container logging projects pubsub serviceaccount servicenetworking serviceusage sql storage \
-	tpu vertex workbench
+	container folder logging organizations projects pubsub serviceaccount servicenetworking \
+	serviceusage sql storage tpu vertex workbench
 # rich: the progress spinner on a terminal (imported while the work runs; compiled, it costs ~0.1 s).
 PLAN_PACKAGES := pulumi pulumi_random pydantic yaml google/protobuf grpc rich
 

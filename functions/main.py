@@ -244,6 +244,7 @@ def _log_summary(report: Report, runner: execute.Runner, answer: str) -> None:
         unreadable=list(report.unreadable),
         not_capped=list(report.not_capped),
         failed_scopes=list(report.failed_scopes),
+        held=[h.as_dict() for h in report.holds],
         seconds=round(runner.elapsed(), 3),
     )
 
@@ -484,6 +485,7 @@ def _log_outcome(
             "unfinished": list(report.unfinished),
             "failed_scopes": list(report.failed_scopes),
             "not_capped": list(report.not_capped),
+            "held": [h.as_dict() for h in report.holds],
         }
     if last and outcome in ("failed", "duplicate"):
         message += "; it was the last delivery attempt: the item goes to the dead-letter topic"

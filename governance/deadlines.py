@@ -42,6 +42,7 @@ GOOGLE = {
     "aiplatform": ("the Vertex AI API", "https://<region>-aiplatform.googleapis.com"),
     "cloudbilling": ("the Cloud Billing Catalog API", "https://cloudbilling.googleapis.com"),
     "billingbudgets": ("the Budget API", "https://billingbudgets.googleapis.com"),
+    "logging": ("the Cloud Logging API", "https://logging.googleapis.com"),
 }
 
 

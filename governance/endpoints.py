@@ -26,6 +26,11 @@ KNOWN_SERVICES = (
     "container",
     "aiplatform",
     "billingbudgets",
+    # Organization scale (DESIGN.md section 5): the functions' Asset Inventory and Pub/Sub, and
+    # Cloud Logging, which `mlgov cap status` reads the fan-out runs from.
+    "cloudasset",
+    "pubsub",
+    "logging",
 )
 """The service keys DESIGN.md contract 2 fixes (the functions refuse any other key too)."""
 

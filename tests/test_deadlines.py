@@ -45,7 +45,8 @@ def silent_url() -> Iterator[str]:
         yield f"http://127.0.0.1:{s.getsockname()[1]}"
 
 
-CAP_APIS = ("the GKE API", "the Vertex AI API", "the Budget API")
+# ...and the prod stack fans out: its runs are read from Cloud Logging.
+CAP_APIS = ("the GKE API", "the Vertex AI API", "the Budget API", "the Cloud Logging API")
 COMMANDS = {
     # name: (service key, argv, exit code): 4 (Exit.CLOUD), the API did not answer
     "spend": ("bigquery", ["spend", "--stack", "dev", "--no-plan"], 2),  # spend: 0 or 2 only
@@ -69,7 +70,9 @@ def _run(
     else:
         # cap reads GKE, Vertex AI and (the prod stack declares a spend cap) the Budget API: all
         # point at the silent server (the first call is GKE's).
-        services = (service, "aiplatform", "billingbudgets") if command == "cap" else (service,)
+        services = (
+            (service, "aiplatform", "billingbudgets", "logging") if command == "cap" else (service,)
+        )
         monkeypatch.setenv("MLGOV_API_ENDPOINTS", json.dumps(dict.fromkeys(services, url)))
     capsys.readouterr()
     started = time.monotonic()
@@ -90,7 +93,8 @@ def test_a_closed_port_fails_fast_naming_the_endpoint(
     assert code == COMMANDS[command][2], err
     assert elapsed < LIMIT_S
     errors = [line for line in err.splitlines() if line.startswith("mlgov: error:")]
-    # One line per API the command calls (cap: GKE, Vertex AI, the Budget API), each naming it.
+    # One line per API the command calls (cap: GKE, Vertex AI, the Budget API, Cloud Logging),
+    # each naming it.
     apis = CAP_APIS if command == "cap" else ("",)
     assert len(errors) == len(apis), err
     for api, line in zip(apis, errors, strict=True):

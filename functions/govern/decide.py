@@ -14,6 +14,7 @@ from datetime import date, datetime, timedelta
 from govern import claims, scopes
 from govern.actions import (
     Action,
+    ConfirmStop,
     DisableBilling,
     ReapRecommendation,
     ReleaseClaim,
@@ -181,6 +182,40 @@ def _stop(w: Workload, reason: str) -> Action:
     return StopInstance(w.target, reason, workload=w)
 
 
+def _stop_or_leave(
+    w: Workload,
+    policy: ActionPolicy,
+    reason: str,
+    why_not: str | None,
+    *,
+    restop: bool = True,
+    queued: bool = True,
+) -> Action:
+    """Stop `w`; or check again a VM an earlier stop left STOPPING; or leave it (`why_not`).
+
+    A VM still STOPPING is what an unconfirmed stop leaves behind: taking it for "not running"
+    would answer the redelivery with nothing confirmed (actions/confirm_stop.py). `restop`:
+    stop it again should it be running by then. `queued`: a VM PENDING on capacity (a
+    flex-start request) is stopped too, before capacity arrives and it starts billing.
+    """
+    if why_not is None:
+        return _stop(w, reason)
+    ours = w.kind == "compute" and w.managed_by is None and not policy.is_exempt(w.labels)
+    if ours and w.stopping:
+        reason = f"{reason}; left {w.state} by an earlier stop"
+        return ConfirmStop(w.target, reason, workload=w, restop=restop)
+    if ours and queued and w.queued:
+        flex = ", flex-start" if w.provisioning_model == "FLEX_START" else ""
+        return _stop(w, f"{reason}; {QUEUED_VM.format(state=w.state, flex=flex)}")
+    return Skip(w.target, why_not)
+
+
+QUEUED_VM = (
+    "queued for capacity ({state}{flex}): stopped, so that capacity arriving does not start "
+    "it billing"
+)
+
+
 def _notebooks_listed(workloads: Iterable[Workload]) -> frozenset[tuple[str, str, str]]:
     """(project, zone, name) of the instances the Notebooks v2 API listed."""
     return frozenset(w.key for w in workloads if w.kind == "notebook")
@@ -224,8 +259,7 @@ def stop_workloads(
                     OutsideZones(w.target, outside_zones_reason(policy, w.project, w.zone))
                 )
             continue
-        why_not = _leave_alone(w, policy, notebooks)
-        actions.append(Skip(w.target, why_not) if why_not else _stop(w, reason))
+        actions.append(_stop_or_leave(w, policy, reason, _leave_alone(w, policy, notebooks)))
     return actions
 
 
@@ -323,6 +357,14 @@ def _reap_one(
         return ReapRecommendation(target, reason, recommendation=rec, workload=w, by=run)
     if claim is None:
         return Skip(target, why_not or "not stoppable")
+    if w is not None and w.stopping:
+        # Its stop is under way, not confirmed: SUCCEEDED could be untrue, FAILED would end
+        # the recommendation. The claim stays until a run finds the VM stopped (or running).
+        return Skip(
+            target,
+            f"{w.state}: the stop of mlgov run {claim.run_id or '?'} is not "
+            "confirmed yet; its claim is kept for the next run",
+        )
     # mlgov's own stale claim on a VM that needs no stop now: close it, never strand it.
     return ReleaseClaim(
         target,
@@ -355,9 +397,7 @@ def reap_expired(workloads: Iterable[Workload], policy: ActionPolicy, today: dat
             actions.append(Skip(w.target, f"expires on {raw}, not yet"))
             continue
         why_not = _leave_alone(w, policy, notebooks)
-        actions.append(
-            Skip(w.target, why_not) if why_not else _stop(w, f"{EXPIRES_LABEL} {raw} has passed")
-        )
+        actions.append(_stop_or_leave(w, policy, f"{EXPIRES_LABEL} {raw} has passed", why_not))
     return actions
 
 
@@ -408,7 +448,13 @@ def reap_idle_gpus(
                 w.instance_id,
             )
         if policy.is_exempt(w.labels) or target.managed_by is not None or not w.running:
-            actions.append(Skip(target.target, _leave_alone(target, policy) or "not stopped"))
+            why_not = _leave_alone(target, policy) or "not stopped"
+            if target is w:
+                why = "idle GPU VM"
+                left = _stop_or_leave(w, policy, why, why_not, restop=False, queued=False)
+                actions.append(left)
+            else:
+                actions.append(Skip(target.target, why_not))
             continue
         if too_soon := _not_run_for(w, window, now, "started"):
             actions.append(Skip(target.target, too_soon))

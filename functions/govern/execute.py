@@ -34,15 +34,18 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Final, Generic, TypeVar
 
-from govern import clock, ports, scopes
+from govern import blast, clock, ports, scopes
 from govern.actions import ACTIONS, Action, Call, Confirm, Done, Skip
 from govern.logs import log
-from govern.models import ActionPolicy, Report, Result
+from govern.models import ActionPolicy, BlastRadius, Hold, Report, Result
 
 T = TypeVar("T")
 R = TypeVar("R")
 _EPSILON = 1e-9
 LEFT_REASON = "time budget exhausted before this was attempted; left for the next run"
+_ANSWERS = (ports.Gone, ports.Conflict, ports.ServiceDisabled)
+"""Errors that are the API's answer about the target (gone, changed, nothing there), not a
+failure of the call: the error-rate breaker does not count them."""
 CONTINUATION_GRACE_SECONDS: Final = 30.0
 """How far past the time budget an action that has begun may still call (claims.py and the
 function timeout, budget + 60 s, leave room for it)."""
@@ -124,6 +127,13 @@ class Runner:
     errors: list[str] = field(default_factory=list[str])
     unreadable: list[ports.Unreadable] = field(default_factory=list[ports.Unreadable])
     failed_scopes: list[str] = field(default_factory=list[str])
+    # The error-rate breaker (govern/blast.py): every call counted, and whether it failed after
+    # the adapter's retries. Armed (`arm_breaker`) by the reapers only: the budget kill switch
+    # keeps acting whatever fails around it.
+    api_calls: int = 0
+    api_failures: int = 0
+    holds: list[Hold] = field(default_factory=list[Hold])
+    _breaker: BlastRadius | None = None
     _limiter: RateLimiter = field(init=False)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -166,7 +176,56 @@ class Runner:
             begin()
         timeout = self.policy.call_timeout_seconds
         with clock.within(clock.Deadline(self.time, deadline, timeout)):
-            return fn(*args)
+            try:
+                result = fn(*args)
+            except _ANSWERS:
+                self._count(failed=False)
+                raise
+            except Exception:
+                # A PortError after the adapter's retries, a wait that timed out, or a bug.
+                self._count(failed=True)
+                raise
+        self._count(failed=False)
+        return result
+
+    def _count(self, *, failed: bool) -> None:
+        with self._lock:
+            self.api_calls += 1
+            self.api_failures += int(failed)
+
+    def arm_breaker(self, limits: BlastRadius) -> None:
+        """From now on, `breaker_open` judges the run's error rate against `limits`."""
+        self._breaker = limits
+
+    def breaker_open(self) -> bool:
+        """Whether the armed breaker has tripped (it stays open for the rest of the run).
+
+        The first time, the hold is recorded and paged (`hold`).
+        """
+        limits = self._breaker
+        if limits is None:
+            return False
+        with self._lock:
+            if any(h.kind == "breaker" for h in self.holds):
+                return True
+            calls, failures = self.api_calls, self.api_failures
+        if not blast.breaker_tripped(calls, failures, limits):
+            return False
+        self.hold(blast.breaker_hold(calls, failures, limits))
+        return True
+
+    def hold(self, hold: Hold, *, page: bool = True, **fields: Any) -> None:
+        """Record a blast-radius hold, once per kind, with one log line.
+
+        CRITICAL with `"page": true`; a dry run (`page` False) only says what an acting run
+        would have held, at WARNING.
+        """
+        with self._lock:
+            if any(h.kind == hold.kind for h in self.holds):
+                return
+            self.holds.append(hold)
+        severity = "CRITICAL" if page else "WARNING"
+        log(severity, hold.reason, page=page, blast_radius=hold.as_dict(), **fields)
 
     def action_calls(self, *, begun_already: bool = False) -> Call:
         """The `call` one action runs with: the first within the budget, later ones with grace.
@@ -335,6 +394,10 @@ def _one(runner: Runner, p: ports.Ports, action: Action, dry_run: bool) -> Resul
     if dry_run:
         would = f"dry run: would {verb}: {action.reason}{action.side_effects()}"
         return Result(action.target, verb, "simulated", would)
+    if runner.breaker_open():
+        # Started actions finish (no claim without its stop); no new one starts.
+        breaker = next(h for h in runner.holds if h.kind == "breaker")
+        return Result(action.target, verb, "skipped", f"{breaker.reason}: {action.reason}")
     done = _outcome(action, lambda: _perform(action, p, runner))
     if isinstance(done, Confirm):
         return done
@@ -432,4 +495,5 @@ def report(entry_point: str, results: Sequence[Result], runner: Runner) -> Repor
         tuple(u.target for u in runner.unreadable),
         runner.run_id,
         failed_scopes=tuple(runner.failed_scopes),
+        holds=tuple(runner.holds),
     )

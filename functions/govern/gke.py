@@ -9,12 +9,13 @@ change that loses it, so that `mlgov cap restore` (governance/tools/cap/marks.py
 values; tests/contract/test_cap_marks.py pins the two) can put them back:
 
 - node pool `mlgov-cap-prev`, one of
-  `autoscale-<total|zone>-<min>-<max>[-<any|balanced>][-n<nodes>][-nap]`: autoscaling mode
-  (total_* or per-zone fields), range, location policy; `n<nodes>` the pool's node count at
-  cap time, summed over its instance groups' targetSize (absent: not known); `nap` for a pool
-  node auto-provisioning created (its `autoprovisioned` flag is kept by restore);
-  `fixed-n<nodes>`: a fixed-size pool with that many nodes at cap time;
-  `fixed-<n>`: written by earlier versions, n = initialNodeCount per zone.
+  `autoscale-<total|zone>-<min>-<max>[-<any|balanced>][-n<nodes>[-z<a>_<b>...]][-nap]`:
+  autoscaling mode (total_* or per-zone fields), range, location policy; `n<nodes>` the pool's
+  node count at cap time, summed over its instance groups' targetSize (absent: not known);
+  `z<a>_<b>...` each zone's count, zones in name order (a pool in several zones, when it fits
+  63 characters); `nap` for a pool node auto-provisioning created (its `autoprovisioned` flag
+  is kept by restore); `fixed-n<nodes>[-z...]`: a fixed-size pool with that many nodes at cap
+  time; `fixed-<n>`: written by earlier versions, n = initialNodeCount per zone.
 - cluster `mlgov-cap-nap-<resourceType>`: `<min>-<max>` per accelerator resource limit.
 
 Values and the cap's decisions only; the REST shapes are parsed in parse/container.py, the calls
@@ -23,7 +24,7 @@ live in gcp/container.py, the steps in actions/gke.py. Standard library only.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -32,6 +33,8 @@ CAP_LABEL: Final = "mlgov-cap-prev"
 NAP_SUFFIX: Final = "-nap"
 """Ends the `mlgov-cap-prev` value of a pool node auto-provisioning created."""
 NAP_LABEL_PREFIX: Final = "mlgov-cap-nap-"
+LABEL_LIMIT: Final = 63
+"""The longest a GCP label value may be."""
 """Cluster resource label prefix holding an accelerator's NAP limit from before the cap."""
 # NAP resource limits that are not accelerators (GKE: "cpu", "memory" or a GPU/TPU type):
 # https://cloud.google.com/kubernetes-engine/docs/reference/rest/v1/projects.locations.clusters#ResourceLimit
@@ -133,12 +136,24 @@ class NodePool:
         """Whether the cap turns autoscaling off after emptying it (autoscaled, user-made pools)."""
         return self.autoscaled and not self.autoprovisioned
 
-    def previous(self, nodes: int | None = None) -> str:
+    def previous(self, nodes: int | None = None, zone_nodes: Sequence[int] | None = None) -> str:
         """The label value recording the pool's settings as they are now.
 
         `nodes`: its node count now (instance groups' targetSize summed), None if not known.
+        `zone_nodes`: each zone's count (by zone name), written as `-z<a>_<b>...` after the total
+        for a pool in several zones, when the value still fits a label (63 characters);
+        otherwise only the total is kept, and restore never sets more than it in all.
         """
-        size = f"-n{nodes}" if nodes is not None else ""
+        if nodes is None:
+            zone_nodes = None
+        zones = ""
+        if zone_nodes is not None and len(zone_nodes) > 1:
+            zones = "-z" + "_".join(str(n) for n in zone_nodes)
+        value = self._previous(nodes, zones)
+        return value if len(value) <= LABEL_LIMIT else self._previous(nodes, "")
+
+    def _previous(self, nodes: int | None, zones: str) -> str:
+        size = f"-n{nodes}{zones}" if nodes is not None else ""
         if self.autoscaling is not None and self.autoscaling.enabled:
             nap = NAP_SUFFIX if self.autoprovisioned else ""
             return f"{self.autoscaling.label()}{size}{nap}"

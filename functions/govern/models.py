@@ -142,6 +142,52 @@ class SpendCapState:
     currency: str
 
 
+# -- blast radius (the reapers' limits; govern/blast.py decides with them) -----------------------
+REAPERS: tuple[str, ...] = ("reap_idle_vms", "reap_expired", "reap_idle_gpus")
+"""The reaper entry points `blast_radius.acting_reapers` may name."""
+
+
+@dataclass(frozen=True)
+class BlastRadius:
+    """How much one reaper run may do before it stops acting and pages (MLGOV_POLICY.blast_radius).
+
+    `max_stops_per_run`: a run planning more stops acts on none of them. `max_stop_percent`:
+    likewise past this share of the running estate it read (None: off). `max_error_rate`: once
+    a run has made BREAKER_MIN_CALLS calls and more than this fraction failed, it starts no new
+    action. `canary`: `projects/<id>` or `folders/<digits>` acted on first; a failure there holds
+    the rest. `acting_reapers`: the reapers that may act (None: every reaper follows dry_run, as
+    before this key existed); a reaper not listed simulates. The budget kill switch is held to
+    none of these.
+    """
+
+    max_stops_per_run: int = 100
+    max_stop_percent: float | None = None
+    max_error_rate: float = 0.05
+    canary: tuple[str, ...] = ()
+    acting_reapers: tuple[str, ...] | None = None
+
+
+HoldKind = Literal["ceiling", "breaker", "canary"]
+
+
+@dataclass(frozen=True)
+class Hold:
+    """A blast-radius limit that held a run's actions back: which, why, and whether to retry.
+
+    `retry`: whether the caller should deliver the run again (non-2xx). A ceiling hold is not
+    retried (a retry would plan the same stops and be held the same way); a tripped breaker or
+    a failed canary is (the next attempt may find the API healthy again).
+    """
+
+    kind: HoldKind
+    reason: str
+    retry: bool
+
+    def as_dict(self) -> dict[str, object]:
+        """The report and log entry."""
+        return {"kind": self.kind, "reason": self.reason, "retry": self.retry}
+
+
 @dataclass(frozen=True)
 class ActionPolicy:
     """Everything the functions are allowed to do, read once from `MLGOV_POLICY`."""
@@ -166,6 +212,8 @@ class ActionPolicy:
     # resolved at run time (govern/resolve.py), and what the fan-out worker needs to know.
     scopes: Mapping[str, ScopePolicy] = field(default_factory=dict[str, ScopePolicy])
     fan_out: FanOutPolicy = field(default_factory=FanOutPolicy)
+    # The reapers' limits (ceiling, error-rate breaker, canary, which reapers act).
+    blast_radius: BlastRadius = field(default_factory=BlastRadius)
 
     @classmethod
     def from_json(cls, text: str | bytes | None) -> ActionPolicy:
@@ -197,6 +245,13 @@ _RUNNING: dict[Kind, frozenset[str]] = {
     "notebook": frozenset({"ACTIVE", "STARTING", "PROVISIONING", "INITIALIZING"}),
     "tpu": frozenset({"READY", "CREATING", "STARTING", "RESTARTING", "REPAIRING", "REIMAGING"}),
 }
+# On the way down but not there: what an unconfirmed stop can leave behind (compute v1 Instance
+# status: STOPPING "currently stopping", PENDING_STOP "gracefully shutting down").
+STOPPING: dict[Kind, frozenset[str]] = {
+    "compute": frozenset({"STOPPING", "PENDING_STOP"}),
+    "notebook": frozenset({"STOPPING"}),
+    "tpu": frozenset({"STOPPING"}),
+}
 
 
 @dataclass(frozen=True)
@@ -224,6 +279,8 @@ class Workload:
     local_ssds: int = 0
     user_managed_notebook: bool = False
     last_start: datetime | None = None
+    # A Compute VM's scheduling.provisioningModel (FLEX_START, SPOT, STANDARD...; "" unknown).
+    provisioning_model: str = ""
 
     @property
     def target(self) -> str:
@@ -236,9 +293,49 @@ class Workload:
         return self.state in _RUNNING[self.kind]
 
     @property
+    def queued(self) -> bool:
+        """A Compute VM waiting for capacity (PENDING: a flex-start request).
+
+        It bills once capacity arrives, so the budget cap stops it too (govern/queued.py).
+        """
+        return self.kind == "compute" and self.state == "PENDING"
+
+    @property
+    def stopping(self) -> bool:
+        """True while a stop is under way and not finished (it may still fail)."""
+        return self.state in STOPPING[self.kind]
+
+    @property
     def key(self) -> tuple[str, str, str]:
         """(project, zone, name): how recommendations and metrics find their instance."""
         return (self.project, self.zone, self.name)
+
+
+@dataclass(frozen=True)
+class QueuedResource:
+    """A TPU queued resource: a request for TPU VMs, where, its state, its nodes' labels.
+
+    Exemption is its nodes' (the labels they are to carry); govern/queued.py decides.
+    """
+
+    project: str
+    zone: str
+    name: str
+    state: str
+    labels: Mapping[str, str] = field(default_factory=dict[str, str])
+
+    @property
+    def target(self) -> str:
+        """Full resource name, as reports name it."""
+        return (
+            f"//tpu.googleapis.com/projects/{self.project}/locations/{self.zone}/"
+            f"queuedResources/{self.name}"
+        )
+
+    @property
+    def path(self) -> str:
+        """The REST name `projects/P/locations/Z/queuedResources/N`."""
+        return f"projects/{self.project}/locations/{self.zone}/queuedResources/{self.name}"
 
 
 @dataclass(frozen=True)
@@ -361,6 +458,8 @@ class Report:
     failed_scopes: tuple[str, ...] = ()
     # Fan-out: what a dispatcher published instead of acting (flows/dispatch.py), else None.
     dispatch: Mapping[str, Any] | None = None
+    # Blast-radius limits that held actions back (each paged once); see govern/blast.py.
+    holds: tuple[Hold, ...] = ()
 
     @property
     def failed(self) -> bool:
@@ -370,6 +469,7 @@ class Report:
             or self.unfinished
             or self.failed_scopes
             or any(r.outcome == "failed" for r in self.results)
+            or any(h.retry for h in self.holds)
         )
 
     def summary(self) -> str:
@@ -388,6 +488,7 @@ class Report:
             parts.append(f"{len(self.unreadable)} unreadable")
         if self.not_capped:
             parts.append(f"{len(self.not_capped)} not capped")
+        parts += [f"held by the {h.kind}" for h in self.holds]
         if self.dispatch is not None:
             parts.insert(0, f"{self.dispatch['items']} work item(s) published")
         return ", ".join(parts) or "nothing to do"
@@ -414,6 +515,7 @@ class Report:
             "no_data": list(self.no_data),
             "not_capped": list(self.not_capped),
             "failed_scopes": list(self.failed_scopes),
+            "held": [h.as_dict() for h in self.holds],
             **({"dispatch": dict(self.dispatch)} if self.dispatch is not None else {}),
         }
 

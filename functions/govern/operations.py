@@ -45,7 +45,9 @@ def accepted(what: str, state: OperationState) -> OperationState:
     nothing happened, and waiting would only read that error again.
     """
     if verdict(state) == "failed":
-        raise ports.OperationFailed(f"{what}: operation {state.name} failed: {state.error}")
+        raise ports.OperationFailed(
+            f"{what}: operation {state.name} failed: {state.error}", transient=state.transient
+        )
     return state
 
 
@@ -60,28 +62,53 @@ def wait(
     *,
     cap: float,
     first: OperationState | None = None,
+    noun: str = "operation",
 ) -> OperationState:
     """Poll until the operation finishes; its final state when it succeeded.
 
     `first`: the state the write answered with (polled at once when None). `what` names the
-    call in messages.
+    call in messages, `noun` what is waited for ("operation", or e.g. "VM").
 
     Raises:
         ports.OperationFailed: it finished with an error (the write did not happen).
         clock.OutOfTime: still running when the wait (cap, within the deadline) ran out.
+        ports.Unconfirmed: the operation answered 404 (the poll raised ports.Gone): the write
+            is not confirmed, and never taken for "already gone" or done.
         ports.PortError: a poll failed (after the adapter's retries).
     """
     time = clock.current()
     give_up = time.now() + clock.seconds_left(cap)
-    state, pause = (poll(), FIRST_PAUSE_SECONDS) if first is None else (first, 0.0)
+    read = _unconfirmed_on_404(what, poll)
+    state, pause = (read(), FIRST_PAUSE_SECONDS) if first is None else (first, 0.0)
     while (found := verdict(state)) == "running":
         if pause and time.now() + pause > give_up:
             where = state.status or "running"
             raise clock.OutOfTime(
-                f"{what}: operation {state.name} still {where} when the wait ran out"
+                f"{what}: {noun} {state.name} still {where} when the wait ran out"
             )
         if pause:
             time.sleep(pause)
-        state = poll()
+        state = read()
         pause = next_pause(pause)
     return accepted(what, state) if found == "failed" else state
+
+
+def _unconfirmed_on_404(
+    what: str, poll: Callable[[], OperationState]
+) -> Callable[[], OperationState]:
+    """`poll`, with a 404 on the operation turned into Unconfirmed.
+
+    The adapters translate a 404 into ports.Gone, which means "the target is already gone"
+    wherever a write meets it; on an operation it means only that the operation cannot be read
+    (expired, or looked up elsewhere): whether the write happened is unknown.
+    """
+
+    def read() -> OperationState:
+        try:
+            return poll()
+        except ports.Gone as err:
+            raise ports.Unconfirmed(
+                f"{what}: the operation answered 404 (not found), so the write is not confirmed"
+            ) from err
+
+    return read

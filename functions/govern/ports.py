@@ -16,7 +16,14 @@ from dataclasses import dataclass
 from typing import Final, Protocol, TypeVar
 
 from govern.gke import Autoscaling, Cluster, NodePool, ResourceLimit
-from govern.models import FoundProject, Recommendation, SpendCapState, Usage, Workload
+from govern.models import (
+    FoundProject,
+    QueuedResource,
+    Recommendation,
+    SpendCapState,
+    Usage,
+    Workload,
+)
 from govern.vertex import Endpoint, JobKind, VertexJob
 from govern.workitems import Message
 
@@ -38,9 +45,15 @@ class Conflict(PortError):
 class OperationFailed(PortError):
     """The API accepted a write (HTTP 200), but the operation it started ended in an error.
 
-    Nothing was changed: the VM still runs, the model is still deployed. Not transient in the
-    sense of Unavailable (the same write may fail the same way), but a later run may succeed.
+    Nothing was changed: the VM still runs, the model is still deployed. `transient`: the
+    operation's own error says trying again may work (Compute's `httpErrorStatusCode` 5xx or
+    429, google.rpc UNAVAILABLE...: parse/operation.py); otherwise the same write may fail the
+    same way, though a later run may still succeed.
     """
+
+    def __init__(self, message: str, *, transient: bool = False) -> None:
+        super().__init__(message)
+        self.transient = transient
 
 
 class ServiceDisabled(PortError):
@@ -56,6 +69,15 @@ class Unavailable(PortError):
 
     Trying again later may succeed: a run with such a failure is answered so that its caller
     retries it (HTTP 503, or a raise for Pub/Sub), and claims are left for the next run.
+    """
+
+
+class Unconfirmed(Unavailable):
+    """A write's operation could not be read back (HTTP 404): it is not confirmed, never done.
+
+    An operation Google no longer knows (or never had at that location) says nothing about the
+    write: the resource may have stopped or not. Like Unavailable, the caller retries, and the
+    next attempt reads the resource itself.
     """
 
 
@@ -86,6 +108,10 @@ class Listing(list[T]):
         super().__init__(items)
         self.unreadable: tuple[Unreadable, ...] = tuple(unreadable)
         self.missing: tuple[str, ...] = tuple(missing)
+
+
+VM_GONE: Final = "GONE"
+"""What Compute.wait_stopped answers for a VM that does not exist (any more)."""
 
 
 class Compute(Protocol):
@@ -119,6 +145,16 @@ class Compute(Protocol):
         """
         ...
 
+    def wait_stopped(self, project: str, zone: str, name: str) -> str:
+        """Read the VM (instances.get) until it is no longer stopping; its status then.
+
+        VM_GONE when it does not exist (any more).
+
+        Raises:
+            clock.OutOfTime: it was still stopping when the wait ran out.
+        """
+        ...
+
 
 class Notebooks(Protocol):
     """Vertex AI Workbench instances (Notebooks API v2)."""
@@ -146,6 +182,17 @@ class Tpus(Protocol):
 
     def list_nodes(self, project: str, zone: str) -> list[Workload]:
         """Nodes in one zone."""
+        ...
+
+    def list_queued_resources(self, project: str, zone: str) -> list[QueuedResource]:
+        """Queued resources (requests for TPU VMs) in one zone."""
+        ...
+
+    def delete_queued_resource(self, name: str) -> str:
+        """queuedResources.delete (no force) of `projects/P/locations/Z/queuedResources/N`.
+
+        Returns the long-running operation's name (waited for by `wait_operation`).
+        """
         ...
 
     def stop(self, project: str, zone: str, name: str) -> str:
@@ -307,13 +354,29 @@ class Budgets(Protocol):
 
 
 class Assets(Protocol):
-    """Cloud Asset Inventory: which projects a folder or organization holds."""
+    """Cloud Asset Inventory: which projects a folder or organization holds, and what runs there.
+
+    The index is eventually consistent (minutes): it finds projects and counts candidates, and
+    never decides an action alone (the flows read live state before acting).
+    """
 
     def search_projects(self, scope: str) -> list[FoundProject]:
         """Every project under `scope` (folders/N or organizations/N), every page read.
 
         Raises:
             PortError: the search failed (any page); nothing of the scope may be assumed.
+        """
+        ...
+
+    def search_workloads(
+        self, scope: str, asset_types: Sequence[str], query: str
+    ) -> list[Workload]:
+        """Every VM, TPU VM or Workbench instance of `asset_types` matching `query`.
+
+        Under `scope`, every page read; only what the index holds (kind, place, state, labels).
+
+        Raises:
+            PortError: the search failed (any page).
         """
         ...
 
@@ -418,6 +481,10 @@ LIST_NOTEBOOKS: Final = Read(
 )
 # https://cloud.google.com/tpu/docs/reference/rest/v2/projects.locations.nodes/list
 LIST_TPU_NODES: Final = Read("tpu.projects.locations.nodes.list", ("tpu.nodes.list",))
+# https://cloud.google.com/tpu/docs/reference/rest/v2/projects.locations.queuedResources/list
+LIST_QUEUED_RESOURCES: Final = Read(
+    "tpu.projects.locations.queuedResources.list", ("tpu.queuedResources.list",)
+)
 # "The current authenticated user must have the resourcemanager.projects.get permission":
 # https://cloud.google.com/billing/docs/reference/rest/v1/projects/getBillingInfo
 GET_BILLING_INFO: Final = Read(
@@ -461,6 +528,11 @@ LIST_ENDPOINTS: Final = Read(
 # desired scope"): granted on each scope's folder or organization, not in a project role.
 SEARCH_PROJECTS: Final = Read(
     "cloudasset.searchAllResources", ("cloudasset.assets.searchAllResources",)
+)
+# The same method and permission, over the reapers' workloads: a fan-out dispatcher counts each
+# project's candidates (and, with max_stop_percent, the running estate) before it publishes.
+COUNT_CANDIDATES: Final = Read(
+    "cloudasset.searchAllResources (workloads)", ("cloudasset.assets.searchAllResources",)
 )
 # https://cloud.google.com/pubsub/docs/access-control (topics.publish: pubsub.topics.publish):
 # granted on the work topic only (roles/pubsub.publisher there), to the four dispatchers. Not a

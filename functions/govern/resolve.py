@@ -30,7 +30,12 @@ DEFAULT_VERTEX_REGION: Final = "us-central1"
 
 def selected(found: Iterable[FoundProject], scope: ScopePolicy) -> tuple[str, ...]:
     """The ids of the ACTIVE projects whose labels match every label of the scope (sorted)."""
-    wanted = scope.labels.items()
+    return active_with_labels(found, scope.labels)
+
+
+def active_with_labels(found: Iterable[FoundProject], labels: Mapping[str, str]) -> tuple[str, ...]:
+    """The ids of the ACTIVE projects whose labels match every one of `labels` (sorted)."""
+    wanted = labels.items()
     return tuple(
         sorted(
             {

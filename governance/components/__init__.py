@@ -13,7 +13,7 @@ from governance.components.artifacts import (
     ArtifactStore,
     ArtifactStoreArgs,
 )
-from governance.components.automation import GovernanceFunctions, GovernanceFunctionsArgs
+from governance.components.automation import FanOut, GovernanceFunctions, GovernanceFunctionsArgs
 from governance.components.billing_export import BillingExport, BillingExportArgs
 from governance.components.budgets import ProjectBudget, ProjectBudgetArgs
 from governance.components.datasets import PartitionedDataset, PartitionedDatasetArgs, Table
@@ -30,6 +30,7 @@ from governance.components.notebooks import (
 )
 from governance.components.program import Platform, build_platform
 from governance.components.query_quotas import QueryQuotas, QueryQuotasArgs
+from governance.components.scope_grants import Scope
 from governance.components.training import (
     GpuVm,
     SpotTrainingPools,
@@ -38,6 +39,7 @@ from governance.components.training import (
     TrainingPool,
 )
 from governance.components.vertex import VertexTracking, VertexTrackingArgs
+from governance.components.worker_sizing import WorkerSize, worker_size
 from governance.labels import Labels, base_labels
 
 __all__ = [
@@ -49,6 +51,7 @@ __all__ = [
     "Autoprovisioning",
     "BillingExport",
     "BillingExportArgs",
+    "FanOut",
     "GovernanceFunctions",
     "GovernanceFunctionsArgs",
     "GpuVm",
@@ -72,6 +75,7 @@ __all__ = [
     "ProjectBudgetArgs",
     "QueryQuotas",
     "QueryQuotasArgs",
+    "Scope",
     "SpotTrainingPools",
     "SpotTrainingPoolsArgs",
     "SystemPool",
@@ -80,6 +84,8 @@ __all__ = [
     "TrainingPool",
     "VertexTracking",
     "VertexTrackingArgs",
+    "WorkerSize",
     "base_labels",
     "build_platform",
+    "worker_size",
 ]

@@ -4,10 +4,13 @@ It owns the source bucket and the content-addressed archive of functions/, the f
 one runtime service account per function with a project custom role holding only the
 permissions that function's actions need (`PERMISSIONS`, pinned to the functions' own list by
 tests/contract), the Eventarc trigger identity of the budget function, the Scheduler identity and
-jobs (OIDC) for the three reapers, and the invoker grants. The policy the functions run under is
-rendered in action_settings.py; the budget and its topic live in budgets.py. The code in
-functions/ is archived from its folder (bundled in the installed package, or the repository
-checkout) and never imported here.
+jobs (OIDC) for the three reapers, and the invoker grants. With fan-out on it also deploys the
+worker (`on_work_item`, sized in worker_sizing.py) and `on_dead_letter`, their Pub/Sub push
+identity, the work queue (fan_out.py) and, for a stack with scopes, the grants on each folder or
+organization (scope_grants.py). The policy the functions run under is rendered in
+action_settings.py; the budget and its topic live in budgets.py. The code in functions/ is
+archived from its folder (bundled in the installed package, or the repository checkout) and
+never imported here.
 """
 
 from __future__ import annotations
@@ -22,14 +25,18 @@ import pulumi
 import pulumi_gcp as gcp
 
 from governance.components.action_settings import (
-    ENTRY_POINTS,
+    DISPATCHERS,
     SCHEDULED,
+    WORKERS,
     ActionSettings,
     function_name,
     job_id,
     short_name,
 )
+from governance.components.fan_out import WorkQueue, WorkQueueArgs, work_topic_path
 from governance.components.identity import member
+from governance.components.scope_grants import Scope, ScopeGrants, ScopeGrantsArgs
+from governance.components.worker_sizing import WorkerSize
 from governance.labels import Labels
 from governance.naming import account_id, resource_name, role_id
 from mlgov_policies.vocabulary import component_type
@@ -54,7 +61,13 @@ _SKIP_SUFFIXES = (".pyc", ".pyo")
 # each flow's reads and action kinds (authoritative there; tests/contract/test_permissions.py
 # fails when the two drift apart). Nothing beyond what the code calls.
 # Every stop is confirmed by its operation (functions/govern/operations.py): *.operations.get.
-STOP_INSTANCES = ("compute.instances.list", "compute.instances.stop", "compute.zoneOperations.get")
+# instances.get: a VM an earlier, unconfirmed stop left STOPPING is read again on redelivery.
+STOP_INSTANCES = (
+    "compute.instances.get",
+    "compute.instances.list",
+    "compute.instances.stop",
+    "compute.zoneOperations.get",
+)
 STOP_NOTEBOOKS = (
     "notebooks.instances.list",
     "notebooks.instances.stop",
@@ -64,6 +77,9 @@ STOP_NOTEBOOKS = (
 # never lists Workbench instances.
 STOP_NOTEBOOKS_FOUND_ELSEWHERE = ("notebooks.instances.stop", "notebooks.operations.get")
 STOP_TPUS = ("tpu.nodes.list", "tpu.nodes.stop", "tpu.operations.get")
+# The budget cap withdraws TPU queued resources still waiting for capacity (they bill the moment
+# it arrives); only the budget cap does, never a reaper.
+WITHDRAW_QUEUED_TPUS = ("tpu.queuedResources.delete", "tpu.queuedResources.list")
 REAP_RECOMMENDATIONS = (
     "compute.instances.list",
     "compute.instances.stop",
@@ -105,28 +121,46 @@ UNLINK_BILLING = (
 # Only in the budget function's role, and only where the stack declares spend caps: reading a
 # single-project budget with project permissions (Budget API access control, GetBudget).
 READ_SPEND_CAPS = ("billing.resourcebudgets.read", "resourcemanager.projects.get")
+# Organization scale (DESIGN.md section 5). The dispatchers find a scope's projects through
+# Cloud Asset Inventory (granted on each scope's parent, scope_grants.py) and publish work items
+# (granted on the work topic only, fan_out.py): neither is in their project role.
+RESOLVE_SCOPES = ("cloudasset.assets.searchAllResources",)
+PUBLISH_WORK = ("pubsub.topics.publish",)
+GRANTED_ELSEWHERE = frozenset({*RESOLVE_SCOPES, *PUBLISH_WORK})
 
 
 def _union(*groups: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(sorted({p for group in groups for p in group}))
 
 
+# One project's part of the budget cap; reading the stack's spend caps is the budget function's
+# own (it reports them when a cap's alert arrives), never a work item's.
+_CAP_ONE_PROJECT = _union(
+    STOP_INSTANCES,
+    STOP_NOTEBOOKS,
+    STOP_TPUS,
+    WITHDRAW_QUEUED_TPUS,
+    UNLINK_BILLING,
+    CAP_GKE,
+    CANCEL_VERTEX_JOBS,
+    UNDEPLOY_ENDPOINTS,
+)
+_REAP_IDLE_VMS = _union(REAP_RECOMMENDATIONS)
+_REAP_EXPIRED = _union(STOP_INSTANCES, STOP_NOTEBOOKS, STOP_TPUS)
+_REAP_IDLE_GPUS = _union(
+    STOP_INSTANCES, STOP_NOTEBOOKS_FOUND_ELSEWHERE, STOP_TPUS, READ_GPU_METRICS
+)
+_DISPATCH = _union(RESOLVE_SCOPES, PUBLISH_WORK)
+
 PERMISSIONS: dict[str, tuple[str, ...]] = {
-    "on_budget_alert": _union(
-        STOP_INSTANCES,
-        STOP_NOTEBOOKS,
-        STOP_TPUS,
-        UNLINK_BILLING,
-        CAP_GKE,
-        CANCEL_VERTEX_JOBS,
-        UNDEPLOY_ENDPOINTS,
-        READ_SPEND_CAPS,
-    ),
-    "reap_idle_vms": _union(REAP_RECOMMENDATIONS),
-    "reap_expired": _union(STOP_INSTANCES, STOP_NOTEBOOKS, STOP_TPUS),
-    "reap_idle_gpus": _union(
-        STOP_INSTANCES, STOP_NOTEBOOKS_FOUND_ELSEWHERE, STOP_TPUS, READ_GPU_METRICS
-    ),
+    "on_budget_alert": _union(_CAP_ONE_PROJECT, READ_SPEND_CAPS, _DISPATCH),
+    "reap_idle_vms": _union(_REAP_IDLE_VMS, _DISPATCH),
+    "reap_expired": _union(_REAP_EXPIRED, _DISPATCH),
+    "reap_idle_gpus": _union(_REAP_IDLE_GPUS, _DISPATCH),
+    # One project's part of any of the four: what each of them does to a project when it acts.
+    "on_work_item": _union(_CAP_ONE_PROJECT, _REAP_IDLE_VMS, _REAP_EXPIRED, _REAP_IDLE_GPUS),
+    # Logs each dead letter; calls nothing.
+    "on_dead_letter": (),
 }
 
 
@@ -137,16 +171,39 @@ def function_permissions(
     undeploy_endpoints: bool = False,
     read_spend_caps: bool = False,
 ) -> tuple[str, ...]:
-    """The permissions of one function's custom role (sorted), less what the stack opts out of."""
-    opt_ins = (
-        (UNLINK_BILLING, allow_billing_disable),
-        (UNDEPLOY_ENDPOINTS, undeploy_endpoints),
-        (READ_SPEND_CAPS, read_spend_caps),
+    """The permissions of one function's project custom role (sorted), less the opt-outs.
+
+    Permissions granted on their own resource (GRANTED_ELSEWHERE: a scope's parent, the work
+    topic) are never in the project role.
+    """
+    mine = set(PERMISSIONS[entry_point])
+    # An opt-in counts only for a function that does that thing at all (the worker unlinks but
+    # never reads spend caps: their shared resourcemanager.projects.get follows the unlink).
+    opt_ins = tuple(
+        (group, on and set(group) <= mine)
+        for group, on in (
+            (UNLINK_BILLING, allow_billing_disable),
+            (UNDEPLOY_ENDPOINTS, undeploy_endpoints),
+            (READ_SPEND_CAPS, read_spend_caps),
+        )
     )
     # A permission two opt-ins share (resourcemanager.projects.get) stays if either is on.
     kept = {p for group, on in opt_ins if on for p in group}
-    dropped = {p for group, on in opt_ins if not on for p in group} - kept
+    dropped = ({p for group, on in opt_ins if not on for p in group} - kept) | GRANTED_ELSEWHERE
     return tuple(p for p in PERMISSIONS[entry_point] if p not in dropped)
+
+
+def scope_work_permissions(*, undeploy_endpoints: bool) -> tuple[str, ...]:
+    """What the worker may do in every project of a scope: its actions, billing unlink apart.
+
+    Unlinking is its own role, granted only on a scope that allows it (scope_grants.py).
+    """
+    return function_permissions(
+        "on_work_item",
+        allow_billing_disable=False,
+        undeploy_endpoints=undeploy_endpoints,
+        read_spend_caps=False,
+    )
 
 
 # --------------------------------------------------------------------------- source archive
@@ -209,7 +266,23 @@ class GovernanceFunctionsArgs:
     undeploy_endpoints: bool = False
     read_spend_caps: bool = False
     """The stack declares spend caps: the budget function reads their state."""
+    fan_out: FanOut | None = None
+    """Fan-out on: the worker, the dead-letter logger and the work queue."""
     source_dir: Path = field(default_factory=functions_dir)
+
+
+@dataclass(frozen=True, kw_only=True)
+class FanOut:
+    """The fan-out pieces of a stack: the queue's delivery bound, the worker's size, the scopes.
+
+    `organization` is None exactly when there are no scopes.
+    """
+
+    project_number: str
+    max_delivery_attempts: int
+    worker: WorkerSize
+    organization: str | None = None
+    scopes: tuple[Scope, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -218,6 +291,19 @@ class _Deployed:
     service: pulumi.Output[str]
     uri: pulumi.Output[str]
     """The Cloud Run (run.app) URL: the one Scheduler traffic counts as internal on."""
+    account: gcp.serviceaccount.Account
+
+
+@dataclass(frozen=True)
+class _Shape:
+    """How one function runs: its timeout, instances, concurrency and size."""
+
+    timeout: int
+    max_instances: int
+    concurrency: int = 1
+    memory: str = "512Mi"
+    cpu: str | None = None  # None: what the memory comes with; more than 1 item at once needs 1
+    extra_env: tuple[tuple[str, str], ...] = ()
 
 
 def _collect(outputs: Mapping[str, pulumi.Output[str]]) -> pulumi.Output[dict[str, str]]:
@@ -256,18 +342,29 @@ class GovernanceFunctions(pulumi.ComponentResource):
             opts=child,
         )
 
+        topic = work_topic_path(args.prefix, args.project) if args.fan_out is not None else None
         deployed: dict[str, _Deployed] = {}
         jobs: dict[str, gcp.cloudscheduler.Job] = {}
-        for entry_point in ENTRY_POINTS:
+        for entry_point in DISPATCHERS:
             is_event = entry_point not in SCHEDULED
+            shape = _Shape(
+                timeout=EVENT_TIMEOUT_SECONDS if is_event else args.http_timeout_seconds,
+                max_instances=args.max_instances,
+                # The dispatchers publish one work item per project instead of acting.
+                extra_env=(("MLGOV_WORK_TOPIC", topic),) if topic else (),
+            )
             fn = self._function(
-                name, args, entry_point, labels, bucket, archive, trigger_sa, is_event, child
+                name, args, entry_point, labels, bucket, archive, trigger_sa, is_event, shape, child
             )
             deployed[entry_point] = fn
             invoker = trigger_sa if is_event else scheduler_sa
             self._invokers(name, args, entry_point, fn, invoker, is_event, child)
             if not is_event:
                 jobs[entry_point] = self._job(name, args, entry_point, fn, scheduler_sa, child)
+        if args.fan_out is not None:
+            deployed.update(
+                self._fan_out(name, args, args.fan_out, labels, bucket, archive, deployed, child)
+            )
 
         self.function_names = _collect({ep: d.function.name for ep, d in deployed.items()})
         self.function_urls = _collect({ep: d.function.url for ep, d in deployed.items()})
@@ -283,6 +380,98 @@ class GovernanceFunctions(pulumi.ComponentResource):
                 "source_object": self.source_object,
             }
         )
+
+    def _fan_out(
+        self,
+        name: str,
+        args: GovernanceFunctionsArgs,
+        fan: FanOut,
+        labels: dict[str, str],
+        bucket: gcp.storage.Bucket,
+        archive: gcp.storage.BucketObject,
+        dispatchers: Mapping[str, _Deployed],
+        child: pulumi.ResourceOptions,
+    ) -> dict[str, _Deployed]:
+        """The worker and the dead-letter logger, their push identity, queue and scope grants."""
+        push_sa = gcp.serviceaccount.Account(
+            f"{name}-push-sa",
+            account_id=account_id(args.prefix, "fn-push"),
+            project=args.project,
+            display_name="mlgov work queue (Pub/Sub push, OIDC) -> on_work_item, on_dead_letter",
+            opts=child,
+        )
+        w = fan.worker
+        shapes = {
+            # Sized from the quotas (worker_sizing.py); more than one item at once needs 1 vCPU.
+            "on_work_item": _Shape(
+                timeout=w.timeout_seconds,
+                max_instances=w.instances,
+                concurrency=w.concurrency,
+                memory="2Gi",
+                cpu="1",
+            ),
+            # It only logs, but every function gets a work budget above one call's timeout.
+            "on_dead_letter": _Shape(timeout=120, max_instances=1),
+        }
+        workers: dict[str, _Deployed] = {}
+        for entry_point in WORKERS:
+            fn = self._function(
+                name,
+                args,
+                entry_point,
+                labels,
+                bucket,
+                archive,
+                push_sa,
+                False,
+                shapes[entry_point],
+                child,
+                pushed=True,
+            )
+            workers[entry_point] = fn
+            gcp.cloudrunv2.ServiceIamMember(
+                f"{name}-{short_name(entry_point)}-run-invoker",
+                project=args.project,
+                location=args.region,
+                name=fn.service,
+                role="roles/run.invoker",
+                member=member(push_sa.email),
+                opts=child,
+            )
+        publishers = {ep: member(d.account.email) for ep, d in dispatchers.items()}
+        WorkQueue(
+            f"{name}-work",
+            WorkQueueArgs(
+                prefix=args.prefix,
+                project=args.project,
+                project_number=fan.project_number,
+                labels=labels,
+                max_delivery_attempts=fan.max_delivery_attempts,
+                worker_uri=workers["on_work_item"].uri,
+                dead_letter_uri=workers["on_dead_letter"].uri,
+                push_account=push_sa,
+                dispatchers=publishers,
+            ),
+            opts=child,
+        )
+        if fan.organization is not None and fan.scopes:
+            ScopeGrants(
+                f"{name}-scopes",
+                ScopeGrantsArgs(
+                    prefix=args.prefix,
+                    organization=fan.organization,
+                    scopes=fan.scopes,
+                    dispatchers=publishers,
+                    worker=member(workers["on_work_item"].account.email),
+                    dispatch_permissions=RESOLVE_SCOPES,
+                    work_permissions=scope_work_permissions(
+                        undeploy_endpoints=args.undeploy_endpoints
+                    ),
+                    unlink_permissions=UNLINK_BILLING,
+                ),
+                opts=child,
+            )
+        return workers
 
     # ----------------------------------------------------------------------- pieces
     @staticmethod
@@ -346,7 +535,7 @@ class GovernanceFunctions(pulumi.ComponentResource):
     @staticmethod
     def _runtime_identity(
         name: str, args: GovernanceFunctionsArgs, entry_point: str, child: pulumi.ResourceOptions
-    ) -> tuple[gcp.serviceaccount.Account, gcp.projects.IAMMember]:
+    ) -> tuple[gcp.serviceaccount.Account, gcp.projects.IAMMember | None]:
         slug = short_name(entry_point)
         account = gcp.serviceaccount.Account(
             f"{name}-{slug}-sa",
@@ -355,20 +544,21 @@ class GovernanceFunctions(pulumi.ComponentResource):
             display_name=f"mlgov function {entry_point}",
             opts=child,
         )
+        permissions = function_permissions(
+            entry_point,
+            allow_billing_disable=args.allow_billing_disable,
+            undeploy_endpoints=args.undeploy_endpoints,
+            read_spend_caps=args.read_spend_caps,
+        )
+        if not permissions:  # on_dead_letter calls nothing; a custom role needs a permission
+            return account, None
         role = gcp.projects.IAMCustomRole(
             f"{name}-{slug}-role",
             role_id=role_id(args.prefix, f"fn_{entry_point}"),
             project=args.project,
             title=f"mlgov function {entry_point}",
             description="Only what this function's code calls (functions/govern/permissions.py).",
-            permissions=list(
-                function_permissions(
-                    entry_point,
-                    allow_billing_disable=args.allow_billing_disable,
-                    undeploy_endpoints=args.undeploy_endpoints,
-                    read_spend_caps=args.read_spend_caps,
-                )
-            ),
+            permissions=list(permissions),
             stage="GA",
             opts=child,
         )
@@ -391,10 +581,14 @@ class GovernanceFunctions(pulumi.ComponentResource):
         archive: gcp.storage.BucketObject,
         trigger_sa: gcp.serviceaccount.Account,
         is_event: bool,
+        shape: _Shape,
         child: pulumi.ResourceOptions,
+        *,
+        pushed: bool = False,
     ) -> _Deployed:
+        """One function; `pushed`: Pub/Sub pushes to it (internal ingress, no trigger)."""
         account, binding = self._runtime_identity(name, args, entry_point, child)
-        timeout = EVENT_TIMEOUT_SECONDS if is_event else args.http_timeout_seconds
+        timeout = shape.timeout
         budget = float(timeout - REPORT_MARGIN_SECONDS)
         policy_json = args.policy.apply(
             lambda p: p.model_copy(update={"time_budget_seconds": budget}).model_dump_json()
@@ -429,25 +623,29 @@ class GovernanceFunctions(pulumi.ComponentResource):
             ),
             service_config=gcp.cloudfunctionsv2.FunctionServiceConfigArgs(
                 service_account_email=account.email,
-                environment_variables={"MLGOV_POLICY": policy_json},
+                environment_variables={"MLGOV_POLICY": policy_json, **dict(shape.extra_env)},
                 min_instance_count=0,
-                max_instance_count=args.max_instances,
-                max_instance_request_concurrency=1,
-                available_memory="512Mi",
+                max_instance_count=shape.max_instances,
+                max_instance_request_concurrency=shape.concurrency,
+                available_memory=shape.memory,
+                available_cpu=shape.cpu,
                 timeout_seconds=timeout,
-                # As narrow as each trigger allows; IAM (no allUsers invoker) gates both.
-                ingress_settings=EVENT_INGRESS if is_event else args.scheduled_ingress,
+                # As narrow as each trigger allows; IAM (no allUsers invoker) gates both. Pub/Sub
+                # push to the run.app URL is internal traffic, as Eventarc's is.
+                ingress_settings=EVENT_INGRESS if is_event or pushed else args.scheduled_ingress,
                 all_traffic_on_latest_revision=True,
             ),
             event_trigger=trigger,
             # The role must be bound before the first invocation can succeed.
-            opts=pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=[binding])),
+            opts=pulumi.ResourceOptions.merge(
+                child, pulumi.ResourceOptions(depends_on=[binding] if binding else [])
+            ),
         )
         service = function.service_config.apply(
             lambda c: c.service if c is not None and c.service else ""
         )
         uri = function.service_config.apply(lambda c: c.uri if c is not None and c.uri else "")
-        return _Deployed(function, service, uri)
+        return _Deployed(function, service, uri, account)
 
     @staticmethod
     def _invokers(

@@ -2,8 +2,10 @@
 
 It owns the Pub/Sub topic (the budget guard function subscribes to it; see automation.py), the
 publisher grant for Cloud Billing's budget service account, and the `gcp.billing.Budget` with
-actual-spend and forecast thresholds. What happens when a threshold is crossed is decided by the
-function in functions/, from the policy JSON the program renders.
+actual-spend and forecast thresholds, counting the project's spend, or with `scopes` the spend
+of those folders/organizations (the Budget API's `resourceAncestors`). What happens when a
+threshold is crossed is decided by the function in functions/, from the policy JSON the program
+renders.
 """
 
 from __future__ import annotations
@@ -33,6 +35,9 @@ class ProjectBudgetArgs:
     # Fractions of the amount: actual spend, then forecast spend.
     thresholds: Sequence[float] = (0.5, 0.9, 1.0)
     forecast_thresholds: Sequence[float] = (1.0,)
+    # Folders/organizations whose spend the budget counts instead of the project's (the
+    # budget's cap then acts in them: action_settings.py).
+    scopes: Sequence[str] = ()
 
 
 def threshold_rules(
@@ -82,8 +87,11 @@ class ProjectBudget(pulumi.ComponentResource):
             f"{name}-budget",
             billing_account=args.billing_account,
             display_name=resource_name(args.prefix, "monthly"),
+            # Filters narrow one another (each says "only this usage"), so a budget of scopes
+            # names only them: with the project too it would count that one project alone.
             budget_filter=gcp.billing.BudgetBudgetFilterArgs(
-                projects=[f"projects/{args.project_number}"],
+                projects=None if args.scopes else [f"projects/{args.project_number}"],
+                resource_ancestors=list(args.scopes) or None,
                 credit_types_treatment="INCLUDE_ALL_CREDITS",
                 calendar_period=PERIOD,
             ),

@@ -26,7 +26,7 @@ from governance.components.artifacts import (
     ArtifactStore,
     ArtifactStoreArgs,
 )
-from governance.components.automation import GovernanceFunctions, GovernanceFunctionsArgs
+from governance.components.automation import FanOut, GovernanceFunctions, GovernanceFunctionsArgs
 from governance.components.billing_export import BillingExport, BillingExportArgs
 from governance.components.budgets import ProjectBudget, ProjectBudgetArgs
 from governance.components.datasets import PartitionedDataset, PartitionedDatasetArgs, Table
@@ -49,6 +49,7 @@ from governance.components.notebooks import (
     OfficeHours,
 )
 from governance.components.query_quotas import QueryQuotas, QueryQuotasArgs
+from governance.components.scope_grants import Scope
 from governance.components.spend_caps import SpendCap, SpendCaps, SpendCapsArgs
 from governance.components.training import (
     GpuVm,
@@ -58,6 +59,7 @@ from governance.components.training import (
     TrainingPool,
 )
 from governance.components.vertex import VertexTracking, VertexTrackingArgs
+from governance.components.worker_sizing import worker_size
 from governance.labels import Labels, base_labels
 from governance.settings import (
     ArtifactSettings,
@@ -73,6 +75,7 @@ from governance.settings.gke import ControlPlaneSettings
 from governance.settings.log_volume import EXCLUSION_FILTERS
 from governance.settings.log_volume import resolved as logging_resolved
 from governance.settings.query_quotas import resolved as quotas_resolved
+from governance.settings.scopes import organization_of, scope_unlinks
 from mlgov_policies.compat.spend_caps import SERVICES
 
 if TYPE_CHECKING:
@@ -255,14 +258,33 @@ def spend_caps(s: Settings, budget: ProjectBudget) -> SpendCaps | None:
     )
 
 
+def fan_out(s: Settings) -> FanOut | None:
+    """The fan-out pieces the settings ask for: the worker's size, the scopes to grant on."""
+    auto = s.automation
+    if not auto.fan_out:
+        return None
+    return FanOut(
+        project_number=s.project_number,
+        max_delivery_attempts=auto.max_delivery_attempts,
+        worker=worker_size(),
+        organization=organization_of(s) if auto.scopes else None,
+        scopes=tuple(Scope(key, scope_unlinks(s, key)) for key in sorted(auto.scopes)),
+    )
+
+
 def policy_of(
     s: Settings, budget: ProjectBudget, caps: SpendCaps | None
 ) -> pulumi.Output[ActionSettings]:
     """The functions' policy, once the budget ids (and the spend caps' names) are known."""
+    instances = worker_size().instances
     if caps is None:
-        return budget.budget_id.apply(lambda budget_id: action_settings(s, budget_id))
+        return budget.budget_id.apply(
+            lambda budget_id: action_settings(s, budget_id, worker_instances=instances)
+        )
     return pulumi.Output.all(budget.budget_id, caps.alert_budget_ids, caps.cap_names).apply(
-        lambda v: action_settings(s, v[0], spend_caps=spend_cap_policies(s, v[1], v[2]))
+        lambda v: action_settings(
+            s, v[0], spend_caps=spend_cap_policies(s, v[1], v[2]), worker_instances=instances
+        )
     )
 
 
@@ -298,6 +320,7 @@ def build_platform(s: Settings) -> Platform:
             billing_account=s.billing_account,
             labels=labels,
             amount_usd=s.budget.amount_usd,
+            scopes=s.budget.scopes,
             thresholds=s.budget.thresholds,
             forecast_thresholds=s.budget.forecast_thresholds,
         ),
@@ -333,6 +356,7 @@ def build_platform(s: Settings) -> Platform:
                 http_timeout_seconds=auto.http_timeout_seconds,
                 max_instances=auto.max_instances,
                 scheduled_ingress=auto.scheduled_ingress,
+                fan_out=fan_out(s),
             ),
         )
 

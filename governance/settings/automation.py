@@ -12,6 +12,12 @@ from pydantic import Field
 
 from governance.settings.accepted import CronSchedule, Flag
 from governance.settings.base import Model, TimeZone
+from governance.settings.scopes import (
+    BlastRadiusSettings,
+    OrganizationKey,
+    ScopeKey,
+    ScopeSettings,
+)
 
 
 class AutomationSettings(Model):
@@ -41,6 +47,15 @@ class AutomationSettings(Model):
     max_instances: Annotated[int, Field(ge=1, le=10)] = 1  # per function: one run at a time
     # Ingress of the three Scheduler-called functions (the budget function is always internal).
     scheduled_ingress: Literal["ALLOW_ALL", "ALLOW_INTERNAL_ONLY"] = "ALLOW_ALL"
+    # Organization scale (scopes.py): one work item per project on Pub/Sub, folders and
+    # organizations as scopes, and what the reapers may do in one run.
+    fan_out: Flag = False
+    # Pub/Sub's dead-letter bound is 5..100 delivery attempts; 20 lets a burst wait through
+    # backoff (a worker's 429 counts as an attempt: components/worker_sizing.py).
+    max_delivery_attempts: Annotated[int, Field(ge=5, le=100)] = 20
+    organization: OrganizationKey | None = None
+    scopes: dict[ScopeKey, ScopeSettings] = Field(default_factory=dict[str, ScopeSettings])
+    blast_radius: BlastRadiusSettings = BlastRadiusSettings()
 
     def schedules(self) -> dict[str, str]:
         """The unix-cron schedule of each scheduled entry point."""

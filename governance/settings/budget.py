@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Final
 from pydantic import Field
 
 from governance.settings.base import Fraction, Model, Problem
+from governance.settings.scopes import ScopeKey, billing_unlink_possible
 
 if TYPE_CHECKING:
     from governance.settings.root import Settings
@@ -37,6 +38,9 @@ class BudgetSettings(Model):
     forecast_thresholds: tuple[Fraction, ...] = (1.0,)  # fractions, forecast spend
     stop_at: Fraction | None = 1.0  # stop governed workloads at this fraction (actual)
     disable_billing_at: Fraction | None = None  # unlink billing at this fraction (actual)
+    # Folders or organizations (declared in automation.scopes) whose spend the budget counts
+    # and whose projects its cap stops, instead of the stack's project.
+    scopes: tuple[ScopeKey, ...] = ()
 
 
 def problems(s: Settings) -> Iterator[Problem]:
@@ -49,7 +53,14 @@ def problems(s: Settings) -> Iterator[Problem]:
                 "unlinking billing stops every service in the project; it is never allowed in "
                 "prod: remove it",
             )
-        elif not s.automation.allow_billing_disable:
+        elif b.scopes and not billing_unlink_possible(s):
+            yield (
+                "budget.disable_billing_at",
+                "unlinking billing stops every service in each project and may delete resources; "
+                "no scope of budget.scopes allows it: set allow_billing_disable: true on the "
+                "scope (automation.scopes) to confirm",
+            )
+        elif not b.scopes and not s.automation.allow_billing_disable:
             yield (
                 "budget.disable_billing_at",
                 "unlinking billing stops every service in the project and may delete resources; "

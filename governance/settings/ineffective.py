@@ -82,6 +82,31 @@ def automation_warnings(s: Settings) -> Iterator[Problem]:
             )
 
 
+def scale_warnings(s: Settings) -> Iterator[Problem]:
+    """Organization-scale settings that nothing deploys or reads."""
+    a = s.automation
+    given = a.model_fields_set
+    if not a.enabled:
+        for key in ("fan_out", "scopes", "blast_radius"):
+            if key in given:
+                yield (
+                    f"automation.{key}",
+                    "does nothing: automation.enabled is false, so no function is deployed; "
+                    "enable automation or remove it",
+                )
+    elif not a.fan_out and "max_delivery_attempts" in given:
+        yield (
+            "automation.max_delivery_attempts",
+            "does nothing without automation.fan_out: there is no work subscription to retry; "
+            "remove it or turn fan-out on",
+        )
+    if a.organization is not None and not a.scopes:
+        yield (
+            "automation.organization",
+            "does nothing without automation.scopes: no custom role is created there; remove it",
+        )
+
+
 def pool_warnings(s: Settings) -> Iterator[Problem]:
     """Training-pool keys the pool's kind does not use."""
     for name, pool in s.training_pools.items():
@@ -113,6 +138,7 @@ WARNINGS: tuple[Callable[[Settings], Iterator[Problem]], ...] = (
     pool_warnings,
     dataset_warnings,
     automation_warnings,
+    scale_warnings,
     budget_warnings,
 )
 

@@ -36,6 +36,10 @@ def _set_aside(
     whole section aside would bring back its defaults, and with them problems the user does not
     have); anything else takes its top-level key.
     """
+    if loc and loc[-1] == "[key]":
+        # A key pydantic refuses in a mapping (a malformed scope): that entry goes, not the
+        # section around it.
+        loc = loc[:-1]
     if not loc:
         return None
     top = str(loc[0])

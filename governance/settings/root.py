@@ -28,6 +28,7 @@ from governance.settings import (
     notebooks,
     offered,
     query_quotas,
+    scopes,
     training,
 )
 from governance.settings.accepted import ProjectId
@@ -218,6 +219,7 @@ CHECKS: tuple[Callable[[Settings], Iterator[Problem]], ...] = (
     datasets.problems,
     billing_export.problems,
     budget.problems,
+    scopes.problems,
     artifacts.problems,
     query_quotas.problems,
     log_volume.problems,

@@ -17,6 +17,8 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from governance.tools.automation_lines import TITLE as AUTOMATION_TITLE
+from governance.tools.automation_lines import automation_lines
 from governance.tools.key_settings import key_settings
 from governance.tools.layout import Column, render
 from governance.tools.terminal import visible
@@ -340,6 +342,10 @@ def text(doc: Doc, width: int | None = None, *, plain: bool = False) -> str:
         lines += _wrap(f"{CEILINGS_TITLE}:", width, "  ")
         for cap in caps:
             lines += _wrap(f"  {cap}", width, "    ")
+    if automation := automation_lines(doc):
+        lines += _wrap(f"{AUTOMATION_TITLE}:", width, "  ")
+        for line in automation:
+            lines += _wrap(f"  {line}", width, "    ")
     for footer in (*price_notes(doc), *FOOTER_HINTS):
         lines += _wrap(footer, width, "  ")
     lines += _findings(doc, width)
@@ -372,6 +378,10 @@ def markdown(doc: Doc) -> str:
     if caps := ceilings(doc):
         out += [f"**{CEILINGS_TITLE[0].upper()}{CEILINGS_TITLE[1:]}** {caps[-1]}", ""]
         out += [f"- {_md_cell(c)}" for c in caps[:-1]]
+        out.append("")
+    if automation := automation_lines(doc):
+        out += [f"**{AUTOMATION_TITLE[0].upper()}{AUTOMATION_TITLE[1:]}**", ""]
+        out += [f"- {_md_cell(line)}" for line in automation]
         out.append("")
     if doc.get("violations"):
         out += ["| enforcement | policy | resource | problem | fix |", "|---|---|---|---|---|"]

@@ -30,7 +30,9 @@ from mlgov_policies.rules import (
     iam,
     labels,
     location,
+    pubsub,
     scheduler,
+    scope_grants,
     sql,
     storage,
     training,
@@ -105,6 +107,8 @@ RULES: tuple[Rule, ...] = (
     billing.SPEND_CAP_PAIRED,
     billing.SPEND_CAP_BLOCKS_AUTOMATION,
     compute.NO_PUBLIC_IP,
+    pubsub.WORK_TOPIC_PUBLISHER,
+    scope_grants.SCOPE_LEAST_PRIVILEGE,
 )
 
 ALL_RULES: Mapping[str, Rule] = {rule.name: rule for rule in RULES}

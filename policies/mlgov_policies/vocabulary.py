@@ -161,6 +161,14 @@ PUBSUB_SUBSCRIPTION_IAM_BINDING: Final = "gcp:pubsub/subscriptionIAMBinding:Subs
 PROJECT_IAM_POLICY: Final = "gcp:projects/iAMPolicy:IAMPolicy"
 SERVICE_ACCOUNT_IAM_MEMBER: Final = "gcp:serviceaccount/iAMMember:IAMMember"
 SERVICE_ACCOUNT_IAM_BINDING: Final = "gcp:serviceaccount/iAMBinding:IAMBinding"
+# Grants above the project: on a folder or an organization, every project below inherits them.
+FOLDER_IAM_MEMBER: Final = "gcp:folder/iAMMember:IAMMember"
+FOLDER_IAM_BINDING: Final = "gcp:folder/iAMBinding:IAMBinding"
+FOLDER_IAM_POLICY: Final = "gcp:folder/iAMPolicy:IAMPolicy"
+ORG_IAM_MEMBER: Final = "gcp:organizations/iAMMember:IAMMember"
+ORG_IAM_BINDING: Final = "gcp:organizations/iAMBinding:IAMBinding"
+ORG_IAM_POLICY: Final = "gcp:organizations/iAMPolicy:IAMPolicy"
+ORG_CUSTOM_ROLE: Final = "gcp:organizations/iAMCustomRole:IAMCustomRole"
 
 
 def is_component(type_: str) -> bool:

@@ -106,10 +106,10 @@ def test_status_lists_every_capped_resource_of_the_governed_projects_and_writes_
     l4 = _item(doc, "/l4-spot")
     assert l4["now"] == "autoscaling off"
     assert l4["before"] == (
-        "autoscaling 0-16 nodes in total, location policy ANY, 6 node(s) at cap time"
+        "autoscaling 0-16 nodes in total, location policy ANY, 6 node(s) at cap time (3/3 by zone)"
     )
     assert l4["outcome"] == "capped"
-    assert _item(doc, "/t4-fixed")["before"] == "fixed size, 6 node(s)"
+    assert _item(doc, "/t4-fixed")["before"] == "fixed size, 6 node(s) (3/3 by zone)"
     assert _item(doc, CLUSTER)["before"] == "nvidia-l4 0-32, nvidia-tesla-t4 0-16"
     endpoint = _item(doc, "e-opted")
     assert endpoint["now"] == "no model deployed"
@@ -126,7 +126,7 @@ def test_status_text_says_what_was_there_and_what_is_not_undone(prod, capsys):
     out = capsys.readouterr().out.splitlines()
     assert out[0] == f"stack prod: governed {PROJECT} ({A}, {B})"
     assert f"node pool {POOL}/t4-fixed" in out
-    assert "  before the cap: fixed size, 6 node(s)" in out
+    assert "  before the cap: fixed size, 6 node(s) (3/3 by zone)" in out
     assert "  restore sets: setSize 3 node(s) per zone x 2 zone(s)" not in out
     assert "  restore sets: 3 node(s) per zone x 2 zone(s)" in out
     assert "not undone by restore:" in out

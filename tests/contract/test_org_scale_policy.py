@@ -1,8 +1,8 @@
-"""The organization-scale keys of MLGOV_POLICY, as the shared contract of issue 29 writes them.
+"""The organization-scale keys of MLGOV_POLICY, as docs/reference/functions.md writes them.
 
-A JSON-level contract test (governance renders these keys in parallel work): the example below is
-the contract's, and the functions' parser must read it with the meaning the contract gives it.
-`blast_radius` is parsed by the blast-radius work and is left out here.
+A JSON-level contract test: the example below is the documented one, and the functions' parser
+must read it with the meaning the documentation gives it (test_policy_json.py holds what the
+governance side renders to the same parser; `blast_radius` is covered there).
 """
 
 from __future__ import annotations

@@ -2,6 +2,9 @@
 
 governance/action_settings.py renders the JSON; functions/govern/models.py parses it. Neither
 imports the other, so this test is the only thing holding them together (DESIGN.md contract 2).
+
+Organization scale adds `blast_radius` (always rendered), `scopes`, `budgets.<id>.scopes` and
+`fan_out`: a key the two sides spell differently fails these tests.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from hypothesis import strategies as st
 from govern.models import ActionPolicy, PolicyError
 from governance.components.action_settings import ActionSettings, action_settings
 from governance.settings import Settings, settings_from_config
+from governance.settings.scopes import REAPERS
 from tests.conftest import STACKS, stack_config
 
 BUDGET_ID = "de72f49d-779b-4945-a127-4d6ce8def0bb"  # the documented example budgetId
@@ -27,6 +31,11 @@ def stack_settings(stack: str, **overrides: Any) -> Settings:
     for key, value in overrides.items():
         raw[key] = {**raw.get(key, {}), **value}
     return settings_from_config({**config, "mlgov:settings": raw})
+
+
+def added(parsed: object, name: str) -> Any:
+    """An attribute the functions' side adds for issue 29 (scopes, fan_out, blast_radius)."""
+    return getattr(parsed, name)
 
 
 def parse(rendered: ActionSettings) -> ActionPolicy:
@@ -196,3 +205,115 @@ def test_a_notification_of_the_rendered_budget_acts_and_a_foreign_one_does_not()
     assert notifications.judge(ours, budget, now).acts
     foreign = BudgetAlert(**{**ours.__dict__, "billing_account_id": "012345-6789AB-CDEF01"})
     assert notifications.judge(foreign, budget, now).verdict == "mismatch"
+
+
+# ------------------------------------------------------------------ organization scale (issue 29)
+FOLDER = "folders/123456"
+ORG = "organizations/456789"
+
+
+def scoped_settings(stack: str = "staging", **scope: Any) -> Settings:
+    config = stack_config(stack)
+    raw = dict(config["mlgov:settings"])
+    raw["automation"] = {
+        **raw.get("automation", {}),
+        "fan_out": True,
+        "max_delivery_attempts": 7,
+        "organization": ORG,
+        "scopes": {
+            FOLDER: {"labels": {"mlgov-governed": "true", "team": "vision"}, **scope},
+            ORG: {"environment": "dev", "vertex_regions": ["europe-west4"]},
+        },
+    }
+    raw["budget"] = {**raw["budget"], "scopes": [FOLDER, ORG]}
+    return settings_from_config({**config, "mlgov:settings": raw})
+
+
+def test_scopes_and_fan_out_parse_with_the_same_meaning():
+    s = scoped_settings()
+    policy = parse(action_settings(s, BUDGET_ID, worker_instances=105))
+    scopes = added(policy, "scopes")
+    assert set(scopes) == {FOLDER, ORG}
+    folder, org = scopes[FOLDER], scopes[ORG]
+    assert folder.environment == "staging"  # the stack's own
+    assert dict(folder.labels) == {"mlgov-governed": "true", "team": "vision"}
+    assert folder.allow_billing_disable is False
+    assert tuple(folder.vertex_regions) == ()  # not given: the functions' default applies
+    assert org.environment == "dev"
+    assert dict(org.labels) == {}
+    assert tuple(org.vertex_regions) == ("europe-west4",)
+    budget = policy.budgets[BUDGET_ID]
+    assert budget.projects == ()  # a budget of scopes: the stack's project only if inside one
+    assert tuple(added(budget, "scopes")) == (FOLDER, ORG)
+    fan_out = added(policy, "fan_out")
+    assert (fan_out.max_delivery_attempts, fan_out.worker_instances) == (7, 105)
+    assert s.project in policy.projects  # the reapers still govern the stack's own project
+
+
+def test_a_scope_that_allows_unlink_reaches_the_functions_and_its_budget_unlinks():
+    s = scoped_settings("dev", allow_billing_disable=True)
+    policy = parse(action_settings(s, BUDGET_ID))
+    assert added(policy, "scopes")[FOLDER].allow_billing_disable is True
+    assert added(policy, "scopes")[ORG].allow_billing_disable is False
+    assert policy.budgets[BUDGET_ID].disable_billing_at == 1.5
+
+
+def test_blast_radius_is_always_rendered_and_parses_with_the_same_meaning():
+    default = added(parse(action_settings(stack_settings("staging"), BUDGET_ID)), "blast_radius")
+    # Rendered even when the stack sets nothing: the three reapers act, a later kind simulates.
+    assert tuple(default.acting_reapers) == REAPERS
+    assert (default.max_stops_per_run, default.max_stop_percent) == (100, None)
+    assert default.max_error_rate == 0.05
+    assert tuple(default.canary) == ()
+    project = stack_config("staging")["gcp:project"]
+    s = stack_settings(
+        "staging",
+        automation={
+            "blast_radius": {
+                "max_stops_per_run": 25,
+                "max_stop_percent": 10,
+                "max_error_rate": 0.1,
+                "canary": [f"projects/{project}"],
+                "acting_reapers": ["reap_expired"],
+            }
+        },
+    )
+    limits = added(parse(action_settings(s, BUDGET_ID)), "blast_radius")
+    assert (limits.max_stops_per_run, limits.max_stop_percent) == (25, 10)
+    assert limits.max_error_rate == 0.1
+    assert tuple(limits.canary) == (f"projects/{project}",)
+    assert tuple(limits.acting_reapers) == ("reap_expired",)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    stops=st.integers(min_value=1, max_value=100_000),
+    percent=st.one_of(st.none(), st.floats(min_value=0.01, max_value=100, allow_nan=False)),
+    rate=st.floats(min_value=0, max_value=0.5, allow_nan=False),
+    reapers=st.lists(st.sampled_from(REAPERS), unique=True),
+)
+def test_any_valid_blast_radius_renders_a_policy_the_functions_accept(
+    stops, percent, rate, reapers
+):
+    s = stack_settings(
+        "staging",
+        automation={
+            "blast_radius": {
+                "max_stops_per_run": stops,
+                "max_stop_percent": percent,
+                "max_error_rate": rate,
+                "acting_reapers": reapers,
+            }
+        },
+    )
+    limits = added(parse(action_settings(s, BUDGET_ID)), "blast_radius")
+    assert limits.max_stops_per_run == stops
+    assert tuple(limits.acting_reapers) == tuple(reapers)
+
+
+def test_a_stack_without_scopes_or_fan_out_renders_neither_key():
+    rendered = json.loads(action_settings(stack_settings("staging"), BUDGET_ID).model_dump_json())
+    assert "scopes" not in rendered
+    assert "fan_out" not in rendered
+    assert "scopes" not in rendered["budgets"][BUDGET_ID]
+    assert "blast_radius" in rendered

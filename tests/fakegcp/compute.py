@@ -13,6 +13,7 @@ warning code UNREACHABLE ("A given scope cannot be reached", InstancesScopedList
 no instances.
 
 A stop answers the recorded PENDING operation; zoneOperations.get then answers it DONE. A VM in
+`stopping` is left STOPPING by its stop, for that many instances.get (None: for good). A VM in
 `failing_stops` is not stopped: its operation ends DONE with `error.errors[]` and
 `httpErrorStatusCode` (Operation, compute v1 discovery document; no recording of a failed stop
 exists here), at once when `at_once` is set, else on the first zoneOperations.get. A VM in
@@ -102,6 +103,9 @@ class FakeCompute:
         self.failing_stops: dict[tuple[str, str, str], tuple[str, str, int, bool]] = {}
         # (project, zone, name) -> how many zoneOperations.get answer RUNNING before DONE.
         self.slow_stops: dict[tuple[str, str, str], int] = {}
+        # (project, zone, name) -> how many instances.get answer STOPPING before TERMINATED:
+        # its stop leaves the VM STOPPING (what an unconfirmed stop leaves behind); None stays.
+        self.stopping: dict[tuple[str, str, str], int | None] = {}
         self._failures: dict[str, dict[str, Any]] = {}
         self._polls_left: dict[str, int] = {}
         self._ids = itertools.count(1000)
@@ -208,7 +212,15 @@ class FakeCompute:
         return Reply(200, body)
 
     def _get(self, request: Request, m: re.Match[str]) -> Reply:
-        inst = self.instances.get((m[1], m[2], m[3]))
+        key = (m[1], m[2], m[3])
+        with self._lock:
+            inst = self.instances.get(key)
+            if inst is not None and inst["status"] == "STOPPING" and key in self.stopping:
+                left = self.stopping[key]
+                if left is not None:
+                    if left <= 0:
+                        inst["status"] = "TERMINATED"
+                    self.stopping[key] = left - 1
         if inst is None:
             return Reply(
                 404,
@@ -246,7 +258,8 @@ class FakeCompute:
                 )
             failure = self.failing_stops.get((project, zone, name))
             if failure is None:
-                inst["status"] = "TERMINATED"
+                stopping = (project, zone, name) in self.stopping
+                inst["status"] = "STOPPING" if stopping else "TERMINATED"
             op = copy.deepcopy(_STOP)
             op_name = f"operation-{next(self._ids)}"
             op.update(

@@ -102,6 +102,18 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "GET",
+        rf"/v2/projects/{_ID}/locations/{_ID}/queuedResources",
+        "tpu.queuedResources.list",
+        "https://cloud.google.com/tpu/docs/reference/rest/v2/projects.locations.queuedResources/list",
+    ),
+    Rule(
+        "DELETE",
+        rf"/v2/projects/{_ID}/locations/{_ID}/queuedResources/{_ID}",
+        "tpu.queuedResources.delete",
+        "https://cloud.google.com/tpu/docs/reference/rest/v2/projects.locations.queuedResources/delete",
+    ),
+    Rule(
+        "GET",
         rf"/v1/projects/{_ID}/billingInfo",
         # "must have the resourcemanager.projects.get permission for the project"
         "resourcemanager.projects.get",

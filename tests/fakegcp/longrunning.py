@@ -29,6 +29,7 @@ class _Op:
     polls: int
     error: tuple[int, str] | None
     response: dict[str, Any]
+    response_type: str = ""
 
 
 class Operations:
@@ -51,8 +52,13 @@ class Operations:
         response: dict[str, Any],
         polls: int = 0,
         error: tuple[int, str] | None = None,
+        response_type: str = "",
     ) -> dict[str, Any]:
-        """A new operation on `target` in `location` (projects/P/locations/L); its first answer."""
+        """A new operation on `target` in `location` (projects/P/locations/L); its first answer.
+
+        `response_type`: the `@type` of its response when not the API's resource (a delete
+        answers google.protobuf.Empty).
+        """
         name = f"{location}/operations/operation-{self.tag}-{next(self._ids)}"
         body = {
             "name": name,
@@ -65,7 +71,7 @@ class Operations:
             },
         }
         with self._lock:
-            self._ops[name] = _Op(body, polls, error, copy.deepcopy(response))
+            self._ops[name] = _Op(body, polls, error, copy.deepcopy(response), response_type)
         return copy.deepcopy(body)
 
     def get(self, name: str) -> Reply:
@@ -83,5 +89,8 @@ class Operations:
                 code, message = op.error
                 answer["error"] = {"code": code, "message": message}
             else:
-                answer["response"] = {"@type": self._response_type, **op.response}
+                answer["response"] = {
+                    "@type": op.response_type or self._response_type,
+                    **op.response,
+                }
             return Reply(200, answer)

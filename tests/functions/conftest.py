@@ -125,6 +125,8 @@ def cloud(monkeypatch: pytest.MonkeyPatch) -> Iterator[Cloud]:
             FakeAssets().install(server),
             FakePubSub(clock_).install(server),
         )
+        # Asset Inventory indexes what the fakes hold (the dispatchers' candidate counts).
+        c.assets.watch(compute=c.compute, tpu=c.tpu, notebooks=c.notebooks)
         monkeypatch.setenv(
             "MLGOV_API_ENDPOINTS",
             json.dumps(

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from govern.gke import Autoscaling, Cluster, NodePool, ResourceLimit
-from govern.models import FoundProject, Recommendation, SpendCapState, Workload
+from govern.models import FoundProject, QueuedResource, Recommendation, SpendCapState, Workload
 from govern.vertex import Endpoint, JobKind, VertexJob
 from govern.workitems import Message
 
@@ -28,6 +28,7 @@ class MemoryCloud:
     """State behind the memory ports, and the log of calls made to them."""
 
     workloads: list[Workload] = field(default_factory=list)
+    queued: list[QueuedResource] = field(default_factory=list)  # TPU queued resources
     recommendations: list[Recommendation] = field(default_factory=list)
     billing: dict[str, bool] = field(default_factory=dict)
     utilization: dict[str, float] = field(default_factory=dict)
@@ -68,7 +69,7 @@ class MemoryCloud:
         return [
             w
             for w in self.workloads
-            if w.kind == kind and w.project == project and (zone is None or w.zone == zone)
+            if w.kind == kind and w.project == project and zone in (None, "-", w.zone)
         ]
 
     def _stop(self, kind: str, project: str, zone: str, name: str) -> str:
@@ -106,6 +107,17 @@ class _MemoryListed(_MemoryWorkloads):
 class MemoryInstances(_MemoryListed):
     """ports.Compute (port "compute")."""
 
+    def wait_stopped(self, project: str, zone: str, name: str) -> str:
+        # A VM left STOPPING has stopped by the time it is read again (the fake cloud varies it).
+        self.cloud.record("compute.wait_stopped", name, project, zone, name)
+        with self.cloud._lock:
+            for i, w in enumerate(self.cloud.workloads):
+                if (w.kind, w.project, w.zone, w.name) == ("compute", project, zone, name):
+                    if w.stopping:
+                        self.cloud.workloads[i] = dataclasses.replace(w, state="TERMINATED")
+                    return self.cloud.workloads[i].state
+        return "GONE"
+
     def wait_operation(self, project: str, zone: str, operation: str) -> str:
         # Keyed by the operation name (`operation-<instance>`) for `errors`.
         self.cloud.record("compute.wait_operation", operation, project, zone, operation)
@@ -128,6 +140,17 @@ class MemoryTpus(_MemoryWorkloads):
     def list_nodes(self, project: str, zone: str) -> list[Workload]:
         self.cloud.record("tpus.list_nodes", project, project, zone)
         return self.cloud._listed("tpu", project, zone)
+
+    def list_queued_resources(self, project: str, zone: str) -> list[QueuedResource]:
+        self.cloud.record("tpus.list_queued_resources", project, project, zone)
+        # `-` lists every zone, like the real API's wildcard location (and _listed's).
+        return [q for q in self.cloud.queued if q.project == project and zone in ("-", q.zone)]
+
+    def delete_queued_resource(self, name: str) -> str:
+        self.cloud.record("tpus.delete_queued_resource", name.rsplit("/", 1)[-1], name)
+        with self.cloud._lock:
+            self.cloud.queued = [q for q in self.cloud.queued if q.path != name]
+        return f"{name.rsplit('/queuedResources/', 1)[0]}/operations/delete-{name}"
 
 
 class MemoryBilling:
@@ -332,6 +355,37 @@ class MemoryAssets:
         if scope not in self.cloud.scopes:
             raise ports.PortError(f"asset search {scope}: HTTP 403 permission denied")
         return list(self.cloud.scopes[scope])
+
+    def search_workloads(
+        self, scope: str, asset_types: Sequence[str], query: str
+    ) -> list[Workload]:
+        """The live workloads of the scope's projects (an index that is never behind).
+
+        Only the queries the dispatchers send: `labels.K:*`, and `state:S` / `state:(S OR ...)`.
+        """
+        from govern import census, ports
+
+        self.cloud.record("assets.search_workloads", scope, scope, tuple(asset_types), query)
+        if scope not in self.cloud.scopes:
+            raise ports.PortError(f"asset search {scope}: HTTP 403 permission denied")
+        kinds = {
+            census.COMPUTE: "compute",
+            census.TPU: "tpu",
+            census.WORKBENCH: "notebook",
+        }
+        wanted = {kinds[t] for t in asset_types}
+        projects = {p.project_id for p in self.cloud.scopes[scope]}
+        if query.startswith("labels."):
+            key = query.removeprefix("labels.").removesuffix(":*")
+            match = lambda w: key in w.labels  # noqa: E731
+        else:
+            states = set(query.removeprefix("state:").strip("()").split(" OR "))
+            match = lambda w: w.state in states  # noqa: E731
+        return [
+            w
+            for w in self.cloud.workloads
+            if w.kind in wanted and w.project in projects and match(w)
+        ]
 
 
 class MemoryWork:

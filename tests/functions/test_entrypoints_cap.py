@@ -66,10 +66,10 @@ def test_at_the_cap_every_governed_accelerator_stops_billing(cloud, monkeypatch,
     assert labels["l4-spot"] == {
         "team": "ml-platform",
         "workload": "training",
-        "mlgov-cap-prev": "autoscale-total-0-16-any-n6",
+        "mlgov-cap-prev": "autoscale-total-0-16-any-n6-z3_3",
     }
     assert labels["tpu-v5e"] == {"mlgov-cap-prev": "autoscale-total-0-8-any-n4"}
-    assert labels["t4-fixed"] == {"mlgov-cap-prev": "fixed-n4"}
+    assert labels["t4-fixed"] == {"mlgov-cap-prev": "fixed-n4-z2_2"}
     # Exempt and system pools: untouched.
     assert _size(cloud, "a100-exempt") == 2
     assert _pool(cloud, "a100-exempt")["autoscaling"]["enabled"] is True
@@ -150,7 +150,7 @@ def test_an_interrupted_cap_is_finished_on_redelivery(cloud):
     # The failed stop fails the alert (500): Pub/Sub redelivers it.
     send_event(pubsub_event(budget_data(1.5, 1500), message_id="m1"), status=500)
     assert _pool(cloud, "l4-spot")["config"]["resourceLabels"]["mlgov-cap-prev"] == (
-        "autoscale-total-0-16-any-n6"
+        "autoscale-total-0-16-any-n6-z3_3"
     )
     assert _size(cloud, "l4-spot") == 3
     cloud.server.faults.clear()
@@ -159,7 +159,7 @@ def test_an_interrupted_cap_is_finished_on_redelivery(cloud):
     assert _pool(cloud, "l4-spot")["autoscaling"] == {}
     # The label written first still holds the original settings.
     assert _pool(cloud, "l4-spot")["config"]["resourceLabels"]["mlgov-cap-prev"] == (
-        "autoscale-total-0-16-any-n6"
+        "autoscale-total-0-16-any-n6-z3_3"
     )
 
 

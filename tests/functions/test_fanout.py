@@ -354,7 +354,21 @@ def test_the_reapers_are_fanned_out(cloud, monkeypatch, capsys):
     items = _items(cloud)
     assert {i["job"] for i in items} == {"reap_expired"}
     assert {i["run"] for i in items} == {report["run_id"]}
-    assert all(i["allowance"] is None and i["dry_run"] is False for i in items)
+    # The run's ceiling (100) split: the index counted the folder's expired VMs (ml-001 and
+    # ml-003: 1 each); the 98 stops left are shared evenly over all six projects (16 each,
+    # the 2 left over to the first two by id); the listed projects were not counted.
+    allowances = {i["project"]: i["allowance"] for i in items}
+    assert allowances == {
+        DEV: 17,
+        PROD: 17,
+        "ml-000": 16,
+        "ml-001": 17,
+        "ml-002": 16,
+        "ml-003": 17,
+    }
+    assert sum(allowances.values()) == 100 == report["dispatch"]["blast_radius"]["bound"]
+    assert report["dispatch"]["blast_radius"]["counted_candidates"] == 2
+    assert all(i["dry_run"] is False for i in items)
     push.run()
     assert cloud.compute.status("ml-001", FAR, "old") == "TERMINATED"
     assert cloud.compute.status("ml-003", FAR, "old") == "TERMINATED"

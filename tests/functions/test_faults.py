@@ -288,7 +288,13 @@ def test_a_claim_is_never_resumed_while_its_run_may_still_be_running(cloud, monk
 def test_a_time_budgeted_run_leaves_what_it_could_not_reach_active_never_claimed(
     cloud, monkeypatch
 ):
-    set_policy(monkeypatch, time_budget_seconds=6, max_concurrency=4)
+    # 120 planned stops: above the default blast-radius ceiling of 100, raised for this run.
+    set_policy(
+        monkeypatch,
+        time_budget_seconds=6,
+        max_concurrency=4,
+        blast_radius={"max_stops_per_run": 200},
+    )
     cloud.server.latency_s = 0.1  # on the fake clock: every call takes 0.1 s of the budget
     names = [f"idle-{i:03d}" for i in range(120)]
     recs = []

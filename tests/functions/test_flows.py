@@ -25,6 +25,7 @@ READ_METHODS = {
     "compute.instances.aggregatedList": "compute.list_instances",
     "notebooks.projects.locations.instances.list": "notebooks.list_instances",
     "tpu.projects.locations.nodes.list": "tpus.list_nodes",
+    "tpu.projects.locations.queuedResources.list": "tpus.list_queued_resources",
     "cloudbilling.projects.getBillingInfo": "billing.billing_enabled",
     "recommender.projects.locations.recommenders.recommendations.list": (
         "recommender.list_recommendations"
@@ -40,6 +41,7 @@ READ_METHODS = {
     "aiplatform.projects.locations.endpoints.list": "vertex.list_endpoints",
     "billingbudgets.billingAccounts.budgets.get": "budgets.get_spend_cap",
     "cloudasset.searchAllResources": "assets.search_projects",
+    "cloudasset.searchAllResources (workloads)": "assets.search_workloads",
     "pubsub.projects.topics.publish": "work.publish",
 }
 ACTION_METHODS = {
@@ -47,7 +49,10 @@ ACTION_METHODS = {
     "StopInstance": {"compute.stop", "compute.wait_operation"},
     "StopNotebook": {"notebooks.stop", "notebooks.wait_operation"},
     "StopTpuNode": {"tpus.stop", "tpus.wait_operation"},
+    # A VM left STOPPING is read until it stopped, and stopped again if it runs.
+    "ConfirmStop": {"compute.wait_stopped", "compute.stop", "compute.wait_operation"},
     "DisableBilling": {"billing.unlink"},
+    "WithdrawQueuedResource": {"tpus.delete_queued_resource", "tpus.wait_operation"},
     "ReapRecommendation": {
         "recommender.mark_claimed",
         "compute.stop",
@@ -163,6 +168,7 @@ def test_budget_alert_dry_run_reads_but_changes_nothing():
         "compute.list_instances",
         "notebooks.list_instances",
         "tpus.list_nodes",
+        "tpus.list_queued_resources",  # queued capacity (govern/queued.py)
         "billing.billing_enabled",
         "container.list_clusters",
         "vertex.list_jobs",  # endpoints only where the policy opts in to undeploying

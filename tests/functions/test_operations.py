@@ -8,7 +8,8 @@ the fake cloud):
 - the idle-VM reaper marks a recommendation SUCCEEDED only once the stop's operation, read at
   its own zone's zoneOperations.get, is DONE without an error; a failed operation marks it
   FAILED with the operation's error and answers 503; a stop still running when the wait ran out
-  leaves the claim to the next run, which marks it SUCCEEDED once the VM is stopped;
+  is not confirmed (failed, 503, never done) and leaves the claim to the next run, which marks
+  it SUCCEEDED once the VM is stopped;
 - a stop answered with an operation that already failed is a failure everywhere (the budget
   alert is raised for redelivery, not acknowledged);
 - an aggregatedList scope answered with the warning UNREACHABLE is a failed scope, like one in
@@ -106,11 +107,12 @@ def test_a_stop_still_running_at_the_end_of_the_wait_is_left_to_the_next_run(clo
     rec = cloud.recommender.add(DEV, A, "idle-1")
     cloud.compute.slow_stops[(DEV, A, "idle-1")] = 10_000  # never DONE within this run
 
-    report = post_report("reap_idle_vms")
+    # Not confirmed is never done: 503, and Cloud Scheduler retries.
+    report = post_report("reap_idle_vms", status=503)
 
     [action] = report["actions"]
-    assert action["outcome"] == "done"
-    assert "not yet confirmed" in action["reason"] and "left CLAIMED" in action["reason"]
+    assert action["outcome"] == "failed"
+    assert "not confirmed" in action["reason"] and "left CLAIMED" in action["reason"]
     assert cloud.recommender.state(rec["name"]) == "CLAIMED"
     waited = sum(cloud.clock.slept)
     assert 150 < waited <= WAIT_CAP_SECONDS  # on the invocation's clock
@@ -127,9 +129,9 @@ def test_with_the_default_budget_the_wait_ends_within_the_invocations_grace(clou
     cloud.recommender.add(DEV, A, "idle-1")
     cloud.compute.slow_stops[(DEV, A, "idle-1")] = 10_000
 
-    report = post_report("reap_idle_vms")
+    report = post_report("reap_idle_vms", status=503)
 
-    assert "not yet confirmed" in report["actions"][0]["reason"]
+    assert "not confirmed" in report["actions"][0]["reason"]
     # 45 s budget + 30 s grace for an action's later calls: the wait never runs past it.
     assert sum(cloud.clock.slept) <= 45 + CONTINUATION_GRACE_SECONDS
 

@@ -52,6 +52,7 @@ EXPECTED = {
         "billing.resourcebudgets.read",
         "cloudasset.assets.searchAllResources",
         "compute.instanceGroupManagers.get",
+        "compute.instances.get",
         "compute.instances.list",
         "compute.instances.stop",
         "compute.zoneOperations.get",
@@ -68,6 +69,8 @@ EXPECTED = {
         "tpu.nodes.list",
         "tpu.nodes.stop",
         "tpu.operations.get",
+        "tpu.queuedResources.delete",
+        "tpu.queuedResources.list",
     ),
     "reap_idle_vms": (
         "cloudasset.assets.searchAllResources",
@@ -80,6 +83,7 @@ EXPECTED = {
     ),
     "reap_expired": (
         "cloudasset.assets.searchAllResources",
+        "compute.instances.get",
         "compute.instances.list",
         "compute.instances.stop",
         "compute.zoneOperations.get",
@@ -93,6 +97,7 @@ EXPECTED = {
     ),
     "reap_idle_gpus": (
         "cloudasset.assets.searchAllResources",
+        "compute.instances.get",
         "compute.instances.list",
         "compute.instances.stop",
         "compute.zoneOperations.get",
@@ -116,6 +121,7 @@ EXPECTED = {
         "aiplatform.hyperparameterTuningJobs.list",
         "aiplatform.operations.get",
         "compute.instanceGroupManagers.get",
+        "compute.instances.get",
         "compute.instances.list",
         "compute.instances.stop",
         "compute.zoneOperations.get",
@@ -134,6 +140,8 @@ EXPECTED = {
         "tpu.nodes.list",
         "tpu.nodes.stop",
         "tpu.operations.get",
+        "tpu.queuedResources.delete",
+        "tpu.queuedResources.list",
     ),
     "on_dead_letter": (),  # it only logs
 }
@@ -144,8 +152,12 @@ SCENARIO_POLICY = {"on_budget_alert": BUDGET_POLICY, "on_work_item": BUDGET_POLI
 
 def _budget_alert(cloud) -> None:
     cloud.compute.add(DEV, A, "vm")
+    # A VM an earlier stop left STOPPING is read again until it stopped (instances.get).
+    cloud.compute.add(DEV, A, "vm-stopping", status="STOPPING")
+    cloud.compute.stopping[(DEV, A, "vm-stopping")] = 0
     cloud.notebooks.add(DEV, A, "nb")
     cloud.tpu.add(DEV, B, "tpu")
+    cloud.tpu.add_queued(DEV, B, "tpu-waiting")  # queued capacity: withdrawn
     cloud.billing.add(DEV)  # allow_billing_disable: true
     cloud.billing.add(PROD)
     cloud.container.add_cluster(DEV, "us-central1", "ml", nap={"cpu": (0, 64), "nvidia-l4": (0, 8)})
@@ -184,6 +196,8 @@ def _reap_idle_vms(cloud) -> None:
 def _reap_expired(cloud) -> None:
     past = str(cloud.clock.wall().date() - timedelta(days=1))
     cloud.compute.add(DEV, A, "vm", labels={"mlgov-expires-on": past})
+    cloud.compute.add(DEV, A, "vm-stopping", labels={"mlgov-expires-on": past}, status="STOPPING")
+    cloud.compute.stopping[(DEV, A, "vm-stopping")] = 0
     cloud.notebooks.add(DEV, A, "nb", labels={"mlgov-expires-on": past})
     cloud.tpu.add(DEV, B, "tpu", labels={"mlgov-expires-on": past})
     post_report("reap_expired")
@@ -191,6 +205,10 @@ def _reap_expired(cloud) -> None:
 
 def _reap_idle_gpus(cloud) -> None:
     vm = cloud.compute.add(DEV, A, "gpu", gpus=1, labels={"workload": "training"})
+    cloud.compute.add(
+        DEV, A, "gpu-stopping", gpus=1, labels={"workload": "training"}, status="STOPPING"
+    )
+    cloud.compute.stopping[(DEV, A, "gpu-stopping")] = 0
     nb = workbench_vm(cloud, DEV, B, "nb-gpu", gpus=1, labels={"workload": "notebook"})
     cloud.notebooks.add(DEV, B, "nb-gpu", gpus=1, labels={"workload": "notebook"})
     cloud.monitoring.set(DEV, vm["id"], 0.0)

@@ -75,7 +75,30 @@ def _drop(name: str) -> Callable[[Doc], None]:
     return edit
 
 
+def _fan_out_off(doc: Doc) -> None:
+    """The dispatchers stop naming the work topic (the scopes stay)."""
+    for r in doc["resources"]:
+        env = r["inputs"].get("serviceConfig", {}).get("environmentVariables", {})
+        env.pop("MLGOV_WORK_TOPIC", None)
+
+
+def _scope_to_org(policy: Doc) -> None:
+    scopes = policy["scopes"]
+    scopes["organizations/456789012345"] = scopes.pop(FOLDER)
+
+
+def _drop_key(path: tuple[str, ...]) -> Callable[[Doc], None]:
+    def change(policy: Doc) -> None:
+        target = policy
+        for key in path[:-1]:
+            target = target[key]
+        target.pop(path[-1])
+
+    return change
+
+
 BUDGET = "mock-budget-budget"
+FOLDER = "folders/112233445566"  # stacks/Pulumi.prod.yaml
 EVERY_CHANGE = {
     "policy.exempt_label",
     "budget-budget.allUpdatesRule.pubsubTopic",
@@ -141,6 +164,31 @@ CASES: list[tuple[str, Callable[[Doc], None], str, bool]] = [
     ("environment lowered", lambda d: d["policy_config"].update(environment="dev"),
      "stack.environment", True),
     ("region moved", lambda d: d.update(region="us-central1"), "stack.region", False),
+    # organization scale: scopes, fan-out and the reapers' blast radius
+    ("scope dropped", policy_edit(_drop_key(("scopes", FOLDER))), "policy.scopes", True),
+    ("label selector dropped", policy_edit(_drop_key(("scopes", FOLDER, "labels"))),
+     f"policy.scopes.{FOLDER}.labels", True),
+    ("label selector narrowed", policy_edit(_set(("scopes", FOLDER, "labels", "team"), "vision")),
+     f"policy.scopes.{FOLDER}.labels", False),
+    ("an organization instead of a folder", policy_edit(_scope_to_org),
+     "policy.scope_organizations", True),
+    ("unlink allowed in a scope", policy_edit(_set(("scopes", FOLDER, "allow_billing_disable"),
+     True)), f"policy.scopes.{FOLDER}.allow_billing_disable", True),
+    ("scope environment lowered", policy_edit(_set(("scopes", FOLDER, "environment"), "dev")),
+     f"policy.scopes.{FOLDER}.environment", True),
+    ("fan-out off for a scoped stack", _fan_out_off, "policy.fan_out", True),
+    ("ceiling raised", policy_edit(_set(("blast_radius", "max_stops_per_run"), 1000)),
+     "policy.blast_radius.max_stops_per_run", True),
+    ("percent limit added", policy_edit(_set(("blast_radius", "max_stop_percent"), 10)),
+     "policy.blast_radius.max_stop_percent", False),
+    ("breaker later", policy_edit(_set(("blast_radius", "max_error_rate"), 0.2)),
+     "policy.blast_radius.max_error_rate", True),
+    ("canary removed", policy_edit(_set(("blast_radius", "canary"), [])),
+     "policy.blast_radius.canary", True),
+    ("fewer reapers act", policy_edit(_set(("blast_radius", "acting_reapers"), ["reap_expired"])),
+     "policy.blast_radius.acting_reapers", False),
+    ("every reaper acts, later kinds too", policy_edit(_drop_key(("blast_radius",
+     "acting_reapers"))), "policy.blast_radius.acting_reapers", True),
 ]  # fmt: skip
 
 

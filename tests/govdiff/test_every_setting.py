@@ -19,6 +19,7 @@ import pytest
 from pydantic import BaseModel
 
 from governance.settings.context import PlanSettings
+from governance.settings.errors import key_part
 from governance.settings.root import Settings
 from governance.tools.errors import CliError
 from governance.tools.govdiff import review
@@ -114,6 +115,20 @@ WEAKER: dict[str, tuple[Any, Any]] = {
     "bigquery_quotas.project_tib_per_day": (100.0, 5.0),
     "bigquery_quotas.user_tib_per_day": (8.0, 1.0),
     "spend_caps": ({}, {"vertex_ai": 4000}),
+    # organization scale (the prod stack governs one folder, fan-out on)
+    "automation.scopes.<name>.environment": ("dev", SKIP),
+    "automation.scopes.<name>.labels": ({}, {"mlgov-governed": "true", "team": "vision"}),
+    "automation.scopes.<name>.vertex_regions": (  # base: europe-west4, us-central1 (SETUP)
+        ["europe-west4"],
+        ["europe-west4", "us-central1", "us-east1"],
+    ),
+    "automation.blast_radius.max_stops_per_run": (1000, 50),  # base: 200
+    "automation.blast_radius.max_stop_percent": (SKIP, 10),  # base: none (no percent limit)
+    "automation.blast_radius.max_error_rate": (0.3, 0.01),
+    "automation.blast_radius.canary": ([], ["projects/acme-ml-prod", "folders/5"]),
+    # Every reaper that exists acts already: only fewer can be listed.
+    "automation.blast_radius.acting_reapers": (SKIP, ["reap_expired"]),
+    "budget.scopes": ([], SKIP),  # base: the folder (SETUP)
 }
 # The weakening direction is refused by the settings in prod, so a PR cannot plan it at all.
 REFUSED: dict[str, tuple[Any, str]] = {
@@ -124,6 +139,8 @@ REFUSED: dict[str, tuple[Any, str]] = {
     "metadata_db.backups": (False, "prod keeps backups"),
     "metadata_db.deletion_protection": (False, "prod keeps deletion protection"),
     "artifacts.repository.dry_run": (True, "only dev may try cleanup in dry run"),
+    "automation.fan_out": (False, "automation.scopes needs fan-out"),
+    "automation.scopes.<name>.allow_billing_disable": (True, "never allowed for prod"),
 }
 # Fields that do not govern (cost, naming, attribution, security, or shown in other ways), and why.
 COST = "cost: the estimate shows the change; the allow-lists in limits bound it"
@@ -192,6 +209,10 @@ NOT_GOVERNANCE: dict[str, str] = {
     "automation.http_timeout_seconds": "function runtime",
     "automation.max_instances": "function runtime",
     "automation.scheduled_ingress": "security: network path to the functions",
+    "automation.max_delivery_attempts": "delivery: how often a failing work item is retried "
+    "before it is dead-lettered (and pages)",
+    "automation.organization": "where the functions' custom roles live; each grant on a scope "
+    "is shown (iam)",
     "artifacts.bucket.enabled": "provisioning",
     "artifacts.bucket.storage_class": COST,
     "artifacts.bucket.nearline_after_days": COST,
@@ -246,12 +267,15 @@ NAMES = {
     "gpu_vms": "job",
     "datasets": "features",
     "tables": "events",
+    "scopes": "folders/112233445566",
 }
 # Values the shipped prod stack leaves out, set on both sides so the field can move.
 SETUP: dict[str, dict[str, Any]] = {
     "gpu_vms": {"job": {"zone": "europe-west4-a", "max_run_hours": 24, "expires_on": "2027-01-31"}},
     "notebooks.<name>.expires_on": {"expires_on": "2026-12-31"},
     "tpu_vms.<name>.expires_on": {"expires_on": "2026-12-31"},
+    "automation.scopes.<name>.vertex_regions": {"vertex_regions": ["europe-west4", "us-central1"]},
+    "budget.scopes": {"scopes": ["folders/112233445566"]},
 }
 
 
@@ -328,6 +352,6 @@ def test_the_stronger_value_weakens_nothing(path: str, value: Any) -> None:
 def test_the_weaker_value_is_refused_in_prod(path: str, value: Any, says: str) -> None:
     with pytest.raises(CliError) as err:
         plan("prod", _config(path, value))
-    key = "mlgov:settings." + ".".join(_settings_path(path))
+    key = "mlgov:settings." + ".".join(key_part(p) for p in _settings_path(path))
     assert f"{key}: " in str(err.value), err.value
     assert says in str(err.value), err.value

@@ -82,7 +82,9 @@ def _http_timeout(seconds: float) -> Callable[[Doc], None]:
             if r["name"].endswith("-job") and r["name"].startswith("governance-"):
                 r["inputs"]["attemptDeadline"] = f"{seconds:g}s"
             env = r["inputs"].get("serviceConfig", {}).get("environmentVariables", {})
-            if "MLGOV_POLICY" in env and r["name"] != "governance-on-budget-alert":
+            # The three reapers (the HTTP functions); not the budget function nor the fan-out ones.
+            entry = r["inputs"].get("buildConfig", {}).get("entryPoint", "")
+            if "MLGOV_POLICY" in env and entry.startswith("reap_"):
                 r["inputs"]["serviceConfig"]["timeoutSeconds"] = seconds
                 policy = json.loads(env["MLGOV_POLICY"])
                 policy["time_budget_seconds"] = seconds - 60

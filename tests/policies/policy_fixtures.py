@@ -14,6 +14,10 @@ PROJECT = "acme-ml-prod"
 REGION = "us-central1"
 TOPIC = f"projects/{PROJECT}/topics/acme-prod-budget-topic"
 NODES_SA = "acme-prod-gke-nodes@acme-ml-prod.iam.gserviceaccount.com"
+GOV_SA = "acme-prod-gov@acme-ml-prod.iam.gserviceaccount.com"
+WORK_TOPIC = f"projects/{PROJECT}/topics/acme-prod-work"
+FOLDER = "folders/111222"
+ORG_ID = "456789"
 
 PROD_CONFIG: dict[str, Any] = {
     "environment": "prod",
@@ -49,6 +53,7 @@ POLICY_JSON = json.dumps(
             }
         },
         "budgets": {"b-1": {"projects": [PROJECT], "stop_at": 1.0, "disable_billing_at": 1.2}},
+        "scopes": {FOLDER: {"environment": "prod", "allow_billing_disable": False}},
     }
 )
 
@@ -522,6 +527,43 @@ _GOOD: list[dict[str, Any]] = [
             "topic": TOPIC,
             "role": "roles/pubsub.publisher",
             "member": "serviceAccount:billing-budget-alert@system.gserviceaccount.com",
+        },
+    },
+    {
+        "type": "gcp:pubsub/topic:Topic",
+        "name": "work-topic",
+        "inputs": {"name": "acme-prod-work", "project": PROJECT, "labels": labels("governance")},
+    },
+    # The fan-out work topic and its one publisher grant; no function names it in
+    # MLGOV_WORK_TOPIC here (test_rules_pubsub.py's cases turn fan-out on).
+    {
+        "type": "gcp:pubsub/topicIAMMember:TopicIAMMember",
+        "name": "work-publisher",
+        "inputs": {
+            "project": PROJECT,
+            "topic": "acme-prod-work",
+            "role": "roles/pubsub.publisher",
+            "member": f"serviceAccount:{GOV_SA}",
+        },
+    },
+    {
+        "type": "gcp:organizations/iAMCustomRole:IAMCustomRole",
+        "name": "work-role",
+        "inputs": {
+            "orgId": ORG_ID,
+            "roleId": "acme_prod_fn_work",
+            "title": "mlgov functions: act on one project of a scope",
+            "permissions": ["compute.instances.list", "compute.instances.stop"],
+            "stage": "GA",
+        },
+    },
+    {
+        "type": "gcp:folder/iAMMember:IAMMember",
+        "name": "work-folder-grant",
+        "inputs": {
+            "folder": FOLDER,
+            "role": f"organizations/{ORG_ID}/roles/acme_prod_fn_work",
+            "member": f"serviceAccount:{GOV_SA}",
         },
     },
     {

@@ -20,6 +20,7 @@ from governance.tools.cli import main
 from tests.conftest import REPO
 from tests.fakegcp.billingbudgets import ACCOUNT
 from tests.fakegcp.container import FakeContainer
+from tests.fakegcp.logging import FakeLogging
 from tests.fakegcp.vertex import FakeVertex
 from tests.spend_caps.conftest import NUMBER, PROJECT, VERTEX
 
@@ -50,9 +51,11 @@ def deploy(budgets, key: str, service: str, amount: float) -> str:
 
 @pytest.fixture
 def deployed(budgets):
-    # `cap status` reads GKE and Vertex AI too (nothing capped there): the same fake answers.
+    # `cap status` reads GKE and Vertex AI too (nothing capped there), and the prod stack's
+    # fan-out runs from Cloud Logging (none): the same fake answers.
     FakeContainer().install(budgets.server)
     FakeVertex().install(budgets.server)
+    FakeLogging().install(budgets.server)
     vertex = deploy(budgets, "vertex_ai", VERTEX, 2000)
     gemini = deploy(budgets, "gemini_api", GEMINI, 300)
     budgets.api.spend(vertex, 2150.0)  # Google enforces the Vertex AI cap

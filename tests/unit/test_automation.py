@@ -333,6 +333,14 @@ def test_policy_env_var_is_the_rendered_stack_policy(dev):
                 "workloads": ["training", "notebook"],
             },
             "undeploy_endpoints": False,
+            # Always rendered: a reaper kind added later simulates until the stack lists it.
+            "blast_radius": {
+                "max_stops_per_run": 100,
+                "max_stop_percent": None,
+                "max_error_rate": 0.05,
+                "canary": [],
+                "acting_reapers": ["reap_idle_vms", "reap_expired", "reap_idle_gpus"],
+            },
         }
         assert raw == action_settings(s, "budget-123", time_budget_seconds=budget).model_dump_json()
 
@@ -414,7 +422,7 @@ def test_program_deploys_functions_wired_to_the_budget(stack):
     recorded = program(stack)
     s = settings(stack)
     functions = [r.inputs for r in recorded if r.type == FUNCTION]
-    assert len(functions) == 4
+    assert len(functions) == (6 if s.automation.fan_out else 4)
     [budget] = [
         r.inputs
         for r in recorded

@@ -40,11 +40,18 @@ def test_budget_function_internal_scheduled_functions_reachable(stack: str) -> N
     ingress = {
         f["buildConfig"]["entryPoint"]: f["serviceConfig"]["ingressSettings"] for f in functions
     }
+    # The fan-out functions are pushed to by Pub/Sub: internal, as Eventarc's delivery is.
+    pushed = (
+        {"on_work_item": "ALLOW_INTERNAL_ONLY", "on_dead_letter": "ALLOW_INTERNAL_ONLY"}
+        if settings_from_config(stack_config(stack)).automation.fan_out
+        else {}
+    )
     assert ingress == {
         "on_budget_alert": "ALLOW_INTERNAL_ONLY",
         "reap_idle_vms": "ALLOW_ALL",
         "reap_expired": "ALLOW_ALL",
         "reap_idle_gpus": "ALLOW_ALL",
+        **pushed,
     }
     uris = {f["name"]: f"https://{f['name']}-mock-{f['location']}.a.run.app" for f in functions}
     jobs = [

@@ -10,8 +10,10 @@ from __future__ import annotations
 from typing import Final
 
 from govern.actions.base import Action, Call, Confirm, Done, Skip
+from govern.actions.confirm_stop import ConfirmStop
 from govern.actions.disable_billing import DisableBilling
 from govern.actions.gke import CapAutoprovisioning, CapNodePool
+from govern.actions.queued import WithdrawQueuedResource
 from govern.actions.reap_recommendation import ReapRecommendation, ReleaseClaim
 from govern.actions.stop import StopInstance, StopNotebook, StopTpuNode, StopWorkload
 from govern.actions.vertex import (
@@ -25,6 +27,7 @@ ACTIONS: Final[tuple[type[Action], ...]] = (
     StopInstance,
     StopNotebook,
     StopTpuNode,
+    ConfirmStop,
     ReapRecommendation,
     ReleaseClaim,
     DisableBilling,
@@ -33,6 +36,7 @@ ACTIONS: Final[tuple[type[Action], ...]] = (
     CancelCustomJob,
     CancelTuningJob,
     UndeployEndpoint,
+    WithdrawQueuedResource,
 )
 """Every kind execute.apply may run; anything else is reported as failed ("no executor")."""
 
@@ -46,6 +50,7 @@ __all__ = [
     "CapAutoprovisioning",
     "CapNodePool",
     "Confirm",
+    "ConfirmStop",
     "DisableBilling",
     "Done",
     "ReapRecommendation",
@@ -56,4 +61,5 @@ __all__ = [
     "StopTpuNode",
     "StopWorkload",
     "UndeployEndpoint",
+    "WithdrawQueuedResource",
 ]

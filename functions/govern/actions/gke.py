@@ -61,6 +61,8 @@ class CapNodePool(Action):
     pool: NodePool
     nodes: int | None = None
     """Its node count now (its instance groups' targetSize summed, flows/cap.py); None: unknown."""
+    zone_nodes: tuple[int, ...] | None = None
+    """Each instance group's targetSize, in the order of their zones' names; None: unknown."""
     size_note: str = ""
     """Why `nodes` is unknown, for the report."""
     verb: ClassVar[str] = "scale_to_zero"
@@ -90,7 +92,7 @@ class CapNodePool(Action):
                 if previous is not None and not pool.label_first and nodes == 0:
                     return "skipped", f"already capped: 0 nodes ({CAP_LABEL}={previous})"
                 if previous is None:
-                    previous = pool.previous(nodes)
+                    previous = pool.previous(nodes, self.zone_nodes)
                     labels = {**pool.resource_labels, CAP_LABEL: previous}
                     call(pool.project, container.set_pool_labels, pool, labels)
                 call(pool.project, container.set_pool_size, pool, 0)

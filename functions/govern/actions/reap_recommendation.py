@@ -11,9 +11,11 @@ mlgov claim whose VM needs no stop any more.
 
 SUCCEEDED is written only once the stop's zonal operation is DONE without an error: Compute
 answers a stop with a PENDING operation, which can still fail (then the VM keeps running and
-the recommendation is marked FAILED with the operation's error). A stop still running when the
-wait runs out leaves the claim for the next run, which finds the VM stopped (and marks it
-succeeded) or still running (and stops it again).
+the recommendation is marked FAILED with the operation's error), unless the error is the
+service's (`httpErrorStatusCode` 5xx or 429): then the claim is kept like after any transient
+failure. A stop still running when the wait runs out, or whose operation answers 404, is not
+confirmed: failed for this run (never done), the claim left for the next run, which finds the
+VM stopped (and marks it succeeded) or still running (and stops it again).
 """
 
 from __future__ import annotations
@@ -106,6 +108,7 @@ class ReapRecommendation(Action):
                 call, w.project, recommender.mark_failed, rec.name, etag, meta, "marked failed"
             )
 
+        keep = f"recommendation left CLAIMED by run {self.by.run_id}, the next run resumes it"
         try:
             status = call(w.project, compute_stopper(ports, w), w.project, w.zone, w.name)
         except p.Gone:
@@ -116,25 +119,28 @@ class ReapRecommendation(Action):
         except (p.Unavailable, p.Conflict, clock.OutOfTime) as err:
             # Transient (a 409 is "busy", e.g. another operation on the VM): keep the claim, so
             # the next run resumes it rather than nobody.
-            return "failed", (
-                f"stop failed: {err}; recommendation left CLAIMED by run {self.by.run_id}, "
-                "the next run resumes it"
-            )
+            return "failed", f"stop failed: {err}; {keep}"
         except p.PortError as err:
+            if isinstance(err, p.OperationFailed) and err.transient:
+                return "failed", f"stop failed transiently: {err}; {keep}"
             note = mark_failed(f"stop failed: {err}")
             return "failed", f"stop failed: {err}; recommendation {note}"
         operation = status.split(" ", 1)[0]
         try:
             call(w.project, ports.compute.wait_operation, w.project, w.zone, operation)
         except (p.Gone, p.Unavailable, clock.OutOfTime) as err:
-            # Requested, not confirmed: the next run finds the VM stopped (and marks it
-            # succeeded) or running (and stops it again); SUCCEEDED now could be untrue.
-            return "done", (
-                f"{self.reason}: stop requested (operation {status}), not yet confirmed "
-                f"({err}); recommendation left CLAIMED by run {self.by.run_id} for the next run"
-                f"{self.side_effects()}"
+            # Requested, not confirmed (still running, or the operation answered 404): never
+            # done. The next run finds the VM stopped (and marks it succeeded) or running (and
+            # stops it again); SUCCEEDED now could be untrue, FAILED would strand the claim.
+            return "failed", (
+                f"{self.reason}: stop requested (operation {status}), not confirmed ({err}); "
+                f"{keep}{self.side_effects()}"
             )
         except p.PortError as err:
+            if isinstance(err, p.OperationFailed) and err.transient:
+                # The operation failed on the service's side (httpErrorStatusCode 5xx): the VM
+                # still runs and a later stop may work; FAILED would end the recommendation.
+                return "failed", f"stop failed transiently: {err}; {keep}"
             # The operation ended in an error: the VM was not stopped.
             note = mark_failed(f"stop failed: {err}")
             return "failed", f"stop failed: {err}; recommendation {note}"

@@ -15,10 +15,17 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from govern import decide, execute, notifications, resolve
-from govern.actions import Action, DisableBilling, StopInstance, StopNotebook, StopTpuNode
+from govern.actions import (
+    Action,
+    ConfirmStop,
+    DisableBilling,
+    StopInstance,
+    StopNotebook,
+    StopTpuNode,
+)
 from govern.cap import NotCapped, OutsideZones
 from govern.execute import ReadCall, Runner
-from govern.flows import cap, scoped
+from govern.flows import cap, queued, scoped
 from govern.flows.base import Flow, inventory, together
 from govern.flows.spend_caps import SpendCapNotice, spend_cap_alert
 from govern.models import BudgetAlert, BudgetPolicy, Report
@@ -41,11 +48,20 @@ BUDGET_ALERT: Final = Flow(
         LIST_TPU_NODES,
         GET_BILLING_INFO,
         *cap.CAP_READS,
+        *queued.QUEUED_READS,
         GET_SPEND_CAP,
         SEARCH_PROJECTS,
         PUBLISH_WORK,
     ),
-    actions=(StopInstance, StopNotebook, StopTpuNode, DisableBilling, *cap.CAP_ACTIONS),
+    actions=(
+        StopInstance,
+        StopNotebook,
+        StopTpuNode,
+        ConfirmStop,
+        DisableBilling,
+        *cap.CAP_ACTIONS,
+        *queued.QUEUED_ACTIONS,
+    ),
 )
 
 
@@ -149,9 +165,13 @@ def act_on_projects(scope: decide.BudgetScope, ports: Ports, runner: Runner) -> 
     """
     policy, entry_point = runner.policy, BUDGET_ALERT.entry_point
     # VMs, Workbench and TPU VMs; GKE pools and NAP, Vertex AI (flows/cap.py): read side by side.
-    workloads, reach = together(
+    workloads, (reach, waiting) = together(
         lambda: inventory(runner, ports, scope.stop_projects),
-        lambda: cap.plan(runner, ports, scope.stop_projects, scope.reason),
+        lambda: together(
+            lambda: cap.plan(runner, ports, scope.stop_projects, scope.reason),
+            # Queued capacity (TPU queued resources): withdrawn with the stops.
+            lambda: queued.plan(runner, ports, scope.stop_projects, scope.reason),
+        ),
     )
     billing_state: dict[str, bool] = {}
     if scope.billing_projects:
@@ -172,8 +192,9 @@ def act_on_projects(scope: decide.BudgetScope, ports: Ports, runner: Runner) -> 
     # restore) are read. The pools are then scaled to zero WHILE the stops' operations are
     # confirmed: a stop that takes minutes to confirm must neither keep GPU pools up nor push
     # their scaling past the time budget (to a redelivery). Log lines keep the actions' order.
+    first = stops + waiting.actions + reach.first
     started, later = together(
-        lambda: execute.start(stops + reach.first, ports, runner, dry_run=policy.dry_run),
+        lambda: execute.start(first, ports, runner, dry_run=policy.dry_run),
         lambda: cap.sized(runner, ports, reach.later),
     )
     confirmed, scaled = together(
@@ -194,7 +215,16 @@ def act_on_projects(scope: decide.BudgetScope, ports: Ports, runner: Runner) -> 
             entry_point=entry_point,
             not_capped=list(autopilot),
         )
-    not_capped = (*autopilot, *outside_reach([*actions, *reach.first], runner, scope))
+    if waiting.not_capped:
+        execute.log(
+            "WARNING",
+            f"{entry_point}: {len(waiting.not_capped)} queued request(s) for capacity are not "
+            "withdrawn and may start billing",
+            entry_point=entry_point,
+            not_capped=waiting.not_capped,
+        )
+    outside = outside_reach([*actions, *reach.first], runner, scope)
+    not_capped = (*autopilot, *waiting.not_capped, *outside)
     report = execute.report(entry_point, results, runner)
     return dataclasses.replace(report, not_capped=not_capped)
 

@@ -129,5 +129,11 @@ def sized(runner: Runner, ports: Ports, actions: list[Action]) -> list[Action]:
         if not pool.instance_groups:
             problem = "no instance groups listed"
         nodes = None if problem else sum(r.nodes or 0 for r in read if r)
-        sized.append(dataclasses.replace(action, nodes=nodes, size_note=problem))
+        # Each zone's own size too: restore sets one count for every zone (setSize), so it
+        # needs the smallest zone to never raise any zone above its size at cap time.
+        by_zone = sorted((r.group.zone, r.nodes or 0) for r in read if r)
+        zone_nodes = None if problem else tuple(n for _, n in by_zone)
+        sized.append(
+            dataclasses.replace(action, nodes=nodes, zone_nodes=zone_nodes, size_note=problem)
+        )
     return sized

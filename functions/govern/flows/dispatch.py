@@ -8,22 +8,34 @@ requests concurrently. The run succeeds only when every item is published: a fai
 a failed scope) fails it, so the alert is redelivered or the scheduled run retried, and the
 retry publishes every item again with the same keys (the worker's idempotence absorbs them).
 One log line per run says what was published: `"dispatch": {"job", "run", "items", "projects"}`
-(what `mlgov cap status` counts pending items against).
+(what `mlgov cap status` counts pending items against), and for a reaper `"blast_radius"`: how
+its ceiling was split.
+
+A reaper run keeps its blast radius when fanned out (`reaper`): the dispatcher counts the
+candidates in Cloud Asset Inventory where it can (govern/census.py), holds the whole run when
+the expired workloads it counted already exceed the ceiling, and otherwise gives each item its
+share of the ceiling (`allowance`, blast.split_ceiling) and the acting_reapers verdict
+(`dry_run`). With a canary, it acts on the canary projects itself before publishing the rest.
+The budget kill switch is exempt from all of this.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
-from datetime import datetime
+from collections.abc import Callable, Mapping, Sequence
+from datetime import date, datetime
 from typing import Any, Final
 
-from govern import clock, execute, resolve, workitems
+from govern import blast, census, clock, execute, resolve, workitems
 from govern.admission import period_stamp
 from govern.execute import Runner
 from govern.flows import budget, scoped
+from govern.flows.expired import reap_expired
+from govern.flows.guarded import Bounds
+from govern.flows.idle_gpus import reap_idle_gpus
+from govern.flows.idle_vms import reap_idle_vms
 from govern.flows.spend_caps import SpendCapNotice
-from govern.models import BudgetAlert, BudgetPolicy, Report
+from govern.models import BudgetAlert, BudgetPolicy, Report, Result, Workload
 from govern.notifications import DEFAULT_PERIOD
 from govern.periods import period_start
 from govern.ports import PortError, Ports
@@ -86,12 +98,44 @@ def covered_through(
 def reaper(job: ReaperJob, ports: Ports, runner: Runner, now: datetime, topic: str) -> Report:
     """Resolve the policy's projects and publish one item of `job` per project.
 
-    TODO(lead, issue 29): `allowance` is null (no per-item ceiling) and `dry_run` is the
-    policy's. Once blast_radius is parsed (NAME=safety), set allowance from the run's ceiling
-    split over its projects and dry_run from acting_reapers (a reaper not listed simulates).
+    Within the run's blast radius (blast.py): the index counts the candidates where it can
+    (census.py) and the run's ceiling is split across the items (`allowance`); counted
+    expired workloads above the ceiling hold the whole run (nothing published, paged, 2xx).
+    Each item's `dry_run` is the acting_reapers verdict. An acting run with a canary acts on
+    the canary projects here first, in this invocation; if any of that fails, nothing else is
+    published (paged, non-2xx, so the run is retried).
     """
-    scoped.govern_scopes(runner, ports, tuple(runner.policy.scopes))
-    policy, started = runner.policy, now.strftime("%Y-%m-%dT%H:%M:%SZ")
+    resolution = scoped.govern_scopes(runner, ports, tuple(runner.policy.scopes))
+    policy, entry_point = runner.policy, DISPATCH_ENTRY_POINTS[job]
+    projects = sorted(policy.projects)
+    simulate = blast.simulates(job, policy)
+    counts = count(job, ports, runner, resolution, now.date())
+    split = blast.split_ceiling(
+        projects,
+        counts.candidates,
+        policy.blast_radius,
+        counts.running,
+        hold_over=job == "reap_expired",
+    )
+    limits = {
+        "ceiling": split.ceiling,
+        "ceiling_source": split.source,
+        "counted_projects": len(counts.candidates),
+        "counted_candidates": split.counted,
+        "bound": split.bound,
+        "dry_run": simulate,
+    }
+    if split.hold is not None:
+        runner.hold(split.hold, page=not simulate, entry_point=entry_point, **limits)
+        report = publish(runner, ports, topic, job, [], blast_radius=limits)
+        return dataclasses.replace(report, dry_run=simulate)
+    done: list[Result] = []
+    if policy.blast_radius.canary and not simulate:
+        done, rest = canary_first(job, ports, runner, now, projects, split)
+        if rest is None:
+            return publish(runner, ports, topic, job, [], results=done, blast_radius=limits)
+        projects = rest
+    started = now.strftime("%Y-%m-%dT%H:%M:%SZ")
     items: list[WorkItem] = [
         ReaperItem(
             job=job,
@@ -99,13 +143,114 @@ def reaper(job: ReaperJob, ports: Ports, runner: Runner, now: datetime, topic: s
             run=runner.run_id,
             key=workitems.reaper_key(job, runner.run_id, project),
             scope=resolve.scope_of(policy, project),
-            allowance=None,
-            dry_run=policy.dry_run,
+            allowance=split.allowances[project],
+            dry_run=simulate,
             started=started,
         )
-        for project in sorted(policy.projects)
+        for project in projects
     ]
-    return publish(runner, ports, topic, job, items)
+    report = publish(runner, ports, topic, job, items, results=done, blast_radius=limits)
+    return dataclasses.replace(report, dry_run=simulate)  # what the items will do
+
+
+def count(
+    job: ReaperJob, ports: Ports, runner: Runner, resolution: resolve.Resolution, today: date
+) -> census.Census:
+    """What the index holds for `job` in the projects the scopes found (census.py).
+
+    One search per resolved scope, concurrently, every page. A search that fails leaves its
+    scope's projects uncounted (one WARNING): the run still goes out, its ceiling shared
+    evenly over them, since an index that is down must not stop the reapers.
+    """
+    search = census.search_for(job, runner.policy)
+    if search is None or not resolution.projects:
+        return census.Census()
+    keys = sorted(resolution.projects)
+
+    def read(key: str) -> list[Workload]:
+        return runner.call(
+            key, ports.assets.search_workloads, key, search.asset_types, search.query
+        )
+
+    def searched(key: str) -> list[Workload] | None:
+        try:
+            return read(key)
+        except (PortError, clock.OutOfTime) as err:
+            execute.log(
+                "WARNING",
+                f"{job}: candidates under {key} not counted ({err}); its projects share the "
+                "rest of the blast-radius ceiling evenly",
+                scope=key,
+            )
+            return None
+
+    answers = runner.map(searched, keys, project=lambda key: key)
+    found: dict[str, Workload] = {}
+    counted: set[str] = set()
+    for key, answer in zip(keys, answers, strict=True):
+        if answer is None:
+            continue
+        counted.update(resolution.projects[key])
+        found.update((w.target, w) for w in answer)  # a scope inside another finds it twice
+    return census.census(job, search, found.values(), runner.policy, counted, today)
+
+
+REAPERS: Final[dict[ReaperJob, Callable[[Ports, Runner, datetime, Bounds], Report]]] = {
+    "reap_expired": lambda p, r, now, b: reap_expired(p, r, now.date(), b),
+    "reap_idle_vms": reap_idle_vms,
+    "reap_idle_gpus": lambda p, r, _now, b: reap_idle_gpus(p, r, b),
+}
+"""Each reaper's single-invocation flow, as the dispatcher runs it over the canary projects."""
+
+
+def canary_first(
+    job: ReaperJob,
+    ports: Ports,
+    runner: Runner,
+    now: datetime,
+    projects: Sequence[str],
+    split: blast.Split,
+) -> tuple[list[Result], list[str] | None]:
+    """Act on the canary projects here, as one invocation would; (their results, the rest).
+
+    The rest is None when nothing else may be published: a canary action failed (or the
+    canary run failed otherwise: an error, the breaker, the time budget), or a canary folder
+    could not be resolved. Then the canary's hold pages and the run answers non-2xx.
+    """
+    limits = runner.policy.blast_radius
+    canary = blast.canary_projects(limits, scoped.canary_resolver(runner, ports))
+    first = [p for p in projects if p in canary.projects]
+    rest = [p for p in projects if p not in canary.projects]
+    results: list[Result] = []
+    failed: list[str] = []
+    if first:
+        whole, errors = runner.policy, len(runner.errors)
+        # The canary projects alone, under the run's policy; their share of its ceiling.
+        runner.policy = dataclasses.replace(
+            whole, projects={p: whole.projects[p] for p in first}, scopes={}
+        )
+        bounds = Bounds(allowance=sum(split.allowances[p] for p in first), canary_first=False)
+        try:
+            report = REAPERS[job](ports, runner, now, bounds)
+        finally:
+            runner.policy = whole
+        results = list(report.results)
+        failed = [r.target for r in results if r.outcome == "failed"]
+        failed += list(report.unfinished) + runner.errors[errors:]
+        if any(h.kind == "breaker" for h in runner.holds):
+            failed.append("error-rate breaker")
+    if not (failed or canary.unresolved):
+        return results, rest
+    hold = blast.canary_hold(failed, canary.unresolved)
+    runner.hold(
+        hold,
+        entry_point=DISPATCH_ENTRY_POINTS[job],
+        canary=first,
+        canary_failed=failed,
+        unresolved=list(canary.unresolved),
+        not_published=len(rest),
+    )
+    return results, None
 
 
 def publish(
@@ -115,10 +260,15 @@ def publish(
     job: str,
     items: Sequence[WorkItem],
     not_capped: tuple[str, ...] = (),
+    *,
+    results: Sequence[Result] = (),
+    blast_radius: Mapping[str, Any] | None = None,
 ) -> Report:
     """Publish `items` (<= 1,000 a request, the requests concurrently); the run's Report.
 
     A request that still fails after its retries is a run error: the run fails and is retried.
+    `results`: what this invocation did itself (a reaper's canary projects). `blast_radius`:
+    how a reaper run's ceiling was split (in the dispatch line and report).
     """
     entry_point = DISPATCH_ENTRY_POINTS[job]
     messages = [workitems.message(item) for item in items]
@@ -143,6 +293,7 @@ def publish(
         "run": runner.run_id,
         "items": len(published),
         "projects": [item.project for item in published],
+        **({"blast_radius": dict(blast_radius)} if blast_radius is not None else {}),
     }
     unpublished = len(items) - len(published)
     execute.log(
@@ -153,5 +304,5 @@ def publish(
         topic=topic,
         unpublished=unpublished,
     )
-    report = execute.report(entry_point, [], runner)
+    report = execute.report(entry_point, results, runner)
     return dataclasses.replace(report, dispatch=dispatch, not_capped=not_capped)

@@ -17,13 +17,15 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import Final
 
-from govern import decide, execute
-from govern.actions import StopInstance, StopNotebook, StopTpuNode
+from govern import blast, decide, execute
+from govern.actions import ConfirmStop, StopInstance, StopNotebook, StopTpuNode
 from govern.execute import ReadCall, Runner
 from govern.flows import scoped
 from govern.flows.base import Flow, inventory
+from govern.flows.guarded import SINGLE_RUN, Bounds, reap
 from govern.models import Report, Usage, Workload
 from govern.ports import (
+    COUNT_CANDIDATES,
     LIST_INSTANCES,
     LIST_TIME_SERIES,
     LIST_TPU_NODES,
@@ -34,8 +36,15 @@ from govern.ports import (
 
 REAP_IDLE_GPUS: Final = Flow(
     "reap_idle_gpus",
-    reads=(SEARCH_PROJECTS, PUBLISH_WORK, LIST_INSTANCES, LIST_TPU_NODES, LIST_TIME_SERIES),
-    actions=(StopInstance, StopNotebook, StopTpuNode),
+    reads=(
+        SEARCH_PROJECTS,
+        COUNT_CANDIDATES,
+        PUBLISH_WORK,
+        LIST_INSTANCES,
+        LIST_TPU_NODES,
+        LIST_TIME_SERIES,
+    ),
+    actions=(StopInstance, StopNotebook, StopTpuNode, ConfirmStop),
 )
 
 Reader = Callable[[str, int, Sequence[str]], Mapping[str, Usage]]
@@ -60,10 +69,11 @@ def _measure(
     return found
 
 
-def reap_idle_gpus(ports: Ports, runner: Runner) -> Report:
+def reap_idle_gpus(ports: Ports, runner: Runner, bounds: Bounds = SINGLE_RUN) -> Report:
     """Stop GPU VMs and TPU VMs (workload label in idle_gpu/idle_tpu.workloads) left idle.
 
     The policy's scopes are resolved first (flows/scoped.py): their projects are reaped too.
+    Within the blast-radius limits (flows/guarded.py), plus what `bounds` adds.
     """
     scoped.govern_scopes(runner, ports, tuple(runner.policy.scopes))
     policy, entry_point = runner.policy, REAP_IDLE_GPUS.entry_point
@@ -93,5 +103,6 @@ def reap_idle_gpus(ports: Ports, runner: Runner) -> Report:
             entry_point=entry_point,
             no_data=list(no_data),
         )
-    results = execute.apply(actions, ports, runner, entry_point, dry_run=policy.dry_run)
-    return dataclasses.replace(execute.report(entry_point, results, runner), no_data=no_data)
+    running = blast.running_estate(workloads, policy)
+    report = reap(entry_point, actions, ports, runner, running=running, bounds=bounds)
+    return dataclasses.replace(report, no_data=no_data)

@@ -10,13 +10,15 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Final
 
-from govern import claims, decide, execute
+from govern import blast, claims, decide
 from govern.actions import ReapRecommendation, ReleaseClaim
 from govern.execute import ReadCall, Runner
 from govern.flows import scoped
 from govern.flows.base import Flow, inventory
+from govern.flows.guarded import SINGLE_RUN, Bounds, reap
 from govern.models import Report, Workload
 from govern.ports import (
+    COUNT_CANDIDATES,
     LIST_IDLE_VM_RECOMMENDATIONS,
     LIST_INSTANCES,
     PUBLISH_WORK,
@@ -26,18 +28,29 @@ from govern.ports import (
 
 REAP_IDLE_VMS: Final = Flow(
     "reap_idle_vms",
-    reads=(SEARCH_PROJECTS, PUBLISH_WORK, LIST_IDLE_VM_RECOMMENDATIONS, LIST_INSTANCES),
+    reads=(
+        SEARCH_PROJECTS,
+        COUNT_CANDIDATES,  # the running estate, with max_stop_percent
+        PUBLISH_WORK,
+        LIST_IDLE_VM_RECOMMENDATIONS,
+        LIST_INSTANCES,
+    ),
     actions=(ReapRecommendation, ReleaseClaim),
 )
 
 
-def reap_idle_vms(ports: Ports, runner: Runner, now: datetime) -> Report:
+def reap_idle_vms(
+    ports: Ports, runner: Runner, now: datetime, bounds: Bounds = SINGLE_RUN
+) -> Report:
     """Claim, stop and mark every actionable idle-VM recommendation in the governed zones.
 
     `now` (UTC) is when the run started: claims carry it, and older claims are judged by it.
     The policy's scopes are resolved first (flows/scoped.py). A project governed in every zone
     (found through a scope) has its instances listed first, and its recommendations read only
     in the zones where it runs a VM the recommender could flag (never every zone of the world).
+    Within the blast-radius limits (flows/guarded.py), plus what `bounds` adds: the running
+    estate is the instances it listed (the projects with recommendations, and every project
+    governed in every zone).
     """
     scoped.govern_scopes(runner, ports, tuple(runner.policy.scopes))
     policy, recommender = runner.policy, ports.recommender
@@ -53,10 +66,8 @@ def reap_idle_vms(ports: Ports, runner: Runner, now: datetime) -> Report:
     projects = sorted({r.project for r in recs} - set(every_zone))
     instances = listed + inventory(runner, ports, projects, kinds=("compute",))
     actions = decide.reap_idle(recs, instances, policy, claims.Run(runner.run_id, now))
-    results = execute.apply(
-        actions, ports, runner, REAP_IDLE_VMS.entry_point, dry_run=policy.dry_run
-    )
-    return execute.report(REAP_IDLE_VMS.entry_point, results, runner)
+    running = blast.running_estate(instances, policy)
+    return reap(REAP_IDLE_VMS.entry_point, actions, ports, runner, running=running, bounds=bounds)
 
 
 def recommendable_zones(instances: Sequence[Workload]) -> list[tuple[str, str]]:

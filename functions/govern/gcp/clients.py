@@ -153,13 +153,21 @@ def _reasons(err: Any) -> set[str]:
     return reasons - {""}
 
 
+# The older answer for an API that is not enabled carries neither ErrorInfo nor a legacy reason,
+# only its message: "<API title> has not been used in project <number> before or it is disabled.
+# Enable it by visiting https://console.developers.google.com/apis/api/<service>/overview?..."
+_DISABLED_MESSAGE = re.compile(r"has not been used in project \S* ?before or it is disabled")
+_ENABLE_LINK = re.compile(r"/apis/api/([a-z0-9.-]+)/")
+
+
 def _disabled_service(err: Any) -> str:
-    """The API a SERVICE_DISABLED error names (ErrorInfo metadata.service), or ""."""
+    """The API a SERVICE_DISABLED error names (ErrorInfo metadata.service, or its link), or ""."""
     for detail in getattr(err, "details", None) or ():
         metadata = detail.get("metadata") if isinstance(detail, dict) else None
         if isinstance(metadata, dict) and metadata.get("service"):
             return str(metadata["service"])
-    return ""
+    found = _ENABLE_LINK.search(str(getattr(err, "message", "")))
+    return found[1] if found else ""
 
 
 def billing_disabled(err: Any) -> bool:
@@ -180,10 +188,19 @@ _BILLING_MESSAGE = "requires billing to be enabled"
 
 
 def service_disabled(err: Any) -> bool:
-    """Whether a 403 says the API is not enabled in the project."""
+    """Whether a 403 says the API is not enabled in the project.
+
+    By its reason (ErrorInfo SERVICE_DISABLED, legacy accessNotConfigured), or, in the older
+    answer that has neither, by its message.
+    """
     from google.api_core import exceptions as ex
 
-    return isinstance(err, ex.Forbidden) and bool(_reasons(err) & _SERVICE_DISABLED_REASONS)
+    if not isinstance(err, ex.Forbidden):
+        return False
+    reasons = _reasons(err)
+    if reasons & _SERVICE_DISABLED_REASONS:
+        return True
+    return not reasons and bool(_DISABLED_MESSAGE.search(str(err.message)))
 
 
 # A quota exceeded is named in the error's google.rpc.ErrorInfo (reason RATE_LIMIT_EXCEEDED)

@@ -1,5 +1,8 @@
 # pyright: reportUnknownMemberType=false, reportUnknownVariableType=false, reportUnknownArgumentType=false
-"""Cloud Asset Inventory v1 (REST): the projects under a folder or organization.
+"""Cloud Asset Inventory v1 (REST): the projects under a folder or organization, and more.
+
+The workloads the index holds there, too (the fan-out dispatchers' candidate counts, with the
+reapers' asset types and a label or state query).
 
 `GET v1/{scope}:searchAllResources?assetTypes=cloudresourcemanager.googleapis.com/Project&
 query=state:ACTIVE&pageSize=500`, every page (cloudasset v1 discovery document: the page size is
@@ -12,12 +15,13 @@ naming it, never "no projects". A thin adapter: selection is resolve.py's.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Final
 
 from govern import parse, ports
 from govern.gcp.clients import parsed, translated
 from govern.gcp.rest import Rest, session
-from govern.models import FoundProject
+from govern.models import FoundProject, Workload
 
 GOOGLE: Final = "https://cloudasset.googleapis.com"
 PAGE_SIZE: Final = 500  # the API's cap
@@ -43,6 +47,20 @@ class AssetsAdapter:
         with translated(f"asset search {scope}", disabled_means_none=False):
             raws = list(self._rest.pages(url, params, "results"))
         return parsed(raws, parse.found_project, lambda raw: str(raw.get("name", "")))
+
+    def search_workloads(
+        self, scope: str, asset_types: Sequence[str], query: str
+    ) -> ports.Listing[Workload]:
+        """Every workload result of `asset_types` matching `query` under `scope`, every page."""
+        params: dict[str, str | list[str]] = {
+            "assetTypes": list(asset_types),
+            "query": query,
+            "pageSize": str(PAGE_SIZE),
+        }
+        url = f"{self._base}/v1/{scope}:searchAllResources"
+        with translated(f"asset search {scope} ({query})", disabled_means_none=False):
+            raws = list(self._rest.pages(url, params, "results"))
+        return parsed(raws, parse.found_workload, lambda raw: str(raw.get("name", "")))
 
 
 def create(endpoint: str | None = None) -> AssetsAdapter:

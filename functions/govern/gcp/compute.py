@@ -24,7 +24,7 @@ from govern.gcp.clients import (
     translated,
 )
 from govern.gcp.rest import Rest, session
-from govern.models import Workload
+from govern.models import STOPPING, Workload
 from govern.parse.operation import OperationState, compute_operation
 from govern.parse.reader import integer, last_segment
 
@@ -91,6 +91,28 @@ class ComputeAdapter:
 
         operations.wait(what, poll, cap=WAIT_CAP_SECONDS)
         return "DONE"
+
+    def wait_stopped(self, project: str, zone: str, name: str) -> str:
+        """Poll instances.get until the VM is not STOPPING/PENDING_STOP; its status (VM_GONE: 404).
+
+        Raises:
+            clock.OutOfTime: still stopping when the wait (WAIT_CAP_SECONDS, within the
+                invocation's deadline) ran out.
+        """
+        rest = self._rest()
+        what = f"compute instances.get {project}/{zone}/{name}"
+        url = f"{self._base}/compute/v1/projects/{project}/zones/{zone}/instances/{name}"
+
+        def poll() -> OperationState:
+            try:
+                with translated(what):
+                    status = str(rest.request("GET", url).get("status", ""))
+            except ports.Gone:
+                status = ports.VM_GONE
+            # Read as an operation that is done once the VM is no longer on its way down.
+            return OperationState(name, status not in STOPPING["compute"], "", status)
+
+        return operations.wait(what, poll, cap=WAIT_CAP_SECONDS, noun="VM").status
 
     def list_instances(self, project: str) -> ports.Listing[Workload]:
         """All instances of the project via one aggregatedList (paged).
@@ -160,6 +182,8 @@ def _instances(pager: Any, unreachable: list[str]) -> Iterator[Mapping[str, Any]
                 },
                 "disks": [{"type": d.type_} for d in inst.disks],
                 "lastStartTimestamp": inst.last_start_timestamp,
+                # FLEX_START marks a VM PENDING on a Dynamic Workload Scheduler request.
+                "scheduling": {"provisioningModel": inst.scheduling.provisioning_model},
             }
 
 

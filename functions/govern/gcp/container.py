@@ -126,7 +126,10 @@ class ContainerAdapter:
 
         def poll(name: str) -> OperationState:
             url = f"{self._base}/v1/projects/{project}/locations/{location}/operations/{name}"
-            return gke_operation(self._rest.request("GET", url))
+            # Translated here, so that a 404 on the operation reaches operations.wait as
+            # ports.Gone (which it reports as not confirmed), not as the write's own 404.
+            with translated(f"container operations.get {project}/{location}/{name}"):
+                return gke_operation(self._rest.request("GET", url))
 
         first = gke_operation(answer)
         return operations.wait(

@@ -12,13 +12,15 @@ client libraries' calls; errors are google.api_core exceptions, which `translate
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from govern import clock
 from govern.gcp.clients import retrying
 
 CLOUD_PLATFORM = "https://www.googleapis.com/auth/cloud-platform"
+Param = str | Sequence[str]
+"""A query parameter's value; a sequence repeats the parameter (`assetTypes=a&assetTypes=b`)."""
 
 
 class Rest:
@@ -32,7 +34,7 @@ class Rest:
         method: str,
         url: str,
         *,
-        params: Mapping[str, str] | None = None,
+        params: Mapping[str, Param] | None = None,
         body: Mapping[str, Any] | None = None,
     ) -> dict[str, Any]:
         """One call (retried on transient errors); the JSON answer, {} for an empty one."""
@@ -53,7 +55,7 @@ class Rest:
 
         return retrying()(send)()
 
-    def pages(self, url: str, params: Mapping[str, str], key: str) -> Iterator[dict[str, Any]]:
+    def pages(self, url: str, params: Mapping[str, Param], key: str) -> Iterator[dict[str, Any]]:
         """The objects in list `key` across every page of a list method."""
         query = dict(params)
         while True:

@@ -1,5 +1,7 @@
 # pyright: reportUnknownMemberType=false, reportUnknownVariableType=false, reportUnknownArgumentType=false
-"""Cloud TPU VMs (tpu_v2.TpuClient): list a zone, stop one, wait for the stop's operation.
+"""Cloud TPU (tpu_v2.TpuClient): TPU VMs and queued resources, and their operations.
+
+TPU VMs: list a zone, stop one; queued resources: list a zone, withdraw one.
 
 A thin adapter: it translates the port's calls and the client's errors, nothing more.
 """
@@ -20,7 +22,8 @@ from govern.gcp.clients import (
 )
 from govern.gcp.longrunning import RestOperations, accepted
 from govern.gcp.rest import Rest, session
-from govern.models import Workload
+from govern.models import QueuedResource, Workload
+from govern.parse.queued import queued_resource
 
 GOOGLE = "https://tpu.googleapis.com"
 # How long to wait for one stop: Workbench and TPU VMs shut their guest down first.
@@ -55,6 +58,39 @@ class TpuAdapter:
                 lambda raw: f"//tpu.googleapis.com/{raw.get('name', '')}",
             )
         return missing(listing, unreachable)
+
+    def list_queued_resources(self, project: str, zone: str) -> ports.Listing[QueuedResource]:
+        """Queued resources in one zone (every page); locations `unreachable` are `missing`."""
+        unreachable: list[str] = []
+
+        def requests(pager: Any) -> Iterator[dict[str, Any]]:
+            for page in pager.pages:
+                unreachable.extend(page.unreachable)
+                yield from (to_dict(r) for r in page.queued_resources)
+
+        with translated(f"tpu queuedResources.list {project}/{zone}"):
+            pager = self._client.list_queued_resources(
+                parent=f"projects/{project}/locations/{zone}", **call_options()
+            )
+            listing = parsed(
+                requests(pager),
+                lambda raw: queued_resource(project, raw),
+                lambda raw: f"//tpu.googleapis.com/{raw.get('name', '')}",
+            )
+        return missing(listing, unreachable)
+
+    def delete_queued_resource(self, name: str) -> str:
+        """queuedResources.delete without `force`; the long-running operation's name.
+
+        Raises:
+            ports.OperationFailed: the answer is an operation that already failed.
+        """
+        what = f"tpu queuedResources.delete {name}"
+        with translated(what):
+            op = self._client.delete_queued_resource(
+                request={"name": name, "force": False}, **call_options()
+            )
+        return accepted(what, op)
 
     def stop(self, project: str, zone: str, name: str) -> str:
         """nodes.stop; the long-running operation's name (waited for by `wait_operation`).

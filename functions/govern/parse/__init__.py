@@ -7,7 +7,12 @@ standard library only; `reader` holds what they share. The names below are the p
 
 from __future__ import annotations
 
-from govern.parse.assets import PROJECT_ASSET_TYPE, found_project
+from govern.parse.assets import (
+    PROJECT_ASSET_TYPE,
+    WORKLOAD_ASSET_TYPES,
+    found_project,
+    found_workload,
+)
 from govern.parse.budget import SUPPORTED_SCHEMA_VERSIONS, budget_alert
 from govern.parse.container import cluster
 from govern.parse.policy import action_policy
@@ -28,6 +33,7 @@ __all__ = [
     "INSTANCE_RESOURCE_TYPE",
     "PROJECT_ASSET_TYPE",
     "SUPPORTED_SCHEMA_VERSIONS",
+    "WORKLOAD_ASSET_TYPES",
     "Delivery",
     "ParseError",
     "action_policy",
@@ -37,6 +43,7 @@ __all__ = [
     "delivery",
     "endpoint",
     "found_project",
+    "found_workload",
     "gpu_utilization",
     "notebook_instance",
     "recommendation",

@@ -47,6 +47,14 @@ RPC_CODES = (
     "UNAUTHENTICATED",
 )
 
+# The google.rpc codes of a failure trying again may get past: the service's trouble, not the
+# request's (https://google.aip.dev/194 lists UNAVAILABLE as the one to retry; DEADLINE_EXCEEDED,
+# RESOURCE_EXHAUSTED, ABORTED and INTERNAL are the service's side of a failure too).
+TRANSIENT_CODES = frozenset(
+    RPC_CODES.index(name)
+    for name in ("DEADLINE_EXCEEDED", "RESOURCE_EXHAUSTED", "ABORTED", "INTERNAL", "UNAVAILABLE")
+)
+
 
 @dataclass(frozen=True)
 class OperationState:
@@ -60,6 +68,8 @@ class OperationState:
     done: bool
     error: str
     status: str = ""
+    transient: bool = False
+    """Whether the error is one trying again may get past (a 5xx, 429, UNAVAILABLE...)."""
 
 
 def compute_operation(raw: Mapping[str, Any]) -> OperationState:
@@ -76,7 +86,10 @@ def compute_operation(raw: Mapping[str, Any]) -> OperationState:
     if not errors and status >= 400:
         errors.append(_joined(f"HTTP {status}", text(raw, "httpErrorMessage")))
     word = text(raw, "status")
-    return OperationState(text(raw, "name"), word == "DONE", "; ".join(errors), word)
+    # The HTTP code the failure maps to says whether it was the service's trouble (5xx, 429:
+    # try again) or the request's (4xx: the same stop fails the same way).
+    transient = bool(errors) and (status >= 500 or status == 429)
+    return OperationState(text(raw, "name"), word == "DONE", "; ".join(errors), word, transient)
 
 
 def gke_operation(raw: Mapping[str, Any]) -> OperationState:
@@ -93,7 +106,8 @@ def gke_operation(raw: Mapping[str, Any]) -> OperationState:
         message = text(error, "message") or f"code {error.get('code')}"
     elif word == "DONE":
         message = text(raw, "statusMessage")
-    return OperationState(text(raw, "name"), word == "DONE", message, word)
+    transient = integer(error.get("code")) in TRANSIENT_CODES
+    return OperationState(text(raw, "name"), word == "DONE", message, word, transient)
 
 
 def longrunning_operation(raw: Mapping[str, Any]) -> OperationState:
@@ -109,7 +123,8 @@ def longrunning_operation(raw: Mapping[str, Any]) -> OperationState:
         name = RPC_CODES[code] if 0 < code < len(RPC_CODES) else f"code {code}"
         message = _joined(name, text(error, "message"))
     done = raw.get("done") is True or bool(message)
-    return OperationState(text(raw, "name"), done, message, "done" if done else "running")
+    state = "done" if done else "running"
+    return OperationState(text(raw, "name"), done, message, state, code in TRANSIENT_CODES)
 
 
 def _joined(code: str, message: str) -> str:

@@ -14,7 +14,9 @@ import re
 from typing import Any
 
 from govern.models import (
+    REAPERS,
     ActionPolicy,
+    BlastRadius,
     BudgetPolicy,
     FanOutPolicy,
     IdleGpuPolicy,
@@ -55,6 +57,7 @@ _TOP_OPTIONAL = (
     "spend_caps",
     "scopes",
     "fan_out",
+    "blast_radius",
 )
 
 
@@ -253,6 +256,70 @@ def _idle_tpu(raw: Any) -> IdleTpuPolicy:
     )
 
 
+# -- blast_radius (the reapers' limits, govern/blast.py) -----------------------------------------
+_BLAST_KEYS = (
+    "max_stops_per_run",
+    "max_stop_percent",
+    "max_error_rate",
+    "canary",
+    "acting_reapers",
+)
+# A canary is a project or a folder (resolved like a scope); project ids: 6-30 characters,
+# lowercase letters, digits and hyphens, starting with a letter, not ending with a hyphen.
+_CANARY = re.compile(r"projects/[a-z][a-z0-9-]{4,28}[a-z0-9]|folders/[0-9]+")
+
+
+def _list(value: Any, path: str) -> list[Any]:
+    """A JSON list, possibly empty (an empty canary or acting_reapers list means something)."""
+    if not isinstance(value, list):
+        raise PolicyError(f"{path}: must be a list, got {type(value).__name__}")
+    return value  # pyright: ignore[reportUnknownVariableType]
+
+
+def _blast_radius(raw: Any) -> BlastRadius:
+    """The reapers' limits; every key optional, defaults as in BlastRadius."""
+    path = "MLGOV_POLICY.blast_radius"
+    obj = _obj(raw, path, (), _BLAST_KEYS)
+    defaults = BlastRadius()
+    stops = obj.get("max_stops_per_run", defaults.max_stops_per_run)
+    max_stops = int(_num(stops, f"{path}.max_stops_per_run", integer=True))
+    percent = obj.get("max_stop_percent")
+    if percent is not None:
+        percent = _num(percent, f"{path}.max_stop_percent")
+        if percent > 100:
+            raise PolicyError(f"{path}.max_stop_percent: must be at most 100, got {percent:g}")
+    rate = obj.get("max_error_rate", defaults.max_error_rate)
+    ok = isinstance(rate, int | float) and not isinstance(rate, bool) and math.isfinite(rate)
+    if not ok or not 0 <= rate <= 1:
+        raise PolicyError(f"{path}.max_error_rate: must be a number from 0 to 1, got {rate!r}")
+    canary: list[str] = []
+    for i, entry in enumerate(_list(obj.get("canary", []), f"{path}.canary")):
+        if not isinstance(entry, str) or not _CANARY.fullmatch(entry):
+            raise PolicyError(
+                f"{path}.canary[{i}]: must be projects/<project id> or folders/<number>, "
+                f"got {entry!r}"
+            )
+        canary.append(entry)
+    acting: tuple[str, ...] | None = None
+    if "acting_reapers" in obj:
+        names: list[str] = []
+        for i, name in enumerate(_list(obj["acting_reapers"], f"{path}.acting_reapers")):
+            if name not in REAPERS:
+                raise PolicyError(
+                    f"{path}.acting_reapers[{i}]: {name!r} is not a reaper; known: "
+                    f"{', '.join(REAPERS)}"
+                )
+            names.append(name)
+        acting = tuple(names)
+    return BlastRadius(
+        max_stops_per_run=max_stops,
+        max_stop_percent=percent,
+        max_error_rate=float(rate),
+        canary=tuple(dict.fromkeys(canary)),
+        acting_reapers=acting,
+    )
+
+
 def _policy(raw: Any) -> ActionPolicy:
     root = "MLGOV_POLICY"
     top = _obj(raw, root, _TOP_REQUIRED, _TOP_OPTIONAL)
@@ -291,6 +358,7 @@ def _policy(raw: Any) -> ActionPolicy:
         spend_caps=_spend_caps(top.get("spend_caps", {}), projects, budgets),
         scopes=scopes,
         fan_out=_fan_out(top["fan_out"]) if "fan_out" in top else FanOutPolicy(),
+        blast_radius=_blast_radius(top["blast_radius"]) if "blast_radius" in top else BlastRadius(),
     )
 
 

@@ -78,6 +78,7 @@ def compute_instance(project: str, raw: Mapping[str, Any]) -> Workload:
         # tests/functions/data/get-v1-projects-cloud-custodian-locations---instances_1.json).
         user_managed_notebook=notebook and managed_by is None,
         last_start=_instant(raw.get("lastStartTimestamp")),
+        provisioning_model=str(sub(raw, "scheduling").get("provisioningModel") or ""),
     )
 
 

@@ -1,6 +1,6 @@
 # Raw REST JSON from the container and aiplatform APIs is handled as Any at this boundary.
 # pyright: reportUnknownMemberType=false, reportUnknownVariableType=false, reportUnknownArgumentType=false
-"""The REST calls `mlgov cap` makes (container v1, aiplatform v1), waiting for operations.
+"""The REST calls `mlgov cap` makes (container v1, aiplatform v1, logging v2), and operations.
 
 JSON over an authorized `requests` session (application default credentials), or a plain one
 for a base URL override (`--endpoint` or MLGOV_API_ENDPOINTS, a local fake). GKE runs one
@@ -28,7 +28,12 @@ CALL_TIMEOUT_S = HTTP_TIMEOUT  # (connect, read): an endpoint that never answers
 GKE_OPERATION_TIMEOUT_S = 900.0
 # Deploying a model provisions its nodes: Google documents it can take many minutes.
 VERTEX_OPERATION_TIMEOUT_S = 1800.0
-GOOGLE = {"container": "https://container.googleapis.com"}
+GOOGLE = {
+    "container": "https://container.googleapis.com",
+    "logging": "https://logging.googleapis.com",
+}
+# Cloud Logging's API is v2 (`cap status` reads the fan-out runs there); the others are v1.
+VERSIONS = {"logging": "v2"}
 _STALE = ("FAILED_PRECONDITION", "ABORTED")
 
 
@@ -85,7 +90,7 @@ class Api:
         base = self._bases.get(service)
         if base is None:
             base = GOOGLE.get(service) or f"https://{region}-aiplatform.googleapis.com"
-        return f"{base.rstrip('/')}/v1/{path}"
+        return f"{base.rstrip('/')}/{VERSIONS.get(service, 'v1')}/{path}"
 
     def call(
         self,

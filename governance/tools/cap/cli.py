@@ -5,7 +5,10 @@
     mlgov cap lift --stack NAME --service KEY --reason TEXT [--dry-run] [--json]
 
 `status` also lists the stack's spend caps (Cloud Billing) and their state, and `lift` lifts an
-enforced one: governance/tools/spend_caps.py, which this module calls.
+enforced one: governance/tools/spend_caps.py, which this module calls. For a stack with fan-out,
+`status` shows each run of the last `--hours` (24 by default): projects done, failed, still
+pending and dead-lettered, from the functions' log lines in Cloud Logging (runs.py; endpoint key
+`logging`).
 
 Reads every governed project of the stack (stack.py): each project's GKE clusters (all
 locations) and, in each governed region, its Vertex AI endpoints; every pool, cluster and
@@ -79,15 +82,32 @@ def register(subparsers: Any) -> None:
     p.add_argument("action", choices=("status", "restore", *spend_caps.ACTIONS), help="what to do")
     stack_flags(p)
     p.add_argument(
-        "--endpoint", help="base URL for the container and aiplatform APIs (http(s)://...)"
+        "--endpoint",
+        help="base URL for the container, aiplatform and logging APIs (http(s)://...)",
     )
     p.add_argument(
         "--dry-run", action="store_true", help="restore, lift: print the plan, change nothing"
     )
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.add_argument(
+        "--hours",
+        type=_hours,
+        default=24.0,
+        help="status, fan-out stacks: read the runs of the last N hours (default 24)",
+    )
     spend_caps.add_arguments(p)
     quiet_flag(p)
     p.set_defaults(func=handler)
+
+
+def _hours(text: str) -> float:
+    try:
+        hours = float(text)
+    except ValueError:
+        hours = -1.0
+    if not 0 < hours <= 24 * 30:  # Cloud Logging keeps _Default logs 30 days unless extended
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of hours from 0 to 720")
+    return hours
 
 
 @dataclass
@@ -133,6 +153,9 @@ def handler(args: argparse.Namespace) -> int:
             else:
                 item.apply(api)
     doc = _document(args, stack, found)
+    runs_failed: list[str] = []
+    if args.action == "status" and stack.fans_out:
+        runs_failed = _runs(args, stack, doc)
     caps_failed: list[str] = []
     caps: dict[str, Any] | None = None
     if caps_read is not None:
@@ -146,13 +169,43 @@ def handler(args: argparse.Namespace) -> int:
         print(json.dumps(doc, indent=2))
     else:
         _print(doc)
+        if doc.get("runs") is not None:
+            from governance.tools.cap.runs import lines
+
+            for line in lines(doc["runs"], args.hours, doc.get("runs_truncated", False)):
+                print(line)
         if caps is not None:
             spend_caps.print_section(caps)
-    problems = [*found.errors, *found.unreachable, *caps_failed]
+    problems = [*found.errors, *found.unreachable, *caps_failed, *runs_failed]
     problems += [f"{i.target}: {p}" for i in found.items for p in i.problems]
     problems += [f"{i.target}: {i.outcome}" for i in found.items if i.outcome.startswith("failed")]
     report(problems, sys.stderr)
     return Exit.CLOUD if problems else Exit.OK
+
+
+def _runs(args: argparse.Namespace, stack: Stack, doc: dict[str, Any]) -> list[str]:
+    """Add the fan-out runs to the document; the problem (a failed read), if any."""
+    from datetime import UTC, datetime
+
+    from governance.tools.cap.api import Api, ApiError, sessions
+    from governance.tools.cap.runs import read_entries, runs_of, since
+    from governance.tools.jobs import endpoint
+
+    base = endpoint(args.endpoint, "logging")
+    start = since(datetime.now(UTC), args.hours)
+    where = f"fan-out runs (Cloud Logging entries.list in {stack.project})"
+    doc["runs"] = None  # not read: the problem says why
+    try:
+        api = Api(sessions(anonymous=base is not None, bases={"logging": base}), {"logging": base})
+        read = read_entries(api, stack.project, stack.function_services, start)
+    except CliError as err:  # no credentials for Google's Logging API
+        return [f"{where}: {p}" for p in err.problems]
+    except ApiError as err:
+        return [f"{where}: {err}"]
+    doc["runs"] = [r.as_dict() for r in runs_of(read.entries)]
+    doc["runs_since"] = start.strftime("%Y-%m-%dT%H:%M:%SZ")
+    doc["runs_truncated"] = read.truncated
+    return []
 
 
 def _stack(args: argparse.Namespace) -> Stack:
@@ -221,6 +274,7 @@ def _document(args: argparse.Namespace, stack: Stack, found: Findings) -> dict[s
         "dry_run": bool(args.dry_run),
         "stack": stack.name,
         "projects": {p: list(z) for p, z in stack.governed.items()},
+        "scopes": list(stack.scopes),
         "items": [i.as_dict() for i in found.items],
         "errors": list(found.errors),
         "unreachable": list(found.unreachable),
@@ -231,6 +285,9 @@ def _document(args: argparse.Namespace, stack: Stack, found: Findings) -> dict[s
 def _print(doc: dict[str, Any]) -> None:
     projects = ", ".join(f"{p} ({', '.join(z)})" for p, z in doc["projects"].items())
     print(f"stack {doc['stack']}: governed {projects}")
+    if doc.get("scopes"):
+        # Their projects are found by the functions at run time; restore reads only the above.
+        print(f"  and scopes {', '.join(doc['scopes'])}: their projects are not read here")
     if not doc["items"]:
         # "nothing capped" only when every read answered: a failed read proves nothing
         failed = len(doc["errors"]) + len(doc["unreachable"])

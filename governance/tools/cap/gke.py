@@ -159,9 +159,40 @@ def _autoscaling(
 
 
 def _per_zone(mark: PoolMark, zones: int, high: int, ceiling: Ceiling, item: Item) -> int:
-    """The node count per zone to set back, within the autoscaling maximum and the ceiling."""
-    if mark.nodes is not None:
-        wanted = math.ceil(mark.nodes / zones)
+    """The node count per zone to set back, within the autoscaling maximum and the ceiling.
+
+    setSize sets one count for every zone of the pool, so what it sets never passes the pool's
+    size at cap time: the smallest zone's count when each zone's was recorded (a zone the pool
+    has now but had not then counts 0), else the total shared out rounding down.
+    """
+    if mark.zone_nodes is not None:
+        recorded = mark.zone_nodes
+        wanted = min(recorded) if zones <= len(recorded) else 0
+        if wanted < max(recorded):
+            by_zone = "/".join(map(str, recorded))
+            more = (
+                "the autoscaler adds the rest as pods need them"
+                if mark.autoscaling is not None
+                else "resize the larger zones by hand (a fixed pool)"
+            )
+            item.notes.append(
+                f"its zones had {by_zone} node(s) at cap time and setSize sets every zone "
+                f"alike: {wanted} per zone, so no zone goes above its size then; {more}"
+            )
+        if zones != len(recorded):
+            item.notes.append(
+                f"it had {len(recorded)} zone(s) at cap time and has {zones} now: {wanted} per "
+                "zone, never above the smallest zone's size then"
+            )
+    elif mark.nodes is not None:
+        # Written before each zone's count was recorded: rounding up could pass the total (5
+        # nodes over 2 zones is not 3 per zone).
+        wanted = mark.nodes // zones
+        if mark.nodes % zones:
+            item.notes.append(
+                f"{mark.nodes} node(s) over {zones} zone(s) at cap time, each zone's count not "
+                f"recorded: {wanted} per zone, never above the total then"
+            )
     elif mark.per_zone is not None:
         wanted = mark.per_zone
     else:

@@ -4,9 +4,10 @@ The budget function writes them (functions/govern/gke.py and functions/govern/ve
 the formats; governance never imports functions/, so they are decoded here on their own, and
 tests/contract/test_cap_marks.py pins the two together):
 
-- node pool `mlgov-cap-prev`: `autoscale-<total|zone>-<min>-<max>[-<any|balanced>][-n<nodes>]
-  [-nap]` or `fixed-n<nodes>`, and from earlier versions `fixed-<n per zone>` and the autoscale
-  form without `-n`;
+- node pool `mlgov-cap-prev`: `autoscale-<total|zone>-<min>-<max>[-<any|balanced>]
+  [-n<nodes>[-z<a>_<b>...]][-nap]` or `fixed-n<nodes>[-z<a>_<b>...]` (`-z`: each zone's count,
+  zones in name order), and from earlier versions `fixed-<n per zone>`, the autoscale form
+  without `-n`, and either without `-z`;
 - cluster `mlgov-cap-nap-<resourceType>`: `<min>-<max>`;
 - endpoint `mlgov-cap-dm-<id>`: `<traffic>_<d|a><min>-<max>_<machineType>_<accelerator>_<count>`
   and `mlgov-cap-dm-<id>-m`: `<version>_<location>_<modelId>`.
@@ -28,9 +29,10 @@ DEPLOYMENT_PREFIX = "mlgov-cap-dm-"
 MODEL_SUFFIX = "-m"
 
 _AUTOSCALE = re.compile(
-    r"autoscale-(total|zone)-(\d+)-(\d+)(?:-(any|balanced))?(?:-n(\d+))?(-nap)?"
+    r"autoscale-(total|zone)-(\d+)-(\d+)(?:-(any|balanced))?(?:-n(\d+)(?:-z(\d+(?:_\d+)+))?)?"
+    r"(-nap)?"
 )
-_FIXED = re.compile(r"fixed-(?:n(\d+)|(\d+))")
+_FIXED = re.compile(r"fixed-(?:n(\d+)(?:-z(\d+(?:_\d+)+))?|(\d+))")
 _LIMIT = re.compile(r"(\d+)-(\d+)")
 _DEPLOYMENT = re.compile(r"(\d+)_([da])(\d+)-(\d+)_([a-z0-9-]*)_([a-z0-9-]*)_(\d+)")
 _MODEL = re.compile(r"(\d*)_([a-z0-9-]*)_([a-z0-9_-]+)")
@@ -54,14 +56,17 @@ class PoolMark:
     """A node pool's settings before the cap, from its `mlgov-cap-prev` label.
 
     `autoscaling`: the NodePoolAutoscaling JSON it had (None: a fixed-size pool); `nodes`: its
-    node count at cap time over all zones (None: not recorded); `per_zone`: an earlier version's
-    fixed size per zone (its initialNodeCount); `autoprovisioned`: node auto-provisioning made it.
+    node count at cap time over all zones (None: not recorded); `zone_nodes`: each zone's count
+    then, zones in name order (None: not recorded, e.g. by earlier versions, or a pool in one
+    zone); `per_zone`: an earlier version's fixed size per zone (its initialNodeCount);
+    `autoprovisioned`: node auto-provisioning made it.
     """
 
     autoscaling: dict[str, Any] | None
     nodes: int | None = None
     per_zone: int | None = None
     autoprovisioned: bool = False
+    zone_nodes: tuple[int, ...] | None = None
 
     @property
     def total(self) -> bool:
@@ -86,15 +91,20 @@ class PoolMark:
             size = (
                 f"{self.nodes} node(s)" if self.nodes is not None else f"{self.per_zone} per zone"
             )
-            return f"fixed size, {size}"
+            return f"fixed size, {size}{self._by_zone()}"
         where = "in total" if self.total else "per zone"
         policy = self.autoscaling.get("locationPolicy")
         text = f"autoscaling {self.low}-{self.high} nodes {where}"
         text += f", location policy {policy}" if policy else ""
         text += ", made by node auto-provisioning" if self.autoprovisioned else ""
         if self.nodes is not None:
-            text += f", {self.nodes} node(s) at cap time"
+            text += f", {self.nodes} node(s) at cap time{self._by_zone()}"
         return text
+
+    def _by_zone(self) -> str:
+        if self.zone_nodes is None:
+            return ""
+        return f" ({'/'.join(map(str, self.zone_nodes))} by zone)"
 
 
 def decode_pool(value: str) -> PoolMark:
@@ -105,8 +115,9 @@ def decode_pool(value: str) -> PoolMark:
     """
     if m := _FIXED.fullmatch(value):
         if m[1] is not None:
-            return PoolMark(None, nodes=_count(m[1], POOL_LABEL, value))
-        return PoolMark(None, per_zone=_count(m[2], POOL_LABEL, value))
+            nodes = _count(m[1], POOL_LABEL, value)
+            return PoolMark(None, nodes=nodes, zone_nodes=_zones(m[2], nodes, value))
+        return PoolMark(None, per_zone=_count(m[3], POOL_LABEL, value))
     m = _AUTOSCALE.fullmatch(value)
     if m is None:
         raise Unreadable(f"{POOL_LABEL}={value!r}: not a value the budget cap writes")
@@ -122,7 +133,20 @@ def decode_pool(value: str) -> PoolMark:
     if m[4]:
         autoscaling["locationPolicy"] = m[4].upper()
     nodes = _count(m[5], POOL_LABEL, value) if m[5] else None
-    return PoolMark(autoscaling, nodes=nodes, autoprovisioned=bool(m[6]))
+    zones = _zones(m[6], nodes or 0, value)
+    return PoolMark(autoscaling, nodes=nodes, autoprovisioned=bool(m[7]), zone_nodes=zones)
+
+
+def _zones(text: str | None, nodes: int, value: str) -> tuple[int, ...] | None:
+    """The per-zone counts of `-z<a>_<b>...`, which must add up to the total `-n<nodes>`."""
+    if text is None:
+        return None
+    counts = tuple(_count(n, POOL_LABEL, value) for n in text.split("_"))
+    if sum(counts) != nodes:
+        raise Unreadable(
+            f"{POOL_LABEL}={value!r}: the zones' counts add up to {sum(counts)}, not {nodes}"
+        )
+    return counts
 
 
 def decode_nap(

@@ -49,6 +49,16 @@ class Stack:
     pool_keys: Mapping[str, str] = field(default_factory=dict[str, str])  # pool name -> key
     nap: Mapping[str, int] = field(default_factory=dict[str, int])  # accelerator -> max
     unlinks_billing: bool = False  # some governed project lets the cap unlink its billing
+    # Fan-out (DESIGN.md section 5): the project the functions log in and their service names,
+    # where `cap status` reads each run's outcome per project. Empty: no fan-out.
+    project: str = ""
+    function_services: tuple[str, ...] = ()
+    scopes: tuple[str, ...] = ()  # governed folders/organizations (their projects are not read)
+
+    @property
+    def fans_out(self) -> bool:
+        """Whether the stack's functions publish one work item per project."""
+        return bool(self.function_services)
 
     def regions(self, project: str) -> tuple[str, ...]:
         """The regions of a governed project's zones."""
@@ -80,15 +90,28 @@ class Stack:
 
 def stack_of(name: str, s: Settings) -> Stack:
     """The Stack of validated settings (the governed projects as the program renders them)."""
-    from governance.components.action_settings import action_settings
+    from governance.components.action_settings import ENTRY_POINTS, action_settings, function_name
     from governance.naming import cluster_name, resource_name
 
     # The budget id only keys the policy's budgets; the projects are what matter here.
     policy = action_settings(s, "cap")
     governed = {p: tuple(pp.zones) for p, pp in sorted(policy.projects.items())}
-    unlinks = any(pp.allow_billing_disable for pp in policy.projects.values())
+    unlinks = any(pp.allow_billing_disable for pp in policy.projects.values()) or any(
+        sp.allow_billing_disable for sp in policy.scopes.values()
+    )
+    fan_out = s.automation.enabled and s.automation.fan_out
+    services = tuple(function_name(s.prefix, ep) for ep in ENTRY_POINTS) if fan_out else ()
+    scopes = tuple(sorted(policy.scopes))
     if s.gke is None:
-        return Stack(name, governed, None, unlinks_billing=unlinks)
+        return Stack(
+            name,
+            governed,
+            None,
+            unlinks_billing=unlinks,
+            project=s.project,
+            function_services=services,
+            scopes=scopes,
+        )
     pool_keys = {resource_name("", key, max_length=40): key for key in s.training_pools}
     return Stack(
         name,
@@ -98,4 +121,7 @@ def stack_of(name: str, s: Settings) -> Stack:
         pool_keys=pool_keys,
         nap=dict(s.gke.autoprovisioning.accelerators),
         unlinks_billing=unlinks,
+        project=s.project,
+        function_services=services,
+        scopes=scopes,
     )

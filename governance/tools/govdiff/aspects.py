@@ -325,6 +325,93 @@ ASPECTS: Mapping[str, Aspect] = {
         "false",
         "serving endpoints keep running past the cap",
     ),
+    # --- organization scale: scopes, fan-out, the reapers' blast radius (DESIGN.md section 5) ---
+    "policy.scopes": Aspect(
+        "policy",
+        "folders and organizations whose projects the functions govern",
+        "removed",
+        "the projects under a dropped scope are no longer governed",
+    ),
+    "policy.scope.organizations": Aspect(
+        "policy",
+        "organizations governed whole (every project in them)",
+        "added",
+        "a scope widened to a whole organization: the cap and the reapers may act on every "
+        "project in it",
+    ),
+    "policy.scope.labels": Aspect(
+        "policy",
+        "the label selector of a scope (a project must carry every pair)",
+        "removed",
+        "the scope widened: projects without the dropped label are acted on too",
+    ),
+    "policy.scope.environment": Aspect(
+        "policy",
+        "a scope's environment",
+        "ranked",
+        "a less strict environment for the scope's projects",
+        ranks=_ENVIRONMENTS,
+    ),
+    "policy.scope.allow_billing_disable": Aspect(
+        "policy",
+        "whether the cap may unlink billing in a scope's projects (never in prod)",
+        "true",
+        "billing unlink allowed in every project of the scope: it stops all their services",
+    ),
+    "policy.scope.vertex_regions": Aspect(
+        "policy",
+        "regions where a scope's Vertex AI jobs are read",
+        "removed",
+        "Vertex AI jobs in the dropped regions are never cancelled",
+    ),
+    "policy.budget.scopes": Aspect(
+        "policy",
+        "scopes a budget's cap acts in",
+        "removed",
+        "the cap no longer stops workloads in the dropped scopes",
+    ),
+    "policy.fan_out": Aspect(
+        "policy",
+        "whether a dispatcher publishes one work item per project (fan-out)",
+        "ranked",
+        "fan-out off for a scoped stack: one invocation runs out of time (540 s) long before "
+        "a large scope is done",
+        ranks={"on": 1, "off": 1, "off with scopes": 0},
+    ),
+    "policy.blast.max_stops_per_run": Aspect(
+        "policy",
+        "most stops one reaper run may make before it holds them all and pages",
+        "higher",
+        "a higher ceiling: a runaway reaper stops more before anyone is paged",
+        none_is="infinite",
+    ),
+    "policy.blast.max_stop_percent": Aspect(
+        "policy",
+        "most of the running estate (percent) one reaper run may stop",
+        "higher",
+        "a higher (or no) share of the estate may be stopped in one run",
+        none_is="infinite",
+    ),
+    "policy.blast.max_error_rate": Aspect(
+        "policy",
+        "share of failed calls at which a reaper run stops acting",
+        "higher",
+        "the breaker trips later: a run keeps acting through more failures",
+        none_is="infinite",
+    ),
+    "policy.blast.canary": Aspect(
+        "policy",
+        "canary projects and folders a reaper acts on first",
+        "removed",
+        "no canary there: a bad reaper run reaches every project at once",
+    ),
+    "policy.blast.acting_reapers": Aspect(
+        "policy",
+        "reapers that act (any other simulates)",
+        "widened",
+        "another reaper acts instead of simulating (absent: every reaper, future ones "
+        "included, acts)",
+    ),
     "policy.other": Aspect("policy", "a setting of the functions' policy", "shown"),
     "policy.unreadable": Aspect(
         "policy",

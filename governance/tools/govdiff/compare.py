@@ -63,10 +63,32 @@ def _compared(base: Governed, head: Governed) -> list[tuple[str, Observed | None
     return rows
 
 
+def carriers(*docs: Governed) -> dict[str, frozenset[str]]:
+    """For each policy field, the governance functions that carry it in every document.
+
+    Most fields are in every function's policy; whether a dispatcher fans out (`fan_out`) is
+    a field of the four dispatchers only.
+    """
+    sides: list[dict[str, set[str]]] = []
+    for doc in docs:
+        found: dict[str, set[str]] = {}
+        for o in doc.values.values():
+            if o.policy_field:
+                found.setdefault(o.policy_field, set()).add(o.resource)
+        sides.append(found)
+    first, *rest = sides
+    return {
+        field: frozenset(holders.intersection(*(side.get(field, set()) for side in rest)))
+        for field, holders in first.items()
+    }
+
+
 def merge_policy(
-    changes: list[GovernanceChange], fields: Mapping[str, str], functions: frozenset[str]
+    changes: list[GovernanceChange],
+    fields: Mapping[str, str],
+    holders: Mapping[str, frozenset[str]],
 ) -> list[GovernanceChange]:
-    """One `policy.<field>` change where every governance function changed the same way."""
+    """One `policy.<field>` change where every function carrying it changed the same way."""
     groups: dict[tuple[str, Value, Value], list[GovernanceChange]] = {}
     for c in changes:
         if field := fields.get(c.path):
@@ -74,6 +96,7 @@ def merge_policy(
     merged: list[GovernanceChange] = []
     dropped: set[str] = set()
     for (field, _, _), group in groups.items():
+        functions = holders.get(field, frozenset())
         if len(functions) > 1 and frozenset(c.resource for c in group) == functions:
             first = group[0]
             merged.append(
@@ -115,7 +138,6 @@ def governance_changes(base: Doc, head: Doc) -> list[GovernanceChange]:
         )
         if seen.policy_field:
             fields[id_] = seen.policy_field
-    # Functions that carry a policy on both sides: the set a merged change must cover.
-    both = old.policy_functions & new.policy_functions
-    changes = merge_policy(changes, fields, both)
+    # The functions carrying each field on both sides: the set a merged change must cover.
+    changes = merge_policy(changes, fields, carriers(old, new))
     return sorted(changes, key=lambda c: (not c.weakens, c.resource != "stack", c.path))

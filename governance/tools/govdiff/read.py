@@ -59,6 +59,17 @@ NO_LEVEL = "its own level"
 """A cost finding's level when no policy config sets one (mandatory or advisory by finding)."""
 # MLGOV_POLICY budget keys judged by the table (aspects "policy.budget.<key>").
 _BUDGET_KEYS = ("stop_at", "disable_billing_at", "amount", "billing_account", "currency", "period")
+# The fan-out entry points Pub/Sub pushes to; every other governance function dispatches.
+_PUSHED = frozenset({"on_work_item", "on_dead_letter"})
+WORK_TOPIC_ENV = "MLGOV_WORK_TOPIC"
+# The functions' blast-radius defaults, for a policy without the key (DESIGN.md section 5):
+# absent `acting_reapers` means every reaper acts, kinds added later included.
+_BLAST_DEFAULTS: dict[str, Any] = {
+    "max_stops_per_run": 100,
+    "max_stop_percent": None,
+    "max_error_rate": 0.05,
+    "canary": [],
+}
 _IAM_MEMBER_SCOPES = (
     "topic",
     "cloudFunction",
@@ -68,6 +79,8 @@ _IAM_MEMBER_SCOPES = (
     "datasetId",
     "serviceAccountId",
     "subscription",
+    "folder",
+    "orgId",
     "project",
 )
 
@@ -275,11 +288,17 @@ class _Reader:
         if not isinstance(policy, Mapping):
             self.put(f"{name}.policy", "policy.unreadable", "not a JSON object", name)
             return
-        for field, aspect, value in _policy_values(cast(Mapping[str, Any], policy)):
-            nested = field.startswith(("projects.", "budgets."))
+        parsed = cast(Mapping[str, Any], policy)
+        for field, aspect, value in _policy_values(parsed):
+            nested = field.startswith(("projects.", "budgets.", "scopes."))
             self.put(
                 f"{name}.policy.{field}", aspect, value, name, policy_field=field, nested=nested
             )
+        if as_str(dig(i, "buildConfig", "entryPoint")) not in _PUSHED:
+            # A dispatcher: fan-out is on when it names a work topic (DESIGN.md section 5).
+            topic = dig(i, "serviceConfig", "environmentVariables", WORK_TOPIC_ENV)
+            value = "on" if topic else "off with scopes" if parsed.get("scopes") else "off"
+            self.put(f"{name}.fan_out", "policy.fan_out", value, name, policy_field="fan_out")
 
     def budget(self, name: str, i: Mapping[str, Any]) -> None:
         self.put(name, "budget.presence", PRESENT, name, presence=True)
@@ -574,6 +593,9 @@ def _policy_values(policy: Mapping[str, Any]) -> Iterator[tuple[str, str, Value]
         "idle_gpu",
         "idle_tpu",
         "undeploy_endpoints",
+        "scopes",
+        "blast_radius",
+        "fan_out",
     }
     yield "dry_run", "policy.dry_run", _scalar(policy.get("dry_run"))
     exempt = as_mapping(policy.get("exempt_label"))
@@ -598,10 +620,17 @@ def _policy_values(policy: Mapping[str, Any]) -> Iterator[tuple[str, str, Value]
     for bid, budget in sorted(budgets.items()):
         b = as_mapping(budget)
         yield f"budgets.{bid}.projects", "policy.budget.projects", _set(b.get("projects"))
+        yield f"budgets.{bid}.scopes", "policy.budget.scopes", _set(b.get("scopes"))
         for key in _BUDGET_KEYS:
             yield f"budgets.{bid}.{key}", f"policy.budget.{key}", _scalar(b.get(key))
-        for key in sorted(set(b) - {"projects", *_BUDGET_KEYS}):
+        for key in sorted(set(b) - {"projects", "scopes", *_BUDGET_KEYS}):
             yield f"budgets.{bid}.{key}", "policy.other", _scalar(b.get(key))
+    yield from _scope_values(as_mapping(policy.get("scopes")))
+    yield from _blast_values(policy)
+    # How fan-out is deployed (delivery attempts, worker instances): shown; whether a dispatcher
+    # fans out at all is the function's `fan_out` (its MLGOV_WORK_TOPIC).
+    for key, value in sorted(as_mapping(policy.get("fan_out")).items()):
+        yield f"fan_out.{key}", "policy.other", _scalar(value)
     for section, percent in (
         ("idle_gpu", "max_utilization_percent"),
         ("idle_tpu", "max_duty_cycle_percent"),
@@ -623,6 +652,49 @@ def _policy_values(policy: Mapping[str, Any]) -> Iterator[tuple[str, str, Value]
     )
     for key in sorted(set(policy) - known):
         yield key, "policy.other", _scalar(policy.get(key))
+
+
+def _scope_values(scopes: Mapping[str, Any]) -> Iterator[tuple[str, str, Value]]:
+    """The scopes: which, which are whole organizations, and each one's selector and rights."""
+    yield "scopes", "policy.scopes", tuple(sorted(scopes))
+    orgs = tuple(sorted(k for k in scopes if k.startswith("organizations/")))
+    yield "scope_organizations", "policy.scope.organizations", orgs
+    for key, scope in sorted(scopes.items()):
+        sc = as_mapping(scope)
+        labels = as_mapping(sc.get("labels"))
+        pairs = tuple(sorted(f"{k}={v_}" for k, v_ in labels.items()))
+        yield f"scopes.{key}.labels", "policy.scope.labels", pairs
+        yield (
+            f"scopes.{key}.environment",
+            "policy.scope.environment",
+            _scalar(sc.get("environment")),
+        )
+        yield (
+            f"scopes.{key}.allow_billing_disable",
+            "policy.scope.allow_billing_disable",
+            _scalar(sc.get("allow_billing_disable")),
+        )
+        yield (
+            f"scopes.{key}.vertex_regions",
+            "policy.scope.vertex_regions",
+            _set(sc.get("vertex_regions")),
+        )
+
+
+def _blast_values(policy: Mapping[str, Any]) -> Iterator[tuple[str, str, Value]]:
+    """The reapers' limits, with the functions' defaults where the policy leaves one out."""
+    blast = {**_BLAST_DEFAULTS, **as_mapping(policy.get("blast_radius"))}
+    for key in ("max_stops_per_run", "max_stop_percent", "max_error_rate"):
+        yield f"blast_radius.{key}", f"policy.blast.{key}", _scalar(blast.get(key))
+    yield "blast_radius.canary", "policy.blast.canary", _set(blast.get("canary"))
+    acting = blast.get("acting_reapers")
+    yield (
+        "blast_radius.acting_reapers",
+        "policy.blast.acting_reapers",
+        ANY_VALUE if acting is None else _set(acting),
+    )
+    for key in sorted(set(blast) - {*_BLAST_DEFAULTS, "acting_reapers"}):
+        yield f"blast_radius.{key}", "policy.other", _scalar(blast.get(key))
 
 
 _IAM_TYPES = frozenset(
@@ -653,6 +725,12 @@ _IAM_TYPES = frozenset(
         v.PROJECT_IAM_POLICY,
         v.SERVICE_ACCOUNT_IAM_MEMBER,
         v.SERVICE_ACCOUNT_IAM_BINDING,
+        v.FOLDER_IAM_MEMBER,
+        v.FOLDER_IAM_BINDING,
+        v.FOLDER_IAM_POLICY,
+        v.ORG_IAM_MEMBER,
+        v.ORG_IAM_BINDING,
+        v.ORG_IAM_POLICY,
     }
 )
 
@@ -668,6 +746,7 @@ _HANDLERS = {
     v.QUOTA_OVERRIDE: _Reader.quota,
     v.SCHEDULER_JOB: _Reader.job,
     v.PROJECT_CUSTOM_ROLE: _Reader.custom_role,
+    v.ORG_CUSTOM_ROLE: _Reader.custom_role,
 }
 
 

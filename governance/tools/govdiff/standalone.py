@@ -16,7 +16,7 @@ from typing import Any
 
 from governance.tools.govdiff.aspects import ASPECTS, judge
 from governance.tools.govdiff.change import GovernanceChange, Value
-from governance.tools.govdiff.compare import merge_policy
+from governance.tools.govdiff.compare import carriers, merge_policy
 from governance.tools.govdiff.read import NO_LEVEL, governed
 from mlgov_policies.registry import ALL_RULES
 
@@ -61,7 +61,7 @@ def standalone_changes(head: Mapping[str, Any]) -> list[GovernanceChange]:
             if seen.policy_field:
                 fields[id_] = seen.policy_field
     # The same departure in every governance function is one `policy.<field>` change.
-    changes = merge_policy(changes, fields, found.policy_functions)
+    changes = merge_policy(changes, fields, carriers(found))
     aspects = {o.aspect for o in found.values.values()}
     if "policy.function" not in aspects:
         changes.append(

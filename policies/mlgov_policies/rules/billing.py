@@ -55,7 +55,8 @@ BUDGET_REQUIRED = StackRule(
 )
 
 
-def _same_topic(a: str, b: str) -> bool:
+def same_topic(a: str, b: str) -> bool:
+    """Whether two topic names are the same topic (pubsub.py's rule uses it too)."""
     # "projects/p/topics/t" and a bare "t" both name topic t; compare full paths when both have one.
     if "/" in a and "/" in b:
         return a == b
@@ -84,7 +85,7 @@ def budget_topic_wired(
         topic = as_str(dig(resource.props, "allUpdatesRule", "pubsubTopic"))
         if topic is None:
             continue  # missing topic is budget_required's finding; unknown cannot be judged
-        if not any(_same_topic(topic, trigger) for trigger in triggers):
+        if not any(same_topic(topic, trigger) for trigger in triggers):
             yield (
                 index,
                 (
@@ -239,7 +240,7 @@ _TOPIC_GRANTS = frozenset(
 _PROJECT_GRANTS = frozenset({v.PROJECT_IAM_MEMBER, v.PROJECT_IAM_BINDING, v.PROJECT_IAM_POLICY})
 
 
-def _custom_publish_roles(resources: Sequence[StackResource]) -> set[str]:
+def custom_publish_roles(resources: Sequence[StackResource]) -> set[str]:
     """Names (`projects/P/roles/ID` and the bare id) of the stack's custom roles that publish."""
     found: set[str] = set()
     for r in resources:
@@ -267,11 +268,11 @@ def budget_topic_publisher(
     if not topics:
         return
     projects = {t.split("/")[1] for t in topics if t.startswith("projects/")}
-    custom = _custom_publish_roles(resources)
+    custom = custom_publish_roles(resources)
     for index, r in enumerate(resources):
         if r.type in _TOPIC_GRANTS:
             topic = dig(r.props, "topic")
-            if is_unknown(topic) or not any(_same_topic(str(topic), t) for t in topics):
+            if is_unknown(topic) or not any(same_topic(str(topic), t) for t in topics):
                 continue
             scope = f"budget topic '{topic}'"
         elif r.type in _PROJECT_GRANTS:

@@ -68,17 +68,35 @@ PUBLIC_MEMBERS_LOWER = frozenset(member.lower() for member in PUBLIC_MEMBERS)
 PRIMITIVE_ROLES = frozenset({"roles/owner", "roles/editor", "roles/viewer"})
 
 
-def members(type_: str, props: Mapping[str, Any]) -> Iterator[tuple[str, str | None, str]]:
-    """(where, role, member) for every known member a resource grants."""
-    if type_ in IAM_MEMBER_TYPES:
+# Grants on a folder or an organization (every project below inherits them): the same three
+# shapes, checked by mlgov-iam-scope-least-privilege (rules/scope_grants.py).
+SCOPE_MEMBER_TYPES = frozenset({v.FOLDER_IAM_MEMBER, v.ORG_IAM_MEMBER})
+SCOPE_BINDING_TYPES = frozenset({v.FOLDER_IAM_BINDING, v.ORG_IAM_BINDING})
+SCOPE_POLICY_TYPES = frozenset({v.FOLDER_IAM_POLICY, v.ORG_IAM_POLICY})
+SCOPE_GRANT_TYPES = SCOPE_MEMBER_TYPES | SCOPE_BINDING_TYPES | SCOPE_POLICY_TYPES
+
+
+def scope_members(type_: str, props: Mapping[str, Any]) -> Iterator[tuple[str, str | None, str]]:
+    """(where, role, member) for every known member a folder or organization grant gives."""
+    if type_ in SCOPE_MEMBER_TYPES:
+        yield from _grants("member", props)
+    elif type_ in SCOPE_BINDING_TYPES:
+        yield from _grants("binding", props)
+    elif type_ in SCOPE_POLICY_TYPES:
+        yield from _grants("policy", props)
+
+
+def _grants(shape: str, props: Mapping[str, Any]) -> Iterator[tuple[str, str | None, str]]:
+    """The members of an IAM member (`member`), binding (`members`) or policy (`policyData`)."""
+    if shape == "member":
         member = as_str(dig(props, "member"))
         if member:
             yield "member", as_str(dig(props, "role")), member
-    elif type_ in IAM_BINDING_TYPES:
+    elif shape == "binding":
         for member in as_list(dig(props, "members")):
             if as_str(member):
                 yield "members", as_str(dig(props, "role")), member
-    elif type_ in IAM_POLICY_TYPES:
+    else:
         raw = as_str(dig(props, "policyData"))
         try:
             data: object = json.loads(raw) if raw else {}
@@ -88,6 +106,16 @@ def members(type_: str, props: Mapping[str, Any]) -> Iterator[tuple[str, str | N
             for member in as_list(dig(binding, "members")):
                 if as_str(member):
                     yield "policyData", as_str(dig(binding, "role")), member
+
+
+def members(type_: str, props: Mapping[str, Any]) -> Iterator[tuple[str, str | None, str]]:
+    """(where, role, member) for every known member a resource grants."""
+    if type_ in IAM_MEMBER_TYPES:
+        yield from _grants("member", props)
+    elif type_ in IAM_BINDING_TYPES:
+        yield from _grants("binding", props)
+    elif type_ in IAM_POLICY_TYPES:
+        yield from _grants("policy", props)
     elif type_ == v.BQ_DATASET_ACCESS:
         for key in ("iamMember", "specialGroup"):
             member = as_str(dig(props, key))
