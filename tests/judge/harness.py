@@ -159,6 +159,9 @@ def outputs(path: Path) -> dict[str, str]:
     return dict(line.split("=", 1) for line in text.splitlines() if "=" in line)
 
 
+WARM_STEP = ("judge.yml", "Plan every stack into the base plans cache")
+
+
 def run_step(
     step: tuple[str, str], cwd: Path, env: dict[str, str]
 ) -> subprocess.CompletedProcess[str]:
@@ -321,3 +324,21 @@ class PullRequest:
             list(github.requests) if github is not None else [],
             {"pr": starts_of(pr_py), "judge": starts_of(judge_py)},
         )
+
+
+def warm(origin: Path, where: Path, cache: Path) -> str:
+    """Run judge.yml's `warm` plan step on a checkout of `origin`'s main, into `cache`; its log.
+
+    As the job has it: the commit checked out at `base`, the judge installed from it.
+    """
+    where.mkdir(parents=True)
+    _git(where, "clone", "-q", str(origin), "base")
+    python = make_env(where / "judge-env", where / "base")
+    env = {
+        "PATH": os.environ["PATH"], "HOME": str(where), "LANG": "C.UTF-8",
+        "JUDGE_PY": str(python), "BASE": str(where / "base"), "BASE_PLANS_CACHE": str(cache),
+        "RUNNER_TEMP": str(where / "runner"),
+    }  # fmt: skip
+    done = run_step(WARM_STEP, where, env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout + done.stderr

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from tests.judge.fake_github import FakeGitHub, serve
-from tests.judge.harness import ROOT, PullRequest, make_base_repo
+from tests.judge.harness import ROOT, PullRequest, make_base_repo, warm
 
 
 def _plans(starts: list[tuple[str, str]]) -> list[tuple[str, str]]:
@@ -52,6 +52,21 @@ def test_the_judge_reads_no_plan_of_the_prs_program_it_can_make_itself(pr: PullR
     assert out.blocked and "`policy.dry_run`" in out.comment, out.comment + out.log
     assert len(_plans(out.starts["pr"])) == 1
     assert [cwd for cwd, _ in _plans(out.starts["judge"])] == [str(pr.tmp / "base"), str(pr.repo)]
+
+
+def test_the_judge_reads_the_base_plans_the_warm_job_made(origin: Path, tmp_path: Path) -> None:
+    # warm (a push to the default branch) and the judge (a PR based on that commit) install and
+    # plan alike, so the entries' keys match: the judge plans no base stack itself.
+    cache = tmp_path / "cache"
+    log = warm(origin, tmp_path / "warm", cache)
+    assert "mlgov: plan prod: planned (exit 0)" in log and "exited 0" in log
+    (tmp_path / "pr").mkdir()
+    pr = PullRequest(tmp_path / "pr", origin, cache)
+    pr.stack(_dry_run)
+    out = pr.judge(produce=False)
+    assert out.blocked and "`policy.dry_run`" in out.comment, out.comment + out.log
+    assert "mlgov: plan prod: planned (exit 0), from the plan cache" in out.log, out.log
+    assert "plan cache:" not in out.log  # no entry refused, none missing
 
 
 def test_a_poisoned_base_plan_in_the_cache_is_refused_and_planned_again(
