@@ -430,9 +430,10 @@ def _judge_step(
     repo.mkdir()
     runner.mkdir()
     _git("init", "-q", cwd=repo)
-    (repo / "README.md").write_text("base\n")
-    _git("add", "-A", cwd=repo)
-    _git("commit", "-qm", "base", cwd=repo)
+    for text in ("older\n", "base\n"):  # main: an older commit, then the PR's base
+        (repo / "README.md").write_text(text)
+        _git("add", "-A", cwd=repo)
+        _git("commit", "-qm", text, cwd=repo)
     base = _git("rev-parse", "HEAD", cwd=repo)
     _git("update-ref", "refs/remotes/origin/main", base, cwd=repo)
     (repo / "README.md").write_text("head\n")
@@ -664,14 +665,15 @@ def _other_files(repo: Path, base: str, head: str) -> str:
 
 def _main_moves_on(repo: Path, base: str, head: str, merge_into: int) -> str:
     """main gains two commits after the PR's base (GitHub's `base.sha`); a real merge of the
-    head into main's commit `merge_into` (0: the PR's base, 1: the next, 2: main's tip)."""
+    head into main's commit `merge_into` (-1: the one before the PR's base, 0: the PR's base,
+    1: the next, 2: main's tip)."""
     tree = _git("rev-parse", f"{base}^{{tree}}", cwd=repo)
     one = _git("commit-tree", tree, "-p", base, "-m", "main 1", cwd=repo)
     two = _git("commit-tree", tree, "-p", one, "-m", "main 2", cwd=repo)
     _git("update-ref", "refs/remotes/origin/main", two, cwd=repo)
-    into = (base, one, two)[merge_into]
-    head_tree = _git("rev-parse", f"{head}^{{tree}}", cwd=repo)
-    return _git("commit-tree", head_tree, "-p", into, "-p", head, "-m", "m", cwd=repo)
+    into = {-1: f"{base}~1", 0: base, 1: one, 2: two}[merge_into]
+    merged = _git("merge-tree", "--write-tree", into, head, cwd=repo)
+    return _git("commit-tree", merged, "-p", into, "-p", head, "-m", "m", cwd=repo)
 
 
 @pytest.mark.parametrize(
@@ -679,9 +681,9 @@ def _main_moves_on(repo: Path, base: str, head: str, merge_into: int) -> str:
     [
         (_made_up_base, "is not the PR's base"),
         (_other_files, "files are not the merge of its base and the PR's head"),
-        # a real merge, but into a commit of main that is neither the PR's base nor main's tip:
-        # an older one's mlgov could lack a rule
-        (lambda repo, base, head: _main_moves_on(repo, base, head, 1), "is not the PR's base"),
+        # a real merge, but into a commit of main older than the PR's base: its mlgov could
+        # lack a rule
+        (lambda repo, base, head: _main_moves_on(repo, base, head, -1), "is not the PR's base"),
     ],
 )  # fmt: skip
 def test_a_made_up_merge_commit_is_refused_before_anything_of_its_base_runs(
@@ -694,11 +696,11 @@ def test_a_made_up_merge_commit_is_refused_before_anything_of_its_base_runs(
     assert not (out.runner / "calls").exists()  # the judge ran nothing
 
 
-@pytest.mark.parametrize("merge_into", [0, 2])
-def test_a_merge_into_the_prs_base_or_the_base_branchs_tip_is_judged(
+@pytest.mark.parametrize("merge_into", [0, 1, 2])
+def test_a_merge_into_the_prs_base_or_a_later_commit_of_its_branch_is_judged(
     tmp_path: Path, merge_into: int
 ) -> None:
-    # GitHub's base.sha may lag a base branch that moved, and the merge ref follows the tip
+    # GitHub's base.sha lags a base branch that moved, and the merge ref follows the tip
     out = _judge_step(
         tmp_path, {}, merge_of=lambda repo, base, head: _main_moves_on(repo, base, head, merge_into)
     )
