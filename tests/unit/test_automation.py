@@ -36,8 +36,10 @@ ACCOUNT = "gcp:serviceaccount/account:Account"
 TOPIC = "projects/acme-ml-dev/topics/acme-dev-budget-alerts"
 PRIMITIVE = {"roles/owner", "roles/editor", "roles/viewer"}
 
-# Each stop is confirmed by its operation (functions/govern/operations.py).
+# Each stop is confirmed by its operation (functions/govern/operations.py); a VM an earlier stop
+# left STOPPING is read again (instances.get).
 STOP_PERMS = [
+    "compute.instances.get",
     "compute.instances.list",
     "compute.instances.stop",
     "compute.zoneOperations.get",
@@ -60,6 +62,9 @@ CAP_PERMS = [
     "container.clusters.list",
     "container.clusters.update",
     "container.operations.get",
+    # TPU queued resources still waiting for capacity are withdrawn.
+    "tpu.queuedResources.delete",
+    "tpu.queuedResources.list",
 ]
 BUDGET_PERMS = sorted(STOP_PERMS + CAP_PERMS)
 # Undeploying records each deployment on the endpoint first (endpoints.patch; .get again after a
@@ -194,6 +199,7 @@ def test_roles_hold_exactly_the_permissions_of_their_actions(dev):
     assert perms("reap-expired") == STOP_PERMS
     # It finds Workbench GPU VMs through Compute and stops them through Notebooks: no list.
     assert perms("reap-idle-gpus") == [
+        "compute.instances.get",
         "compute.instances.list",
         "compute.instances.stop",
         "compute.zoneOperations.get",
