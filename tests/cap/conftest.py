@@ -21,10 +21,10 @@ from typing import Any
 import pytest
 
 from govern import clock
+from governance.cli.main import main
 from governance.components.action_settings import action_settings
+from governance.inputs.project import read_stack_config
 from governance.settings import settings_from_config
-from governance.tools.cli import main
-from governance.tools.project import read_stack_config
 from tests.fakegcp.billing import FakeBilling
 from tests.fakegcp.billingbudgets import FakeBudgets
 from tests.fakegcp.clock import FakeClock

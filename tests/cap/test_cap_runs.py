@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from governance.tools.cap.runs import log_filter, runs_of
-from governance.tools.cli import main
+from governance.cap.runs import log_filter, runs_of
+from governance.cli.main import main
 from tests.cap.conftest import PROJECT
 from tests.fakegcp.logging import FakeLogging
 from tests.fakegcp.server import FakeGcp

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from governance.tools.cli import main
+from governance.cli.main import main
 from tests.fakegcp import token
 
 REPO = Path(__file__).resolve().parents[2]

@@ -41,7 +41,7 @@ def emulator_with_the_demo_export() -> Iterator[str]:
 
 def output(args: str, bigquery: str | None) -> list[str]:
     """What `mlgov ARGS` prints, the way the docs quote it."""
-    from governance.tools.cli import main
+    from governance.cli.main import main
 
     os.environ["COLUMNS"] = "110"
     if bigquery is not None:

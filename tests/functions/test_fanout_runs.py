@@ -4,16 +4,16 @@ A budget alert is fanned out over a folder through functions_framework (the scen
 test_fanout.py, one project's stop refused until its item is dead-lettered); every line the
 dispatcher, the worker and the dead-letter logger print becomes a Cloud Logging entry of their
 Cloud Run service (tests/fakegcp/logging.py), and `mlgov cap status` per run
-(governance/tools/cap/runs.py) must count the projects as the functions left them.
+(governance/cap/runs.py) must count the projects as the functions left them.
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from governance.cap.api import Api
+from governance.cap.runs import read_entries, runs_of
 from governance.components.action_settings import ENTRY_POINTS, function_name
-from governance.tools.cap.api import Api
-from governance.tools.cap.runs import read_entries, runs_of
 from tests.fakegcp.logging import FakeLogging
 from tests.fakegcp.server import FakeGcp
 from tests.functions.conftest import budget_data, log_lines, pubsub_event, send_event

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from governance.spend.cli import main
+from governance.cli.spend import main
 from tests.spend import export_rows as ex
 from tests.spend.conftest import EUR_PER_USD, Export
 

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 import yaml
 
+from governance.cli.main import main
 from governance.naming import spend_cap_name
 from governance.spend_caps.body import cap_body
 from governance.spend_caps.provider import SpendCapBudgetProvider
-from governance.tools.cli import main
 from tests.conftest import REPO
 from tests.fakegcp.billingbudgets import ACCOUNT
 from tests.fakegcp.container import FakeContainer
