@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from governance.cli.main import main
-from tests.fakegcp.scheduler import FakeScheduler
-from tests.fakegcp.server import FakeGcp
+from governance.fakecloud.scheduler import FakeScheduler
+from governance.fakecloud.server import FakeGcp
 
 REPO = Path(__file__).resolve().parents[2]
 PARENT = "projects/acme-ml-dev/locations/us-central1"

@@ -20,11 +20,11 @@ from typing import Any
 import pytest
 
 from governance.cli.main import main
+from governance.fakecloud import export_rows as ex
 from governance.review.render import is_free, short_type
 from tests.conftest import REPO, STACKS
 from tests.report.browser import Page, blank, open_page
 from tests.report.conftest import plan
-from tests.spend import export_rows as ex
 from tests.spend.conftest import Export
 
 MARKS = """JSON.stringify(Object.fromEntries([...document.querySelectorAll('.js-plotly-plot')].map(
