@@ -57,11 +57,17 @@ def _imports(tree: ast.AST) -> Iterator[tuple[str, tuple[str, ...]]]:
         stack.extend(ast.iter_child_nodes(node))
 
 
+# Where imports are looked up, as pyright's extraPaths: the functions import `govern` and the
+# policy pack `mlgov_policies` from their own folders.
+SOURCE_PATHS = (ROOT, ROOT / "functions", ROOT / "policies")
+
+
 def _module_file(module: str) -> str | None:
-    base = ROOT.joinpath(*module.split("."))
-    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
-        if candidate.is_file():
-            return candidate.relative_to(ROOT).as_posix()
+    for source in SOURCE_PATHS:
+        base = source.joinpath(*module.split("."))
+        for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+            if candidate.is_file():
+                return candidate.relative_to(ROOT).as_posix()
     return None
 
 
