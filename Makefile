@@ -105,7 +105,7 @@ test: install bqemulator lint typecheck docs
 # `make demo` as a process), the wheel in a fresh venv and the README on a fresh clone.
 # CI runs `make test e2e` (.ci/run): every test runs there.
 e2e: install bqemulator
-	$(VENV)/bin/pytest -q -n 2 -m 'e2e or packaging or freshclone'
+	$(VENV)/bin/pytest -q -n 2 --dist load -m 'e2e or packaging or freshclone'
 
 # The documentation site (docs/, mkdocs.yml) into site/, in strict mode: a broken link or anchor
 # fails the build. Not --quiet: it hides the warnings strict mode counts, and the build passes.
