@@ -60,6 +60,19 @@ def test_ci_runs_the_readme_test_command() -> None:
     assert commands == [readme[0], "export MLGOV_REQUIRE_BROWSER=1", readme[1]]
 
 
+def test_a_report_test_without_a_browser_says_why_in_the_summary() -> None:
+    """The report tests skip without Chromium; pytest's summary lists the reason (-rs), which
+    says how to get one the way the README does."""
+    import tomllib
+
+    from tests.report.conftest import NO_BROWSER
+
+    options = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["pytest"]
+    assert "-rs" in options["ini_options"]["addopts"].split()
+    assert ".ci/browser" in NO_BROWSER and "MLGOV_CHROMIUM" in NO_BROWSER
+    assert ".ci/browser" in section_commands("## Running the tests")
+
+
 def test_makefile_targets_install_before_running() -> None:
     makefile = (REPO / "Makefile").read_text()
     for target in ("plan", "test"):
