@@ -83,7 +83,10 @@ def test_makefile_targets_install_before_running() -> None:
     # `make test` builds the site strictly; `make e2e` runs the end-to-end tests, checks the
     # package as a user installs it and runs the README's first screen on a fresh clone.
     test_rule = makefile.split("\ntest:", 1)[1].split("\n\n", 1)[0]
-    assert "docs" in test_rule.splitlines()[0].split()
+    assert {"lint", "docs"} <= set(test_rule.splitlines()[0].split())
+    assert "-j 2 --output-sync=target typecheck suite" in test_rule  # pyright beside pytest
+    suite_rule = makefile.split("\nsuite:", 1)[1].split("\n\n", 1)[0]
+    assert "pytest -q -n 2\n" in suite_rule + "\n"
     e2e_rule = makefile.split("\ne2e:", 1)[1].split("\n\n", 1)[0]
     assert "-m 'e2e or packaging or freshclone'" in e2e_rule
     assert re.search(r"^check: test e2e$", makefile, re.M)
