@@ -3,9 +3,9 @@
 Stops come first (with Vertex AI cancels and GKE NAP limits), then GKE accelerator pools are
 scaled to zero (flows/cap.py) while each stop is confirmed by its operation; billing state is
 read only then (Cloud Billing is an organization-level quota, paced per worker: it must not hold
-any stop back), and unlinking billing (the last resort, opted into per project) runs last. An alert from a spend cap's alerts-only
-budget only reports the cap's state (flows/spend_caps.py). Decisions are decide.py's and
-cap.py's; this module only sequences reads and actions.
+any stop back), and unlinking billing (the last resort, opted into per project) runs last. An
+alert from a spend cap's alerts-only budget only reports the cap's state (flows/spend_caps.py).
+Decisions are decide.py's and cap.py's; this module only sequences reads and actions.
 """
 
 from __future__ import annotations
