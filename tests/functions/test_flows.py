@@ -64,7 +64,8 @@ ACTION_METHODS = {
     "ReleaseClaim": {"recommender.mark_succeeded", "recommender.mark_failed"},
     "CapNodePool": {
         "container.set_pool_labels",
-        "container.set_pool_size",
+        "container.request_pool_size",
+        "container.wait_operation",  # the resize confirmed once every action started
         "container.set_pool_autoscaling",
     },
     "CapAutoprovisioning": {
