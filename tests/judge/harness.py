@@ -7,13 +7,16 @@ the workflows build them: the judge's points at the base checkout only, the PR p
 PR's checkout only. Both share this checkout's installed packages through symlinks (installing
 the lock twice per test would take minutes), so a `.pth` file planted in one of them reaches only
 that one. The steps run are the workflows' own `run` scripts: plan.yml's "Plan every stack" (the
-PR's program) and judge.yml's "Judge every stack" (the base's mlgov), with the environment
-variables GitHub would give them.
+PR's program), then judge.yml's "Check that the planned commit is GitHub's merge" (which checks
+out the base) and "Judge every stack" (the base's mlgov), with the environment variables GitHub
+would give them. Every Python process a step starts is logged (`Outcome.starts`), so a test can
+count the plans each side ran.
 """
 
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -27,8 +30,11 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 SITE = Path(sysconfig.get_paths()["purelib"])
-# What planning needs from the project, plus the files the attacks edit.
+# What planning needs from the project, plus the files the attacks edit; `.gitignore` keeps the
+# base's work tree clean once Python has run in it, as in CI (the plan cache keeps only plans of
+# a clean checkout).
 PROJECT_FILES = (
+    ".gitignore",
     "Pulumi.yaml",
     "__main__.py",
     "README.md",
@@ -84,10 +90,12 @@ def make_base_repo(where: Path) -> Path:
 
 
 def make_env(where: Path, root: Path) -> Path:
-    """A virtualenv whose mlgov is the checkout at `root`; returns its python.
+    """A virtualenv whose mlgov is the checkout at `root`; returns its (logging) python.
 
     Every other package is a symlink into this checkout's environment; the editable install of
-    this checkout is left out, so nothing of it leaks in.
+    this checkout is left out, so nothing of it leaks in. The python returned is a script that
+    appends its folder and arguments to `where/starts.log` (read with `starts_of`), then runs the
+    environment's own python (which finds its pyvenv.cfg by the path it is run as).
     """
     site = where / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}" / "site-packages"
     site.mkdir(parents=True)
@@ -103,7 +111,21 @@ def make_env(where: Path, root: Path) -> Path:
             continue
         (site / entry.name).symlink_to(entry)
     (site / "_mlgov_checkout.pth").write_text(f"{root}\n{root / 'policies'}\n")
-    return where / "bin" / "python"
+    logged = where / "bin" / "logged-python"
+    logged.write_text(
+        "#!/usr/bin/env bash\n"
+        f'printf \'%s\\t%s\\n\' "$PWD" "$*" >> {shlex.quote(str(where / "starts.log"))}\n'
+        f'exec {shlex.quote(str(where / "bin" / "python"))} "$@"\n'
+    )
+    logged.chmod(0o755)
+    return logged
+
+
+def starts_of(python: Path) -> list[tuple[str, str]]:
+    """(folder, arguments) of every process `make_env`'s python started, in order."""
+    log = python.parent.parent / "starts.log"
+    lines = log.read_text().splitlines() if log.exists() else []
+    return [(cwd, args) for cwd, args in (line.split("\t", 1) for line in lines)]
 
 
 def site_of(python: Path) -> Path:
@@ -124,7 +146,20 @@ PLAN_STEP = (
     "plan.yml",
     "Plan every stack (the PR's own program; its plans are data for the judge)",
 )
+VOUCH_STEP = (
+    "judge.yml",
+    "Check that the planned commit is GitHub's merge of this PR, and check out its base",
+)
 JUDGE_STEP = ("judge.yml", "Judge every stack with the base's mlgov")
+
+
+def outputs(path: Path) -> dict[str, str]:
+    """The `name=value` lines a step wrote to $GITHUB_OUTPUT."""
+    text = path.read_text() if path.exists() else ""
+    return dict(line.split("=", 1) for line in text.splitlines() if "=" in line)
+
+
+WARM_STEP = ("judge.yml", "Plan every stack into the base plans cache")
 
 
 def run_step(
@@ -151,6 +186,8 @@ class Outcome:
     work: Path
     plan_log: str = ""
     requests: list[tuple[str, str]] = field(default_factory=list)
+    starts: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    """Python processes started, per environment (`pr`, `judge`): (folder, arguments)."""
 
     @property
     def blocked(self) -> bool:
@@ -230,7 +267,6 @@ class PullRequest:
         (runner / "plan").mkdir(parents=True)
         (runner / "judge").mkdir(parents=True)
         base = self.tmp / "base"
-        _git(self.repo, "worktree", "add", "-q", "--detach", str(base), f"{merge}^1")
         judge_py = make_env(self.tmp / "judge-env", base)
         pr_py = make_env(self.tmp / "pr-env", self.repo)
         for name, text in plant:
@@ -255,9 +291,20 @@ class PullRequest:
             for review in approve:
                 login, state = (review, "APPROVED") if isinstance(review, str) else review
                 github.review(login, state)
+        # The commit is vouched for, and the base checked out, as the workflow does it (the PR
+        # targets this repository's default branch, main).
+        vouch_env = {
+            **common, "GITHUB_WORKSPACE": str(self.tmp), "MERGE_SHA": merge, "HEAD_SHA": head,
+            "BASE_REF": "main", "PR_BASE_SHA": self.base_sha, "DEFAULT_BRANCH": "main",
+            "GITHUB_OUTPUT": str(runner / "vouch-output"),
+        }  # fmt: skip
+        done = run_step(VOUCH_STEP, self.tmp, vouch_env)
+        assert done.returncode == 0, done.stdout + done.stderr
+        vouched = outputs(runner / "vouch-output")
         env = {
             **common, "JUDGE_PY": str(judge_py), "BASE": str(base), "PR_TREE": str(self.repo),
-            "HEAD_PLANS": str(plans), "BASE_PLANS_CACHE": str(self.base_cache),
+            "REFUSED": vouched.get("refused", ""), "HEAD_PLANS": str(plans),
+            "BASE_PLANS_CACHE": str(self.base_cache) if vouched.get("cache") == "true" else "",
             "MERGE_SHA": merge, "HEAD_SHA": head, "PR_NUMBER": str(self.number),
             "REPORT_URL": "https://github.com/acme/ml-platform/actions/runs/1",
             "GITHUB_REPOSITORY": "acme/ml-platform", "GITHUB_TOKEN": "ghs_fake-token",
@@ -265,11 +312,7 @@ class PullRequest:
             "RUNNER_TEMP": str(runner / "judge"), "GITHUB_OUTPUT": str(runner / "judge-output"),
         }  # fmt: skip
         done = run_step(JUDGE_STEP, self.tmp, env)
-        output = (runner / "judge-output").read_text() if (runner / "judge-output").exists() else ""
-        status = next(
-            (line.split("=", 1)[1] for line in output.splitlines() if line.startswith("status=")),
-            "",
-        )
+        status = outputs(runner / "judge-output").get("status", "")
         comment_file = runner / "judge" / "mlgov-comment" / "comment.md"
         return Outcome(
             done.returncode,
@@ -279,4 +322,23 @@ class PullRequest:
             runner / "judge" / "mlgov-judge",
             plan_log,
             list(github.requests) if github is not None else [],
+            {"pr": starts_of(pr_py), "judge": starts_of(judge_py)},
         )
+
+
+def warm(origin: Path, where: Path, cache: Path) -> str:
+    """Run judge.yml's `warm` plan step on a checkout of `origin`'s main, into `cache`; its log.
+
+    As the job has it: the commit checked out at `base`, the judge installed from it.
+    """
+    where.mkdir(parents=True)
+    _git(where, "clone", "-q", str(origin), "base")
+    python = make_env(where / "judge-env", where / "base")
+    env = {
+        "PATH": os.environ["PATH"], "HOME": str(where), "LANG": "C.UTF-8",
+        "JUDGE_PY": str(python), "BASE": str(where / "base"), "BASE_PLANS_CACHE": str(cache),
+        "RUNNER_TEMP": str(where / "runner"),
+    }  # fmt: skip
+    done = run_step(WARM_STEP, where, env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout + done.stderr

@@ -19,7 +19,12 @@ from typing import Any
 import pytest
 
 from tests.judge.fake_github import FakeGitHub, serve
-from tests.judge.harness import ROOT, PullRequest, make_base_repo
+from tests.judge.harness import ROOT, PullRequest, make_base_repo, warm
+
+
+def _plans(starts: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The `plan` processes among a side's starts: (folder, arguments)."""
+    return [(cwd, args) for cwd, args in starts if args.startswith("-P -m governance plan ")]
 
 
 def test_a_pr_that_changes_only_prose_passes(pr: PullRequest) -> None:
@@ -29,6 +34,78 @@ def test_a_pr_that_changes_only_prose_passes(pr: PullRequest) -> None:
     assert out.status == "0", out.comment + out.log
     assert ":white_check_mark: no mandatory findings." in out.comment
     assert "Code that decides governance changed" not in out.comment
+    # One planning process per side: the PR's program plans every stack at once (plan.yml);
+    # the judge plans the base's stacks at once, and (no governance code changed) the head's.
+    ((_, head_args),) = _plans(out.starts["pr"])
+    assert head_args.startswith("-P -m governance plan --all --out-dir ")
+    assert "--base" not in head_args and "--cache-dir" not in head_args
+    (base, head) = _plans(out.starts["judge"])
+    assert (
+        base[0] == str(pr.tmp / "base") and "--stack=prod" in base[1] and "--cache-dir" in base[1]
+    )
+    assert head[0] == str(pr.repo) and "--stack=prod" in head[1] and "--cache-dir" not in head[1]
+
+
+def test_the_judge_reads_no_plan_of_the_prs_program_it_can_make_itself(pr: PullRequest) -> None:
+    pr.stack(_dry_run)
+    out = pr.judge()
+    assert out.blocked and "`policy.dry_run`" in out.comment, out.comment + out.log
+    assert len(_plans(out.starts["pr"])) == 1
+    assert [cwd for cwd, _ in _plans(out.starts["judge"])] == [str(pr.tmp / "base"), str(pr.repo)]
+
+
+def test_the_judge_reads_the_base_plans_the_warm_job_made(origin: Path, tmp_path: Path) -> None:
+    # warm (a push to the default branch) and the judge (a PR based on that commit) install and
+    # plan alike, so the entries' keys match: the judge plans no base stack itself.
+    cache = tmp_path / "cache"
+    log = warm(origin, tmp_path / "warm", cache)
+    assert "mlgov: plan prod: planned (exit 0)" in log and "exited 0" in log
+    (tmp_path / "pr").mkdir()
+    pr = PullRequest(tmp_path / "pr", origin, cache)
+    pr.stack(_dry_run)
+    out = pr.judge(produce=False)
+    assert out.blocked and "`policy.dry_run`" in out.comment, out.comment + out.log
+    assert "mlgov: plan prod: planned (exit 0), from the plan cache" in out.log, out.log
+    assert "plan cache:" not in out.log  # no entry refused, none missing
+
+
+def test_a_poisoned_base_plan_in_the_cache_is_refused_and_planned_again(
+    origin: Path, tmp_path: Path
+) -> None:
+    cache = tmp_path / "cache"
+    (tmp_path / "one").mkdir()
+    first = PullRequest(tmp_path / "one", origin, cache)
+    first.stack(_dry_run)
+    clean = first.judge(produce=False)
+    assert clean.blocked and "`policy.dry_run`" in clean.comment, clean.comment + clean.log
+    # The base's prod plan, as the judge workflow keeps it. Poisoned: its plan says the base
+    # already ran in dry run (the PR's change would read "Unchanged" and pass), and its key is
+    # another commit's tree (an entry of another base planted under this one's name).
+    (entry,) = cache.glob("plan-*.json")
+    data = json.loads(entry.read_text())
+    plan = json.loads(data["stdout"])
+    poisoned = 0
+    for resource in plan["resources"]:
+        variables = (resource["inputs"].get("serviceConfig") or {}).get(
+            "environmentVariables"
+        ) or {}
+        if '"dry_run":false' in variables.get("MLGOV_POLICY", ""):
+            variables["MLGOV_POLICY"] = variables["MLGOV_POLICY"].replace(
+                '"dry_run":false', '"dry_run":true'
+            )
+            poisoned += 1
+    assert poisoned
+    data["stdout"] = json.dumps(plan)
+    data["key"]["tree"] = "0" * 40
+    entry.write_text(json.dumps(data))
+    (tmp_path / "two").mkdir()
+    second = PullRequest(tmp_path / "two", origin, cache)
+    second.stack(_dry_run)
+    out = second.judge(produce=False)
+    assert f"plan cache: {entry}: its key is not this plan's" in out.log, out.log
+    assert "not used, prod is planned again" in out.log
+    assert out.blocked and out.comment == clean.comment  # judged on the base's real plan
+    assert json.loads(json.loads(entry.read_text())["stdout"]) != plan  # and kept anew
 
 
 def test_h1_a_reaper_that_runs_one_day_a_month_is_a_weakening(pr: PullRequest) -> None:
@@ -261,7 +338,7 @@ GOLDEN = ROOT / "tests" / "golden" / "plan.prod.json"
 def _uploaded(text: str) -> Callable[[Path], None]:
     def write(folder: Path) -> None:
         (folder / "prod.json").write_text(text)
-        (folder / "prod.rc").write_text("0\n")
+        (folder / "status.tsv").write_text("prod\t0\tplanned\n")  # as `plan --out-dir` writes
         (folder / "prod.err").write_text("")
 
     return write
