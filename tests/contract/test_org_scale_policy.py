@@ -57,9 +57,9 @@ def test_the_worker_never_has_more_instances_than_the_pacing_can_share():
     from govern import pacing
     from governance.components.worker_sizing import MAX_INSTANCES, worker_size
 
-    assert min(
-        int(q * pacing.SHARE) for q in pacing.ORG_QUOTAS_PER_MINUTE.values()
-    ) == MAX_INSTANCES
+    assert (
+        min(int(q * pacing.SHARE) for q in pacing.ORG_QUOTAS_PER_MINUTE.values()) == MAX_INSTANCES
+    )
     for projects in (1, 10_000, 50_000, 60_000):
         instances = worker_size(projects=projects).instances
         for quota in pacing.ORG_QUOTAS_PER_MINUTE:
