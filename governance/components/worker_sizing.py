@@ -19,10 +19,11 @@ DESIGN_PROJECTS: Final = 10_000
 HEADROOM: Final = 1.25
 """Slots beyond one per project: duplicates and redeliveries hold slots too."""
 ITEMS_PER_INSTANCE: Final = 80
-"""Items one instance runs at once. An item starts at most 8 calls at once and confirms its
-operations together (functions/govern/flows/work.py): a plain project holds ~10 threads, the
-profile's accelerated one ~30, so 80 items are ~1,000 threads on one vCPU, mostly asleep in a
-wait (bench/RESULTS.md, "per-item concurrency": peak threads and memory measured)."""
+"""Items one instance runs at once. An item starts at most 8 calls at once and confirms up to 32
+operations at once, asleep between polls (functions/govern/flows/work.py): 80 items of
+bench/org_fanout.py's projects in one process peaked at 435 threads and 174 MB, and the worst
+case, 80 x (8 + 32) threads, is mostly asleep on the one vCPU (bench/RESULTS.md, "per-item
+concurrency")."""
 MAX_INSTANCES: Final = 487
 """The most worker instances that still leave each one a whole call a minute of half the
 tightest organization-level quota, Cloud Billing's 975: floor(975 x 0.5) = 487. Each worker
