@@ -269,7 +269,7 @@ def test_a_work_item_starts_a_few_calls_at_once_and_waits_for_all_its_operations
     widths: list[int] = []
 
     class Counted(execute.ThreadPoolExecutor):
-        def __init__(self, max_workers=None, **kw):
+        def __init__(self, max_workers: int, **kw):
             widths.append(max_workers)
             super().__init__(max_workers=max_workers, **kw)
 
