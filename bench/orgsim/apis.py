@@ -142,7 +142,7 @@ RECOMMENDER_FREE_READS_PER_DAY: Final = 100
 ORGANIZATION_SERVICES: Final = frozenset(k for k, q in QUOTAS.items() if q.scope == "organization")
 """The services whose every call counts against an organization-level quota."""
 PUBLISH_BATCH: Final = 1000
-"""Pub/Sub v1 publish: at most 1,000 messages a request (DESIGN.md section 5)."""
+"""Pub/Sub v1 publish: at most 1,000 messages a request (functions/govern/workitems.py)."""
 ASSET_PAGE: Final = 500
 """Asset Inventory searchAllResources: pageSize 500, the largest it allows (issue 29's
 contract: `pageSize=500`)."""

@@ -3,8 +3,8 @@
 `Bucket` is a token bucket used as a reservation: asked at time t, it answers when the call may
 start (t, or later once a token is there) and books that token, so callers served in the order
 they ask keep the rate. It is the functions' per-project RateLimiter (rate, a burst of
-rate x burst_seconds) and the per-instance pacing of organization-level calls (CONTRACT-29 section
-6: 50% of the quota divided by the worker's max instances, no burst).
+rate x burst_seconds) and the per-instance pacing of organization-level calls
+(functions/govern/pacing.py: 50% of the quota divided by the worker's max instances, no burst).
 
 `Window` keeps the calls of one quota and tells the most that fell in any `per`-second window:
 the peak share of a per-minute quota. Standard library only.

@@ -64,8 +64,8 @@ def worker_size(
         budget    = 540 s timeout - 60 s margin   = 480 s per item
 
     The size does not bound the organization-level quotas; the pacing does: each worker process
-    spaces its calls to 50% of a quota divided by `instances` (DESIGN.md section 5), so all of
-    them together never pass half of it (Cloud Billing's 975 a minute: 3.1 calls a minute per
+    spaces its calls to 50% of a quota divided by `instances` (functions/govern/pacing.py), so
+    all of them together never pass half of it (Cloud Billing's 975 a minute: 3.1 calls a minute per
     instance). What binds a run that unlinks billing is that quota, whatever the size: 10,000
     unlinks need 20,000 Cloud Billing calls, over 41 minutes at half the quota. The per-project
     quotas (GKE 3,000 requests a minute and 5 concurrent operations per cluster, Vertex AI 60
