@@ -1,10 +1,10 @@
 """The governance functions as the deployer and the operator CLI see them: names and policy JSON.
 
-`ActionSettings` is the governance-side model of the `MLGOV_POLICY` wire format
-(docs/architecture.md#mlgov-policy); `action_settings` renders it from validated stack settings. The
-functions parse the same JSON with their own `govern.models.ActionPolicy.from_json`; tests/contract
-pins the two together, because governance never imports functions/. Function and Scheduler job names
-live here too, so governance/tools/jobs.py can find the jobs without importing Pulumi. Deploying the
+`ActionSettings` models the `MLGOV_POLICY` wire format (docs/architecture.md#mlgov-policy);
+`action_settings` renders it from validated stack settings. The functions parse the
+same JSON with their own `govern.models.ActionPolicy.from_json`; tests/contract pins the two
+together, because governance never imports functions/. Function and Scheduler job names live
+here too, so governance/tools/jobs.py can find the jobs without importing Pulumi. Deploying the
 functions is automation.py's job.
 """
 

@@ -1,9 +1,9 @@
 """Where the money went: read a stack's Cloud Billing export and compare it with the plan.
 
-`spend` answers four questions from the BigQuery billing export (docs/architecture.md#spend-report):
-is the export flowing (freshness.py), who spent what (attribution.py), how the plan's estimates
-compare with what was billed (join.py), and which SQL does it (queries.py, sql/*.sql, reusable as
-is). report.py runs the queries through a `QueryRunner` (runner.py, the only module that touches
+`spend` answers four questions from the billing export (docs/architecture.md#spend-report): is the
+export flowing (freshness.py), who spent what (attribution.py), how the plan's estimates compare
+with what was billed (join.py), and which SQL does it (queries.py, sql/*.sql, reusable as is).
+report.py runs the queries through a `QueryRunner` (runner.py, the only module that touches
 google-cloud-bigquery, imported lazily) and builds the `--json` document; render.py prints it;
 cli.py is the thin command-line glue (settings and the plan come from the rest of governance).
 
