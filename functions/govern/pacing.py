@@ -2,7 +2,7 @@
 
 With fan-out, up to `fan_out.worker_instances` worker processes call the same APIs at once, and
 some quotas are counted for the whole organization, not per project (Google's quota pages,
-FACTS.md 2026-11-28): Cloud Billing 975 calls a minute, Cloud Asset Inventory searches 1,500 a
+read 2026-11-28): Cloud Billing 975 calls a minute, Cloud Asset Inventory searches 1,500 a
 minute, Recommender 3,000 writes a minute with a support package (6,000 reads; 100 of each on
 the free tier, where the per-day quota binds first: ORG_QUOTAS_PER_MINUTE is the lower, write,
 figure). Each process spaces its calls to one service so that it uses at most HALF the quota

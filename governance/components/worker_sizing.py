@@ -2,8 +2,8 @@
 
 Pure and deployment-free: automation.py deploys `on_work_item` with the size computed here, and
 the policy carries the instance count (`fan_out.worker_instances`) so each worker process paces
-its calls against organization-level quotas by it (the quotas are Google's documented ones, as
-recorded in FACTS.md, "Added 2026-11-28"). The figures come from the discrete-event simulation of
+its calls against organization-level quotas by it (the quotas are Google's documented ones,
+listed in functions/govern/pacing.py). The figures come from the discrete-event simulation of
 a fanned-out budget alert at 10,000 projects (bench/RESULTS.md, "Worker sizing: the budget alert
 at 10,000 projects", `bench/org_sim.py --only sizing`).
 """

@@ -74,7 +74,8 @@ def recommendable_zones(instances: Sequence[Workload]) -> list[tuple[str, str]]:
     """(project, zone) where a running VM could be flagged idle: no GPUs, not a GKE node.
 
     "The idle VM recommender does not generate recommendations for VMs with GPUs or TPUs, or
-    for GKE nodes" (FACTS.md): other zones need no recommendations read.
+    for GKE nodes" (Google's idle VM recommendations docs): other zones need no recommendations
+    read.
     """
     return sorted(
         {
