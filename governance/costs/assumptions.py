@@ -3,77 +3,44 @@
 Inputs say what exists; these say how much it runs. They live in the stack settings under
 `mlgov:settings.usage` and travel with a plan document as its "assumptions" key, so a cost can
 always be recomputed and explained. Each resource type's knobs are defined beside its cost model
-(resources/<type>.py, a `*Usage` model); this module composes them into the one flat
-`UsageAssumptions` the settings and the plan document use, plus the knobs every model shares.
+(resources/<type>.py, a `*Usage` model registered with `@usage_model`, usage_models.py); this
+module composes every registered model into the one flat `UsageAssumptions` the settings and the
+plan document use, after the knobs every model shares (`CommonUsage`).
 """
 
 from __future__ import annotations
 
-from datetime import date
-from typing import Literal
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict
 
 from governance.costs.month import HOURS_PER_MONTH
-from governance.costs.resources.artifact_registry import ArtifactRegistryUsage
-from governance.costs.resources.bigquery import BigQueryUsage
-from governance.costs.resources.compute_instance import ComputeInstanceUsage
-from governance.costs.resources.functions import FunctionsUsage
-from governance.costs.resources.logging import LoggingUsage
-from governance.costs.resources.nat import NatUsage
-from governance.costs.resources.node_pool import NodePoolUsage
-from governance.costs.resources.pubsub import PubSubUsage
-from governance.costs.resources.sql import SqlUsage
-from governance.costs.resources.storage import StorageUsage
-from governance.costs.resources.tpu_vm import TpuVmUsage
-from governance.costs.resources.vertex import VertexUsage
-from governance.costs.resources.workbench import WorkbenchUsage
+from governance.costs.registry import usage_models
+from governance.costs.usage_models import CommonUsage
 
 __all__ = ["HOURS_PER_MONTH", "CommonUsage", "UsageAssumptions"]
 
 
-class CommonUsage(BaseModel):
-    """Assumptions every cost model shares."""
+# pydantic lays out the fields of a model with several bases from the LAST base to the first, so
+# the registered models go in reversed: common knobs first, then each model by its place. That
+# order is what `plan --json` prints and what the usage table of docs/reference/costs.md lists
+# (a test checks it).
+_REGISTERED = tuple(reversed(usage_models()))
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+if TYPE_CHECKING:
+    # What a type checker sees. The real bases come from the registry, which it cannot follow (a
+    # class with an unknown base makes every field typed with it unknown too), so it is shown the
+    # shared knobs and a constructor taking any knob by keyword; pydantic still rejects an
+    # unknown key at run time. Cost models read their own knobs typed, via `PlanContext.knobs`.
+    class UsageAssumptions(CommonUsage):
+        """How much each kind of resource is used in a month (every field has a default)."""
 
-    as_of: date | None = Field(
-        default=None,
-        description="Date the month starts for `mlgov-expires-on` proration (default: today, UTC).",
-    )
-    default_region: str = Field(
-        default="us-central1",
-        description="Region used to price resources whose inputs name no location.",
-    )
-    commitment: Literal["none", "1y", "3y"] = Field(
-        default="none",
-        description="Price on-demand machines at 1- or 3-year committed-use prices (opt-in; "
-        "billed all month); rows keep the list price beside it.",
-    )
+        def __init__(self, **knobs: Any) -> None: ...
 
+else:
 
-# pydantic lays out the fields of a model with several bases from the LAST base to the first,
-# so this list is the reverse of the documented order (common, notebooks, pools, ..., NAT,
-# artifact registry, logging, vertex).
-# The order is what `plan --json` prints and what the usage table of docs/reference/costs.md
-# lists (a test checks it).
-class UsageAssumptions(
-    VertexUsage,
-    LoggingUsage,
-    ArtifactRegistryUsage,
-    NatUsage,
-    PubSubUsage,
-    FunctionsUsage,
-    StorageUsage,
-    SqlUsage,
-    BigQueryUsage,
-    TpuVmUsage,
-    ComputeInstanceUsage,
-    NodePoolUsage,
-    WorkbenchUsage,
-    CommonUsage,
-):
-    """How much each kind of resource is used in a month (every field has a default)."""
+    class UsageAssumptions(*_REGISTERED, CommonUsage):
+        """How much each kind of resource is used in a month (every field has a default)."""
 
-    # "inf" or "nan" usage would print an invalid plan document (JSON has no Infinity).
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+        # "inf" or "nan" usage would print an invalid plan document (JSON has no Infinity).
+        model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)

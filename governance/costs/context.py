@@ -16,22 +16,21 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
 from governance.costs.catalog import Catalog
+from governance.costs.declared_usage import DeclaredUsage
 from governance.costs.model import Resource
 from governance.costs.office_hours import notebook_windows
 from governance.costs.regions import is_zone, region
+from governance.costs.usage_models import CommonUsage
 from mlgov_policies import vocabulary as v
 from mlgov_policies.props import as_bool, as_list, as_mapping, as_str, dig, is_unknown
 
-if TYPE_CHECKING:
-    from governance.costs.assumptions import UsageAssumptions
-    from governance.costs.usage_file import DeclaredUsage
-
 M = TypeVar("M", bound=BaseModel)
+K = TypeVar("K", bound=BaseModel)
 
 # Types other resources refer to by name or self link (an index per type; see `referenced`).
 REFERENCED = frozenset({
@@ -107,7 +106,9 @@ def is_spot(inputs: Mapping[str, Any]) -> bool:
 class PlanContext:
     """Assumptions, prices and cross-resource facts shared by every cost model of one estimate."""
 
-    usage: UsageAssumptions
+    usage: CommonUsage
+    """The stack's usage assumptions (assumptions.py's `UsageAssumptions`): the shared knobs by
+    name, a cost model's own through `knobs`."""
     catalog: Catalog
     as_of: date
     """The day the month starts, for `mlgov-expires-on` proration."""
@@ -145,7 +146,7 @@ class PlanContext:
     def build(
         cls,
         resources: Sequence[Resource],
-        usage: UsageAssumptions,
+        usage: CommonUsage,
         catalog: Catalog,
         declared: DeclaredUsage | None = None,
     ) -> PlanContext:
@@ -248,6 +249,23 @@ class PlanContext:
         """`res`'s declaration as its type's model (every field None when nothing declared)."""
         found = self.declared_usage.of(res) if self.declared_usage else None
         return found if isinstance(found, model) else _empty(model)
+
+    def knobs(self, model: type[K]) -> K:
+        """The stack's knobs of one registered usage model (`ctx.knobs(NatUsage).nat_vm_count`).
+
+        The assumptions are one object that is every registered model at once (assumptions.py),
+        so this is a typed view of `usage`, not a copy.
+
+        Raises:
+            TypeError: `model` is not among the assumptions (not registered with `@usage_model`,
+                usage_models.py): a programming error, not bad input.
+        """
+        if not isinstance(self.usage, model):
+            raise TypeError(
+                f"{model.__name__} is not a registered usage model: decorate it with "
+                "@usage_model in its cost file (governance/costs/usage_models.py)"
+            )
+        return self.usage
 
     def region(self, inputs: Mapping[str, Any], *keys: str) -> str:
         """The pricing region from the first of `keys` the inputs set, else the default region."""

@@ -37,6 +37,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from governance.costs.bill import Quote
 from governance.costs.context import PlanContext
 from governance.costs.disk_pricing import charge_disk
@@ -46,6 +48,7 @@ from governance.costs.machine_pricing import attached_gpus, charge_machine
 from governance.costs.machines import machine_shape
 from governance.costs.month import HOURS_PER_MONTH
 from governance.costs.regions import is_zone
+from governance.costs.usage_models import usage_model
 from mlgov_policies.props import as_bool, as_list, as_mapping, as_str
 
 DEFAULT_MACHINE = "e2-medium"  # NodeConfig API: machineType default
@@ -102,6 +105,25 @@ def pool_zones(pool_locations: object, cluster: Mapping[str, Any] | None, locati
     if cluster is not None:
         return cluster_zones(cluster)
     return cluster_zones({"location": location})
+
+
+# The pools' knobs live here, not in resources/node_pool.py: all three places a pool is written
+# use them (the default average is applied in `_node_range`).
+@usage_model(place=20)
+class NodePoolUsage(BaseModel):
+    """How many nodes autoscaled pools run on average."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    training_pool_average_nodes: float = Field(
+        default=0.5,
+        ge=0,
+        description="Average nodes running in an autoscale-from-0 pool over the month (nodes).",
+    )
+    training_pool_nodes: dict[str, float] = Field(
+        default_factory=dict,
+        description="Per-pool override of average running nodes, keyed by resource or pool name.",
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,7 +193,8 @@ def _node_range(spec: PoolSpec, ctx: PlanContext) -> tuple[float, float, str]:
     elif spec.average_nodes is not None:
         guess, source = spec.average_nodes, "training_pool_nodes"
     elif low == 0:
-        guess, source = ctx.usage.training_pool_average_nodes, "training_pool_average_nodes"
+        guess = ctx.knobs(NodePoolUsage).training_pool_average_nodes
+        source = "training_pool_average_nodes"
     else:
         guess, source = low, "its minimum"
     nodes = min(max(guess, low), high)

@@ -3,10 +3,13 @@
 A machine is priced from its own catalog entry, `gce.type.<name>`, wherever the catalog has one
 (that price already includes the GPUs and local SSD bundled with A2, A3, G2 and G4 types);
 custom shapes from their family's vCPU and RAM rates (`gce.n1-custom.*` for N1; other families
-at the predefined rates plus Google's custom premium); a custom shape named `-ext` bills the
-memory above its family's per-vCPU cap (N1 6.5 GiB, N2/N2D 8) at the extended-memory rate
-(`gce.n1-custom.ram.extended`, Google's own SKU for it, per region, on-demand and spot; never
-committed; a family without one leaves that memory as a named unpriced part). Attached GPUs are
+at the predefined rates plus Google's custom premium). An `-ext` type the catalog lists is
+priced at its catalog price like any listed type (the catalog bills its extended memory as
+custom RAM; a note names what Google's extended-memory SKU would add); any other custom shape
+named `-ext` bills the memory above its family's per-vCPU cap (N1 6.5 GiB, N2/N2D 8) at the
+extended-memory rate (`gce.n1-custom.ram.extended`, Google's own SKU for it, per region,
+on-demand and spot; never committed; a family without one leaves that memory as a named
+unpriced part). Attached GPUs are
 `gpu.<model>`, TPU slices `tpu.<generation>.chip`. A type, GPU or TPU a source says is not sold
 in the region is a `NotOffered` error, as creating it would be. Shapes live in machines.py,
 disks in disk_pricing.py.
@@ -77,6 +80,25 @@ EXTENDED_UNCOMMITTED = (
     "a commitment covers at most 6.5 GB of memory per vCPU (Compute Engine API "
     "ResourceCommitment.amount), so extended memory is not committed"
 )
+
+
+def _note_listed_extended(
+    bill: Bill, catalog: Catalog, shape: Shape, region: str, usage: str
+) -> None:
+    """Name what a listed -ext type's catalog price leaves to the custom RAM rate."""
+    cap = EXTENDED_FROM.get(shape.family)
+    if cap is None or shape.memory_gib <= shape.vcpus * cap:
+        return
+    extended = shape.memory_gib - shape.vcpus * cap
+    ext = catalog.find(f"gce.{shape.family}-custom.ram.extended", region, usage)
+    ram = catalog.find(f"gce.{shape.family}-custom.ram", region, usage)
+    extra = (
+        ""
+        if ext is None or ram is None
+        else (f" (Google's extended-memory SKU would add ${extended * (ext.usd - ram.usd):.4f}/h)")
+    )
+    bill.note(f"{shape.name}: the catalog's price bills the {extended:g} GiB above "
+              f"{cap:g}/vCPU at the custom RAM rate{extra}")  # fmt: skip
 
 
 def sud_family(shape: Shape) -> str:
@@ -170,11 +192,15 @@ def charge_machine(
         return
     c = _Charger(bill, catalog, region, usage, hours, units, commitment, sud_family(shape))
     type_key = f"gce.type.{shape.name}"
-    # the export prices its few -ext example types with every GiB at the normal custom RAM
-    # rate; extended memory has its own, higher rate, so -ext shapes are priced from the rates
-    if shape.name and catalog.has(type_key) and not shape.extended:
+    if shape.name and catalog.has(type_key):
+        # a type the catalog lists is priced at the catalog's own price for it, -ext ones too
+        # (the catalog bills their memory above the per-vCPU cap as custom RAM, in every
+        # region and pricing model, commitments included); the note says what Google's
+        # extended-memory SKU would add, so the departure is visible, not silent
         require_offered(catalog, type_key, f"machine type {shape.name}", region)
         c.part("machine", type_key, 1.0, "")
+        if shape.extended:
+            _note_listed_extended(bill, catalog, shape, region, usage)
     elif shape.fixed_key:
         c.part("machine", shape.fixed_key, 1.0, "")
     elif shape.generic:

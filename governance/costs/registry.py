@@ -1,11 +1,12 @@
 """Every resource type the estimator knows: a cost model, or a stated reason it costs nothing.
 
 One literal table each, pre-commit style (no discovery at import). To price a new type, write
-resources/<type>.py with `estimate(resource, ctx) -> Quote` (and its `*Usage` model, composed in
-assumptions.py, if it has stack-wide usage knobs; and a `Declared` model, listed in `DECLARED`,
-if a usage file can declare its usage), add one line to `PRICED`, and add its test under
-tests/costs/resources/. A type in neither table is unpriced (`UnknownResourceType`: no price,
-an advisory finding), never a silent $0.
+resources/<type>.py with `estimate(resource, ctx) -> Quote` (and its `*Usage` model, registered
+there with `@usage_model`, if it has stack-wide usage knobs; and a `Declared` model, listed in
+`DECLARED`, if a usage file can declare its usage), add one line to `PRICED`, and add its test
+under tests/costs/resources/. Importing this module imports every cost file, so it is also what
+makes the usage-model registry (usage_models.py) complete: `usage_models()`. A type in neither
+table is unpriced (`UnknownResourceType`: no price, an advisory finding), never a silent $0.
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ from governance.costs.resources import (
     vpn,
     workbench,
 )
+from governance.costs.usage_models import registered
 from mlgov_policies import vocabulary as v
 
 PRICED: Final[dict[str, CostModel]] = {
@@ -208,6 +210,11 @@ FREE: Final[dict[str, str]] = {
     v.RANDOM_PASSWORD: "generated locally, not a cloud resource",
     v.STACK: "the stack itself has no charge",
 }
+
+
+def usage_models() -> tuple[type[BaseModel], ...]:
+    """Every cost file's usage model, by place (complete: this module imported every cost file)."""
+    return registered()
 
 
 def free_reason(type_: str) -> str | None:

@@ -32,6 +32,7 @@ from typing import Any, cast
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from governance.costs.declared_usage import DeclaredUsage
 from governance.costs.errors import CostError
 from governance.costs.model import Resource
 from governance.costs.registry import DECLARED
@@ -189,28 +190,6 @@ def load_usage_file(path: str | Path) -> UsageFile:
         return parse_usage_file(raw if raw is not None else {}, name)
     except UsageFileError as err:
         raise UsageFileError([f"usage file {name}: {p}" for p in err.problems]) from None
-
-
-class DeclaredUsage:
-    """The usage file resolved against one plan: each resource's validated declaration."""
-
-    def __init__(
-        self,
-        by_resource: Mapping[tuple[str, str], BaseModel],
-        source: str = "",
-        unmatched: Sequence[str] = (),
-    ) -> None:
-        self._by_resource = dict(by_resource)
-        self.source = source
-        self.unmatched = tuple(unmatched)
-        """resource_usage names no resource of the plan has (a warning, not an error)."""
-
-    def of(self, res: Resource) -> BaseModel | None:
-        """The resource's declaration (type defaults merged with its own), or None."""
-        return self._by_resource.get((res.type, res.name))
-
-    def __len__(self) -> int:
-        return len(self._by_resource)
 
 
 def _owners(file: UsageFile, resources: Sequence[Resource]) -> dict[str, list[Resource]]:

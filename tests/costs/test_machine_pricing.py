@@ -90,9 +90,15 @@ def test_extended_memory_above_the_per_vcpu_cap_bills_the_extended_rate():
                + 2 * price("gce.n1-custom.ram.extended"))
     )  # fmt: skip
     assert any(line.startswith("extended RAM:") for line in ext.lines)
-    # the export's -ext example types (every GiB at the normal rate) are not used
+    # a listed -ext type is priced at its catalog price, and the note names the extended SKU's
+    # extra: 1 GiB above 6.5 at (extended - custom RAM) an hour
     listed = charged("custom-1-7680-ext", "ondemand", 100)
-    assert not any("gce.type.custom-1-7680-ext" in line for line in listed.lines)
+    assert any("gce.type.custom-1-7680-ext" in line for line in listed.lines)
+    assert not any(line.startswith("extended RAM:") for line in listed.lines)
+    extra = price("gce.n1-custom.ram.extended") - price("gce.n1-custom.ram")
+    assert (f"custom-1-7680-ext: the catalog's price bills the 1 GiB above 6.5/vCPU at the "
+            f"custom RAM rate (Google's extended-memory SKU would add ${extra:.4f}/h)"
+            ) in listed.lines  # fmt: skip
     # within the cap an -ext name changes nothing
     within = charged("custom-2-10240-ext", "ondemand", 100)
     assert within.total == pytest.approx(charged("custom-2-10240", "ondemand", 100).total)
@@ -107,17 +113,18 @@ def test_extended_memory_is_priced_in_each_region_and_for_spot(region, usage):
     ext = CAT.find("gce.n1-custom.ram.extended", region, usage)
     assert ext is not None and ext.region == region  # its own price, no fallback
     assert ext.usd == pytest.approx(ratio * price("gce.n1-custom.ram", region, usage), rel=1e-9)
-    b = charged("custom-4-30720-ext", usage, 10, region=region)  # 26 GiB + 4 GiB extended
+    # custom-4-31744-ext (not a type the catalog lists): 26 GiB + 5 GiB extended
+    b = charged("custom-4-31744-ext", usage, 10, region=region)
     line = next(x for x in b.entries if x.what == "extended RAM")
-    assert (line.quantity, line.key, line.region) == (40, "gce.n1-custom.ram.extended", region)
+    assert (line.quantity, line.key, line.region) == (50, "gce.n1-custom.ram.extended", region)
     assert b.total == pytest.approx(10 * (4 * price("gce.n1-custom.vcpu", region, usage)
                                           + 26 * price("gce.n1-custom.ram", region, usage)
-                                          + 4 * ext.usd))  # fmt: skip
+                                          + 5 * ext.usd))  # fmt: skip
 
 
 @pytest.mark.parametrize("commitment", ["1y", "3y"])
 def test_a_commitment_never_covers_extended_memory(commitment):
-    b = charged("custom-4-30720-ext", "ondemand", 730, commitment=commitment)
+    b = charged("custom-4-31744-ext", "ondemand", 730, commitment=commitment)
     committed = {x.what: x for x in b.entries if x.kind == "charge"}
     # vCPUs and the first 6.5 GiB a vCPU at the committed rate, for 730 h
     assert committed["vCPU"].unit_usd == price("gce.n1-custom.vcpu", usage=commitment)
@@ -126,7 +133,7 @@ def test_a_commitment_never_covers_extended_memory(commitment):
     # extended memory at its on-demand price with N1's sustained-use discount (511 h of 730)
     ext = committed["extended RAM"]
     assert ext.unit_usd == price("gce.n1-custom.ram.extended")
-    assert ext.quantity == pytest.approx(4 * SUD_730)
+    assert ext.quantity == pytest.approx(5 * SUD_730)
     assert any("a commitment covers at most 6.5 GB of memory per vCPU" in n for n in b.lines)
 
 

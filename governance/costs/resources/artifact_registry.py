@@ -24,6 +24,7 @@ from governance.costs.context import PlanContext
 from governance.costs.egress import InternetEgress, charge_internet_egress
 from governance.costs.model import Resource
 from governance.costs.regions import region_of
+from governance.costs.usage_models import usage_model
 from mlgov_policies.props import as_str
 
 
@@ -50,6 +51,7 @@ TRANSFER_NOT_ESTIMATED = (
 )
 
 
+@usage_model(place=110)
 class ArtifactRegistryUsage(BaseModel):
     """How much each image repository holds."""
 
@@ -68,7 +70,7 @@ def estimate(res: Resource, ctx: PlanContext) -> Quote:
     q = Quote()
     price = ctx.catalog.price("artifactregistry.storage", "global")
     free = ctx.catalog.price("artifactregistry.free_gb", "global").usd
-    u = ctx.usage
+    u = ctx.knobs(ArtifactRegistryUsage)
     gb = u.artifact_registry_gb.get(
         res.name, u.artifact_registry_gb.get(str(res.inputs.get("repositoryId") or ""), None)
     )

@@ -30,6 +30,7 @@ from governance.costs.catalog import Price
 from governance.costs.context import PlanContext
 from governance.costs.inputs import number
 from governance.costs.model import Resource
+from governance.costs.usage_models import usage_model
 from mlgov_policies import vocabulary as v
 from mlgov_policies.props import as_str, dig
 
@@ -89,6 +90,7 @@ _USAGE_PARTS = (
 )
 
 
+@usage_model(place=50)
 class BigQueryUsage(BaseModel):
     """How much data datasets take in and hold."""
 
@@ -130,7 +132,7 @@ def estimate(res: Resource, ctx: PlanContext) -> Quote:
     q = Quote()
     dataset_id = as_str(res.inputs.get("datasetId")) or res.name
     region = ctx.region(res.inputs, "location")
-    u = ctx.usage
+    u = ctx.knobs(BigQueryUsage)
     ingest = u.bigquery_ingest.get(dataset_id, u.bigquery_ingest_gb_per_day)
     days_kept, why = retention(res.inputs, ctx.tables.get(dataset_id, ()))
     unbounded = u.bigquery_unbounded_retention_days

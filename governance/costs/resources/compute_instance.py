@@ -17,10 +17,12 @@ from governance.costs.expiry import expiry_factor
 from governance.costs.inputs import number
 from governance.costs.model import Resource
 from governance.costs.month import HOURS_PER_MONTH
+from governance.costs.usage_models import usage_model
 from governance.costs.vm_pricing import instance_spec, price_vm
 from mlgov_policies.props import as_mapping, dig
 
 
+@usage_model(place=30)
 class ComputeInstanceUsage(BaseModel):
     """How long standalone VMs run."""
 
@@ -64,7 +66,7 @@ def estimate(res: Resource, ctx: PlanContext) -> Quote:
     region = ctx.region(inputs, "zone")
     spec = instance_spec(ctx, inputs, region)
     sched = as_mapping(inputs.get("scheduling"))
-    u = ctx.usage
+    u = ctx.knobs(ComputeInstanceUsage)
     declared = ctx.usage_of(res, Declared)
     hours = u.gpu_vm_hours_per_month
     if declared.monthly_hours is not None:
@@ -80,7 +82,7 @@ def estimate(res: Resource, ctx: PlanContext) -> Quote:
         hours = capped
     hours *= expiry_factor(bill, res.labels, ctx.as_of)
     base.note("on-demand, 730 h, no maxRunDuration, no expiry")
-    price_vm(q, ctx, spec, 1.0, hours, u.commitment)
+    price_vm(q, ctx, spec, 1.0, hours, ctx.usage.commitment)
     for b in (bill, base):
         charge_internet_egress(b, ctx.catalog, region, declared)
     return q

@@ -16,6 +16,7 @@ from governance.costs.context import PlanContext
 from governance.costs.errors import CostError
 from governance.costs.inputs import number, text
 from governance.costs.model import Resource
+from governance.costs.usage_models import usage_model
 from mlgov_policies.props import as_mapping
 
 DEFAULT_MEMORY = "256M"  # Cloud Functions' default availableMemory
@@ -26,6 +27,7 @@ _GIB_PER_UNIT = {"k": 1 / 1024**2, "m": 1 / 1024, "g": 1.0, "t": 1024.0}
 _DEFAULT_CPU = ((0.125, 0.083), (0.25, 0.167), (0.5, 0.333), (1.0, 0.583), (2.0, 1.0))
 
 
+@usage_model(place=80)
 class FunctionsUsage(BaseModel):
     """How often functions run and for how long."""
 
@@ -77,7 +79,7 @@ def estimate(res: Resource, ctx: PlanContext) -> Quote:
         text(svc.get("availableMemory"), DEFAULT_MEMORY, "serviceConfig.availableMemory")
     )
     cpu = number(svc.get("availableCpu"), default_cpu(gib))
-    u = ctx.usage
+    u = ctx.knobs(FunctionsUsage)
     d = ctx.usage_of(res, Declared)
     calls = res.override(u.function_invocations, u.function_invocations_per_month)
     calls = calls if d.monthly_invocations is None else d.monthly_invocations

@@ -20,6 +20,7 @@ from governance.costs.context import PlanContext
 from governance.costs.inputs import number
 from governance.costs.model import Resource
 from governance.costs.month import DAYS_PER_MONTH
+from governance.costs.usage_models import usage_model
 
 INCLUDED_DAYS = 30.0  # storage included with ingestion
 FREE_GIB = 50.0  # ingestion free per project a month (same page)
@@ -36,6 +37,7 @@ class Declared(BaseModel):
     )
 
 
+@usage_model(place=120)
 class LoggingUsage(BaseModel):
     """How much the project logs."""
 
@@ -81,7 +83,7 @@ def bucket(res: Resource, ctx: PlanContext) -> Quote:
         DEFAULT_RETENTION_DAYS  # 0 at creation means the default (logging.v2 LogBucket)
     )
     declared = ctx.usage_of(res, Declared).monthly_ingestion_gib
-    monthly = ctx.usage.logging_gb_per_month if declared is None else declared
+    monthly = ctx.knobs(LoggingUsage).logging_gb_per_month if declared is None else declared
     _retention(q, retention, ctx, True, monthly)
     _retention(q, DEFAULT_RETENTION_DAYS, ctx, False, monthly)
     _ingestion(q, ctx, declared)
@@ -91,7 +93,7 @@ def bucket(res: Resource, ctx: PlanContext) -> Quote:
 def exclusion(res: Resource, ctx: PlanContext) -> Quote:
     """$0; the baseline ingests what the exclusion drops."""
     q = Quote()
-    gib = ctx.usage.logging_excluded_gb_per_month
+    gib = ctx.knobs(LoggingUsage).logging_excluded_gb_per_month
     q.governed.note("$0.00: excluded logs are never ingested")
     q.baseline.charge(
         "ingestion", ctx.catalog.price("logging.ingestion", "global"), gib, f"{gib:g} GiB/month"

@@ -11,6 +11,7 @@ from governance.costs.bill import Quote
 from governance.costs.context import PlanContext
 from governance.costs.model import Resource
 from governance.costs.month import HOURS_PER_MONTH
+from governance.costs.usage_models import usage_model
 
 # Above 32 VMs a gateway bills a flat hourly maximum (catalog key nat.gateway_max).
 # Source: https://cloud.google.com/nat/pricing
@@ -28,6 +29,7 @@ class Declared(BaseModel):
     )
 
 
+@usage_model(place=100)
 class NatUsage(BaseModel):
     """How much each Cloud NAT gateway is used."""
 
@@ -44,7 +46,7 @@ class NatUsage(BaseModel):
 def estimate(res: Resource, ctx: PlanContext) -> Quote:
     """Gateway uptime and data processing; the baseline is the same."""
     q = Quote()
-    u = ctx.usage
+    u = ctx.knobs(NatUsage)
     d = ctx.usage_of(res, Declared)
     vms = u.nat_vm_count if d.assigned_vms is None else d.assigned_vms
     data = (

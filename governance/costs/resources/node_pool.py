@@ -15,27 +15,17 @@ from pydantic import BaseModel, ConfigDict, Field
 from governance.costs.bill import Quote
 from governance.costs.context import PlanContext
 from governance.costs.errors import CostError
-from governance.costs.gke_pools import PoolSpec, pool_zones, price_pool, public_nodes
+from governance.costs.gke_pools import (
+    NodePoolUsage,
+    PoolSpec,
+    pool_zones,
+    price_pool,
+    public_nodes,
+)
 from governance.costs.model import Resource
 from governance.costs.regions import is_zone, region_of
 from mlgov_policies import vocabulary as v
 from mlgov_policies.props import as_list, as_mapping, as_str, is_unknown
-
-
-class NodePoolUsage(BaseModel):
-    """How many nodes autoscaled pools run on average."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    training_pool_average_nodes: float = Field(
-        default=0.5,
-        ge=0,
-        description="Average nodes running in an autoscale-from-0 pool over the month (nodes).",
-    )
-    training_pool_nodes: dict[str, float] = Field(
-        default_factory=dict,
-        description="Per-pool override of average running nodes, keyed by resource or pool name.",
-    )
 
 
 class Declared(BaseModel):
@@ -78,7 +68,7 @@ def estimate(res: Resource, ctx: PlanContext) -> Quote:
         zones=zones,
         region=region,
         where="nodeConfig",
-        average_nodes=res.override(ctx.usage.training_pool_nodes, None),
+        average_nodes=res.override(ctx.knobs(NodePoolUsage).training_pool_nodes, None),
         nodes_per_zone=ctx.usage_of(res, Declared).nodes_per_zone,
         public_nodes=public[0],
         public_why=public[1],

@@ -19,11 +19,13 @@ from governance.costs.context import PlanContext
 from governance.costs.errors import CostError
 from governance.costs.model import Resource
 from governance.costs.month import DAYS_PER_MONTH
+from governance.costs.usage_models import usage_model
 from mlgov_policies.props import as_bool, as_str, is_unknown
 
 GIB_PER_TIB = 1024.0
 
 
+@usage_model(place=90)
 class PubSubUsage(BaseModel):
     """How much is published to each topic."""
 
@@ -65,7 +67,7 @@ def estimate(res: Resource, ctx: PlanContext) -> Quote:
     q = Quote()
     price = ctx.catalog.price("pubsub.throughput", "global")
     declared = ctx.usage_of(res, TopicDeclared).monthly_message_gib
-    gib = ctx.usage.pubsub_gb_per_month if declared is None else declared
+    gib = ctx.knobs(PubSubUsage).pubsub_gb_per_month if declared is None else declared
     source = "pubsub_gb_per_month" if declared is None else "usage file monthly_message_gib"
     retention = _days(res.inputs.get("messageRetentionDuration"))
     storage = ctx.catalog.price("pubsub.storage", "global")

@@ -25,6 +25,7 @@ from governance.costs.errors import CostError
 from governance.costs.inputs import number, text
 from governance.costs.model import Resource
 from governance.costs.month import HOURS_PER_MONTH
+from governance.costs.usage_models import usage_model
 from mlgov_policies.props import as_bool, as_mapping, as_str, dig
 
 # Cloud SQL's defaults when settings leave them out (sqladmin instances API: ENTERPRISE edition,
@@ -55,6 +56,7 @@ class Declared(BaseModel):
     )
 
 
+@usage_model(place=60)
 class SqlUsage(BaseModel):
     """How much backup storage Cloud SQL instances keep."""
 
@@ -138,7 +140,7 @@ def estimate(res: Resource, ctx: PlanContext) -> Quote:
         bill.charge("backups", cat.price("sql.backup", region), declared,
                     f"{declared:g} GiB (backup_storage_gb)")  # fmt: skip
     elif as_bool(dig(cfg, "backupConfiguration", "enabled")) is True and not primary:
-        backup = res.override(ctx.usage.sql_backup_gb, size)
+        backup = res.override(ctx.knobs(SqlUsage).sql_backup_gb, size)
         bill.charge("backups", cat.price("sql.backup", region), backup, f"{backup:g} GiB")
     _public_ipv4(q, cfg, stopped=hours == 0)
     version = as_str(res.inputs.get("databaseVersion")) or ""

@@ -30,6 +30,7 @@ from governance.costs.model import Resource
 from governance.costs.regions import region_of
 from governance.costs.storage_classes import StorageClass, storage_class
 from governance.costs.transfer import GoogleTransfer, charge_transfer
+from governance.costs.usage_models import usage_model
 from mlgov_policies.props import as_bool, as_list, as_str, dig
 
 DEFAULT_STORAGE_CLASS = "STANDARD"  # the Cloud Storage default when a bucket names none
@@ -61,6 +62,7 @@ class Declared(GoogleTransfer, StorageInternetEgress, _BucketDeclared):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+@usage_model(place=70)
 class StorageUsage(BaseModel):
     """How much each bucket holds."""
 
@@ -80,7 +82,7 @@ def estimate(res: Resource, ctx: PlanContext) -> Quote:
         text(res.inputs.get("storageClass"), DEFAULT_STORAGE_CLASS, "storageClass"),
         "storageClass",
     )
-    u = ctx.usage
+    u = ctx.knobs(StorageUsage)
     d = ctx.usage_of(res, Declared)
     gib = (
         res.override(u.storage_gb, u.storage_gb_per_bucket)
@@ -110,7 +112,7 @@ def registry(res: Resource, ctx: PlanContext) -> Quote:
     q = Quote()
     region = region_of(as_str(res.inputs.get("location")) or "US")
     d = ctx.usage_of(res, Declared)
-    gib = ctx.usage.storage_gb_per_bucket if d.storage_gb is None else d.storage_gb
+    gib = ctx.knobs(StorageUsage).storage_gb_per_bucket if d.storage_gb is None else d.storage_gb
     q.governed.note("Container Registry is deprecated (Artifact Registry replaces it); its "
                     "images live in a Cloud Storage bucket, priced here")  # fmt: skip
     price = ctx.catalog.price("storage.standard", region)

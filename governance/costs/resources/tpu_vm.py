@@ -17,9 +17,11 @@ from governance.costs.machine_pricing import charge_machine
 from governance.costs.machines import Shape, tpu_chips, tpu_from_config
 from governance.costs.model import Resource
 from governance.costs.month import HOURS_PER_MONTH
+from governance.costs.usage_models import usage_model
 from mlgov_policies.props import as_bool, as_mapping
 
 
+@usage_model(place=40)
 class TpuVmUsage(BaseModel):
     """How long TPU slices exist."""
 
@@ -60,7 +62,7 @@ def estimate(res: Resource, ctx: PlanContext) -> Quote:
     sched = as_mapping(inputs.get("schedulingConfig"))
     spot = as_bool(sched.get("spot")) is True or as_bool(sched.get("preemptible")) is True
     declared = ctx.usage_of(res, Declared).monthly_hours
-    hours = ctx.usage.tpu_vm_hours_per_month if declared is None else declared
+    hours = ctx.knobs(TpuVmUsage).tpu_vm_hours_per_month if declared is None else declared
     source = "tpu_vm_hours_per_month" if declared is None else "usage file monthly_hours"
     bill.note(f"READY {hours:g} h/month ({source})")
     hours *= expiry_factor(bill, res.labels, ctx.as_of)

@@ -33,6 +33,7 @@ from governance.costs.errors import CostError
 from governance.costs.inputs import number, text
 from governance.costs.model import Resource
 from governance.costs.month import HOURS_PER_MONTH
+from governance.costs.usage_models import usage_model
 from governance.costs.vertex_pricing import MARKUP_KEY, node_parts
 from mlgov_policies.props import as_bool, as_list, as_mapping, as_str, dig
 
@@ -42,6 +43,7 @@ DEFAULT_BOOT_DISK = "pd-ssd"
 DEFAULT_BOOT_GIB = 100.0
 
 
+@usage_model(place=130)
 class VertexUsage(BaseModel):
     """How much the experiment tracking stores hold."""
 
@@ -63,13 +65,13 @@ def _stored(ctx: PlanContext, key: str, gib: float) -> Quote:
 def tensorboard(res: Resource, ctx: PlanContext) -> Quote:
     """Stored GiB x the TensorBoard storage price."""
     del res
-    return _stored(ctx, "vertex.tensorboard.storage", ctx.usage.vertex_tensorboard_gb)
+    return _stored(ctx, "vertex.tensorboard.storage", ctx.knobs(VertexUsage).vertex_tensorboard_gb)
 
 
 def metadata_store(res: Resource, ctx: PlanContext) -> Quote:
     """Stored GiB x the ML Metadata storage price."""
     del res
-    return _stored(ctx, "vertex.metadata.storage", ctx.usage.vertex_metadata_gb)
+    return _stored(ctx, "vertex.metadata.storage", ctx.knobs(VertexUsage).vertex_metadata_gb)
 
 
 # --- serving and training nodes ---------------------------------------------------------------

@@ -25,6 +25,7 @@ from governance.costs.machine_pricing import attached_gpus, charge_machine
 from governance.costs.machines import machine_shape
 from governance.costs.model import Resource
 from governance.costs.month import HOURS_PER_MONTH
+from governance.costs.usage_models import usage_model
 from mlgov_policies.props import as_bool, as_list, as_mapping, dig
 
 # Workbench's defaults when gceSetup leaves them out (gcp.workbench.Instance API reference:
@@ -49,6 +50,7 @@ class Declared(BaseModel):
     )  # fmt: skip
 
 
+@usage_model(place=10)
 class WorkbenchUsage(BaseModel):
     """How much people work in their notebooks."""
 
@@ -83,7 +85,7 @@ def estimate(res: Resource, ctx: PlanContext) -> Quote:
         gce.get("acceleratorConfigs"), "coreCount", "gceSetup.acceleratorConfigs", enum=True
     )
     idle_s = number(dig(gce, "metadata", "idle-timeout-seconds"), -1.0)
-    u = ctx.usage
+    u = ctx.knobs(WorkbenchUsage)
     window = ctx.office_hours.get(res.gcp_name)
     if idle_s > 0:
         active = res.override(u.notebook_active_hours, u.notebook_active_hours_per_month)
@@ -115,7 +117,7 @@ def estimate(res: Resource, ctx: PlanContext) -> Quote:
     fee_gpus: list[tuple[str, float]] = (
         [(shape.gpu, shape.gpu_count)] if shape.gpu else [(m, float(n)) for m, n in gpus]
     )
-    for b, h, commit in ((bill, hours, u.commitment), (base, HOURS_PER_MONTH, "none")):
+    for b, h, commit in ((bill, hours, ctx.usage.commitment), (base, HOURS_PER_MONTH, "none")):
         charge_machine(b, cat, shape, region, "ondemand", h, extra_gpus=gpus, commitment=commit)
         _management_fee(b, ctx, shape.vcpus, shape.memory_gib, fee_gpus, region, h)
         for disk_type, size_gb in disks:

@@ -6,9 +6,8 @@ One row per machine type x region x export column (`hour`, `hour_spot`, `month` 
 with Google's sustained-use discount), `month_spot`, `month_1y`, `month_3y`): the estimator
 prices a `gcp.compute.Instance` of that type in that region (no disk, no IP) for 1 hour or a
 730-hour month, on-demand, spot or under a 1- or 3-year commitment, and the row compares its
-monthly amount with the export's own figure. A row is `within` 1%, `named` (a difference whose
-reason is stated and checked: see `NAMED`), `off` (priced, further), or `unpriced` (the estimator
-names why); a type whose name the shape table cannot read counts as `unparsed`. Export cells of
+monthly amount with the export's own figure. A row is `within` 1%, `off` (priced, further),
+or `unpriced` (the estimator names why); a type whose name the shape table cannot read counts as `unparsed`. Export cells of
 0 (a column listed without a price) are not prices and are counted as `skipped`.
 
 The full export is $MLGOV_PRICING_YML or ../shared/realdata/google-cloud-pricing/pricing.yml
@@ -32,8 +31,7 @@ from governance.costs.assumptions import UsageAssumptions
 from governance.costs.catalog import Catalog, default_catalog
 from governance.costs.catalog_build.export import Export, read_export
 from governance.costs.errors import CostError
-from governance.costs.estimate import ResourceCost, estimate_resources
-from governance.costs.machine_pricing import EXTENDED_FROM
+from governance.costs.estimate import estimate_resources
 from governance.costs.machines import machine_shape
 
 REPO = Path(__file__).resolve().parents[3]
@@ -52,16 +50,6 @@ COLUMNS: Mapping[str, tuple[bool, float, Commitment]] = {
 }
 
 
-# Differences from the export that are the export's, each with its reason (checked, not assumed:
-# the row must land within 1% once the named part is priced the export's way).
-EXTENDED = (
-    "extended memory: Google bills memory above 6.5 GiB per N1 vCPU under its own SKU ('Custom "
-    "Extended Instance Ram'), which the export's SKU map does not read; it prices those GiB at "
-    "the custom RAM rate (and commits them, beyond a commitment's 6.5 GB per vCPU)"
-)
-NAMED = {"extended": EXTENDED}
-
-
 @dataclass(frozen=True, slots=True)
 class Row:
     """One machine type x region x column: the export's figure and the estimator's."""
@@ -71,7 +59,7 @@ class Row:
     column: str
     want: float
     got: float | None  # None: unpriced or unparsed
-    status: str  # within | named | off | unpriced | unparsed | skipped
+    status: str  # within | off | unpriced | unparsed | skipped
     why: str = ""
 
     @property
@@ -91,27 +79,6 @@ def _instance(machine: str, region: str, spot: bool) -> dict[str, Any]:
             "bootDisk": {"initializeParams": {"size": 0}},
         },
     }
-
-
-def _as_the_export_prices_it(
-    cost: ResourceCost, machine: str, column: str, catalog: Catalog
-) -> float | None:
-    """`cost` with its extended memory priced the export's way (None: it has none).
-
-    The export bills those GiB at the N1 custom RAM rate of the column's pricing model, and
-    under a commitment commits them for 730 h like the rest of the memory.
-    """
-    line = next((x for x in cost.cost_lines if x.bill == "governed" and x.what == "extended RAM"),
-                None)  # fmt: skip
-    if line is None or line.usd is None or line.quantity is None:
-        return None
-    shape = machine_shape(machine, catalog)
-    gib = shape.memory_gib - shape.vcpus * EXTENDED_FROM[shape.family]
-    spot, _, commitment = COLUMNS[column]
-    model = commitment if commitment != "none" else ("spot" if spot else "ondemand")
-    rate = catalog.price("gce.n1-custom.ram", cost.name, model).usd
-    quantity = gib * 730.0 if commitment != "none" else line.quantity
-    return cost.monthly_usd - line.usd + quantity * rate
 
 
 def walk_machine(
@@ -146,10 +113,6 @@ def walk_machine(
                 continue
             if abs(r.monthly_usd - want) / want <= TOLERANCE:
                 yield Row(machine, r.name, column, want, r.monthly_usd, "within")
-                continue
-            theirs = _as_the_export_prices_it(r, machine, column, cat)
-            if theirs is not None and abs(theirs - want) / want <= TOLERANCE:
-                yield Row(machine, r.name, column, want, r.monthly_usd, "named", NAMED["extended"])
                 continue
             yield Row(machine, r.name, column, want, r.monthly_usd, "off")
 
@@ -191,7 +154,7 @@ def summary(rows: Sequence[Row]) -> dict[str, Any]:
 def render(table: Mapping[str, Any], show: int) -> str:
     """The summary as text: totals, per column, then the types with rows not within 1%."""
     s = table["by_status"]
-    counts = ", ".join(f"{k} {s.get(k, 0):,}" for k in ("named", "off", "unpriced", "unparsed"))
+    counts = ", ".join(f"{k} {s.get(k, 0):,}" for k in ("off", "unpriced", "unparsed"))
     lines = [
         f"{table['rows']:,} rows (machine type x region x export column) over "
         f"{table['types']} types: within 1% {s.get('within', 0):,}, {counts}; "
