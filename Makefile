@@ -114,9 +114,10 @@ fresh-clone-check: install
 check: test
 
 # The offline demo: spend, jobs and the budget cap against a local BigQuery and a fake Google
-# Cloud (demo/, docs/demo.md). Needs a checkout: the fake cloud and the export rows live in tests/.
+# Cloud (governance/demo/, docs/demo.md). The fake cloud and the export rows are
+# governance/fakecloud/; the demo runs from the checkout (its stacks, functions and .bqemu-venv).
 demo: install bqemulator
-	$(PY) -m demo
+	$(PY) -m governance.demo
 
 # Benchmarks are not tests: run them on a quiet machine and record results in bench/RESULTS.md.
 bench: install bqemulator
@@ -136,10 +137,10 @@ preview: install
 # ---- BigQuery emulator for `spend` (tests/spend, bench/spend_bench.py) ----------------------------
 # Its own venv: bqemulator needs protobuf 6, pulumi-policy pins protobuf 5. Built once (marker file).
 BQEMU_VENV := .bqemu-venv
-$(BQEMU_VENV)/.installed: $(UV) tests/spend/bqemulator.txt
+$(BQEMU_VENV)/.installed: $(UV) governance/fakecloud/bqemulator.txt
 	rm -rf $(BQEMU_VENV)
 	$(UV) venv --quiet --python $(PY_BOOT) $(BQEMU_VENV)
-	VIRTUAL_ENV=$(BQEMU_VENV) $(UV) pip install --quiet -r tests/spend/bqemulator.txt
+	VIRTUAL_ENV=$(BQEMU_VENV) $(UV) pip install --quiet -r governance/fakecloud/bqemulator.txt
 	touch $@
 
 bqemulator: $(BQEMU_VENV)/.installed

@@ -20,9 +20,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "policies")]
 
-from governance.tools.comment import StackPlans, build_comment  # noqa: E402
-from governance.tools.fit import size  # noqa: E402
-from governance.tools.govdiff import governance_changes  # noqa: E402
+from governance.review.comment import StackPlans, build_comment  # noqa: E402
+from governance.review.govdiff import governance_changes  # noqa: E402
+from governance.text.fit import size  # noqa: E402
 from tests.cli.test_comment_safety import golden, weaken, with_notebooks  # noqa: E402
 
 

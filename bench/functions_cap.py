@@ -31,12 +31,12 @@ NAP = {"cpu": (0, 512), "memory": (0, 2048), "nvidia-l4": (0, 32), "tpu-v5-lite-
 
 def serve(projects: int, latency: float, queue: multiprocessing.Queue) -> None:
     from bench.functions_reap_idle import peak
-    from tests.fakegcp.compute import FakeCompute
-    from tests.fakegcp.container import FakeContainer
-    from tests.fakegcp.notebooks import FakeNotebooks
-    from tests.fakegcp.server import FakeGcp
-    from tests.fakegcp.tpu import FakeTpu
-    from tests.fakegcp.vertex import FakeVertex
+    from governance.fakecloud.compute import FakeCompute
+    from governance.fakecloud.container import FakeContainer
+    from governance.fakecloud.notebooks import FakeNotebooks
+    from governance.fakecloud.server import FakeGcp
+    from governance.fakecloud.tpu import FakeTpu
+    from governance.fakecloud.vertex import FakeVertex
 
     server = FakeGcp(latency_s=latency).start()
     FakeCompute().install(server)

@@ -56,13 +56,13 @@ sys.stderr.write(json.dumps({"framework_import_s": t1 - t0, "alert_s": t3 - t2, 
 
 
 def _fake():
-    from tests.fakegcp.billing import FakeBilling
-    from tests.fakegcp.compute import FakeCompute
-    from tests.fakegcp.container import FakeContainer
-    from tests.fakegcp.notebooks import FakeNotebooks
-    from tests.fakegcp.server import FakeGcp
-    from tests.fakegcp.tpu import FakeTpu
-    from tests.fakegcp.vertex import FakeVertex
+    from governance.fakecloud.billing import FakeBilling
+    from governance.fakecloud.compute import FakeCompute
+    from governance.fakecloud.container import FakeContainer
+    from governance.fakecloud.notebooks import FakeNotebooks
+    from governance.fakecloud.server import FakeGcp
+    from governance.fakecloud.tpu import FakeTpu
+    from governance.fakecloud.vertex import FakeVertex
 
     server = FakeGcp().start()
     gke, vertex = FakeContainer().install(server), FakeVertex().install(server)

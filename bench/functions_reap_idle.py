@@ -2,7 +2,7 @@
 
 The fake cloud runs in a child process (so its threads do not share our GIL) and fails a random
 `--fail-rate` of all requests transiently: a 503, a connection reset, or a 429 with
-`Retry-After: 1` (tests/fakegcp/server.py Chaos). The function runs in this process through
+`Retry-After: 1` (governance/fakecloud/server.py Chaos). The function runs in this process through
 functions_framework's test client with the real clients and the real clock. A run passes when
 every governed idle VM is stopped in that one run and no recommendation is left CLAIMED; it
 reports the wall time and the busiest project's request rate (1 s and 60 s windows), to compare
@@ -37,9 +37,9 @@ def serve(
     fail_rate: float,
     queue: multiprocessing.Queue,
 ) -> None:
-    from tests.fakegcp.compute import FakeCompute
-    from tests.fakegcp.recommender import FakeRecommender
-    from tests.fakegcp.server import Chaos, FakeGcp
+    from governance.fakecloud.compute import FakeCompute
+    from governance.fakecloud.recommender import FakeRecommender
+    from governance.fakecloud.server import Chaos, FakeGcp
 
     server = FakeGcp(latency_s=latency).start()
     compute, recommender = FakeCompute().install(server), FakeRecommender().install(server)

@@ -41,7 +41,7 @@ sys.path[:0] = [str(REPO), str(REPO / "policies"), str(REPO / "bench")]
 
 from check_bench import generate  # noqa: E402 (bench/ is not a package)
 
-from governance.tools.plan import evaluate_document  # noqa: E402
+from governance.review.plan import evaluate_document  # noqa: E402
 
 TIME = "/usr/bin/time"
 

@@ -17,8 +17,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from tests.fakegcp.scheduler import FakeScheduler  # noqa: E402
-from tests.fakegcp.server import FakeGcp  # noqa: E402
+from governance.fakecloud.scheduler import FakeScheduler  # noqa: E402
+from governance.fakecloud.server import FakeGcp  # noqa: E402
 
 
 def median_seconds(argv: list[str], runs: int) -> float:

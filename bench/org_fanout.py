@@ -4,10 +4,11 @@ The fake cloud (Compute, Workbench, TPU, GKE, Vertex AI, Cloud Billing, Asset In
 a child process with `--latency` added to every call; this process runs the dispatcher
 (`on_budget_alert` with MLGOV_WORK_TOPIC) and the worker (`on_work_item`) under
 functions_framework, with the fake Pub/Sub and the push-delivery harness
-(tests/fakegcp/pushdelivery.py): W concurrent deliveries into one worker instance, at-least-once
-with `--duplicates` duplicates (half of them concurrent with their twin) and `--crashes` worker
-crashes after the function ran (its answer lost: redelivered). Pub/Sub's retry backoff is scaled
-to `--backoff` seconds (10 s in production) so a run does not wait out real minutes.
+(governance/fakecloud/pushdelivery.py): W concurrent deliveries into one worker instance,
+at-least-once with `--duplicates` duplicates (half of them concurrent with their twin) and
+`--crashes` worker crashes after the function ran (its answer lost: redelivered). Pub/Sub's
+retry backoff is scaled to `--backoff` seconds (10 s in production) so a run does not wait out
+real minutes.
 
 A folder holds `--projects` governed projects; every fifth has accelerators (a GPU VM, a TPU VM,
 a GKE cluster with a GPU pool under NAP, a Vertex AI custom job), the others one plain VM.
@@ -52,14 +53,14 @@ def accelerated(project: str) -> bool:
 
 
 def serve(projects: int, latency: float, queue: Any) -> None:
-    from tests.fakegcp.billing import FakeBilling
-    from tests.fakegcp.cloudasset import FakeAssets
-    from tests.fakegcp.compute import FakeCompute
-    from tests.fakegcp.container import FakeContainer
-    from tests.fakegcp.notebooks import FakeNotebooks
-    from tests.fakegcp.server import FakeGcp
-    from tests.fakegcp.tpu import FakeTpu
-    from tests.fakegcp.vertex import FakeVertex
+    from governance.fakecloud.billing import FakeBilling
+    from governance.fakecloud.cloudasset import FakeAssets
+    from governance.fakecloud.compute import FakeCompute
+    from governance.fakecloud.container import FakeContainer
+    from governance.fakecloud.notebooks import FakeNotebooks
+    from governance.fakecloud.server import FakeGcp
+    from governance.fakecloud.tpu import FakeTpu
+    from governance.fakecloud.vertex import FakeVertex
 
     server = FakeGcp(latency_s=latency).start()
     compute, tpu = FakeCompute().install(server), FakeTpu().install(server)
@@ -171,9 +172,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     from functions_framework import create_app
 
     from govern import clock
-    from tests.fakegcp.pubsub import FakePubSub
-    from tests.fakegcp.pushdelivery import Faults, PushDelivery, Subscription, app_endpoint
-    from tests.fakegcp.server import FakeGcp
+    from governance.fakecloud.pubsub import FakePubSub
+    from governance.fakecloud.pushdelivery import Faults, PushDelivery, Subscription, app_endpoint
+    from governance.fakecloud.server import FakeGcp
 
     queue: Any = multiprocessing.Queue()
     child = multiprocessing.Process(

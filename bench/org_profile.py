@@ -90,7 +90,7 @@ def project_name(kind: str, i: int) -> str:
 
 
 def _tracing_server(latency: tuple[float, float], seed: int) -> Any:
-    from tests.fakegcp.server import FakeGcp
+    from governance.fakecloud.server import FakeGcp
 
     class TracingGcp(FakeGcp):
         """FakeGcp that draws each call's latency and notes when each reply was ready."""
@@ -172,14 +172,14 @@ def _populate(fakes: dict[str, Any], kind: str, project: str) -> None:
 def serve(
     projects: dict[str, str], latency: tuple[float, float], seed: int, commands: Any, answers: Any
 ) -> None:
-    from tests.fakegcp.billing import FakeBilling
-    from tests.fakegcp.compute import FakeCompute
-    from tests.fakegcp.container import FakeContainer
-    from tests.fakegcp.monitoring import FakeMonitoring
-    from tests.fakegcp.notebooks import FakeNotebooks
-    from tests.fakegcp.recommender import FakeRecommender
-    from tests.fakegcp.tpu import FakeTpu
-    from tests.fakegcp.vertex import FakeVertex
+    from governance.fakecloud.billing import FakeBilling
+    from governance.fakecloud.compute import FakeCompute
+    from governance.fakecloud.container import FakeContainer
+    from governance.fakecloud.monitoring import FakeMonitoring
+    from governance.fakecloud.notebooks import FakeNotebooks
+    from governance.fakecloud.recommender import FakeRecommender
+    from governance.fakecloud.tpu import FakeTpu
+    from governance.fakecloud.vertex import FakeVertex
 
     servers = {s: _tracing_server(latency, seed + i).start() for i, s in enumerate(SERVICES)}
     gke = FakeContainer().install(servers["container"])

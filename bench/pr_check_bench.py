@@ -149,7 +149,7 @@ def set_up(work: Path, base_ref: str) -> None:
     (work / "head" / "not-committed.txt").write_text("the head is never read from a cache\n")
     environment(work / "pr-env", work / "head")
     environment(work / "judge-env", work / "base")
-    (work / "changed").write_bytes(b"governance/tools/plan.py\0stacks/Pulumi.prod.yaml\0")
+    (work / "changed").write_bytes(b"governance/review/plan.py\0stacks/Pulumi.prod.yaml\0")
     for name, text in scripts(work).items():
         (work / f"{name}.sh").write_text(text + "\n")
 

@@ -214,8 +214,8 @@ def main() -> None:
         f"{len(text) / 1e6:.1f} MB; load average {os.getloadavg()[0]:.1f}"
     )
 
-    from governance.tools.document import parse_input
-    from governance.tools.plan import evaluate_document
+    from governance.inputs.document import parse_input
+    from governance.review.plan import evaluate_document
 
     doc: Any
 

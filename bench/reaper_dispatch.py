@@ -36,9 +36,9 @@ TOPIC = "projects/acme-ops/topics/acme-work"
 
 
 def serve(projects: int, expired_every: int, latency: float, queue: Any, answers: Any) -> None:
-    from tests.fakegcp.cloudasset import FakeAssets
-    from tests.fakegcp.compute import FakeCompute
-    from tests.fakegcp.server import FakeGcp
+    from governance.fakecloud.cloudasset import FakeAssets
+    from governance.fakecloud.compute import FakeCompute
+    from governance.fakecloud.server import FakeGcp
 
     server = FakeGcp(latency_s=latency).start()
     compute, assets = FakeCompute().install(server), FakeAssets().install(server)
@@ -85,8 +85,8 @@ def policy(percent: bool, projects: int) -> str:
 def run(args: argparse.Namespace, job: str, percent: bool) -> dict[str, Any]:
     from functions_framework import create_app
 
-    from tests.fakegcp.pubsub import FakePubSub
-    from tests.fakegcp.server import FakeGcp
+    from governance.fakecloud.pubsub import FakePubSub
+    from governance.fakecloud.server import FakeGcp
 
     queue: Any = multiprocessing.Queue()
     answers: Any = multiprocessing.Queue()

@@ -2,9 +2,9 @@
 
 The emulator (bqemulator 1.4.0, DuckDB, in memory; `make bqemulator`) is loaded the way one
 loads BigQuery from files: the rows are written once as newline-delimited JSON (the shapes of
-tests/spend/export_rows.py: the dev stack's 16 billed SKUs, renamed into 200 projects, one row
-per SKU per hour), in files of 500,000 rows (the emulator takes at most 1 GiB per upload), and
-each file is one load job (`load_table_from_file`, WRITE_APPEND), not streaming.
+governance/fakecloud/export_rows.py: the dev stack's 16 billed SKUs, renamed into 200 projects,
+one row per SKU per hour), in files of 500,000 rows (the emulator takes at most 1 GiB per
+upload), and each file is one load job (`load_table_from_file`, WRITE_APPEND), not streaming.
 Then `python -m governance.spend` runs as a child process, as a user runs it, N times per
 scenario: `--stack dev` (the stack's one project among the 200) and `--stack dev --project`
 x 200 (every project counted); both build the dev plan under Pulumi mocks. Reported: medians of
@@ -32,8 +32,8 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "policies")]
 
-from tests.spend import export_rows as ex  # noqa: E402
-from tests.spend.emulator import (  # noqa: E402
+from governance.fakecloud import export_rows as ex  # noqa: E402
+from governance.fakecloud.bqemulator import (  # noqa: E402
     create_export_table,
     load_file,
     running,

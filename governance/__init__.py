@@ -6,7 +6,13 @@ Light on purpose: `import governance` loads nothing else, so the offline CLI's `
 - `governance.settings`: the validated stack settings (one module per section);
 - `governance.components`: the Pulumi components, the functions' deployer and the platform
   assembly (importing it loads pulumi_gcp);
-- `governance.tools`: the offline tools behind the `mlgov` command (plan, check, diff, ...);
+- `governance.cli`: the `mlgov` command, one module per command;
+- `governance.inputs`: what the commands read: plan documents, Pulumi's formats, the project;
+- `governance.review`: judging a plan: planning offline, the checks, the cost and governance
+  diffs, the pull-request comment and the PR judge;
+- `governance.text`: tables, wrapping, Markdown escaping, terminal safety, progress;
+- `governance.cap`, `governance.report`, `governance.spend`, `governance.spend_caps`: the
+  budget cap's marks and restore, the HTML report, the billing export, the spend caps;
 - `governance.costs`: the cost models and price catalog;
 - `governance.labels`, `governance.naming`: labels and physical names, shared by all.
 """

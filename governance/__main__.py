@@ -1,5 +1,5 @@
-"""`python -m governance`: the `mlgov` command (see governance/tools/cli.py)."""
+"""`python -m governance`: the `mlgov` command (see governance/cli/main.py)."""
 
-from governance.tools.cli import run
+from governance.cli.main import run
 
 run()

@@ -17,7 +17,7 @@ line naming the problem, on input built to exhaust memory or the interpreter's s
 - JSON has no NaN or Infinity (not JSON; they would poison every cost sum), and no number beyond
   a 64-bit float (`1e400` would read as infinity).
 
-Size limits are the readers' (governance/tools/project.py reads at most a given number of bytes).
+Size limits are the readers' (governance/inputs/project.py reads at most a given number of bytes).
 Errors are `UntrustedInputError` with a one-line message; callers add the file name.
 """
 

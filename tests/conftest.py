@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 import yaml
 
-from governance.tools.offline import RecordedResource, run_under_mocks
+from governance.review.offline import RecordedResource, run_under_mocks
 
 REPO = Path(__file__).resolve().parent.parent
 PROGRAM = REPO / "__main__.py"

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from governance.cli.main import main
 from governance.deadlines import Endpoint, reason, unreachable, waiting
-from governance.tools.cli import main
 from tests.conftest import REPO
 
 # What these tests catch is a command hanging on the client libraries' default retry (120 s and

@@ -1,7 +1,7 @@
 """google-api-core's "Google will stop supporting this Python" notice stays out of our output.
 
 On Python 3.11 (supported by mlgov), every google-cloud-* library prints a FutureWarning at
-import from 2026-10-24 on. The CLI (governance/tools/cli.py) and the functions (functions/main.py)
+import from 2026-10-24 on. The CLI (governance/cli/main.py) and the functions (functions/main.py)
 filter exactly that notice, with a comment saying why; the notices for a Python already past its
 end of life still show. Each case runs a fresh interpreter (pytest's own filter would hide the
 warning in-process), after a control run that shows the notice does appear without our filter.

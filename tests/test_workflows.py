@@ -264,7 +264,7 @@ def test_the_comment_and_status_are_posted_by_a_job_that_runs_nothing() -> None:
 
 
 def test_the_comment_marker_is_the_one_mlgov_comment_writes() -> None:
-    from governance.tools.comment import MARKER
+    from governance.review.comment import MARKER
 
     script = _workflow("judge.yml")["jobs"]["post"]["steps"][-1]["with"]["script"]
     assert f'const marker = "{MARKER}";' in script
@@ -272,8 +272,8 @@ def test_the_comment_marker_is_the_one_mlgov_comment_writes() -> None:
 
 
 def test_codeowners_covers_everything_that_runs_in_the_check_or_decides_what_deploys() -> None:
-    from governance.tools.judge.code import decides_governance
-    from governance.tools.judge.owners import OwnerRules
+    from governance.review.judge.code import decides_governance
+    from governance.review.judge.owners import OwnerRules
 
     rules = OwnerRules((ROOT / ".github" / "CODEOWNERS").read_text())
     tracked = subprocess.run(

@@ -1,6 +1,6 @@
 """`acknowledge`: a stack's explicit decisions to accept weakening governance changes.
 
-In prod, every change that weakens governance (governance/tools/govdiff) is a mandatory finding
+In prod, every change that weakens governance (governance/review/govdiff) is a mandatory finding
 of the PR check unless the stack file names it here, with a reason a reviewer can read:
 
     acknowledge:

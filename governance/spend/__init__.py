@@ -5,7 +5,8 @@ export flowing (freshness.py), who spent what (attribution.py), how the plan's e
 with what was billed (join.py), and which SQL does it (queries.py, sql/*.sql, reusable as is).
 report.py runs the queries through a `QueryRunner` (runner.py, the only module that touches
 google-cloud-bigquery, imported lazily) and builds the `--json` document; render.py prints it;
-cli.py is the thin command-line glue (settings and the plan come from the rest of governance).
+governance/cli/spend.py is the thin command-line glue (settings and the plan come from the rest
+of governance).
 
 Nothing here imports pulumi or pulumi_gcp, so the package runs in a Cloud Function or a
 notebook: build a `BigQueryRunner`, an `ExportTables` and a `Window`, call `build_report`.

@@ -1,5 +1,5 @@
 """`python -m governance.spend`: the spend report alone (as `python -m governance spend`)."""
 
-from governance.spend.cli import main
+from governance.cli.spend import main
 
 raise SystemExit(main())

@@ -5,5 +5,5 @@ whether a billing account may hold a cap (pure); api.py is the REST adapter (cre
 with updateMask, delete, list, and the billing account's details); provider.py is the Pulumi
 dynamic provider over them and the `SpendCapBudget` resource. The component that pairs each cap
 with an alerts-only budget is governance/components/spend_caps.py; the operator commands
-(`mlgov cap status`, `mlgov cap lift`) are governance/tools/spend_caps.py.
+(`mlgov cap status`, `mlgov cap lift`) are governance/cli/spend_caps.py.
 """

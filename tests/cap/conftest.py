@@ -21,20 +21,20 @@ from typing import Any
 import pytest
 
 from govern import clock
+from governance.cli.main import main
 from governance.components.action_settings import action_settings
+from governance.fakecloud.billing import FakeBilling
+from governance.fakecloud.billingbudgets import FakeBudgets
+from governance.fakecloud.clock import FakeClock
+from governance.fakecloud.compute import FakeCompute
+from governance.fakecloud.container import FakeContainer
+from governance.fakecloud.logging import FakeLogging
+from governance.fakecloud.notebooks import FakeNotebooks
+from governance.fakecloud.server import FakeGcp
+from governance.fakecloud.tpu import FakeTpu
+from governance.fakecloud.vertex import FakeVertex
+from governance.inputs.project import read_stack_config
 from governance.settings import settings_from_config
-from governance.tools.cli import main
-from governance.tools.project import read_stack_config
-from tests.fakegcp.billing import FakeBilling
-from tests.fakegcp.billingbudgets import FakeBudgets
-from tests.fakegcp.clock import FakeClock
-from tests.fakegcp.compute import FakeCompute
-from tests.fakegcp.container import FakeContainer
-from tests.fakegcp.logging import FakeLogging
-from tests.fakegcp.notebooks import FakeNotebooks
-from tests.fakegcp.server import FakeGcp
-from tests.fakegcp.tpu import FakeTpu
-from tests.fakegcp.vertex import FakeVertex
 from tests.functions.conftest import WALL, pubsub_event, send_event
 
 REPO = Path(__file__).resolve().parents[2]

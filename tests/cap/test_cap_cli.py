@@ -252,14 +252,14 @@ def test_a_governed_zone_gke_could_not_read_fails_status(prod, capsys):
     ],
 )
 def test_bad_input_exits_2_naming_the_problem(prod, capsys, argv, message):
-    from governance.tools.cli import main
+    from governance.cli.main import main
 
     assert main(["cap", *argv]) == 2
     assert message in capsys.readouterr().err
 
 
 def test_an_unreachable_api_exits_4(capsys, monkeypatch):
-    from governance.tools.cli import main
+    from governance.cli.main import main
 
     monkeypatch.chdir(__import__("tests.cap.conftest", fromlist=["REPO"]).REPO)
     assert main(["cap", "status", "--stack", "prod", "--endpoint", "http://127.0.0.1:9"]) == 4
@@ -277,7 +277,7 @@ def test_a_stack_without_gke_restores_nothing_above_zero(prod, capsys, tmp_path)
         config["config"]["mlgov:settings"].pop(key)
     stack = tmp_path / "Pulumi.nogke.yaml"
     stack.write_text(yaml.safe_dump(config))
-    from governance.tools.cli import main
+    from governance.cli.main import main
 
     code = main(["cap", "restore", "--config", str(stack), "--endpoint", prod.server.url, "--json"])
     doc = _doc(capsys)

@@ -2,7 +2,7 @@
 
 An authorized session trades the credentials for an access token before the API call; offline,
 or with an expired login, that exchange fails first. The fake here is the cloud's token endpoint
-only (tests/fakegcp/token.py): the CLI, google-auth and requests
+only (governance/fakecloud/token.py): the CLI, google-auth and requests
 run for real. Both ends must be exit 4 with a sentence saying what to do, never an internal
 error, and `status` must not claim "nothing capped" when it read nothing.
 """
@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from governance.tools.cli import main
+from governance.cli.main import main
+from governance.fakecloud import token
 from tests.cap.conftest import REPO
-from tests.fakegcp import token
 
 
 @pytest.fixture

@@ -1,8 +1,8 @@
 """`mlgov cap status` per fan-out run: done, failed, pending and dead-lettered projects.
 
-The runs come from the functions' log lines (docs/architecture.md#on-work-item) in Cloud Logging v2, read with
-`POST /v2/entries:list` from the fake (tests/fakegcp/logging.py), whose requests and answers are
-checked against the logging v2 discovery document here too.
+The runs come from the functions' log lines (docs/architecture.md#on-work-item) in Cloud Logging v2,
+read with `POST /v2/entries:list` from the fake (governance/fakecloud/logging.py), whose requests
+and answers are checked against the logging v2 discovery document here too.
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from governance.tools.cap.runs import log_filter, runs_of
-from governance.tools.cli import main
+from governance.cap.runs import log_filter, runs_of
+from governance.cli.main import main
+from governance.fakecloud.logging import FakeLogging
+from governance.fakecloud.server import FakeGcp
 from tests.cap.conftest import PROJECT
-from tests.fakegcp.logging import FakeLogging
-from tests.fakegcp.server import FakeGcp
 from tests.policies.compat.discovery_documents import document
 
 DISPATCHER = "acme-prod-on-budget-alert"
@@ -169,9 +169,9 @@ def _status(server: FakeGcp, capsys, *flags: str) -> tuple[int, str]:
 
 def _fakes_for_the_rest(server: FakeGcp) -> None:
     """GKE, Vertex AI and the Budget API answer empty: only the runs are under test here."""
-    from tests.fakegcp.billingbudgets import FakeBudgets
-    from tests.fakegcp.container import FakeContainer
-    from tests.fakegcp.vertex import FakeVertex
+    from governance.fakecloud.billingbudgets import FakeBudgets
+    from governance.fakecloud.container import FakeContainer
+    from governance.fakecloud.vertex import FakeVertex
 
     FakeContainer().install(server)
     FakeVertex().install(server)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from governance.cap.stack import Ceiling, Stack, stack_of
+from governance.inputs.project import read_stack_config
 from governance.settings import settings_from_config
-from governance.tools.cap.stack import Ceiling, Stack, stack_of
-from governance.tools.project import read_stack_config
 from tests.cap.conftest import REPO
 
 

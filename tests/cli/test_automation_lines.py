@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from governance.tools.automation_lines import TITLE, automation_lines
-from governance.tools.render import markdown, text
+from governance.review.automation_lines import TITLE, automation_lines
+from governance.review.render import markdown, text
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 

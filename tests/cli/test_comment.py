@@ -14,9 +14,9 @@ from typing import Any, cast
 
 import pytest
 
-from governance.tools.cli import main
-from governance.tools.comment import MARKER, StackPlans, render_comment
-from governance.tools.plan import evaluate_document
+from governance.cli.main import main
+from governance.review.comment import MARKER, StackPlans, render_comment
+from governance.review.plan import evaluate_document
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 

@@ -19,10 +19,10 @@ import cmarkgfm
 import pytest
 from cmarkgfm.cmark import Options
 
-from governance.tools import escape
-from governance.tools.cli import main
-from governance.tools.comment import MARKER, StackPlans, build_comment
-from governance.tools.fit import GITHUB_LIMIT, size
+from governance.cli.main import main
+from governance.review.comment import MARKER, StackPlans, build_comment
+from governance.text import escape
+from governance.text.fit import GITHUB_LIMIT, size
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 HOSTILE_STACK = "# Pwned **stack** @owner [x](https://evil.example) <img src=x onerror=alert(1)>"

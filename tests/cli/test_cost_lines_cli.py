@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
+from governance.cli.main import main
 from governance.costs.catalog import default_catalog
-from governance.tools import escape
-from governance.tools.cli import main
-from governance.tools.comment import StackPlans, render_comment
-from governance.tools.plan import evaluate_document
+from governance.review.comment import StackPlans, render_comment
+from governance.review.plan import evaluate_document
+from governance.text import escape
 
 PLAN: dict[str, Any] = {
     "stack": "team",
@@ -248,7 +248,7 @@ def test_pr_comment_folds_each_resources_cost_lines_and_states_usage(capsys):
     ],
 )
 def test_a_charge_line_says_each_thing_once(quantity, unit, detail, shown):
-    from governance.tools.explain import line_text
+    from governance.review.explain import line_text
 
     line = {"kind": "charge", "what": "machine", "quantity": quantity, "unit": unit,
             "unit_usd": 0.1, "usd": 73.0, "detail": detail, "key": "k", "region": "r"}  # fmt: skip
@@ -277,7 +277,7 @@ def test_a_charge_line_says_each_thing_once(quantity, unit, detail, shown):
     ],
 )  # fmt: skip
 def test_a_cost_line_says_what_its_quantity_counts(line: dict[str, object], reads: str) -> None:
-    from governance.tools.explain import line_text
+    from governance.review.explain import line_text
 
     text = line_text({"kind": "charge", "what": "vCPU", "usd": 1.0, **line})
     assert text.startswith(reads), text

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from governance.tools.cli import main
+from governance.cli.main import main
 
 PLAN: dict[str, Any] = {
     "stack": "team",
@@ -167,8 +167,8 @@ def test_the_plan_table_names_the_usage_file_its_total_rests_on(
 
 
 def test_the_pr_comment_says_how_to_read_a_line_and_which_defaults_it_used(capsys):
-    from governance.tools.comment import StackPlans, render_comment
-    from governance.tools.plan import evaluate_document
+    from governance.review.comment import StackPlans, render_comment
+    from governance.review.plan import evaluate_document
 
     head = evaluate_document(json.loads(json.dumps(PLAN)))
     body = render_comment([StackPlans("team", head)])

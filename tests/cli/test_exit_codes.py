@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-from governance.tools import plan
-from governance.tools.cli import build_parser, main
-from governance.tools.errors import Exit
+from governance.cli.main import build_parser, main
+from governance.errors import Exit
+from governance.review import plan
 from tests.cli.test_untrusted import alias_bomb, nested
 from tests.conftest import REPO
 
@@ -163,7 +163,7 @@ def test_a_repeated_key_in_a_stack_file_exits_2(run: Run, tmp_path: Path) -> Non
 def test_documents_over_the_size_limit_are_not_read(
     run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("governance.tools.document.MAX_DOCUMENT_BYTES", 1000)
+    monkeypatch.setattr("governance.inputs.document.MAX_DOCUMENT_BYTES", 1000)
     path = tmp_path / "big.json"
     path.write_text(json.dumps({"stack": "dev", "resources": [], "pad": "x" * 2000}))
     code, _, err = run("check", str(path))
@@ -320,11 +320,11 @@ def test_every_subcommand_takes_debug(capsys: pytest.CaptureFixture[str]) -> Non
 
 def test_a_real_process_exits_3_with_one_line() -> None:
     code = (
-        "import sys; import governance.tools.plan as p\n"
+        "import sys; import governance.review.plan as p\n"
         "def boom(*a): raise RuntimeError('kaput')\n"
         "p.evaluate_document = boom\n"
         "sys.argv = ['mlgov', 'check', '-']\n"
-        "from governance.tools.cli import run; run()\n"
+        "from governance.cli.main import run; run()\n"
     )
     result = subprocess.run(
         [sys.executable, "-c", code],

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from governance.tools.cli import main
+from governance.cli.main import main
 
 
 def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -210,7 +210,7 @@ def test_init_removes_what_it_wrote_when_a_later_write_fails(
 ) -> None:
     # A failure the checks cannot foresee (disk full, a read-only folder for a non-root user):
     # the files this run created are removed again, nothing else is touched.
-    import governance.tools.init as init
+    import governance.cli.init as init
 
     monkeypatch.chdir(tmp_path)
     real = init._write_new  # pyright: ignore[reportPrivateUsage]

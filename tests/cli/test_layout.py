@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from governance.tools.layout import GAP, TIGHT, Column, cut, fit, render, wrap_items
+from governance.text.layout import GAP, TIGHT, Column, cut, fit, render, wrap_items
 
 
 def test_cut_at_the_end_and_in_the_middle() -> None:

@@ -4,7 +4,7 @@
 offline. Without credentials each names the command to run (exit 2: the caller's setup); with
 credentials Google's token endpoint refuses (an expired login), `spend` and `cap` say to log in
 again. The fake is the cloud only: no Application Default Credentials anywhere (an empty gcloud
-config folder, no metadata server check), or tests/fakegcp/token.py's refusing token endpoint.
+config folder, no metadata server check), or governance/fakecloud/token.py's refusing token endpoint.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from governance.tools.cli import main
-from tests.fakegcp import token
+from governance.cli.main import main
+from governance.fakecloud import token
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from governance.cli.main import main
 from governance.settings.context import from_config, plan_context
 from governance.settings.errors import SettingsError
-from governance.tools.cli import main
 from mlgov_policies.config import PolicyConfig, PolicyConfigError
 from tests.conftest import PROGRAM, stack_config
 

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-import governance.tools.plan
+import governance.review.plan
 import mlgov_policies
-from governance.tools.cli import main
-from governance.tools.errors import Exit
+from governance.cli.main import main
+from governance.errors import Exit
 from tests.conftest import REPO, STACKS
 
 MARKER = """
@@ -44,7 +44,7 @@ def _checkout(root: Path) -> Path:
         shutil.copytree(REPO / folder, root / folder, ignore=ignore)
     for name in ("Pulumi.yaml", "__main__.py", "pyproject.toml"):
         shutil.copy(REPO / name, root / name)
-    plan = root / "governance" / "tools" / "plan.py"
+    plan = root / "governance" / "review" / "plan.py"
     plan.write_text(plan.read_text() + MARKER)
     return root
 
@@ -68,7 +68,7 @@ def test_the_base_is_planned_by_its_own_code_and_ours_comes_back(
         planned = json.loads((base_out / f"{stack}.json").read_text())
         assert "planned_by" not in head
         by = planned.pop("planned_by")
-        assert Path(by["plan"]).resolve() == (base / "governance/tools/plan.py").resolve()
+        assert Path(by["plan"]).resolve() == (base / "governance/review/plan.py").resolve()
         assert Path(by["rules"]).resolve().is_relative_to(base / "policies")
         assert planned == head  # the same code apart from the marker: the same plan
         assert "policy_pack_config" in planned  # the base's own policies/config.NAME.json
@@ -78,16 +78,16 @@ def test_the_base_is_planned_by_its_own_code_and_ours_comes_back(
     assert err.splitlines()[3:] == [f"mlgov: plan (base) {s}: planned (exit 0)" for s in STACKS]
     # this process's own modules, import path and directory are back
     assert sys.path == path_before and os.getcwd() == cwd_before
-    assert sys.modules["governance.tools.plan"] is governance.tools.plan
+    assert sys.modules["governance.review.plan"] is governance.review.plan
     assert sys.modules["mlgov_policies"] is mlgov_policies
-    assert Path(governance.tools.plan.__file__).resolve().is_relative_to(REPO)
+    assert Path(governance.review.plan.__file__).resolve().is_relative_to(REPO)
 
 
 def test_a_base_whose_cli_cannot_be_imported_runs_as_a_process(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
 ) -> None:
     base = _checkout(tmp_path / "base")
-    cli = base / "governance" / "tools" / "cli.py"
+    cli = base / "governance" / "cli" / "main.py"
     # Refused in this (pytest's) process only: the plan can only come from a separate process.
     cli.write_text(
         cli.read_text() + "\nif 'pytest' in sys.modules:\n"
@@ -122,7 +122,7 @@ def test_a_base_process_that_crashes_is_failed_not_mandatory(
     base = _checkout(tmp_path / "base")
     main_py = base / "governance" / "__main__.py"
     main_py.write_text("raise RuntimeError('broken base')\n")
-    cli = base / "governance" / "tools" / "cli.py"
+    cli = base / "governance" / "cli" / "main.py"
     cli.write_text(cli.read_text() + "\nraise ImportError('not importable here')\n")
     monkeypatch.chdir(REPO)
     args = ["plan", "--stack", "dev", "--out-dir", str(tmp_path / "h"), "--base", str(base)]

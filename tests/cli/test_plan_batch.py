@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 import yaml
 
-from governance.tools.cli import main
-from governance.tools.errors import Exit
+from governance.cli.main import main
+from governance.errors import Exit
 from tests.conftest import PROGRAM, REPO, STACKS, stack_config
 
 

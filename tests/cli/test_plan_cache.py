@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from governance.tools import plan_cache
-from governance.tools.cli import main
-from governance.tools.errors import Exit
+from governance.cli import plan_cache
+from governance.cli.main import main
+from governance.errors import Exit
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 

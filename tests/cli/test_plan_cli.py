@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 import yaml
 
-from governance.tools.cli import main
-from governance.tools.plan import plan_stack
+from governance.cli.main import main
+from governance.review.plan import plan_stack
 from tests.conftest import REPO, STACKS, stack_config
 
 

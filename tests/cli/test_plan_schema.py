@@ -13,7 +13,7 @@ import pytest
 
 from tests.conftest import REPO, STACKS
 
-SCHEMA = json.loads((REPO / "governance" / "tools" / "plan.schema.json").read_text())
+SCHEMA = json.loads((REPO / "governance" / "inputs" / "plan.schema.json").read_text())
 DESIGN = REPO.parent.parent / "shared" / "DESIGN.md"  # /work/shared beside the worktrees
 VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
 

@@ -17,10 +17,10 @@ from typing import Any
 
 import pytest
 
-from governance.tools.cli import main
-from governance.tools.key_settings import key_settings
-from governance.tools.plan import plan_stack
-from governance.tools.render import short_type
+from governance.cli.main import main
+from governance.review.key_settings import key_settings
+from governance.review.plan import plan_stack
+from governance.review.render import short_type
 from tests.conftest import REPO, STACKS
 
 PIPED = None  # no COLUMNS: the width the CLI picks for a pipe

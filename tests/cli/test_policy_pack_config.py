@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from governance.tools.cli import main
+from governance.cli.main import main
 from tests.conftest import REPO, STACKS
 
 

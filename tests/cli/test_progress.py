@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from governance.tools import progress
+from governance.text import progress
 
 SLOW_PROGRAM = """\
 import time
@@ -186,7 +186,7 @@ def test_plan_into_a_pipe_prints_exactly_what_it_did_before(tmp_path: Path) -> N
     ],
 )
 def test_each_long_command_takes_quiet(argv: list[str]) -> None:
-    from governance.tools.cli import build_parser
+    from governance.cli.main import build_parser
 
     assert build_parser().parse_args([*argv, "--quiet"]).quiet is True
     assert build_parser().parse_args([*argv, "-q"]).quiet is True

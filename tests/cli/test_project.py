@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from governance.tools.cli import main
-from governance.tools.errors import CliError
-from governance.tools.project import find_project, load_project
+from governance.cli.main import main
+from governance.errors import CliError
+from governance.inputs.project import find_project, load_project
 from tests.conftest import PROGRAM, REPO
 
 

@@ -18,12 +18,12 @@ from typing import Any
 
 import pytest
 
-from governance.tools.cli import main
-from governance.tools.comment import StackPlans, build_comment
-from governance.tools.errors import Exit
-from governance.tools.govdiff.review import review
-from governance.tools.plan import ESC_FINDING
-from governance.tools.project import find_project, read_stack
+from governance.cli.main import main
+from governance.errors import Exit
+from governance.inputs.project import find_project, read_stack
+from governance.review.comment import StackPlans, build_comment
+from governance.review.govdiff.review import review
+from governance.review.plan import ESC_FINDING
 from tests.conftest import PROGRAM, REPO
 
 PROD = (REPO / "stacks" / "Pulumi.prod.yaml").read_text()
@@ -331,7 +331,7 @@ def test_python_only_yaml_tags_are_refused(
 def test_operator_tools_warn_that_esc_values_are_not_applied(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from governance.tools.project import read_stack_config
+    from governance.inputs.project import read_stack_config
 
     root = _project(tmp_path, prod=PROD + "environment: [acme/prod]\n")
     config = read_stack_config(root / "stacks" / "Pulumi.prod.yaml")

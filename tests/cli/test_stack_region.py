@@ -12,8 +12,8 @@ from typing import Any, cast
 
 import pytest
 
-from governance.tools.cli import main
-from governance.tools.plan import evaluate_document
+from governance.cli.main import main
+from governance.review.plan import evaluate_document
 from mlgov_policies.config import PolicyConfig
 from mlgov_policies.evaluate import evaluate_resources
 

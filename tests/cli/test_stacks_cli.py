@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from governance.tools.cli import main
-from governance.tools.errors import Exit
+from governance.cli.main import main
+from governance.errors import Exit
 
 
 def _stacks(root: Path, capsys: pytest.CaptureFixture[str], monkeypatch) -> tuple[int, str, str]:

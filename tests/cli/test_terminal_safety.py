@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from governance.tools.cli import main
+from governance.cli.main import main
 
 NAME = "nb\x1b[8mhidden\rOK\x9b2J\u202eevil"
 

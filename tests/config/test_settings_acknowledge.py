@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
+from governance.cli.main import main
 from governance.settings import SettingsError, settings_from_config
-from governance.tools.cli import main
 from tests.conftest import stack_config
 
 P = "mlgov:settings.acknowledge"

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 import yaml
 
+from governance.cli.main import main
 from governance.settings import SettingsError, settings_from_config
-from governance.tools.cli import main
 from tests.conftest import REPO, stack_config
 
 P = "mlgov:settings.spend_caps"

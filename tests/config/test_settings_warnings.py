@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
+from governance.review.offline import ENGINE_LOG, run_under_mocks
 from governance.settings import SettingsWarning, read_settings, settings_from_config
 from governance.settings import settings_warnings as warnings_of
-from governance.tools.offline import ENGINE_LOG, run_under_mocks
 from tests.conftest import STACKS, stack_config
 
 Mutation = Callable[[dict[str, Any]], None]

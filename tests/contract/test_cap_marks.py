@@ -1,6 +1,6 @@
 """The marks the budget cap writes (functions/) are the ones `mlgov cap restore` reads (governance/).
 
-governance never imports functions/, so governance/tools/cap/marks.py decodes the values on its
+governance never imports functions/, so governance/cap/marks.py decodes the values on its
 own; this pins the two: whatever the functions record, restore turns back into the same
 settings, every value fits GCP's label rules (lowercase letters, digits, `-`, `_`; at most 63
 characters), and the marks of earlier versions still read.
@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from govern.gcp.container import _autoscaling_json  # pyright: ignore[reportPrivateUsage]
 from govern.gke import CAP_LABEL, NAP_LABEL_PREFIX, Autoscaling, Cluster, NodePool, ResourceLimit
 from govern.vertex import DEPLOYMENT_PREFIX, MODEL_SUFFIX, DeployedModel, Endpoint
-from governance.tools.cap import marks
+from governance.cap import marks
 from tests.policies.compat.discovery_documents import properties
 
 LABEL = re.compile(r"[a-z0-9_-]{0,63}")

@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from govern.gke import Autoscaling, NodePool
-from governance.tools.cap import marks
+from governance.cap import marks
 
 LABEL = re.compile(r"[a-z0-9_-]{0,63}")
 INT32 = 2**31 - 1

@@ -11,9 +11,9 @@ from governance.costs.assumptions import UsageAssumptions
 from governance.costs.budget_fit import budget_violations
 from governance.costs.errors import CostError
 from governance.costs.estimate import CostReport, ResourceCost, estimate_resources
-from governance.tools.diff import diff_plans, plan_cost
-from governance.tools.document import parse_document
-from governance.tools.errors import CliError
+from governance.errors import CliError
+from governance.inputs.document import parse_document
+from governance.review.diff import diff_plans, plan_cost
 
 
 def budget(units: str, currency: str = "USD", name: str = "budget"):

@@ -8,12 +8,12 @@ import json
 import pytest
 from cost_plans import node_pool, notebook
 
+from governance.cli import costs as cli
+from governance.cli.main import main
 from governance.costs.catalog import DEFAULT_PATH, Catalog, load_catalog
 from governance.costs.refresh import fetch_skus, refresh_document, sku_key, sku_price
-from governance.tools import costs_cli as cli
-from governance.tools.cli import main
-from tests.fakegcp.catalog import FakeCatalog
-from tests.fakegcp.server import FakeGcp
+from governance.fakecloud.catalog import FakeCatalog
+from governance.fakecloud.server import FakeGcp
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:

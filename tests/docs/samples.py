@@ -28,8 +28,8 @@ from tests.docs import pages
 @contextlib.contextmanager
 def emulator_with_the_demo_export() -> Iterator[str]:
     """A BigQuery emulator holding the export `make demo` loads; yields its URL."""
-    from demo.export import load_month
-    from tests.spend.emulator import Emulator
+    from governance.demo.export import load_month
+    from governance.fakecloud.bqemulator import Emulator
 
     emulator = Emulator("acme-ml-dev").start()
     try:
@@ -41,7 +41,7 @@ def emulator_with_the_demo_export() -> Iterator[str]:
 
 def output(args: str, bigquery: str | None) -> list[str]:
     """What `mlgov ARGS` prints, the way the docs quote it."""
-    from governance.tools.cli import main
+    from governance.cli.main import main
 
     os.environ["COLUMNS"] = "110"
     if bigquery is not None:

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from governance.tools.offline import run_under_mocks
+from governance.review.offline import run_under_mocks
 from tests.conftest import REPO
 from tests.docs import pages
 
@@ -122,7 +122,7 @@ def test_readme_installs_from_a_checkout_not_a_placeholder() -> None:
 
 
 def test_readme_cli_examples_name_real_subcommands() -> None:
-    from governance.tools.cli import build_parser
+    from governance.cli.main import build_parser
 
     parser = build_parser()
     choices = parser._subparsers._group_actions[0].choices  # type: ignore[union-attr]
@@ -158,7 +158,7 @@ def export_endpoint() -> Iterator[str]:
 
 def run_sample(args: str, capsys: pytest.CaptureFixture[str]) -> list[str]:
     """What `mlgov ARGS` prints, as the docs quote it (run in this process)."""
-    from governance.tools.cli import main
+    from governance.cli.main import main
 
     main(args.split())
     return capsys.readouterr().out.splitlines()

@@ -1,5 +1,5 @@
-"""A local fake of Google Cloud REST APIs for tests: the real client libraries talk to it.
+"""The fake cloud's honesty: its answers checked against recorded answers of the real APIs.
 
-`server.py` holds the generic HTTP machinery (routing, request log, latency, fault injection);
-service modules beside it hold the state and JSON shapes of one API each.
+The fake itself is governance/fakecloud/ (shipped, for `make demo`); recorded/ here holds the
+recordings, and test_recorded_shapes.py compares the fake's JSON with them.
 """

@@ -27,14 +27,14 @@ from typing import Any
 import pytest
 import requests
 
-from tests.fakegcp.compute import FakeCompute
-from tests.fakegcp.container import FakeContainer
-from tests.fakegcp.monitoring import FakeMonitoring
-from tests.fakegcp.notebooks import FakeNotebooks
-from tests.fakegcp.recommender import FakeRecommender
-from tests.fakegcp.server import FakeGcp
-from tests.fakegcp.tpu import FakeTpu
-from tests.fakegcp.vertex import FakeVertex
+from governance.fakecloud.compute import FakeCompute
+from governance.fakecloud.container import FakeContainer
+from governance.fakecloud.monitoring import FakeMonitoring
+from governance.fakecloud.notebooks import FakeNotebooks
+from governance.fakecloud.recommender import FakeRecommender
+from governance.fakecloud.server import FakeGcp
+from governance.fakecloud.tpu import FakeTpu
+from governance.fakecloud.vertex import FakeVertex
 from tests.functions.test_fake_shapes import APIS, _check  # pyright: ignore[reportPrivateUsage]
 from tests.policies.compat.discovery_documents import document
 
@@ -502,7 +502,7 @@ def test_the_comparison_catches_what_the_fake_used_to_get_wrong():
 
 def test_partial_answers_have_the_documented_shapes():
     # No recording holds a partial answer: the fake's are checked against the documents.
-    from tests.fakegcp.tpu import FakeTpu
+    from governance.fakecloud.tpu import FakeTpu
 
     with FakeGcp() as server:
         compute, gke = FakeCompute().install(server), FakeContainer().install(server)

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from governance.tools.cli import main
-from governance.tools.document import parse_input
-from governance.tools.formats.plan_input import PlanInput
+from governance.cli.main import main
+from governance.inputs.document import parse_input
+from governance.inputs.plan_input import PlanInput
 
 DATA = Path(__file__).resolve().parent / "data"
 GCP_PREVIEW = DATA / "preview_gcp_ml-platform_show-sames.json"
@@ -49,7 +49,7 @@ def read_doc(doc: Any, source: str = "x.json") -> Read:
 
 def evaluate(doc: Any) -> Any:
     """`check`'s evaluation, as a plain dict."""
-    from governance.tools.plan import evaluate_document
+    from governance.review.plan import evaluate_document
 
     return evaluate_document(doc)
 

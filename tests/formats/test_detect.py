@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from governance.tools.cli import main
-from governance.tools.document import parse_input
-from governance.tools.errors import CliError
-from governance.tools.formats.plan_input import OWN_FORMAT
+from governance.cli.main import main
+from governance.errors import CliError
+from governance.inputs.document import parse_input
+from governance.inputs.plan_input import OWN_FORMAT
 from tests.formats.conftest import DATA, GCP_PREVIEW, V4_EXPORT
 
 STREAM = "\n".join(

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from governance.tools.comment import MARKER
+from governance.review.comment import MARKER
 from tests.formats.conftest import DATA, GCP_PREVIEW, NO_SAMES, V4_EXPORT, Cli
 
 
@@ -173,7 +173,7 @@ def test_what_check_prints_for_a_pulumi_file_validates_against_the_schema(
 
     from tests.conftest import REPO
 
-    schema = json.loads((REPO / "governance" / "tools" / "plan.schema.json").read_text())
+    schema = json.loads((REPO / "governance" / "inputs" / "plan.schema.json").read_text())
     result = cli("check", path, "--json", *(["--partial"] if path == NO_SAMES else []))
     doc = json.loads(result.out)
     assert list(jsonschema.Draft202012Validator(schema).iter_errors(doc)) == []

@@ -1,5 +1,5 @@
 """`--policy-config` and the default policies for other teams' programs, end to end through
-`governance.tools.cli.main`, on the real samples in tests/formats/data (SOURCES.md there)."""
+`governance.cli.main.main`, on the real samples in tests/formats/data (SOURCES.md there)."""
 
 from __future__ import annotations
 
@@ -296,7 +296,7 @@ def test_what_check_prints_with_a_config_validates_against_the_schema(
 ) -> None:
     import jsonschema
 
-    schema = json.loads((REPO / "governance" / "tools" / "plan.schema.json").read_text())
+    schema = json.loads((REPO / "governance" / "inputs" / "plan.schema.json").read_text())
     validator = jsonschema.Draft202012Validator(schema)
     config = write(tmp_path, "c.json", {"all": "advisory", "mlgov-location-in-region": {}})
     doc = json.loads(cli("check", GCP_PREVIEW, "--json", "--policy-config", config).out)
@@ -364,7 +364,7 @@ def test_the_docs_example_config_is_valid_and_does_what_it_says(cli: Cli, tmp_pa
 )
 def test_the_policy_note_says_where_the_environment_came_from(source: str, says: str) -> None:
     # "environment dev (default)" read as if the stack had said dev (a newcomer's report).
-    from governance.tools.policy_scope import policy_note
+    from governance.review.policy_scope import policy_note
 
     doc = {"policy_selection": {"program": "other", "environment": "dev",
                                 "environment_from": source, "not_run": [], "levels": {}}}  # fmt: skip

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from governance.tools.errors import CliError
-from governance.tools.formats.values import SECRET, UNKNOWN
+from governance.errors import CliError
+from governance.inputs.values import SECRET, UNKNOWN
 from tests.formats.conftest import (
     GCP_PREVIEW,
     NO_SAMES,

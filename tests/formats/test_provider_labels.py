@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from governance.tools.formats import default_labels
-from governance.tools.formats.default_labels import DefaultLabels, label_field, parse
-from governance.tools.formats.values import SECRET, UNKNOWN
+from governance.inputs import default_labels
+from governance.inputs.default_labels import DefaultLabels, label_field, parse
+from governance.inputs.values import SECRET, UNKNOWN
 from tests.formats.conftest import DATA, Cli, by_name, read, read_doc
 
 REAL = DATA / "realworld"
@@ -340,7 +340,7 @@ def test_what_check_prints_with_input_findings_validates_against_the_schema(cli:
 
     from tests.conftest import REPO
 
-    schema = json.loads((REPO / "governance" / "tools" / "plan.schema.json").read_text())
+    schema = json.loads((REPO / "governance" / "inputs" / "plan.schema.json").read_text())
     doc = json.loads(cli("check", PREVIEW, "--json").out)
     assert doc["input_findings"]
     assert list(jsonschema.Draft202012Validator(schema).iter_errors(doc)) == []

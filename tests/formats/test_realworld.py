@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from governance.costs.catalog import default_catalog
-from governance.tools.formats.values import UNKNOWN
+from governance.inputs.values import UNKNOWN
 from tests.formats.conftest import DATA, Cli, by_name, evaluate, read, read_doc
 
 REAL = DATA / "realworld"

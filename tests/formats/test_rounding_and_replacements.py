@@ -12,7 +12,7 @@ import json
 import re
 from typing import Any
 
-from governance.tools.diff import cents, diff_plans
+from governance.review.diff import cents, diff_plans
 from tests.formats.conftest import GCP_PREVIEW, REPLACEMENT_STEPS, Cli
 
 _ROW = re.compile(

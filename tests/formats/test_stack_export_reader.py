@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from governance.tools.errors import CliError
-from governance.tools.formats.values import SECRET
+from governance.errors import CliError
+from governance.inputs.values import SECRET
 from tests.formats.conftest import DATA, V4_EXPORT, by_name, evaluate, load, read, read_doc
 
 EXPORTS = [

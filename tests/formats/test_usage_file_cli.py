@@ -1,5 +1,5 @@
 """`--usage-file` with `check`, `diff` and `comment` on Pulumi's formats, end to end through
-`governance.tools.cli.main` (the usage file itself: tests/costs/test_usage_file.py)."""
+`governance.cli.main.main` (the usage file itself: tests/costs/test_usage_file.py)."""
 
 from __future__ import annotations
 

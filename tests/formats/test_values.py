@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from governance.tools.formats.values import (
+from governance.inputs.values import (
     SECRET,
     SECRET_FIELDS,
     UNKNOWN,
@@ -83,7 +83,7 @@ def test_password_like_fields_are_blinded_even_when_not_marked_secret() -> None:
 
 
 def test_the_fields_plan_blinds_for_mlgovs_own_program_are_blinded_here_too() -> None:
-    from governance.tools import offline
+    from governance.review import offline
 
     assert all(is_secret_field(key) for key in offline.SECRET_FIELDS)
     assert SECRET_FIELDS == offline.SECRET_FIELDS

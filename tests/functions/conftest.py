@@ -23,19 +23,19 @@ from functions_framework import create_app
 
 from govern import clock, execute, gcp
 from govern.models import ActionPolicy
-from tests.fakegcp.billing import FakeBilling
-from tests.fakegcp.billingbudgets import FakeBudgets
-from tests.fakegcp.clock import FakeClock
-from tests.fakegcp.cloudasset import FakeAssets
-from tests.fakegcp.compute import FakeCompute
-from tests.fakegcp.container import FakeContainer
-from tests.fakegcp.monitoring import FakeMonitoring
-from tests.fakegcp.notebooks import FakeNotebooks
-from tests.fakegcp.pubsub import FakePubSub
-from tests.fakegcp.recommender import FakeRecommender
-from tests.fakegcp.server import FakeGcp
-from tests.fakegcp.tpu import FakeTpu
-from tests.fakegcp.vertex import FakeVertex
+from governance.fakecloud.billing import FakeBilling
+from governance.fakecloud.billingbudgets import FakeBudgets
+from governance.fakecloud.clock import FakeClock
+from governance.fakecloud.cloudasset import FakeAssets
+from governance.fakecloud.compute import FakeCompute
+from governance.fakecloud.container import FakeContainer
+from governance.fakecloud.monitoring import FakeMonitoring
+from governance.fakecloud.notebooks import FakeNotebooks
+from governance.fakecloud.pubsub import FakePubSub
+from governance.fakecloud.recommender import FakeRecommender
+from governance.fakecloud.server import FakeGcp
+from governance.fakecloud.tpu import FakeTpu
+from governance.fakecloud.vertex import FakeVertex
 
 REPO = Path(__file__).resolve().parents[2]
 MAIN = str(REPO / "functions" / "main.py")

@@ -26,7 +26,7 @@ from govern.actions import (
     StopWorkload,
 )
 from govern.models import ActionPolicy, Recommendation, Result, Workload
-from tests.fakegcp.clock import FakeClock
+from governance.fakecloud.clock import FakeClock
 from tests.functions.conftest import DEV, policy_dict
 from tests.functions.memory import MemoryCloud, MemoryPorts
 

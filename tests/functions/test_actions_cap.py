@@ -20,7 +20,7 @@ from govern.gke import Autoscaling, Cluster, NodePool, ResourceLimit
 from govern.models import ActionPolicy, Result
 from govern.ports import Conflict
 from govern.vertex import DeployedModel, Endpoint, VertexJob
-from tests.fakegcp.clock import FakeClock
+from governance.fakecloud.clock import FakeClock
 from tests.functions.conftest import DEV, policy_dict
 from tests.functions.memory import MemoryCloud, MemoryPorts
 

@@ -14,7 +14,7 @@ import pytest
 from govern import claims, decide, execute
 from govern.actions import ConfirmStop, Skip
 from govern.models import ActionPolicy, Recommendation, Workload
-from tests.fakegcp.clock import FakeClock
+from governance.fakecloud.clock import FakeClock
 from tests.functions.conftest import DEV, policy_dict
 from tests.functions.memory import MemoryCloud, MemoryInstances, MemoryPorts
 

@@ -9,7 +9,7 @@ acknowledged and never tried again.
 Shapes: Compute's failed operation comes from the compute v1 discovery document (no recording
 of a failed one; tests/functions/test_operations.py); the google.longrunning.Operation of
 Notebooks, TPU and Vertex AI from AIP-151 and the recorded finished one
-(tests/fakegcp/recorded/vertexai-endpoint-delete/; tests/fakegcp/longrunning.py).
+(tests/fakegcp/recorded/vertexai-endpoint-delete/; governance/fakecloud/longrunning.py).
 
 What each caller does when the wait runs out (the give-up behaviour) is pinned here too: the
 budget alert is redelivered (raised) and the expiry reaper answers 503, never "done".

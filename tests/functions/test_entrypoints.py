@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from cloudevents.conversion import to_binary
 
-from tests.fakegcp.recommender import instance_recommendation
+from governance.fakecloud.recommender import instance_recommendation
 from tests.functions.conftest import (
     ACCOUNT,
     BUDGET,

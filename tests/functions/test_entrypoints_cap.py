@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from tests.fakegcp.server import Reply, Request
+from governance.fakecloud.server import Reply, Request
 from tests.functions.conftest import (
     CLUSTER,
     DEV,

@@ -16,7 +16,7 @@ from govern import execute, ports
 from govern.actions import ACTIONS, Action, ReleaseClaim, Skip, StopInstance
 from govern.claims import Run
 from govern.models import ActionPolicy, Recommendation, Workload
-from tests.fakegcp.clock import FakeClock
+from governance.fakecloud.clock import FakeClock
 from tests.functions.conftest import DEV, policy_dict
 from tests.functions.memory import MemoryCloud, MemoryPorts
 

@@ -61,7 +61,7 @@ def _methods(api: str) -> list[tuple[str, re.Pattern[str], dict[str, Any]]]:
 def _api(path: str) -> str | None:
     if "/instanceGroupManagers" in path:
         return "compute"
-    # The long-running operations of a stop (tests/fakegcp/longrunning.py names them apart).
+    # The long-running operations of a stop (governance/fakecloud/longrunning.py names them apart).
     if "/operations/operation-nb-" in path:
         return "notebooks"
     if "/operations/operation-tpu-" in path:

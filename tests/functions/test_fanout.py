@@ -3,7 +3,7 @@ on_work_item, and every project's part is done exactly once, whatever Pub/Sub an
 do (duplicates, concurrent duplicates, crashes, missed ack deadlines, dead letters).
 
 Everything runs through functions_framework with the real REST adapters against the fake cloud
-(Asset Inventory and Pub/Sub included); tests/fakegcp/pushdelivery.py delivers the published
+(Asset Inventory and Pub/Sub included); governance/fakecloud/pushdelivery.py delivers the published
 messages with Pub/Sub's push semantics, on the fake clock.
 """
 
@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from govern import workitems
-from tests.fakegcp.pushdelivery import Faults, PushDelivery, Subscription, app_endpoint
+from governance.fakecloud.pushdelivery import Faults, PushDelivery, Subscription, app_endpoint
 from tests.functions.conftest import (
     BUDGET,
     DEV,

@@ -2,7 +2,7 @@
 
 functions_framework, the real REST adapters and the fake cloud (Asset Inventory indexing the fake
 VMs, TPU VMs and Workbench instances; Pub/Sub pushed to on_work_item by the harness in
-tests/fakegcp/pushdelivery.py). Before this, a fanned-out reaper published every project with
+governance/fakecloud/pushdelivery.py). Before this, a fanned-out reaper published every project with
 `allowance: null` and the policy's dry_run, each worker acted on all it decided, and the canary
 was never first: every test here fails on that code.
 """

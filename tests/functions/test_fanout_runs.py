@@ -3,19 +3,19 @@
 A budget alert is fanned out over a folder through functions_framework (the scenario of
 test_fanout.py, one project's stop refused until its item is dead-lettered); every line the
 dispatcher, the worker and the dead-letter logger print becomes a Cloud Logging entry of their
-Cloud Run service (tests/fakegcp/logging.py), and `mlgov cap status` per run
-(governance/tools/cap/runs.py) must count the projects as the functions left them.
+Cloud Run service (governance/fakecloud/logging.py), and `mlgov cap status` per run
+(governance/cap/runs.py) must count the projects as the functions left them.
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from governance.cap.api import Api
+from governance.cap.runs import read_entries, runs_of
 from governance.components.action_settings import ENTRY_POINTS, function_name
-from governance.tools.cap.api import Api
-from governance.tools.cap.runs import read_entries, runs_of
-from tests.fakegcp.logging import FakeLogging
-from tests.fakegcp.server import FakeGcp
+from governance.fakecloud.logging import FakeLogging
+from governance.fakecloud.server import FakeGcp
 from tests.functions.conftest import budget_data, log_lines, pubsub_event, send_event
 from tests.functions.test_fanout import FAR, _fan_out, _org, _push
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.fakegcp.server import RESET, SLOW
+from governance.fakecloud.server import RESET, SLOW
 from tests.functions.conftest import (
     DEV,
     PROD,

@@ -13,7 +13,7 @@ import pytest
 
 from govern import decide, execute, flows
 from govern.models import ActionPolicy, BudgetAlert, Recommendation, Report, Workload
-from tests.fakegcp.clock import FakeClock
+from governance.fakecloud.clock import FakeClock
 from tests.functions.conftest import BUDGET, DEV, PROD, policy_dict
 from tests.functions.memory import MemoryCloud, MemoryPorts
 

@@ -14,7 +14,7 @@ from govern import claims, execute, flows
 from govern.actions import ReapRecommendation, ReleaseClaim, Skip, StopInstance
 from govern.flows.guarded import Bounds, planned_stops
 from govern.models import ActionPolicy, Recommendation, Workload
-from tests.fakegcp.clock import FakeClock
+from governance.fakecloud.clock import FakeClock
 from tests.functions.conftest import DEV, PROD, policy_dict
 from tests.functions.memory import MemoryCloud, MemoryPorts
 

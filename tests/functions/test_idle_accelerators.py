@@ -14,7 +14,7 @@ import pytest
 from govern import decide, execute, flows
 from govern.actions import Skip, StopTpuNode
 from govern.models import ActionPolicy, Workload
-from tests.fakegcp.clock import FakeClock
+from governance.fakecloud.clock import FakeClock
 from tests.functions.conftest import DEV, log_lines, policy_dict, post_report, set_policy
 from tests.functions.memory import MemoryCloud, MemoryPorts
 

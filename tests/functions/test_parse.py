@@ -10,7 +10,7 @@ import pytest
 
 from govern import parse
 from govern.models import BudgetAlert, MetricWindow, Unjudged
-from tests.fakegcp.recommender import instance_recommendation
+from governance.fakecloud.recommender import instance_recommendation
 from tests.functions.conftest import DATA
 
 

@@ -1,7 +1,7 @@
 """Each function's IAM permissions equal what its flow really calls, as Google documents it.
 
 Every entry point runs end to end (functions_framework, real clients) against the fake cloud in
-a scenario that takes every branch that calls an API; tests/fakegcp/iam.py maps each REST call
+a scenario that takes every branch that calls an API; governance/fakecloud/iam.py maps each REST call
 the fake saw to its documented permission. The union must equal the declared PERMISSIONS (a
 function's role holds exactly what its code calls, nothing kept for history), and a dry run must
 need exactly the flow's declared reads. A flow that starts calling something undeclared, or stops calling
@@ -17,7 +17,7 @@ import pytest
 
 from govern.flows import FLOWS
 from govern.permissions import GRANTED_ELSEWHERE, PERMISSIONS
-from tests.fakegcp import iam
+from governance.fakecloud import iam
 from tests.functions import test_spend_caps as spend_caps
 from tests.functions.conftest import (
     BUDGET,
@@ -319,7 +319,7 @@ def test_a_dry_run_needs_exactly_the_declared_reads(cloud, monkeypatch, entry_po
 
 
 def test_unknown_calls_are_errors_not_guesses():
-    from tests.fakegcp.server import Request
+    from governance.fakecloud.server import Request
 
     with pytest.raises(iam.UnknownCall, match="DELETE /compute/v1/projects/p/zones/z/instances/i"):
         iam.permission(
@@ -328,7 +328,7 @@ def test_unknown_calls_are_errors_not_guesses():
 
 
 def test_linking_billing_is_not_mistaken_for_unlinking():
-    from tests.fakegcp.server import Request
+    from governance.fakecloud.server import Request
 
     def put(body):
         return iam.permission(Request("PUT", "/v1/projects/p/billingInfo", {}, body, {}))

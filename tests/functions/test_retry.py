@@ -6,7 +6,7 @@ import pytest
 
 from govern import clock
 from govern.retry import GaveUp, Retrying, retry_after_seconds
-from tests.fakegcp.clock import FakeClock
+from governance.fakecloud.clock import FakeClock
 
 
 class Transient(Exception):

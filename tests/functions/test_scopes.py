@@ -1,7 +1,7 @@
 """Scopes without fan-out: a folder's ACTIVE, labelled projects are governed in every zone.
 
 End to end through functions_framework, real REST adapters against the fake cloud (Cloud Asset
-Inventory `searchAllResources` in tests/fakegcp/cloudasset.py). A scope that fails or finds
+Inventory `searchAllResources` in governance/fakecloud/cloudasset.py). A scope that fails or finds
 nothing acts on nothing and fails the run (raised for redelivery, or HTTP 503); other scopes and
 listed projects are still acted on. Never "everything".
 """

@@ -15,7 +15,7 @@ import pytest
 from govern import flows
 from govern.execute import Runner
 from govern.models import ActionPolicy, BudgetAlert, PolicyError, SpendCapState
-from tests.fakegcp.billingbudgets import ACCOUNT
+from governance.fakecloud.billingbudgets import ACCOUNT
 from tests.functions.conftest import (
     DEV,
     budget_data,

@@ -20,7 +20,7 @@ from govern.parse.operation import (
     gke_operation,
     longrunning_operation,
 )
-from tests.fakegcp.clock import FakeClock
+from governance.fakecloud.clock import FakeClock
 
 RECORDED = Path(__file__).parents[1] / "fakegcp" / "recorded"
 

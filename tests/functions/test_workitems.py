@@ -15,7 +15,7 @@ from govern import admission, clock, pacing, parse, workitems
 from govern.models import ActionPolicy
 from govern.parse.workitem import FIELDS
 from govern.workitems import BudgetItem, ReaperItem
-from tests.fakegcp.clock import FakeClock
+from governance.fakecloud.clock import FakeClock
 from tests.functions.conftest import BUDGET, DEV, PROD, budget_dict, policy_dict
 from tests.functions.test_fake_shapes import _check, _methods
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from governance.tools.cli import main
+from governance.cli.main import main
 
 REPO = Path(__file__).resolve().parents[2]
 GOLDEN = Path(__file__).resolve().parent

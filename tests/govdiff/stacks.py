@@ -13,8 +13,8 @@ from typing import Any
 
 import yaml
 
-from governance.tools.plan import plan_config
-from governance.tools.project import find_project
+from governance.inputs.project import find_project
+from governance.review.plan import plan_config
 from mlgov_policies.pack_config import PackConfig
 
 REPO = Path(__file__).resolve().parents[2]

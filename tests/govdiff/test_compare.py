@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from governance.tools.govdiff import governance_changes
-from governance.tools.govdiff.aspects import ASPECTS, is_default_account, judge
+from governance.review.govdiff import governance_changes
+from governance.review.govdiff.aspects import ASPECTS, is_default_account, judge
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 Doc = dict[str, Any]
@@ -290,7 +290,7 @@ def test_default_account_forms() -> None:
 
 
 def test_prod_is_read_from_the_policy_config_or_else_the_stack_name() -> None:
-    from governance.tools.govdiff.review import is_prod
+    from governance.review.govdiff.review import is_prod
 
     assert is_prod({"stack": "x", "policy_config": {"environment": "prod"}})
     assert not is_prod({"stack": "prod", "policy_config": {"environment": "dev"}})

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import pytest
 from cronsim import CronSim
 
-from governance.tools.govdiff.cron import CronError, describe, runs_per_year
+from governance.review.govdiff.cron import CronError, describe, runs_per_year
 
 
 def _iterated(expression: str) -> float:

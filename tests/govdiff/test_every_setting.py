@@ -18,11 +18,11 @@ from typing import Any, get_args, get_origin
 import pytest
 from pydantic import BaseModel
 
+from governance.errors import CliError
+from governance.review.govdiff import review
 from governance.settings.context import PlanSettings
 from governance.settings.errors import key_part
 from governance.settings.root import Settings
-from governance.tools.errors import CliError
-from governance.tools.govdiff import review
 from tests.govdiff.stacks import config_of, plan
 
 # --------------------------------------------------------------------------- the walk

@@ -4,7 +4,7 @@ YAML anchors and merge keys (one edit, several values), a key removed so a defau
 stack that stops using `mlgov:settings`, a value moved to `mlgov:plan`, and case or whitespace
 changes Google would read differently. Each either shows as a weakening on the PR or is refused
 with exit 2 naming the key: never a silent change. The stack files are read as `mlgov plan` reads
-them (governance/tools/project.py, YAML as Pulumi reads it).
+them (governance/inputs/project.py, YAML as Pulumi reads it).
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from governance.tools.errors import Exit
-from governance.tools.govdiff import review
-from governance.tools.project import read_stack_config
+from governance.errors import Exit
+from governance.inputs.project import read_stack_config
+from governance.review.govdiff import review
 from tests.cli.test_exit_codes import PROD, Run, one_refusal, run, stack_file
 from tests.govdiff.stacks import AS_OF, base, plan
 

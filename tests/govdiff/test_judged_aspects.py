@@ -14,12 +14,12 @@ from collections.abc import Callable
 
 import pytest
 
-from governance.tools.govdiff import governance_changes
-from governance.tools.govdiff.cron import cadence, longest_gap_minutes, runs_per_year
-from governance.tools.govdiff.label_scripts import suspicious
-from governance.tools.govdiff.networks import share
-from governance.tools.govdiff.standalone import standalone_changes
-from governance.tools.govdiff.time_budgets import refusals
+from governance.review.govdiff import governance_changes
+from governance.review.govdiff.cron import cadence, longest_gap_minutes, runs_per_year
+from governance.review.govdiff.label_scripts import suspicious
+from governance.review.govdiff.networks import share
+from governance.review.govdiff.standalone import standalone_changes
+from governance.review.govdiff.time_budgets import refusals
 from tests.govdiff.test_compare import Doc, golden, inputs, policy_edit
 
 DAY = 24 * 60

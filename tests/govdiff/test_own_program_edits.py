@@ -17,10 +17,10 @@ from typing import Any
 
 import pytest
 
-from governance.tools.comment import StackPlans, build_comment
-from governance.tools.govdiff import review
-from governance.tools.govdiff.aspects import ANY_VALUE, ASPECTS, judge
-from governance.tools.plan import plan_config
+from governance.review.comment import StackPlans, build_comment
+from governance.review.govdiff import review
+from governance.review.govdiff.aspects import ANY_VALUE, ASPECTS, judge
+from governance.review.plan import plan_config
 from tests.cli.test_own_program import FLEET
 from tests.govdiff.stacks import base, edited, settings
 

@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
-from governance.tools.cli import main
-from governance.tools.comment import StackPlans, build_comment
-from governance.tools.govdiff import review
-from governance.tools.policy_config import parse_policy_config
+from governance.cli.main import main
+from governance.review.comment import StackPlans, build_comment
+from governance.review.govdiff import review
+from governance.review.policy_config import parse_policy_config
 from mlgov_policies.registry import ALL_RULES
 from tests.govdiff.stacks import REPO, config_of, plan
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from governance.tools.govdiff import governance_changes, review
+from governance.review.govdiff import governance_changes, review
 from tests.govdiff.stacks import base, edited, settings
 
 CAP = "spend-caps-vertex-ai"

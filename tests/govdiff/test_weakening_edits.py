@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
+from governance.cli.main import main
+from governance.review.comment import StackPlans, build_comment
+from governance.review.govdiff import MANDATORY_POLICY, review
 from governance.settings.limits import ENV_LIMITS
-from governance.tools.cli import main
-from governance.tools.comment import StackPlans, build_comment
-from governance.tools.govdiff import MANDATORY_POLICY, review
 from tests.govdiff.stacks import Edit, base, edited, settings
 
 REASON = "INC-4711: cap misfired during the incident; re-enable by 2026-12-01"

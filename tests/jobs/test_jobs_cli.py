@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from governance.tools.cli import main
-from tests.fakegcp.scheduler import FakeScheduler
-from tests.fakegcp.server import FakeGcp
+from governance.cli.main import main
+from governance.fakecloud.scheduler import FakeScheduler
+from governance.fakecloud.server import FakeGcp
 
 REPO = Path(__file__).resolve().parents[2]
 PARENT = "projects/acme-ml-dev/locations/us-central1"
@@ -237,7 +237,7 @@ def test_unreachable_endpoint_exits_4(capsys):
 
 def test_cli_start_does_not_import_the_scheduler_client():
     code = (
-        "import sys; from governance.tools.cli import build_parser; build_parser(); "
+        "import sys; from governance.cli.main import build_parser; build_parser(); "
         "print('google.cloud.scheduler_v1' in sys.modules, 'pulumi_gcp' in sys.modules)"
     )
     env = {**os.environ, "PYTHONPATH": str(REPO)}

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from governance.tools.judge.approvals import Approvals, review_code, teams_needed
-from governance.tools.judge.code import decides_governance, governance_code, read_changed
-from governance.tools.judge.github import latest_approvers, read_approvals
-from governance.tools.judge.owners import OwnerRules
-from governance.tools.judge.render import code_section
+from governance.review.judge.approvals import Approvals, review_code, teams_needed
+from governance.review.judge.code import decides_governance, governance_code, read_changed
+from governance.review.judge.github import latest_approvers, read_approvals
+from governance.review.judge.owners import OwnerRules
+from governance.review.judge.render import code_section
 from tests.judge.fake_github import FakeGitHub, serve
 
 HEAD = "a" * 40
@@ -151,7 +151,7 @@ def test_a_pr_that_moved_on_or_cannot_be_read_approves_nothing() -> None:
 
 
 def test_the_approvals_command_prints_the_state(tmp_path: Path, monkeypatch, capsys) -> None:
-    from governance.tools.cli import main
+    from governance.cli.main import main
 
     root = Path(__file__).resolve().parents[2]
     monkeypatch.chdir(root)

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from governance.tools.plan import plan_stack
+from governance.review.plan import plan_stack
 from tests.report.browser import find_chromium
 from tests.spend.conftest import endpoint, export  # noqa: F401  (fixtures, used by name)
 

@@ -19,12 +19,12 @@ from typing import Any
 
 import pytest
 
-from governance.tools.cli import main
-from governance.tools.render import is_free, short_type
+from governance.cli.main import main
+from governance.fakecloud import export_rows as ex
+from governance.review.render import is_free, short_type
 from tests.conftest import REPO, STACKS
 from tests.report.browser import Page, blank, open_page
 from tests.report.conftest import plan
-from tests.spend import export_rows as ex
 from tests.spend.conftest import Export
 
 MARKS = """JSON.stringify(Object.fromEntries([...document.querySelectorAll('.js-plotly-plot')].map(
@@ -154,8 +154,8 @@ def test_the_checks_fail_on_a_page_whose_charts_did_not_draw(chromium: str, tmp_
     """The same page without plotly.js: no chart draws, and the checks above would say so."""
     from PIL import Image
 
-    from governance.tools.report.model import ReportData, stack_cost
-    from governance.tools.report.page import render_page
+    from governance.report.model import ReportData, stack_cost
+    from governance.report.page import render_page
 
     assert blank(Image.new("RGB", (700, 400), "white"))
     data = ReportData("now", [stack_cost(plan(s)) for s in STACKS], [], [])

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from governance.tools.cli import main
+from governance.cli.main import main
 from tests.conftest import REPO
 from tests.report.conftest import plan
 

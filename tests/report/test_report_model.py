@@ -6,7 +6,7 @@ from datetime import date
 
 import pytest
 
-from governance.tools.report.model import (
+from governance.report.model import (
     MAX_RESOURCES,
     MAX_SERIES,
     NO_TEAM,

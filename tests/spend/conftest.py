@@ -22,8 +22,8 @@ from typing import Any
 
 import pytest
 
-from tests.spend import export_rows as ex
-from tests.spend.emulator import Emulator, EmulatorMissing, load_rows
+from governance.fakecloud import export_rows as ex
+from governance.fakecloud.bqemulator import Emulator, EmulatorMissing, load_rows
 from tests.spend.proxy import RecordingProxy
 
 PROJECT = "acme-ml-dev"

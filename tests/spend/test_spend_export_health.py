@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from governance.spend.cli import main
+from governance.cli.spend import main
 from tests.spend.conftest import STALE_BY, Export
 from tests.spend.proxy import RecordingProxy, is_query_job, is_table_get
 

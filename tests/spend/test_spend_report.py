@@ -1,7 +1,7 @@
 """`spend` end to end: the real google-cloud-bigquery client against the emulator.
 
 Expected numbers come from the generated rows (summed here in Python, not by our SQL) and, for
-a few, from hand arithmetic on the fixture's daily costs (tests/spend/export_rows.py).
+a few, from hand arithmetic on the fixture's daily costs (governance/fakecloud/export_rows.py).
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from governance.spend.cli import main
-from tests.spend import export_rows as ex
+from governance.cli.spend import main
+from governance.fakecloud import export_rows as ex
 from tests.spend.conftest import EUR_PER_USD, Export
 
 pytestmark = pytest.mark.usefixtures("endpoint")

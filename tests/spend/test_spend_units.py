@@ -441,6 +441,6 @@ def test_server_errors_exit_4_and_bad_requests_exit_2() -> None:
 
 
 def test_the_package_imports_without_pulumi_or_the_bigquery_client() -> None:
-    code = "import sys; import governance.spend.cli, governance.spend.report; print(sorted(m for m in sys.modules if m.startswith(('pulumi', 'google.cloud.bigquery', 'pydantic'))))"
+    code = "import sys; import governance.cli.spend, governance.spend.report; print(sorted(m for m in sys.modules if m.startswith(('pulumi', 'google.cloud.bigquery', 'pydantic'))))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

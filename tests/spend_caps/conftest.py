@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import pytest
 
-from tests.fakegcp.billingbudgets import ACCOUNT, FakeBudgets
-from tests.fakegcp.server import FakeGcp
+from governance.fakecloud.billingbudgets import ACCOUNT, FakeBudgets
+from governance.fakecloud.server import FakeGcp
 from tests.spend_caps.discovery import check_exchange
 
 PROJECT, NUMBER = "acme-ml-prod", "345678901234"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tests.fakegcp.server import Reply, Request
+from governance.fakecloud.server import Reply, Request
 from tests.policies.compat.discovery_documents import document
 
 BUDGETS = "billingbudgets.v1"

@@ -13,15 +13,15 @@ from pathlib import Path
 import pytest
 import yaml
 
+from governance.cli.main import main
+from governance.fakecloud.billingbudgets import ACCOUNT
+from governance.fakecloud.container import FakeContainer
+from governance.fakecloud.logging import FakeLogging
+from governance.fakecloud.vertex import FakeVertex
 from governance.naming import spend_cap_name
 from governance.spend_caps.body import cap_body
 from governance.spend_caps.provider import SpendCapBudgetProvider
-from governance.tools.cli import main
 from tests.conftest import REPO
-from tests.fakegcp.billingbudgets import ACCOUNT
-from tests.fakegcp.container import FakeContainer
-from tests.fakegcp.logging import FakeLogging
-from tests.fakegcp.vertex import FakeVertex
 from tests.spend_caps.conftest import NUMBER, PROJECT, VERTEX
 
 GEMINI = "services/AEFD-7695-64FA"

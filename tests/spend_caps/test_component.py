@@ -16,11 +16,11 @@ import pytest
 import yaml
 
 from governance.components.spend_caps import SpendCap, SpendCaps, SpendCapsArgs
+from governance.review.comment import StackPlans, render_comment
+from governance.review.plan import plan_config
+from governance.review.render import markdown, text
 from governance.spend_caps import changes
-from governance.tools import escape
-from governance.tools.comment import StackPlans, render_comment
-from governance.tools.plan import plan_config
-from governance.tools.render import markdown, text
+from governance.text import escape
 from mlgov_policies.compat.spend_caps import problems
 from mlgov_policies.vocabulary import BUDGET, SPEND_CAP_BUDGET
 from tests.conftest import REPO, stack_config
@@ -162,7 +162,7 @@ def test_a_cap_on_cloud_run_functions_is_pointed_out_beside_the_governance_funct
 
 
 def test_the_cli_plans_a_capped_stack_file(tmp_path, capsys, monkeypatch):
-    from governance.tools.cli import main
+    from governance.cli.main import main
 
     monkeypatch.chdir(REPO)
     data = yaml.safe_load((REPO / "stacks" / "Pulumi.prod.yaml").read_text())

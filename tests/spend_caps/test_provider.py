@@ -16,9 +16,9 @@ import textwrap
 import pytest
 from pulumi.dynamic.dynamic import serialize_provider
 
+from governance.fakecloud.billingbudgets import ACCOUNT
 from governance.spend_caps.body import cap_body
 from governance.spend_caps.provider import SpendCapBudgetProvider, SpendCapError
-from tests.fakegcp.billingbudgets import ACCOUNT
 from tests.spend_caps.conftest import NUMBER, VERTEX
 
 PARENT = f"billingAccounts/{ACCOUNT}"

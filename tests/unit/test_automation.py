@@ -20,8 +20,8 @@ from governance.components.automation import (
     source_files,
 )
 from governance.labels import base_labels
+from governance.review.offline import RecordedResource, run_program
 from governance.settings import Settings, settings_from_config
-from governance.tools.offline import RecordedResource, run_program
 from tests.conftest import PROGRAM, REPO, STACKS, stack_config
 
 FUNCTIONS_DIR = REPO / "functions"

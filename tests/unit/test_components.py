@@ -21,7 +21,7 @@ from governance.components import (
 )
 from governance.components.notebooks import office_hours_cron
 from governance.labels import base_labels
-from governance.tools.offline import RecordedResource
+from governance.review.offline import RecordedResource
 
 LABELS = base_labels("dev", {"team": "research", "cost-center": "cc-1"})
 Run = Callable[..., list[RecordedResource]]

@@ -22,8 +22,8 @@ from governance.components.log_volume import LogVolume, LogVolumeArgs
 from governance.components.query_quotas import QueryQuotas, QueryQuotasArgs
 from governance.components.vertex import VertexTracking, VertexTrackingArgs
 from governance.labels import base_labels
+from governance.review.offline import RecordedResource
 from governance.settings.log_volume import EXCLUSION_FILTERS
-from governance.tools.offline import RecordedResource
 from tests.policies.compat.discovery_documents import document, enum, properties
 
 LABELS = base_labels("prod", {"team": "research", "cost-center": "cc-1"})

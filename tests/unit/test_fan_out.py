@@ -21,8 +21,8 @@ from governance.components.automation import (
     scope_work_permissions,
 )
 from governance.components.worker_sizing import ACK_DEADLINE_S, worker_size
+from governance.review.offline import RecordedResource, run_program
 from governance.settings import settings_from_config
-from governance.tools.offline import RecordedResource, run_program
 from tests.conftest import PROGRAM, stack_config
 
 FUNCTION = "gcp:cloudfunctionsv2/function:Function"

@@ -10,7 +10,7 @@ import pytest
 
 from governance.components.gke import AuthorizedNetwork, ControlPlane, MlCluster, MlClusterArgs
 from governance.labels import base_labels
-from governance.tools.offline import RecordedResource
+from governance.review.offline import RecordedResource
 
 Run = Callable[..., list[RecordedResource]]
 CLUSTER = "gcp:container/cluster:Cluster"

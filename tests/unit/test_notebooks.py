@@ -8,7 +8,7 @@ from typing import Any
 from governance.components import Notebook, NotebookFleet, NotebookFleetArgs
 from governance.components.notebooks import notebook_metadata
 from governance.labels import base_labels
-from governance.tools.offline import RecordedResource
+from governance.review.offline import RecordedResource
 
 Run = Callable[..., list[RecordedResource]]
 WORKBENCH = "gcp:workbench/instance:Instance"

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from governance.labels import label_problem
+from governance.review.offline import RecordedResource, run_program
 from governance.settings import settings_from_config
-from governance.tools.offline import RecordedResource, run_program
 from mlgov_policies.vocabulary import REQUIRED_LABELS as REQUIRED_KEYS
 from tests.conftest import PROGRAM, STACKS, stack_config
 

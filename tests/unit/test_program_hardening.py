@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
+from governance.review.offline import run_program
 from governance.settings import settings_from_config
-from governance.tools.offline import run_program
 from mlgov_policies.config import PolicyConfig
 from mlgov_policies.evaluate import evaluate_resources
 from tests.conftest import PROGRAM, STACKS, stack_config

@@ -1,7 +1,7 @@
 """`make demo` end to end, and its cleanup: after success and after Ctrl-C, no process it started
 is left and its temporary files are gone.
 
-The demo runs as a user runs it (`python -m demo`, a child process), with TMPDIR pointed at an
+The demo runs as a user runs it (`python -m governance.demo`, a child process), with TMPDIR pointed at an
 empty folder: everything it creates must be inside, and gone when it exits. The pids it prints
 (bqemulator, functions-framework) must no longer exist.
 """
@@ -48,7 +48,7 @@ def _assert_cleaned(out: str, tmp: Path) -> None:
 
 def test_demo_runs_every_step_and_leaves_nothing_behind(tmp_path: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "demo"],
+        [sys.executable, "-m", "governance.demo"],
         cwd=REPO,
         env=_env(tmp_path),
         capture_output=True,
@@ -99,7 +99,7 @@ def test_ctrl_c_stops_the_servers_and_removes_the_files(tmp_path: Path) -> None:
     # Started with SIGINT ignored, as a background job of a script would be: the demo still
     # answers Ctrl-C.
     demo = subprocess.Popen(
-        [sys.executable, "-m", "demo"],
+        [sys.executable, "-m", "governance.demo"],
         cwd=REPO,
         env=_env(tmp_path),
         stdout=subprocess.PIPE,
@@ -132,7 +132,7 @@ def test_termination_signals_run_the_same_cleanup(tmp_path: Path, sig: signal.Si
     script = f"""
 import os, signal, sys, tempfile, time
 from pathlib import Path
-from demo.lifecycle import Child, Stopped, Teardown
+from governance.demo.lifecycle import Child, Stopped, Teardown
 work = Path(tempfile.mkdtemp())
 try:
     with Teardown() as t:

@@ -118,7 +118,7 @@ WIDEST_PREFIX = 8
 
 Wider ranges open a large share of the internet at once: `0.0.0.0/1` and `128.0.0.0/1`
 together open every IPv4 address, as `0.0.0.0/0` does (the governance diff judges the whole
-list by the share it opens, governance/tools/govdiff/networks.py)."""
+list by the share it opens, governance/review/govdiff/networks.py)."""
 
 
 def _too_wide(cidr: str) -> str | None:

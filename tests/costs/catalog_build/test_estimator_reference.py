@@ -18,7 +18,7 @@ from catalog_reference import used_machine_types
 
 from governance.costs.assumptions import UsageAssumptions
 from governance.costs.estimate import CostReport, estimate_resources
-from governance.tools.plan import evaluate_document
+from governance.review.plan import evaluate_document
 
 TOLERANCE = 0.01
 GCE_TYPES = sorted(t for t in used_machine_types() if not t.startswith("ct"))

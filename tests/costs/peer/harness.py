@@ -20,7 +20,7 @@ from typing import Any
 
 from governance.costs.catalog import Catalog, default_catalog
 from governance.costs.estimate import ResourceCost, estimate_resources
-from governance.tools.document import assumptions_of, parse_document
+from governance.inputs.document import assumptions_of, parse_document
 from mlgov_policies.vocabulary import is_component
 from tests.costs.peer.usage import usage_file_for
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from governance.costs.catalog import default_catalog
-from governance.tools.plan import evaluate_document
+from governance.review.plan import evaluate_document
 from tests.costs.peer import pulumi_names
 from tests.costs.peer.differences import CATEGORIES, GAP, adjusted, judge, load_entries, stale
 from tests.costs.peer.harness import Row, all_rows, load_cases

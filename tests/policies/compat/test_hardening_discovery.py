@@ -13,9 +13,9 @@ from typing import Any, get_args
 
 from discovery_documents import description, enum, properties
 
+from governance.review.offline import RecordedResource, run_program
 from governance.settings.automation import AutomationSettings
 from governance.settings.gke import MAX_AUTHORIZED_NETWORKS
-from governance.tools.offline import RecordedResource, run_program
 from mlgov_policies import vocabulary as v
 from mlgov_policies.rules import functions as function_rules
 from tests.conftest import PROGRAM, stack_config
