@@ -28,6 +28,7 @@ OUTSIDE = re.compile(
             r"\bCONTRACT" + r"-\d+",  # numbered contract drafts
             r"\bFACTS" + r"\.md\b",  # the team's notes of facts: cite the fact's own source
             r"\bbrief" + r" s\d\b",  # a work brief
+            r"\bcontract" + r" section \d",  # a section of a contract draft
         )
     )
 )
@@ -72,6 +73,7 @@ def test_the_pattern_finds_what_it_is_meant_to_find() -> None:
         '"""The one outcome line of a delivery (CONTRACT' + '-29 section 4)."""',
         "# Budget periods start at midnight US/Pacific (FACTS" + ".md; Google's example ...).",
         "An attacker's review (brief" + " s4): a pull request ...",
+        "The zones it reads are the ones contract" + " section 6 names",
     ):
         assert OUTSIDE.search(cited), cited
     assert not OUTSIDE.search("DESIGN_EXAMPLE = {")  # a name, not a citation

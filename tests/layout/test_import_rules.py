@@ -15,10 +15,6 @@ LARGEST_CIRCLE = 10
 # Known circles larger than LARGEST_CIRCLE, each with who removes it. Every entry must still
 # exist (a stale one fails the test below), so the list only shrinks.
 KNOWN_LARGE_CIRCLES = {
-    # The costs circle: assumptions.py imports each resource's usage class while each resource
-    # imports assumptions (through context.py). NAME=registry removes it (issue 32, item 1:
-    # costs register each resource's usage model with its cost file); delete this entry then.
-    "governance/costs/assumptions.py",
     # The settings sections name root.py's `Settings` in their check functions' annotations,
     # under TYPE_CHECKING only (root.py imports every section): a type-only circle of one
     # folder, at no import time. Left by the move of governance/tools/; not yet assigned.
@@ -40,8 +36,6 @@ def test_the_graph_is_read_from_the_source() -> None:
 
 def test_no_circle_spans_two_folders() -> None:
     spanning = [c for c in circles(_graph()) if len({folder(f) for f in c}) > 1]
-    # The costs circle spans costs/ and costs/resources/ until NAME=registry removes it.
-    spanning = [c for c in spanning if "governance/costs/assumptions.py" not in c]
     # functions/govern/models.py and parse/policy.py import each other (two files, two
     # folders): outside governance/, left for the functions' owners; delete this then.
     spanning = [c for c in spanning if "functions/govern/parse/policy.py" not in c]
