@@ -37,9 +37,11 @@ NO_BASE = "none"  # `comment`'s BASE when the PR base could not be planned
 def run_diff(args: argparse.Namespace) -> int:
     """`diff BASE HEAD`, or `diff PREVIEW`: cost and governance changes.
 
-    Exit 1 when a prod stack loses governance without an acknowledgement.
+    Exit 1 when a prod stack loses governance without an acknowledgement, or when the monthly
+    estimate rises past the stack's cost guardrail (review/guardrail.py).
     """
     from governance.cli.flags import usage_file_arg
+    from governance.review import guardrail
     from governance.review.diff import diff_plans
     from governance.review.govdiff import render as govrender
     from governance.review.govdiff import review
@@ -57,18 +59,26 @@ def run_diff(args: argparse.Namespace) -> int:
         _stack_environment(head, pack)
     result = diff_plans(base, head, usage_file=usage)
     governance = review(base, head)
+    guarded = guardrail.judged(result, base, head)
     if args.json:
-        print(json.dumps({**result.as_dict(), "governance": governance.as_dict()}, indent=2))
+        print(
+            json.dumps(
+                {**result.as_dict(), "governance": governance.as_dict(), "guardrail": guarded},
+                indent=2,
+            )
+        )
     elif args.markdown:
         blocks = [
+            *guardrail.markdown_lines(guarded),
             *govrender.weakened_markdown(governance),
             *govrender.stale_markdown(governance),
             *govrender.other_markdown(governance),
         ]
         print("\n".join([*blocks, result.render_markdown()]))
     else:
-        print("\n".join([result.render_text(), *govrender.text_lines(governance)]))
-    return Exit.FAILED if governance.blocking else Exit.OK
+        lines = [result.render_text(), *guardrail.text_lines(guarded)]
+        print("\n".join([*lines, *govrender.text_lines(governance)]))
+    return Exit.FAILED if governance.blocking or guarded else Exit.OK
 
 
 def _warn(read: PlanInput) -> None:
