@@ -149,14 +149,19 @@ def run_comment(args: argparse.Namespace) -> int:
     """`comment --stack NAME BASE HEAD ...`: the pull-request comment (Markdown) on stdout.
 
     Exit 1 when a stack blocks the PR (a mandatory finding, a prod weakening nobody acknowledged,
-    a plan that failed), after printing the whole comment.
+    a plan that failed), after printing the whole comment. `--post github` also creates or
+    updates the PR's mlgov comment (cli/post.py); `--body-file` posts one rendered earlier.
     """
+    from governance.cli import post as posting
     from governance.cli.flags import usage_file_arg
     from governance.inputs.project import read_source
     from governance.review.comment import BASE_FAILED, REFUSED, StackPlans, build_comment
     from governance.review.plan import evaluate_document
     from governance.review.policy_config import policy_config_arg
 
+    if (rendered := posting.body_file(args)) is not None:
+        posting.post(args, rendered)  # a comment rendered earlier (the judge workflow's)
+        return Exit.OK
     usage = usage_file_arg(args)
     pack = policy_config_arg(args)
     partial: bool = args.partial
@@ -212,6 +217,8 @@ def run_comment(args: argparse.Namespace) -> int:
         except OSError as err:
             raise CliError(f"cannot write {args.full_report}: {err.strerror}") from None
     print(comment.text, end="")
+    if args.post:
+        posting.post(args, comment.text)
     if refused:
         # Each refusal on stderr too, one line each, as every other command reports exit 2.
         from governance.errors import report
@@ -298,6 +305,7 @@ def run_prices_refresh(args: argparse.Namespace) -> int:
 def register(subparsers: Any) -> None:
     """Add `diff`, `comment` and `prices refresh` to an argparse subparsers object."""
     from governance.cli.flags import partial_flag, usage_file_flag
+    from governance.cli.post import add_flags as add_post_flags
     from governance.review.policy_config import policy_config_flag
 
     diff = subparsers.add_parser(
@@ -393,6 +401,7 @@ def register(subparsers: Any) -> None:
     usage_file_flag(comment)
     partial_flag(comment)
     policy_config_flag(comment)
+    add_post_flags(comment)
     comment.set_defaults(func=run_comment)
 
     prices = subparsers.add_parser("prices", help="the price catalog")
