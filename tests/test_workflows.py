@@ -320,6 +320,7 @@ def _run_post_step(tmp_path: Path, github: Any, comment: str | None) -> subproce
     )  # fmt: skip
 
 
+@pytest.mark.e2e  # a real workflow step, run by bash (each post a process of its own)
 def test_the_posting_step_creates_then_updates_the_one_comment(tmp_path: Path) -> None:
     from governance.review.comment import MARKER
     from tests.judge.fake_github import FakeGitHub, serve
