@@ -163,7 +163,7 @@ def org_quota(service: str, call_class: str) -> str | None:
 
 
 PUBLISH_BATCH: Final = 1000
-"""Pub/Sub v1 publish: at most 1,000 messages a request (DESIGN.md section 5)."""
+"""Pub/Sub v1 publish: at most 1,000 messages a request (functions/govern/workitems.py)."""
 ASSET_PAGE: Final = 500
 """Asset Inventory searchAllResources: pageSize 500, the largest it allows (issue 29's
 contract: `pageSize=500`)."""

@@ -63,7 +63,7 @@ class Scenario:
     latency_median_s: float = 0.2
     latency_p99_s: float = 2.0
     op_mode: operations.Mode = "typical"
-    # CONTRACT-29 section 6: organization-level calls paced per instance to this share of the
+    # functions/govern/pacing.py: organization-level calls paced per instance to this share of the
     # quota divided by the max instances. None: not paced (the code before fan-out).
     org_share: float | None = 0.5
     rate_per_project: float = 10.0  # functions/govern/models.py default
@@ -71,8 +71,9 @@ class Scenario:
     time_budget_s: float = 480.0  # 540 s event-function timeout - 60 s
     grace_s: float = 30.0  # functions/govern/execute.py CONTINUATION_GRACE_SECONDS
     function_timeout_s: float = 540.0
-    max_delivery_attempts: int = 5  # CONTRACT-29: fan_out.max_delivery_attempts default
-    retry_min_s: float = 10.0  # CONTRACT-29 section 5: retryPolicy 10s..600s
+    # functions/govern/models.py: fan_out.max_delivery_attempts default
+    max_delivery_attempts: int = 5
+    retry_min_s: float = 10.0  # governance/components/fan_out.py: retryPolicy 10s..600s
     retry_max_s: float = 600.0
     duplicate_rate: float = 0.01
     crash_rate: float = 0.01

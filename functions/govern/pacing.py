@@ -2,7 +2,7 @@
 
 With fan-out, up to `fan_out.worker_instances` worker processes call the same APIs at once, and
 some quotas are counted for the whole organization, not per project (Google's quota pages,
-FACTS.md 2026-11-28): Cloud Billing 975 calls a minute, Cloud Asset Inventory searches 1,500 a
+read 2026-11-28): Cloud Billing 975 calls a minute, Cloud Asset Inventory searches 1,500 a
 minute, Recommender 6,000 reads and 3,000 writes a minute with a support package
 (https://cloud.google.com/recommender/quotas; 100 of each on the free tier, where the per-day
 quota of 100 reads binds first). Each process may start, in ANY 60 seconds, at most

@@ -2,8 +2,8 @@
 
 Pure and deployment-free: automation.py deploys `on_work_item` with the size computed here, and
 the policy carries the instance count (`fan_out.worker_instances`) so each worker process paces
-its calls against organization-level quotas by it (the quotas are Google's documented ones, as
-recorded in FACTS.md, "Added 2026-11-28"). The figures come from the discrete-event simulation of
+its calls against organization-level quotas by it (the quotas are Google's documented ones,
+listed in functions/govern/pacing.py). The figures come from the discrete-event simulation of
 a fanned-out budget alert at 10,000 projects (bench/RESULTS.md, "Worker sizing: the budget alert
 at 10,000 projects", `bench/org_sim.py --only sizing`).
 """
@@ -71,15 +71,15 @@ def worker_size(
         budget    = 540 s timeout - 60 s margin   = 480 s per item
 
     The size does not bound the organization-level quotas; the pacing does: each worker process
-    starts at most floor(50% of a quota / `instances`) calls in any minute (DESIGN.md section 5),
-    so all of them together never pass half of it (Cloud Billing's 975 a minute: 3 calls a
-    minute per instance, 471 for the 157). More than MAX_INSTANCES would leave an instance no
-    Cloud Billing call at all: a larger organization gets more items per instance instead.
-    What binds a run that unlinks billing is that quota, whatever the size: 10,000 unlinks need
-    20,000 Cloud Billing calls, over 42 minutes at the 471 a minute the 157 instances may make.
-    The per-project limits (GKE 3,000 requests a minute, one cluster-level operation or one per
-    node pool at a time; Vertex AI 60 long-running operations a minute per region) do not depend
-    on it either: one item is one project.
+    starts at most floor(50% of a quota / `instances`) calls in any minute
+    (functions/govern/pacing.py), so all of them together never pass half of it (Cloud Billing's 975
+    a minute: 3 calls a minute per instance, 471 for the 157). More than MAX_INSTANCES would leave
+    an instance no Cloud Billing call at all: a larger organization gets more items per instance
+    instead. What binds a run that unlinks billing is that quota, whatever the size: 10,000 unlinks
+    need 20,000 Cloud Billing calls, over 42 minutes at the 471 a minute the 157 instances may make.
+    The per-project limits (GKE 3,000 requests a minute, one cluster-level operation or one per node
+    pool at a time; Vertex AI 60 long-running operations a minute per region) do not depend on it
+    either: one item is one project.
     """
     slots = math.ceil(projects * headroom)
     concurrency = max(1, min(items_per_instance, slots))

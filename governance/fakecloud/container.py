@@ -2,8 +2,8 @@
 """Fake GKE (container v1): clusters list/get, node pool and cluster writes, operations.get, and
 the Compute instance groups behind each node pool.
 
-Cluster and node pool JSON start from the recorded `clusters.list` answer (copied from
-../shared/realdata/cloud-custodian/ into tests/functions/data/, Cloud Custodian flight data);
+Cluster and node pool JSON start from the recorded `clusters.list` answer (Cloud Custodian
+flight data in tests/functions/data/, provenance in its SOURCES.md);
 fields the cap reads (accelerators, autoscaling, NAP resourceLimits, resourceLabels) are added
 in the shapes of the container v1 discovery document (tests/functions/test_fake_shapes.py) and
 of the recordings in tests/fakegcp/recorded/ (tests/fakegcp/test_recorded_shapes.py). Answers

@@ -75,11 +75,11 @@ def recommendable_zones(
 ) -> list[tuple[str, str]]:
     """(project, zone) where a running VM could be flagged idle AND reaped: the only zones read.
 
-    "The idle VM recommender does not generate recommendations for VMs with GPUs or TPUs, or
-    for GKE nodes" (FACTS.md), nor for VMs with Local SSDs; and a recommendation for a VM the
-    reaper would leave alone (exempt, or managed by GKE, a managed instance group, Workbench or
-    Dataproc: decide.py) would only be skipped. Recommender reads are an organization-level
-    quota (pacing.py): a zone with no such VM is not read.
+    "The idle VM recommender does not generate recommendations for VMs with GPUs or TPUs, or for GKE
+    nodes" (Google's idle VM recommendations docs), nor for VMs with Local SSDs; and a
+    recommendation for a VM the reaper would leave alone (exempt, or managed by GKE, a managed
+    instance group, Workbench or Dataproc: decide.py) would only be skipped. Recommender reads are
+    an organization-level quota (pacing.py): a zone with no such VM is not read.
     """
     return sorted(
         {
