@@ -242,18 +242,44 @@ def test_warm_plans_the_base_as_the_judge_does() -> None:
     assert "--policy-config-dir policies" in _step("judge.yml", JUDGE_STEP)["run"]
 
 
-def test_the_comment_and_status_are_posted_by_a_job_that_runs_nothing() -> None:
+POST_STEP = "Post or update the PR comment (mlgov comment --post github)"
+POSTER_INSTALL = (
+    "Install the poster (the default branch's mlgov, or the pinned release MLGOV_JUDGE_VERSION)"
+)
+
+
+def test_the_comment_and_status_are_posted_by_the_default_branchs_mlgov() -> None:
     job = _workflow("judge.yml")["jobs"]["post"]
     assert job["needs"] == "judge"
-    assert job["permissions"] == {"pull-requests": "write", "statuses": "write"}
-    uses = [step.get("uses", "") for step in job["steps"]]
-    assert not any(u.startswith("actions/checkout@") for u in uses)
-    assert not any("run" in step for step in job["steps"])
-    step = job["steps"][-1]
-    script = step["with"]["script"]
-    assert "updateComment" in script and "createComment" in script
-    assert 'c.user.login === "github-actions[bot]"' in script
+    # contents: read for the poster's checkout; the writes are the comment and the status
+    assert job["permissions"] == {
+        "contents": "read", "pull-requests": "write", "statuses": "write"
+    }  # fmt: skip
+    # the one checkout is the commit this workflow file comes from: never the PR's, nor its base
+    (checkout,) = _uses(job, "actions/checkout")
+    assert checkout["with"] == {
+        "ref": "${{ github.sha }}", "path": "poster", "persist-credentials": False
+    }  # fmt: skip
+    install = next(s for s in job["steps"] if s.get("name") == POSTER_INSTALL)
+    assert "make -C poster install PY_BOOT=python" in install["run"]
+    assert "GITHUB_TOKEN" not in yaml.safe_dump(install)
+    # the token reaches the posting step alone, which runs the poster's mlgov with -P
+    post = _step("judge.yml", POST_STEP)
+    assert post["env"]["GITHUB_TOKEN"] == "${{ github.token }}"
+    assert [s.get("name") for s in job["steps"] if "github.token" in yaml.safe_dump(s)] == [
+        POST_STEP
+    ]
+    assert (
+        '"$POSTER_PY" -P -m governance comment --post github --pr "$PR" --body-file "$COMMENT"'
+        in post["run"]
+    )
+    assert post["env"]["PR"] == "${{ needs.judge.outputs.pr }}"
+    # the verdict: the commit status on the PR's head commit, also when posting failed
+    status = job["steps"][-1]
+    assert status["if"] == "${{ !cancelled() }}"
+    script = status["with"]["script"]
     assert 'context: "mlgov/judge"' in script and "createCommitStatus" in script
+    assert "createComment" not in script and "updateComment" not in script
     # no other job of any workflow may write to the PR
     for path in WORKFLOWS:
         for name, other in _load(path)["jobs"].items():
@@ -266,9 +292,62 @@ def test_the_comment_and_status_are_posted_by_a_job_that_runs_nothing() -> None:
 def test_the_comment_marker_is_the_one_mlgov_comment_writes() -> None:
     from governance.review.comment import MARKER
 
-    script = _workflow("judge.yml")["jobs"]["post"]["steps"][-1]["with"]["script"]
-    assert f'const marker = "{MARKER}";' in script
+    assert f'marker="{MARKER}"' in _step("judge.yml", POST_STEP)["run"]
     assert f'"{MARKER}"' in _step("judge.yml", JUDGE_STEP)["run"]
+
+
+def _run_post_step(tmp_path: Path, github: Any, comment: str | None) -> subprocess.CompletedProcess:
+    """judge.yml's posting step, run by bash with this checkout's mlgov as the poster."""
+    temp = tmp_path / "runner"
+    (temp / "mlgov-judge" / "mlgov-comment").mkdir(parents=True)
+    path = temp / "mlgov-judge" / "mlgov-comment" / "comment.md"
+    if comment is not None:
+        path.write_text(comment)
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(tmp_path),
+        "RUNNER_TEMP": str(temp),
+        "POSTER_PY": str(ROOT / ".venv" / "bin" / "python"),
+        "COMMENT": str(path),
+        "PR": str(github.number),
+        "GITHUB_TOKEN": github.token,
+        "GITHUB_REPOSITORY": github.repo,
+        "GITHUB_API_URL": github.url,
+    }
+    return subprocess.run(
+        ["bash", "-e", "-c", _step("judge.yml", POST_STEP)["run"]],
+        env=env, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+
+
+@pytest.mark.e2e  # a real workflow step, run by bash (each post a process of its own)
+def test_the_posting_step_creates_then_updates_the_one_comment(tmp_path: Path) -> None:
+    from governance.review.comment import MARKER
+    from tests.judge.fake_github import FakeGitHub, serve
+
+    with serve(FakeGitHub(token="ghs_post")) as github:
+        github.comment("mallory", f"{MARKER}\nnot the bot's")
+        first = _run_post_step(tmp_path / "1", github, f"{MARKER}\n## verdict one\n")
+        assert first.returncode == 0, first.stderr
+        second = _run_post_step(tmp_path / "2", github, f"{MARKER}\n## verdict two\n")
+        assert second.returncode == 0, second.stderr
+        assert [w[0] for w in github.writes] == ["POST", "PATCH"]
+        assert [c["body"] for c in github.comments] == [
+            f"{MARKER}\nnot the bot's", f"{MARKER}\n## verdict two\n"
+        ]  # fmt: skip
+        # a judge that wrote no comment: the fallback, in the same comment
+        third = _run_post_step(tmp_path / "3", github, None)
+        assert third.returncode == 0, third.stderr
+        assert github.comments[1]["body"] == (
+            f"{MARKER}\n## mlgov plan\n\nThe judge failed before writing a comment; see the "
+            "judge run.\n"
+        )
+        # GitHub refusing the token fails the step, named, with no traceback
+        github.read_only = True
+        refused = _run_post_step(tmp_path / "4", github, f"{MARKER}\n## verdict\n")
+        assert refused.returncode == 4
+        assert "the token may not write to pull requests" in refused.stderr
+        assert "Traceback" not in refused.stderr
 
 
 def test_codeowners_covers_everything_that_runs_in_the_check_or_decides_what_deploys() -> None:

@@ -37,9 +37,11 @@ NO_BASE = "none"  # `comment`'s BASE when the PR base could not be planned
 def run_diff(args: argparse.Namespace) -> int:
     """`diff BASE HEAD`, or `diff PREVIEW`: cost and governance changes.
 
-    Exit 1 when a prod stack loses governance without an acknowledgement.
+    Exit 1 when a prod stack loses governance without an acknowledgement, or when the monthly
+    estimate rises past the stack's cost guardrail (review/guardrail.py).
     """
     from governance.cli.flags import usage_file_arg
+    from governance.review import guardrail
     from governance.review.diff import diff_plans
     from governance.review.govdiff import render as govrender
     from governance.review.govdiff import review
@@ -57,19 +59,27 @@ def run_diff(args: argparse.Namespace) -> int:
         _stack_environment(head, pack)
     result = diff_plans(base, head, usage_file=usage)
     governance = review(base, head)
+    guarded = guardrail.judged(result, base, head)
     if args.json:
-        print(json.dumps({**result.as_dict(), "governance": governance.as_dict()}, indent=2))
+        print(
+            json.dumps(
+                {**result.as_dict(), "governance": governance.as_dict(), "guardrail": guarded},
+                indent=2,
+            )
+        )
     elif args.markdown:
         # The heading first: the governance sections follow the cost they are part of.
         blocks = [
+            *guardrail.markdown_lines(guarded),
             *govrender.weakened_markdown(governance),
             *govrender.stale_markdown(governance),
             *govrender.other_markdown(governance),
         ]
         print("\n".join([result.render_markdown(), *(["", *blocks] if blocks else [])]))
     else:
-        print("\n".join([result.render_text(), *govrender.text_lines(governance)]))
-    return Exit.FAILED if governance.blocking else Exit.OK
+        lines = [result.render_text(), *guardrail.text_lines(guarded)]
+        print("\n".join([*lines, *govrender.text_lines(governance)]))
+    return Exit.FAILED if governance.blocking or guarded else Exit.OK
 
 
 def _warn(read: PlanInput) -> None:
@@ -140,14 +150,19 @@ def run_comment(args: argparse.Namespace) -> int:
     """`comment --stack NAME BASE HEAD ...`: the pull-request comment (Markdown) on stdout.
 
     Exit 1 when a stack blocks the PR (a mandatory finding, a prod weakening nobody acknowledged,
-    a plan that failed), after printing the whole comment.
+    a plan that failed), after printing the whole comment. `--post github` also creates or
+    updates the PR's mlgov comment (cli/post.py); `--body-file` posts one rendered earlier.
     """
+    from governance.cli import post as posting
     from governance.cli.flags import usage_file_arg
     from governance.inputs.project import read_source
     from governance.review.comment import BASE_FAILED, REFUSED, StackPlans, build_comment
     from governance.review.plan import evaluate_document
     from governance.review.policy_config import policy_config_arg
 
+    if (rendered := posting.body_file(args)) is not None:
+        posting.post(args, rendered)  # a comment rendered earlier (the judge workflow's)
+        return Exit.OK
     usage = usage_file_arg(args)
     pack = policy_config_arg(args)
     partial: bool = args.partial
@@ -203,6 +218,8 @@ def run_comment(args: argparse.Namespace) -> int:
         except OSError as err:
             raise CliError(f"cannot write {args.full_report}: {err.strerror}") from None
     print(comment.text, end="")
+    if args.post:
+        posting.post(args, comment.text)
     if refused:
         # Each refusal on stderr too, one line each, as every other command reports exit 2.
         from governance.errors import report
@@ -289,6 +306,7 @@ def run_prices_refresh(args: argparse.Namespace) -> int:
 def register(subparsers: Any) -> None:
     """Add `diff`, `comment` and `prices refresh` to an argparse subparsers object."""
     from governance.cli.flags import partial_flag, usage_file_flag
+    from governance.cli.post import add_flags as add_post_flags
     from governance.review.policy_config import policy_config_flag
 
     diff = subparsers.add_parser(
@@ -384,6 +402,7 @@ def register(subparsers: Any) -> None:
     usage_file_flag(comment)
     partial_flag(comment)
     policy_config_flag(comment)
+    add_post_flags(comment)
     comment.set_defaults(func=run_comment)
 
     prices = subparsers.add_parser("prices", help="the price catalog")

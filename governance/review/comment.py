@@ -18,11 +18,12 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
 from governance.costs.errors import CostError
 from governance.errors import CliError
+from governance.review import guardrail
 from governance.review.cost_comment import cost_section
 from governance.review.diff import (
     CENT,
@@ -447,6 +448,10 @@ def _section(p: StackPlans) -> _Section:
         else no_changes(p.head, standalone_changes(p.head))  # a new stack, judged on its own
     )
     diff = diff_plans(base, p.head)
+    if guarded := guardrail.judged(diff, p.base, p.head):
+        # The cost guardrail's finding joins the head's findings: counted, listed and blocking
+        # as any other mandatory one.
+        p = replace(p, head={**p.head, "violations": [*_violations(p.head), *guarded]})
     return _Section(p, diff, governance, _assumed_delta(p, diff))
 
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from governance.review.automation_lines import TITLE as AUTOMATION_TITLE
 from governance.review.automation_lines import automation_lines
+from governance.review.guardrail import limits_line
 from governance.review.key_settings import key_settings
 from governance.text.layout import Column, render
 from governance.text.terminal import visible
@@ -355,6 +356,8 @@ def text(doc: Doc, width: int | None = None, *, plain: bool = False) -> str:
         lines += [f"{first}  {cost_cell({'monthly_usd': 0.0}).rjust(cost_width)}", *summary[1:]]
     lines.append("")
     lines += _wrap(_cost_line(doc), width, "  ")
+    if guard := limits_line(doc):
+        lines += _wrap(guard, width, "  ")
     if caps := ceilings(doc):  # right under the estimate: what it cannot include, bounded
         lines += _wrap(f"{CEILINGS_TITLE}:", width, "  ")
         for cap in caps:
@@ -392,6 +395,8 @@ def markdown(doc: Doc) -> str:
         f"**{mandatory} mandatory**, {advisory} advisory finding(s)",
         "",
     ]
+    if guard := limits_line(doc):
+        out += [_md_cell(guard), ""]
     if caps := ceilings(doc):
         out += [f"**{CEILINGS_TITLE[0].upper()}{CEILINGS_TITLE[1:]}** {caps[-1]}", ""]
         out += [f"- {_md_cell(c)}" for c in caps[:-1]]

@@ -29,7 +29,7 @@ from governance.settings import locations
 from governance.settings.accepted import Flag, ProjectId
 from governance.settings.base import Environment, Model, Region
 from governance.settings.errors import ROOT, SettingsError, SettingsWarning, message
-from governance.settings.limits import ENV_LIMITS, Limits, policy_config
+from governance.settings.limits import ENV_LIMITS, Limits, policy_config, recorded_limits
 from governance.settings.parse import settings_from_config, settings_warnings
 from governance.settings.provider import provider_problems
 from governance.settings.root import Settings
@@ -114,7 +114,7 @@ def from_settings(settings: Settings, warnings: list[SettingsWarning]) -> PlanCo
         region=settings.region,
         policy_config=settings.policy_config(),
         assumptions=settings.usage.model_dump(mode="json"),
-        limits=settings.limits.model_dump(mode="json"),
+        limits=recorded_limits(settings.limits),
         warnings=warnings,
         settings=settings,
     )
@@ -199,5 +199,5 @@ def from_config(config: Mapping[str, Any]) -> PlanContext:
             plan.environment, provider.region, plan.limits, budget_required=plan.budget_required
         ),
         assumptions=plan.usage.model_dump(mode="json"),
-        limits=plan.limits.model_dump(mode="json"),
+        limits=recorded_limits(plan.limits),
     )

@@ -6,13 +6,31 @@ same values (the plan document's `policy_config` is built from them in root.py).
 
 from __future__ import annotations
 
+import math
 from typing import Annotated, Any
 
-from pydantic import Field
+from pydantic import BeforeValidator, Field
+from pydantic_core import PydanticCustomError
 
 from governance.settings.accepted import MachineType, SqlTier, VertexAccelerator, WorkbenchGpu
 from governance.settings.base import Model
 from mlgov_policies.vocabulary import REQUIRED_LABELS
+
+
+def _amount(value: Any) -> Any:
+    # YAML `true` or "200" are mistakes, not amounts; pydantic's lax float would take them, and
+    # NaN would compare false with every increase (a guardrail that never trips).
+    if value is None:
+        return value
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise PydanticCustomError("increase_limit", "must be a number (or null: no limit)")
+    if not math.isfinite(value):
+        raise PydanticCustomError("increase_limit", "must be a finite number (or null: no limit)")
+    return value
+
+
+IncreaseLimit = Annotated[float | None, BeforeValidator(_amount), Field(ge=0)]
+"""A cost guardrail: the most a pull request may raise the monthly estimate; None, no limit."""
 
 
 class Limits(Model):
@@ -28,6 +46,10 @@ class Limits(Model):
     vertex_serving_gpu_types: tuple[VertexAccelerator, ...] = ()
     # Longest log bucket retention; 30 days come with ingestion, longer is billed.
     max_log_retention_days: Annotated[int, Field(ge=1, le=3650)] = 30
+    # Cost guardrails, as Infracost's: a pull request that raises the stack's monthly estimate
+    # (base vs head) by more than either is a mandatory finding (review/guardrail.py). Opt-in.
+    max_monthly_increase_usd: IncreaseLimit = None
+    max_monthly_increase_percent: IncreaseLimit = None
 
 
 _SMALL_MACHINES = ("e2-standard-2", "e2-standard-4", "n1-standard-4", "n2-standard-4")
@@ -72,6 +94,15 @@ ENV_LIMITS: dict[str, dict[str, Any]] = {
         "max_log_retention_days": 365,
     },
 }
+
+
+def recorded_limits(limits: Limits) -> dict[str, Any]:
+    """The limits as a plan document records them (`limits`): the keys left unset are left out.
+
+    Only the opt-in cost guardrails can be unset; leaving them out keeps documents of stacks that
+    set none as they were, and absent reads as "no limit" (govdiff/read.py).
+    """
+    return limits.model_dump(mode="json", exclude_none=True)
 
 
 def policy_config(

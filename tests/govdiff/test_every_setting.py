@@ -78,6 +78,9 @@ WEAKER: dict[str, tuple[Any, Any]] = {
     "limits.max_gpu_vm_run_hours": (720, 24),
     "limits.vertex_serving_gpu_types": (["NVIDIA_L4", "NVIDIA_H100_80GB"], ["NVIDIA_L4"]),
     "limits.max_log_retention_days": (3650, 90),
+    # the cost guardrails (base: set, SETUP): raised or removed weakens, lowered does not
+    "limits.max_monthly_increase_usd": (REMOVE, 100),
+    "limits.max_monthly_increase_percent": (50, 5),
     "notebooks.<name>.idle_minutes": (240, 60),
     "notebooks.<name>.expires_on": (REMOVE, "2026-12-01"),  # base: 2026-12-31 (BASE_EDITS)
     "notebooks.<name>.exempt": (True, SKIP),
@@ -276,6 +279,8 @@ SETUP: dict[str, dict[str, Any]] = {
     "tpu_vms.<name>.expires_on": {"expires_on": "2026-12-31"},
     "automation.scopes.<name>.vertex_regions": {"vertex_regions": ["europe-west4", "us-central1"]},
     "budget.scopes": {"scopes": ["folders/112233445566"]},
+    "limits.max_monthly_increase_usd": {"max_monthly_increase_usd": 500},
+    "limits.max_monthly_increase_percent": {"max_monthly_increase_percent": 20},
 }
 
 
@@ -298,10 +303,10 @@ def _config(path: str, value: Any) -> dict[str, Any]:
     key = _setup_key(path)
     if key == parts[0]:
         settings[parts[0]] = copy.deepcopy(SETUP[key])
-    elif key != "-":  # a field's own base value, set in its entry
+    elif key != "-":  # a field's own base value, set in its entry (or section)
         node = settings
         for part in parts[:-1]:
-            node = node[part]
+            node = node.setdefault(part, {})
         node.update(copy.deepcopy(SETUP[key]))
     if value is _BASE:
         return config

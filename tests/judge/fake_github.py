@@ -1,11 +1,18 @@
-"""A local stand-in for the three GitHub REST calls the judge makes (tests only, 127.0.0.1).
+"""A local stand-in for the GitHub REST calls mlgov makes (tests only, 127.0.0.1).
 
 Shapes follow GitHub's REST reference (API version 2022-11-28): a pull request
 (`GET /repos/{owner}/{repo}/pulls/{n}`: `number`, `user.login`, `head.sha`, `base.sha`), its reviews
 (`GET .../pulls/{n}/reviews`: a JSON array, oldest first, each `id`, `user.login`, `state`,
 `commit_id`, `submitted_at`; `per_page`/`page` paging) and a team membership
 (`GET /orgs/{org}/teams/{slug}/memberships/{user}`: `{"url", "role", "state"}`, 404 when not a
-member). Every request is recorded with its Authorization header.
+member); and the pull request's comments, which `mlgov comment --post github` reads and
+writes (`GET /repos/{owner}/{repo}/issues/{n}/comments`, paged like the reviews; `POST` to it
+creates one, `PATCH /repos/{owner}/{repo}/issues/comments/{id}` edits one; each an issue comment:
+`id`, `node_id`, `url`, `html_url`, `body`, `user`, `created_at`, `updated_at`, `issue_url`,
+`author_association`). A body over 65,536 characters is refused with 422, as GitHub does; with
+`token` set any other Authorization is 401 "Bad credentials"; `read_only`: writes are 403
+"Resource not accessible by integration". Every request is recorded with its Authorization
+header (`requests`), every write with its method and body (`writes`).
 """
 
 from __future__ import annotations
@@ -38,6 +45,59 @@ class FakeGitHub:
     requests: list[tuple[str, str]] = field(default_factory=list)
     """(path with query, Authorization header)."""
     url: str = ""
+    comments: list[dict[str, Any]] = field(default_factory=list)
+    """The PR's issue comments, oldest first."""
+    token: str = ""
+    """When set, the only Authorization accepted is `Bearer <token>` (else 401)."""
+    read_only: bool = False
+    """The token may read but not write (a `pull-requests: read` workflow token)."""
+    writes: list[tuple[str, str, Any]] = field(default_factory=list)
+    """(method, path, JSON body) of each POST/PATCH."""
+
+    def comment(self, login: str, body: str) -> dict[str, Any]:
+        """Add a comment by `login` (latest last, as GitHub lists them)."""
+        id_ = 5000 + len(self.comments)
+        made = {
+            "id": id_,
+            "node_id": f"IC_{id_}",
+            "url": f"{self.url}/repos/{self.repo}/issues/comments/{id_}",
+            "html_url": f"https://github.com/{self.repo}/pull/{self.number}#issuecomment-{id_}",
+            "body": body,
+            "user": {"login": login, "id": 41898282 if login.endswith("[bot]") else 42,
+                     "type": "Bot" if login.endswith("[bot]") else "User"},
+            "created_at": "2026-11-28T10:00:00Z",
+            "updated_at": "2026-11-28T10:00:00Z",
+            "issue_url": f"{self.url}/repos/{self.repo}/issues/{self.number}",
+            "author_association": "NONE" if login.endswith("[bot]") else "MEMBER",
+            "performed_via_github_app": None,
+        }  # fmt: skip
+        self.comments.append(made)
+        return made
+
+    def write(self, method: str, path: str, body: Any) -> tuple[int, Any]:
+        """A POST or PATCH: create or edit a comment of the PR."""
+        self.writes.append((method, path, body))
+        if self.read_only:
+            return 403, {"message": "Resource not accessible by integration",
+                         "documentation_url": "https://docs.github.com/rest/issues/comments"}  # fmt: skip
+        text = body.get("body") if isinstance(body, dict) else None
+        if not isinstance(text, str):
+            return 422, {"message": 'Invalid request.\n\n"body" wasn\'t supplied.'}
+        if len(text) > 65536:
+            return 422, {"message": "Validation Failed", "errors": [{
+                "resource": "IssueComment", "code": "custom", "field": "body",
+                "message": "body is too long (maximum is 65536 characters)"}]}  # fmt: skip
+        issue = f"/repos/{self.repo}/issues/{self.number}/comments"
+        if method == "POST" and path == issue:
+            return 201, self.comment("github-actions[bot]", text)
+        if method == "PATCH" and (
+            m := re.fullmatch(rf"/repos/{self.repo}/issues/comments/(\d+)", path)
+        ):
+            for c in self.comments:
+                if c["id"] == int(m.group(1)):
+                    c["body"], c["updated_at"] = text, "2026-11-28T11:00:00Z"
+                    return 200, c
+        return 404, {"message": "Not Found", "documentation_url": "https://docs.github.com/rest"}
 
     def review(self, login: str, state: str = "APPROVED", commit: str | None = None) -> None:
         """Add a review (latest last, as GitHub lists them)."""
@@ -66,6 +126,10 @@ class FakeGitHub:
             per_page = int(query.get("per_page", ["30"])[0])
             page = int(query.get("page", ["1"])[0])
             return 200, self.reviews[(page - 1) * per_page : page * per_page]
+        if path == f"/repos/{self.repo}/issues/{self.number}/comments":
+            per_page = int(query.get("per_page", ["30"])[0])
+            page = int(query.get("page", ["1"])[0])
+            return 200, self.comments[(page - 1) * per_page : page * per_page]
         if m := re.fullmatch(r"/orgs/([^/]+)/teams/([^/]+)/memberships/([^/]+)", path):
             team = f"{m.group(1)}/{m.group(2)}"
             if team in self.forbidden_teams:
@@ -81,16 +145,33 @@ def serve(state: FakeGitHub) -> Iterator[FakeGitHub]:
     """Serve `state` on 127.0.0.1 (an ephemeral port) for the duration of the block."""
 
     class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
+        def _serve(self, method: str) -> None:
             parsed = urlparse(self.path)
-            state.requests.append((self.path, self.headers.get("Authorization", "")))
-            status, body = state.answer(parsed.path, parse_qs(parsed.query))
+            auth = self.headers.get("Authorization", "")
+            state.requests.append((self.path, auth))
+            if state.token and auth != f"Bearer {state.token}":
+                status, body = 401, {"message": "Bad credentials",
+                                     "documentation_url": "https://docs.github.com/rest"}  # fmt: skip
+            elif method == "GET":
+                status, body = state.answer(parsed.path, parse_qs(parsed.query))
+            else:
+                length = int(self.headers.get("Content-Length") or 0)
+                status, body = state.write(method, parsed.path, json.loads(self.rfile.read(length)))
             data = json.dumps(body).encode()
             self.send_response(status)
             self.send_header("Content-Type", "application/json; charset=utf-8")
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
             self.wfile.write(data)
+
+        def do_GET(self) -> None:
+            self._serve("GET")
+
+        def do_POST(self) -> None:
+            self._serve("POST")
+
+        def do_PATCH(self) -> None:
+            self._serve("PATCH")
 
         def log_message(self, *_: Any) -> None:
             pass

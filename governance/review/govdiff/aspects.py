@@ -157,6 +157,13 @@ ASPECTS: Mapping[str, Aspect] = {
         "GPU VMs may be set to run (and bill) longer before GCP stops them",
         none_is="infinite",
     ),
+    "limits.max_monthly_increase": Aspect(
+        "limit",
+        "the cost guardrail: the most a pull request may raise the monthly estimate ($ or %)",
+        "higher",
+        "pull requests may raise the monthly cost further (or without limit) before they block",
+        none_is="infinite",
+    ),
     "limits.budget_required": Aspect(
         "limit",
         "whether the stack must hold a budget (mlgov-budget-required)",

@@ -51,7 +51,12 @@ _ABSENT_IS_ANY = {"notebook_machine_types", "sql_tiers"}
 # default): an absent key and its default are the same value.
 _POLICY_DEFAULTS: dict[str, Any] = {"budget_required": True}
 # The stack's `limits` the settings enforce but no policy reads (the plan document's `limits`).
-_SETTINGS_LIMITS = {"max_gpu_vm_run_hours": "limits.max_gpu_vm_run_hours"}
+_SETTINGS_LIMITS = {
+    "max_gpu_vm_run_hours": "limits.max_gpu_vm_run_hours",
+    # The cost guardrails (review/guardrail.py): absent is no limit, so removing one is a change.
+    "max_monthly_increase_usd": "limits.max_monthly_increase",
+    "max_monthly_increase_percent": "limits.max_monthly_increase",
+}
 STACK_REGION = "the stack's region"
 """`limits.region` when the policies hold resources to the stack's own region (the usual case);
 a policy config that names another region, or none, is a change."""

@@ -40,30 +40,54 @@ class GitHubError(Exception):
     """A call GitHub refused, or that did not answer."""
 
 
-class _Client:
+class Client:
+    """GitHub's REST API at `api` with `token` (also the PR comment's poster, post_comment.py)."""
+
     def __init__(self, api: str, token: str) -> None:
         self.api = api.rstrip("/")
         self.token = token
 
     def get(self, path: str, query: Mapping[str, str] | None = None) -> tuple[int, Any]:
+        """(HTTP status, the answer's JSON); an error status comes with GitHub's JSON, if any."""
+        return self.send("GET", path, query)
+
+    def send(
+        self,
+        method: str,
+        path: str,
+        query: Mapping[str, str] | None = None,
+        body: Mapping[str, Any] | None = None,
+    ) -> tuple[int, Any]:
+        """`method` on `path` with a JSON `body`: (HTTP status, the answer's JSON or None)."""
         url = f"{self.api}{path}" + (f"?{urllib.parse.urlencode(query)}" if query else "")
         if not url.startswith(("https://", "http://127.0.0.1", "http://localhost")):
             raise GitHubError(f"{self.api}: not an https API URL")
-        request = urllib.request.Request(url, headers=self._headers())  # noqa: S310 - checked above
+        data = None if body is None else json.dumps(body).encode("utf-8")
+        headers = self._headers()
+        if data is not None:
+            headers["Content-Type"] = "application/json"
+        request = urllib.request.Request(url, data, headers, method=method)  # noqa: S310
         try:
             with urllib.request.urlopen(request, timeout=TIMEOUT_SECONDS) as answer:  # noqa: S310
-                body = answer.read(MAX_ANSWER_BYTES + 1)
+                raw = answer.read(MAX_ANSWER_BYTES + 1)
                 status = int(answer.status)
         except urllib.error.HTTPError as err:
-            return err.code, None
+            # GitHub says why in a JSON `message` ("Bad credentials"); read it, bounded.
+            try:
+                said: Any = json.loads(err.read(MAX_ANSWER_BYTES))
+            except (ValueError, OSError, AttributeError):  # no body, or not JSON
+                said = None
+            return err.code, said
         except (urllib.error.URLError, TimeoutError, OSError) as err:
-            raise GitHubError(f"GET {path}: no answer ({err})") from None
-        if len(body) > MAX_ANSWER_BYTES:
-            raise GitHubError(f"GET {path}: the answer is larger than {MAX_ANSWER_BYTES} bytes")
+            raise GitHubError(f"{method} {path}: no answer ({err})") from None
+        if len(raw) > MAX_ANSWER_BYTES:
+            raise GitHubError(
+                f"{method} {path}: the answer is larger than {MAX_ANSWER_BYTES} bytes"
+            )
         try:
-            return status, json.loads(body)
+            return status, json.loads(raw)
         except ValueError:
-            raise GitHubError(f"GET {path}: the answer is not JSON") from None
+            raise GitHubError(f"{method} {path}: the answer is not JSON") from None
 
     def _headers(self) -> dict[str, str]:
         headers = {
@@ -95,7 +119,7 @@ def latest_approvers(reviews: Sequence[Mapping[str, Any]], head_sha: str) -> lis
     )
 
 
-def _reviews(client: _Client, repo: str, number: int) -> list[Mapping[str, Any]]:
+def _reviews(client: Client, repo: str, number: int) -> list[Mapping[str, Any]]:
     found: list[Mapping[str, Any]] = []
     for page in range(1, MAX_PAGES + 1):
         status, answer = client.get(
@@ -110,7 +134,7 @@ def _reviews(client: _Client, repo: str, number: int) -> list[Mapping[str, Any]]
     raise GitHubError(f"pull request {number}: more than {MAX_PAGES * 100} reviews")
 
 
-def _membership(client: _Client, team: str, user: str) -> bool | str:
+def _membership(client: Client, team: str, user: str) -> bool | str:
     """True/False for a member or not; a string saying why it could not be read."""
     match = _TEAM.fullmatch(team)
     if match is None:
@@ -127,7 +151,7 @@ def _membership(client: _Client, team: str, user: str) -> bool | str:
     )
 
 
-def _author(client: _Client, repo: str, number: int, head_sha: str) -> str:
+def _author(client: Client, repo: str, number: int, head_sha: str) -> str:
     """The PR's author; GitHubError unless the PR's head is still the judged commit."""
     status, pull = client.get(f"/repos/{repo}/pulls/{number}")
     if status != 200 or not isinstance(pull, Mapping):
@@ -159,7 +183,7 @@ def read_approvals(
     if not _REPO.fullmatch(repo) or not _SHA.fullmatch(head_sha) or number <= 0:
         doc["error"] = "the repository, pull request number or head commit is malformed"
         return doc
-    client = _Client(api or DEFAULT_API, token)
+    client = Client(api or DEFAULT_API, token)
     try:
         doc["author"] = _author(client, repo, number, head_sha)
         approvers = [a for a in latest_approvers(_reviews(client, repo, number), head_sha)]

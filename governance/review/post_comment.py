@@ -1,0 +1,170 @@
+"""Posting the PR comment to GitHub: mlgov's one comment on a pull request, created or updated.
+
+`mlgov comment --post github` (cli/post.py) hands its body here. The comment is found again by
+`MARKER` (comment.py writes it; a body without it gets it first) among the comments of one
+author, the poster (`github-actions[bot]`, the workflow token's account, unless told otherwise):
+another account quoting the marker is never updated. Calls, at `GITHUB_API_URL` with
+`GITHUB_TOKEN` (GitHub's REST API, version 2022-11-28, through judge/github.py's client):
+
+- `GET /repos/{repo}/issues/{n}/comments` (every page, 100 a page): the existing comment;
+- `PATCH /repos/{repo}/issues/comments/{id}` to update it, else
+  `POST /repos/{repo}/issues/{n}/comments` to create it.
+
+A body over GitHub's 65,536 characters is cut at a line, with a note (comment.py already folds
+its own to fit; this guards anything else). Every refusal is a `GitHubError` whose message says
+what GitHub refused and what to check (401: the token; 403: the token's permissions or a rate
+limit; 404: the repository or the pull request); never a traceback. Where the pull request
+number comes from (an option, or the workflow's event payload) is decided here too.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, cast
+
+from governance.review.comment import MARKER
+from governance.review.judge.github import DEFAULT_API, MAX_PAGES, Client, GitHubError
+from governance.text.fit import GITHUB_LIMIT
+from mlgov_policies.props import as_mapping
+
+BOT = "github-actions[bot]"
+"""The account a workflow's GITHUB_TOKEN comments as."""
+PER_PAGE = 100
+CUT_NOTE = (
+    "\n\n(This comment was cut to fit GitHub's limit of {limit:,} characters; the full report "
+    "has everything.)\n"
+)
+_REPO = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
+
+
+@dataclass(frozen=True)
+class Posted:
+    """What was done: `created` or `updated`, the comment's id and its address."""
+
+    action: str
+    id: int
+    url: str
+
+
+def marked(body: str, limit: int = GITHUB_LIMIT) -> str:
+    """`body` with the marker (added first when missing), cut to `limit` characters at a line."""
+    if MARKER not in body:
+        body = f"{MARKER}\n{body}"
+    if len(body) <= limit:
+        return body
+    note = CUT_NOTE.format(limit=limit)
+    kept = body[: limit - len(note)]
+    if (line := kept.rfind("\n")) > len(MARKER):
+        kept = kept[:line]
+    return kept + note
+
+
+def own_comment(comments: Sequence[Mapping[str, Any]], author: str) -> int | None:
+    """The id of the first of `author`'s comments that carries the marker, if any (pure)."""
+    for c in comments:
+        user: Any = c.get("user")
+        login = cast(Mapping[str, Any], user).get("login") if isinstance(user, Mapping) else None
+        body, id_ = c.get("body"), c.get("id")
+        mine = isinstance(login, str) and login.lower() == author.lower()
+        if mine and isinstance(body, str) and MARKER in body and isinstance(id_, int):
+            return id_
+    return None
+
+
+def refused(status: int, answer: Any, what: str, repo: str, number: int) -> GitHubError:
+    """The error for a call GitHub refused, saying what to check."""
+    said: Any = as_mapping(answer).get("message")
+    detail = f"HTTP {status}" + (f": {str(said)[:200]}" if said else "")
+    if status == 401:
+        hint = "GITHUB_TOKEN is not accepted (expired, revoked or not a token)"
+    elif status == 403 and "rate limit" in str(said).lower():
+        hint = "GitHub's rate limit was reached: try again later"
+    elif status == 403:
+        hint = (
+            "the token may not write to pull requests: give the workflow job "
+            "`permissions: pull-requests: write` (a fork's pull_request run never gets it)"
+        )
+    elif status == 404:
+        hint = (
+            f"no pull request {number} in {repo}, or the token cannot see that repository "
+            "(check GITHUB_REPOSITORY and --pr)"
+        )
+    else:
+        hint = "GitHub refused the request"
+    return GitHubError(f"{what}: {detail}: {hint}")
+
+
+def _comments(client: Client, repo: str, number: int) -> list[Mapping[str, Any]]:
+    path = f"/repos/{repo}/issues/{number}/comments"
+    found: list[Mapping[str, Any]] = []
+    for page in range(1, MAX_PAGES + 1):
+        status, answer = client.get(path, {"per_page": str(PER_PAGE), "page": str(page)})
+        if status != 200:
+            raise refused(status, answer, f"GET {path}", repo, number)
+        if not isinstance(answer, list):
+            raise GitHubError(f"GET {path}: the answer is not a list of comments")
+        items = [cast(Mapping[str, Any], c) for c in cast(list[Any], answer) if isinstance(c, dict)]
+        found += items
+        if len(items) < PER_PAGE:
+            return found
+    raise GitHubError(f"pull request {number}: more than {MAX_PAGES * PER_PAGE} comments")
+
+
+def post_comment(
+    body: str, repo: str, number: int, *, token: str, api: str = "", author: str = BOT
+) -> Posted:
+    """Create or update mlgov's one comment on pull request `number` of `repo`.
+
+    Raises:
+        GitHubError: bad arguments, a refusal (named, with what to check), or no answer.
+    """
+    if not _REPO.fullmatch(repo):
+        raise GitHubError(f"GITHUB_REPOSITORY {repo!r} is not OWNER/REPO")
+    if number <= 0:
+        raise GitHubError(f"pull request number {number} is not a positive number")
+    client = Client(api or DEFAULT_API, token)
+    text = marked(body)
+    existing = own_comment(_comments(client, repo, number), author)
+    if existing is not None:
+        path, method, action = f"/repos/{repo}/issues/comments/{existing}", "PATCH", "updated"
+    else:
+        path, method, action = f"/repos/{repo}/issues/{number}/comments", "POST", "created"
+    status, answer = client.send(method, path, body={"body": text})
+    if status not in (200, 201):
+        raise refused(status, answer, f"{method} {path}", repo, number)
+    said = as_mapping(answer)
+    id_: Any = said.get("id")
+    return Posted(action, id_ if isinstance(id_, int) else -1, str(said.get("html_url") or ""))
+
+
+def pr_number(event: Any) -> int | None:
+    """The pull request of a workflow's event payload (`GITHUB_EVENT_PATH`), if it names one.
+
+    `pull_request` and `pull_request_target` events carry `pull_request.number`, an
+    `issue_comment` on a pull request `issue.number`, a `workflow_run` its
+    `workflow_run.pull_requests[0].number` (empty for a fork's run: pass --pr).
+    """
+    if not isinstance(event, Mapping):
+        return None
+    e = cast(Mapping[str, Any], event)
+    candidates: list[Any] = [_dig(e, "pull_request", "number")]
+    issue: Any = e.get("issue")
+    if isinstance(issue, Mapping) and cast(Mapping[str, Any], issue).get("pull_request"):
+        candidates.append(_dig(e, "issue", "number"))
+    pulls: Any = _dig(e, "workflow_run", "pull_requests")
+    if isinstance(pulls, list) and pulls:
+        candidates.append(_dig(cast(list[Any], pulls)[0], "number"))
+    for n in candidates:
+        if isinstance(n, int) and not isinstance(n, bool) and n > 0:
+            return n
+    return None
+
+
+def _dig(node: Any, *keys: str) -> Any:
+    for key in keys:
+        if not isinstance(node, Mapping):
+            return None
+        node = cast(Mapping[str, Any], node).get(key)
+    return node
