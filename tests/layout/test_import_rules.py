@@ -12,16 +12,6 @@ from tests.layout.imports import Graph, build, circles, folder, imports_of_tests
 
 LARGEST_CIRCLE = 10
 
-# Known circles larger than LARGEST_CIRCLE, each with who removes it. Every entry must still
-# exist (a stale one fails the test below), so the list only shrinks.
-KNOWN_LARGE_CIRCLES = {
-    # The settings sections name root.py's `Settings` in their check functions' annotations,
-    # under TYPE_CHECKING only (root.py imports every section): a type-only circle of one
-    # folder, at no import time. Left by the move of governance/tools/; not yet assigned.
-    "governance/settings/root.py",
-}
-
-
 def _graph() -> Graph:
     return build()
 
@@ -44,10 +34,7 @@ def test_no_circle_spans_two_folders() -> None:
 
 def test_no_circle_is_larger_than_ten_files() -> None:
     large = [c for c in circles(_graph()) if len(c) > LARGEST_CIRCLE]
-    unexplained = [c for c in large if not KNOWN_LARGE_CIRCLES.intersection(c)]
-    assert unexplained == []
-    stale = {k for k in KNOWN_LARGE_CIRCLES if not any(k in c for c in large)}
-    assert stale == set(), "a known circle is gone: delete its entry in KNOWN_LARGE_CIRCLES"
+    assert large == []
 
 
 def test_spend_does_not_import_the_cli() -> None:
