@@ -12,6 +12,7 @@ from tests.layout.imports import Graph, build, circles, folder, imports_of_tests
 
 LARGEST_CIRCLE = 10
 
+
 def _graph() -> Graph:
     return build()
 
@@ -26,9 +27,6 @@ def test_the_graph_is_read_from_the_source() -> None:
 
 def test_no_circle_spans_two_folders() -> None:
     spanning = [c for c in circles(_graph()) if len({folder(f) for f in c}) > 1]
-    # functions/govern/models.py and parse/policy.py import each other (two files, two
-    # folders): outside governance/, left for the functions' owners; delete this then.
-    spanning = [c for c in spanning if "functions/govern/parse/policy.py" not in c]
     assert spanning == []
 
 
