@@ -48,6 +48,22 @@ def test_spend_does_not_import_the_cli() -> None:
     assert into_cli == set()
 
 
+
+def test_only_the_cli_and_the_entry_points_import_the_cli() -> None:
+    # cli/ is the outermost room: it parses arguments and calls the rooms below, never the
+    # reverse (a judge or a reader that imports a command ties its job to argparse and the
+    # command line). The entry points, `__main__.py` files, exist only to run the CLI.
+    graph = _graph()
+    assert "governance/cli/main.py" in graph.edges["governance/__main__.py"]
+    into_cli = {
+        (file, target)
+        for file, targets in graph.edges.items()
+        if not file.startswith("governance/cli/") and not file.endswith("/__main__.py")
+        for target in targets
+        if target.startswith("governance/cli/")
+    }
+    assert into_cli == set()
+
 # Two benchmarks still build their inputs with the suite's helpers (a plan with every priced
 # resource, the comment-safety documents). Left by the move of governance/tools/; the list
 # only shrinks (a stale entry fails).
