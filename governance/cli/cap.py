@@ -310,6 +310,8 @@ def _print(doc: dict[str, Any]) -> None:
             print(f"  note: {note}")
         for problem in item["problems"]:
             print(f"  unreadable: {problem}")
+    if not doc["items"]:
+        return  # nothing capped: nothing for restore to do, so nothing it leaves undone
     print("not undone by restore:")
     for line in doc["not_undone"]:
         print(f"  - {line}")

@@ -60,12 +60,13 @@ def run_diff(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({**result.as_dict(), "governance": governance.as_dict()}, indent=2))
     elif args.markdown:
+        # The heading first: the governance sections follow the cost they are part of.
         blocks = [
             *govrender.weakened_markdown(governance),
             *govrender.stale_markdown(governance),
             *govrender.other_markdown(governance),
         ]
-        print("\n".join([*blocks, result.render_markdown()]))
+        print("\n".join([result.render_markdown(), *(["", *blocks] if blocks else [])]))
     else:
         print("\n".join([result.render_text(), *govrender.text_lines(governance)]))
     return Exit.FAILED if governance.blocking else Exit.OK

@@ -8,7 +8,8 @@ Inside a Pulumi project it writes `<stackConfigDir>/Pulumi.NAME.yaml`; in a fold
 project it also writes `Pulumi.yaml` and the three-line `__main__.py` that builds mlgov's
 platform, so `mlgov plan --stack NAME` works right away. The stack file holds only the keys the
 platform requires, each with a comment; every other section is optional and named at the end.
-Values not given are examples marked `CHANGE ME` (they plan offline; Google refuses them).
+Values not given are examples marked `CHANGE ME` (settings/examples.py): they plan offline, and
+a plan that still holds one gets a finding (mandatory in prod); Google refuses them.
 It never overwrites: if any file it would write exists, it writes nothing and exits 2 naming it.
 """
 
@@ -24,15 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from governance.errors import CliError, Exit, warn
+from governance.settings.examples import CHANGE_ME, EXAMPLES, example_project
 
-CHANGE_ME = "CHANGE ME"
-EXAMPLES = {
-    "project": "my-ml-dev",
-    "project_number": "123456789012",
-    "billing_account": "000000-000000-000000",
-    "team": "ml",
-    "cost_center": "cc-0000",
-}
 PROGRAM = '''\
 """An mlgov platform: read the stack's validated settings, build the components, export."""
 
@@ -140,8 +134,8 @@ def _examples_note(values: Values) -> str:
     if not values.examples:
         return ""
     return (
-        f"\n# Values marked {CHANGE_ME} are examples: they plan offline, but Google refuses "
-        "them;\n# put in yours before `pulumi up`."
+        f"\n# Values marked {CHANGE_ME} are examples: they plan offline (with a finding, mandatory "
+        "in prod),\n# but Google refuses them: put in yours before `pulumi up`."
     )
 
 
@@ -165,8 +159,8 @@ def _values(args: argparse.Namespace) -> Values:
     }
     examples = tuple(k for k, value in given.items() if value is None)
     filled = {k: value if value is not None else EXAMPLES[k] for k, value in given.items()}
-    if args.project is None and args.environment != "dev":
-        filled["project"] = f"my-ml-{args.environment}"
+    if args.project is None:
+        filled["project"] = example_project(args.environment)
     return Values(
         stack=args.stack,
         environment=args.environment,

@@ -173,8 +173,9 @@ def seed(cloud: Cloud, plan: Mapping[str, Any]) -> Seeded:
         target = job.get("httpTarget") or {}
         if "oidcToken" not in target:  # office-hours start/stop jobs call the Notebooks API
             continue
-        body = cloud.scheduler.add(project, region, job["name"], schedule=job["schedule"])
-        body["timeZone"] = job["timeZone"]
+        body = cloud.scheduler.add(
+            project, region, job["name"], schedule=job["schedule"], time_zone=job["timeZone"]
+        )
         body["httpTarget"]["uri"] = target["uri"]
         jobs.append(job["name"])
     cloud.billing.add(project, f"billingAccounts/{plan_account(plan)}")

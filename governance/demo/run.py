@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shutil
 import sys
 import tempfile
@@ -43,6 +44,20 @@ def _pools(c: fake_cloud.Cloud, seeded: fake_cloud.Seeded) -> dict[str, tuple[in
         size = c.container.sizes[(seeded.project, seeded.region, seeded.cluster, pool)]
         state[pool] = (size, bool((body.get("autoscaling") or {}).get("enabled")))
     return state
+
+
+def _now() -> datetime:
+    """The demo's clock: every time it shows (export rows, schedules, alerts) is relative to it."""
+    return datetime.now(UTC)
+
+
+def _next_run(table: str, job: str) -> datetime:
+    """A job's NEXT RUN in `jobs list`'s table: the first time on its row."""
+    row = next(line for line in table.splitlines() if line.split()[:1] == [job])
+    found = re.search(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z", row)
+    if found is None:
+        raise StepFailed(f"jobs list shows no next run for {job}:\n{row}")
+    return datetime.fromisoformat(found.group().replace("Z", "+00:00"))
 
 
 def _short(target: str) -> str:
@@ -87,6 +102,7 @@ def _function_run(
 def story(n: Narrator, workdir: Path, teardown: Teardown) -> None:
     """The demo proper; every server it starts is registered with `teardown`."""
     from governance.fakecloud.bqemulator import Emulator
+    from governance.fakecloud.scheduler import FakeScheduler
     from governance.fakecloud.server import FakeGcp
 
     # -- 1. what the stack deploys ---------------------------------------------------------
@@ -113,7 +129,7 @@ def story(n: Narrator, workdir: Path, teardown: Teardown) -> None:
     teardown.callback(emulator.stop)
     emulator.start()
     n.point(f"bqemulator listening on {emulator.url} (pid {emulator.pid})")
-    loaded = export.load_month(emulator, plan["project"], datetime.now(UTC))
+    loaded = export.load_month(emulator, plan["project"], _now())
     n.point(f"{loaded.rows:,} rows in {loaded.standard}")
     n.point(f"the same rows with resource names in {loaded.detailed}")
     n.point(
@@ -126,7 +142,8 @@ def story(n: Narrator, workdir: Path, teardown: Teardown) -> None:
     server = FakeGcp()
     teardown.callback(server.stop)
     server.start()
-    c = fake_cloud.Cloud(server)
+    # The scheduler's times (next run, last attempt) follow the demo's clock, as the export does.
+    c = fake_cloud.Cloud(server, scheduler=FakeScheduler(now=_now))
     seeded = fake_cloud.seed(c, plan)
     n.say(
         f"A local server answers the Compute Engine, Workbench, GKE, Cloud Scheduler and Cloud "
@@ -166,6 +183,11 @@ def story(n: Narrator, workdir: Path, teardown: Teardown) -> None:
     )
     listed = n.mlgov(["jobs", "--stack", STACK, "list"])
     _check(all(job in listed.out for job in seeded.jobs), "jobs list names every job")
+    now = _now()
+    _check(
+        all(_next_run(listed.out, job) > now for job in seeded.jobs),
+        "every job's next run is after the demo's now",
+    )
 
     # -- 6. cap status before ----------------------------------------------------------------
     n.step("Before any budget alert: mlgov cap status")
@@ -182,7 +204,7 @@ def story(n: Narrator, workdir: Path, teardown: Teardown) -> None:
         name=f"{plan['stack']} budget",
         amount=amount,
         cost=round(amount * OVERSPEND, 2),
-        now=datetime.now(UTC),
+        now=_now(),
     )
     n.step("A budget alert, in dry run")
     n.say(

@@ -6,13 +6,22 @@ Paths and bodies as the google-cloud-scheduler REST transport sends them:
 Job JSON follows the v1 REST reference (name, description, httpTarget{uri, httpMethod, headers,
 oidcToken{serviceAccountEmail, audience}}, userUpdateTime, state, status, scheduleTime,
 lastAttemptTime, retryConfig, schedule, timeZone, attemptDeadline).
+
+Times: without a clock, fixed ones (tests pin them); with one (`now`, the demo's), a job's
+`scheduleTime` is its schedule's next run after now in its time zone, its `lastAttemptTime` the
+run before (cronsim), and running, pausing or resuming it happens now, as the real service does.
 """
 
 from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
+
+from cronsim import CronSim
 
 from governance.fakecloud.server import FakeGcp, Reply, Request, error_body
 
@@ -34,11 +43,17 @@ def _wire(job: dict[str, Any], request: Request) -> dict[str, Any]:
 class FakeScheduler:
     """Jobs keyed by full name; `page_size` forces paging of list answers."""
 
-    def __init__(self, page_size: int = 500) -> None:
+    def __init__(self, page_size: int = 500, now: Callable[[], datetime] | None = None) -> None:
         self.jobs: dict[str, dict[str, Any]] = {}
         self.runs: list[str] = []
         self.page_size = page_size
+        self.now = now
+        """The clock job times are relative to (None: the fixed times tests pin)."""
         self._lock = threading.Lock()
+
+    def _stamp(self, fixed: str) -> str:
+        """Now as the API writes times (RFC 3339, UTC), or `fixed` without a clock."""
+        return fixed if self.now is None else _rfc3339(self.now())
 
     def add(
         self,
@@ -51,6 +66,7 @@ class FakeScheduler:
         uri: str = "https://us-central1-p.cloudfunctions.net/f",
         last_status: dict[str, Any] | None = None,
         last_attempt: str | None = "2026-11-20T10:00:03.123456Z",
+        time_zone: str = "Etc/UTC",
     ) -> dict[str, Any]:
         body: dict[str, Any] = {
             "name": f"projects/{project}/locations/{location}/jobs/{job}",
@@ -79,9 +95,15 @@ class FakeScheduler:
                 "maxDoublings": 5,
             },
             "schedule": schedule,
-            "timeZone": "Etc/UTC",
+            "timeZone": time_zone,
             "attemptDeadline": "900s",
         }
+        if self.now is not None:
+            now = self.now()
+            after, before = _runs(schedule, time_zone, now)
+            body["scheduleTime"] = _rfc3339(after)
+            body["userUpdateTime"] = _rfc3339(before - timedelta(hours=1))  # deployed before it
+            last_attempt = None if last_attempt is None else _rfc3339(before)
         if last_attempt is not None:
             body["lastAttemptTime"] = last_attempt
         self.jobs[body["name"]] = body
@@ -126,7 +148,7 @@ class FakeScheduler:
             if job is None:
                 return self._missing(m)
             self.runs.append(job["name"])
-            job["lastAttemptTime"] = "2026-11-20T10:30:00Z"
+            job["lastAttemptTime"] = self._stamp("2026-11-20T10:30:00Z")
             return Reply(200, _wire(job, request))
 
     def _pause(self, request: Request, m: re.Match[str]) -> Reply:
@@ -141,5 +163,15 @@ class FakeScheduler:
             if job is None:
                 return self._missing(m)
             job["state"] = state
-            job["userUpdateTime"] = "2026-11-20T10:31:00Z"
+            job["userUpdateTime"] = self._stamp("2026-11-20T10:31:00Z")
             return Reply(200, _wire(job, request))
+
+
+def _runs(schedule: str, time_zone: str, now: datetime) -> tuple[datetime, datetime]:
+    """The schedule's next run after `now` and its last one before, in `time_zone`."""
+    local = now.astimezone(ZoneInfo(time_zone))
+    return next(CronSim(schedule, local)), next(CronSim(schedule, local, reverse=True))
+
+
+def _rfc3339(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")

@@ -81,10 +81,15 @@ class ProviderDefaults:
     @property
     def region(self) -> str | None:
         """The region these defaults put resources in (from `region`, else from `zone`)."""
+        found = self.region_source()
+        return found[0] if found is not None else None
+
+    def region_source(self) -> tuple[str, str] | None:
+        """(region, where it comes from): `region`, else the region of `zone`; None if neither."""
         if region := self.values.get("region"):
-            return region
+            return region, self.where("region")
         zone = self.values.get("zone") or ""
-        return region_of(zone) if is_zone(zone) else None
+        return (region_of(zone), self.where("zone")) if is_zone(zone) else None
 
 
 def known(value: Any) -> str | None:

@@ -118,6 +118,10 @@ class Collected:
             resource.update(extra)
         if inherited:
             resource["inherited"] = inherited
+        if (own := defaults.region_source()) is not None:
+            # the region its provider gives it, even where it names its own: the location rule
+            # judges another team's resources against it (mlgov_policies/rules/location.py)
+            resource["provider_region"] = {"region": own[0], "from": own[1]}
         for key, where in inherited.items():
             if key not in default_labels.FIELDS and inputs.get(key) == UNKNOWN:
                 reason = where.removeprefix("unknown: ")

@@ -33,6 +33,7 @@ from governance.review.diff import (
     cents,
     diff_plans,
     plan_cost,
+    totals_note,
 )
 from governance.review.govdiff import render as govrender
 from governance.review.govdiff.review import Review, is_prod, no_changes, review
@@ -348,6 +349,9 @@ class _Section:
             f"ungoverned baseline {_usd(d.head.baseline_monthly_usd)}/month; governance saves "
             f"{_usd(saved)}/month"
         )
+        # what the totals above hold (a usage file's egress, a commitment's prices), from mlgov's
+        # own words and the documents' numbers, so nothing to escape but the usage file's name
+        notes.append(escape.text(totals_note(d.base, d.head), 600))
         return [f"<sub>{n}</sub><br>" for n in notes]
 
     # ---------------------------------------------------------------- Foldable
@@ -527,7 +531,7 @@ def build_comment(
     head.append("")
     head += code_lines
     tail = [
-        "<sub>Estimates: list prices x the plan's usage assumptions (docs/reference/costs.md); "
+        "<sub>Estimates: catalog prices x the plan's usage assumptions (docs/reference/costs.md); "
         "spot prices change up to daily.</sub>"
     ]
     full = "\n".join(head) + "\n" + "".join(s.render(FULL) for s in shown) + "\n".join(tail) + "\n"

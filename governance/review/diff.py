@@ -30,6 +30,8 @@ from governance.review.render import short_type
 from mlgov_policies.vocabulary import is_component
 
 CENT = 0.005
+IN_DOCUMENT = "the usage file in the document"
+MARKDOWN_HEADING = "### mlgov cost estimate"
 REPLACED_NOTE = (
     "replaced: the old resource is deleted and a new one created (what it held goes with it "
     "unless copied); before is the old one's monthly cost, after the new one's"
@@ -79,6 +81,43 @@ class CostChange:
 
 
 @dataclass(frozen=True)
+class CostBasis:
+    """What a plan's totals hold beyond its resources' list prices (the footer says it)."""
+
+    usage_file: str | None = None
+    """The usage file whose declared usage (egress, operations, queries) the totals price."""
+    left_out: int = 0
+    """Usage-based parts nobody declared: not in the totals."""
+    commitment: str = "none"
+    """A committed-use assumption ("1y", "3y"): machines at committed-use prices."""
+
+    def prices(self) -> str:
+        """Which prices the totals use."""
+        if self.commitment != "none":
+            return f"committed-use prices ({self.commitment}) where they apply, list prices else"
+        return "list prices (sustained-use discounts where Google applies them)"
+
+    def usage(self) -> str:
+        """Which usage-based charges (egress, operations, queries) the totals hold."""
+        if self.usage_file is not None:
+            named = (
+                self.usage_file
+                if self.usage_file == IN_DOCUMENT
+                else f"the usage file {self.usage_file}"
+            )
+            held = f"usage-based charges (egress, operations, queries) as {named} declares"
+            return held + (
+                f", not the {self.left_out} part(s) it leaves undeclared" if self.left_out else ""
+            )
+        if self.left_out:
+            return (
+                f"no usage-based charges: {self.left_out} part(s) that depend on usage (egress, "
+                "operations, queries) wait for a --usage-file"
+            )
+        return "no usage-based charges (egress, operations, queries)"
+
+
+@dataclass(frozen=True)
 class PlanCost:
     """Monthly cost per (type, name) and the totals of one plan document."""
 
@@ -92,6 +131,28 @@ class PlanCost:
     """(type, name) of resources this plan replaces (a preview's replace steps)."""
     retained: frozenset[tuple[str, str]] = frozenset()
     """(type, name) of resources this plan deletes with retainOnDelete (still billed)."""
+    basis: CostBasis = CostBasis()
+    """What the totals hold: which prices, and which usage-based charges."""
+
+
+def totals_note(base: PlanCost, head: PlanCost) -> str:
+    """The footer of a cost diff: what both totals hold (each side's when they differ), no taxes.
+
+    Said from the totals' own basis, so a `--usage-file` that adds egress is never followed by
+    "no egress".
+    """
+    old, new = base.basis, head.basis
+    prices = (
+        old.prices()
+        if old.prices() == new.prices()
+        else (f"before: {old.prices()}; after: {new.prices()}")
+    )
+    usage = (
+        old.usage()
+        if old.usage() == new.usage()
+        else (f"before: {old.usage()}; after: {new.usage()}")
+    )
+    return f"Totals: {prices}, from the mlgov price catalog; {usage}; no taxes"
 
 
 @dataclass(frozen=True)
@@ -183,13 +244,17 @@ class CostDiff:
         return "\n".join(lines)
 
     def render_markdown(self) -> str:
-        """A pull-request comment."""
+        """A pull-request comment under `MARKDOWN_HEADING` (`diff --markdown` adds governance)."""
         if self.empty:
-            return (
-                f"**mlgov cost:** no cost change (monthly estimate {_usd(self.head.monthly_usd)})."
-            )
+            return "\n".join([
+                MARKDOWN_HEADING,
+                "",
+                f"No cost change (monthly estimate {_usd(self.head.monthly_usd)}).",
+                "",
+                f"<sub>{totals_note(self.base, self.head)}.</sub>",
+            ])  # fmt: skip
         rows = [
-            "### mlgov cost estimate",
+            MARKDOWN_HEADING,
             "",
             f"Monthly cost will change by **{_signed(self.delta)}**"
             f"{_pct(self.delta, self.base.monthly_usd)}: "
@@ -220,8 +285,7 @@ class CostDiff:
             f"Ungoverned baseline (on-demand, always on): {_usd(self.base.baseline_monthly_usd)}"
             f" → {_usd(self.head.baseline_monthly_usd)}; governance saves **{_usd(saved)}**/month.",
             "",
-            "<sub>List prices from the mlgov price catalog and the plan's usage assumptions "
-            "(sustained-use discounts where Google applies them); no egress or taxes.</sub>",
+            f"<sub>{totals_note(self.base, self.head)}.</sub>",
         ]
         return "\n".join(rows)
 
@@ -270,7 +334,7 @@ def plan_cost(
         unpriced = frozenset(_key(r) for r in priced if r.get("monthly_usd") is None)
         return PlanCost(
             per, cents(float(totals["monthly_usd"])), cents(float(totals["baseline_monthly_usd"])),
-            unpriced=unpriced, replaced=replaced, retained=retained,
+            unpriced=unpriced, replaced=replaced, retained=retained, basis=_carried_basis(totals),
         )  # fmt: skip
     usage = assumptions_of(doc, origin)
     declared = usage_file if usage_file is not None else usage_file_of(doc, origin)
@@ -287,7 +351,30 @@ def plan_cost(
         cents(report.monthly_usd), cents(report.baseline_monthly_usd), reestimated=True,
         unpriced=frozenset((r.type, r.name) for r in report.unpriced), replaced=replaced,
         retained=retained,
+        basis=CostBasis(
+            usage_file=(
+                None if report.usage_file is None
+                else report.usage_file.source or IN_DOCUMENT
+            ),
+            left_out=report.depends_on_usage(), commitment=report.commitment,
+        ),
     )  # fmt: skip
+
+
+def _carried_basis(totals: Mapping[str, Any]) -> CostBasis:
+    """The basis a document's own `cost` records (plan.py writes these keys)."""
+    source, waiting, commitment = (
+        totals.get("usage_file"),
+        totals.get("depends_on_usage"),
+        totals.get("commitment"),
+    )
+    return CostBasis(
+        usage_file=(
+            None if not source else (IN_DOCUMENT if source == "(in the document)" else str(source))
+        ),
+        left_out=waiting if isinstance(waiting, int) and not isinstance(waiting, bool) else 0,
+        commitment=str(commitment) if isinstance(commitment, str) and commitment else "none",
+    )
 
 
 def _key(r: dict[str, Any]) -> tuple[str, str]:

@@ -38,6 +38,7 @@ from governance.inputs.stack_config import StackConfig
 from governance.review.collector import fewer_collections
 from governance.review.cost_findings import COST_FINDINGS
 from governance.review.cost_lines import COST_LINE_KEYS, cost_line_keys
+from governance.review.placeholders import placeholder_findings
 from governance.review.policy_scope import Scope, record, scope_of
 from mlgov_policies.evaluate import evaluate_resources
 from mlgov_policies.pack_config import PackConfig
@@ -101,7 +102,9 @@ def evaluate_document(
     # From the document's own record, so `check` and `comment` re-evaluating it keep the finding;
     # prod if the stack's own config or the policy config the document is checked with says so.
     own = as_mapping(cast(Mapping[str, Any], doc).get("policy_config"))
-    violations += esc_findings(doc, "prod" in (scope.config.environment, own.get("environment")))
+    prod = "prod" in (scope.config.environment, own.get("environment"))
+    violations += esc_findings(doc, prod)
+    violations += placeholder_findings(doc, prod)
     violations = _at_levels(violations, scope)
     record(doc, scope)
     doc.setdefault("schema_version", SCHEMA_VERSION)

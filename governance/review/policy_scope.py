@@ -92,7 +92,9 @@ def scope_of(doc: PlanDocument, pack: PackConfig | None = None) -> Scope:
     config = policy_config_of(doc)
     stated = cast(Mapping[str, Any], doc.get("policy_config") or {})
     region = doc.get("region")
-    if config.region is None and isinstance(region, str) and region.strip():
+    # Another team's program: each resource is judged against its own provider's region (the
+    # location rule reads `provider_region`), not its default provider's for all of them.
+    if program == MLGOV and config.region is None and isinstance(region, str) and region.strip():
         # Without this, a document without `policy_config` (a saved plan, a Pulumi preview) had
         # a region only when every resource agreed on one, so one resource in another region
         # made the location rule compare nothing.
@@ -156,11 +158,20 @@ def policy_note(doc: Mapping[str, Any]) -> str | None:
     raised = sum(1 for level in levels.values() if level == "mandatory")
     parts = [
         f"{len(not_run)} rule(s) not run",
-        *([f"{lowered} advisory here"] if lowered else []),
+        *([f"{lowered} lowered to advisory"] if lowered else []),
         *([f"{raised} made mandatory"] if raised else []),
+        "the others at their own level",
         f"environment {selection.get('environment')} ({_environment_source(selection)})",
     ]
     who = "mlgov's own program" if selection.get("program") == "mlgov" else "another Pulumi program"
     carried = cast(Mapping[str, Any], doc.get("policy_pack_config") or {})
     config = f"; --policy-config {carried['source']}" if carried.get("source") else ""
-    return f"policies: {who}: {', '.join(parts)}{config} (docs/reference/preview.md)"
+    # Said here too: a line of rules lowered and not run must not read as "nothing blocks".
+    violations = cast(list[Any], doc.get("violations") or [])
+    mandatory = sum(
+        1
+        for v in violations
+        if isinstance(v, Mapping) and cast(Mapping[str, Any], v).get("enforcement") == "mandatory"
+    )
+    verdict = f"{mandatory} mandatory finding(s) block it" if mandatory else "no mandatory finding"
+    return f"policies: {who}: {', '.join(parts)}; {verdict}{config} (docs/reference/preview.md)"

@@ -148,13 +148,30 @@ def usage_note(doc: Doc) -> str | None:
     )
 
 
+def commitment_note(doc: Doc) -> str | None:
+    """Under a committed-use assumption: that the total is at committed-use prices, and at list.
+
+    The total's own line says "estimated $X/month"; without this a reader takes it for list
+    prices, which it is not.
+    """
+    cost = as_mapping(doc.get("cost"))
+    commitment, listed = cost.get("commitment"), cost.get("list_monthly_usd")
+    if not isinstance(commitment, str) or commitment in ("", "none"):
+        return None
+    at_list = f"; at list prices {_usd(listed)}/month" if isinstance(listed, int | float) else ""
+    return (
+        f"commitment {commitment}: on-demand machines at {commitment} committed-use prices for "
+        f"every hour of the month{at_list}"
+    )
+
+
 def price_notes(doc: Doc) -> list[str]:
     """The catalog's date, what a reader of the total must know, how policies were chosen.
 
     Notes start with `*` as the total does when it has any (and a cell priced from the nearest
     location): the mark means "read the notes marked *".
     """
-    notes = [n for n in (catalog_note(doc), usage_note(doc)) if n is not None]
+    notes = [n for n in (catalog_note(doc), commitment_note(doc), usage_note(doc)) if n is not None]
     notes += [f"* {n}" for n in as_list(as_mapping(doc.get("cost")).get("notes"))]
     from governance.review.policy_scope import policy_note  # the policy modules load on use
 

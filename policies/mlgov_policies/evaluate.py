@@ -102,7 +102,19 @@ def _stack_resource(resource: Mapping[str, Any]) -> StackResource:
         type=type_ if isinstance(type_, str) else "",
         name=name if isinstance(name, str) else "",
         props=cast(Mapping[str, Any], inputs) if isinstance(inputs, Mapping) else {},
+        own_region=_own_region(entry.get("provider_region")),
     )
+
+
+def _own_region(value: object) -> tuple[str, str] | None:
+    """A document's `provider_region` ({"region", "from"}) as (region, from), if well formed."""
+    if not isinstance(value, Mapping):
+        return None
+    entry = cast(Mapping[str, Any], value)
+    region, where = entry.get("region"), entry.get("from")
+    if isinstance(region, str) and region and isinstance(where, str):
+        return region, where
+    return None
 
 
 def _violation(

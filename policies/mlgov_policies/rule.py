@@ -26,6 +26,9 @@ class StackResource(NamedTuple):
     type: str
     name: str
     props: Mapping[str, Any]
+    own_region: tuple[str, str] | None = None
+    """(region, where from): what its own provider or the stack config gives it, for another
+    team's program read from a Pulumi file (None: not known, or mlgov's own stack)."""
 
 
 ResourceCheck = Callable[[str, Mapping[str, Any], PolicyConfig], Iterator[str]]

@@ -141,6 +141,13 @@ OTHER_PROGRAM: Mapping[str, OtherProgram] = {
     "mlgov-vertex-autoscaling-bounds": OtherProgram(
         "advisory", "mlgov's capacity rule; another team may size replicas by hand"
     ),
+    "mlgov-location-in-region": OtherProgram(
+        "advisory",
+        "another program may place resources in several regions on purpose: each is judged "
+        "against the region its own provider gives it, and one set elsewhere is shown, not "
+        "blocked; configure region to hold every resource to one",
+        unless="region",
+    ),
     "mlgov-schema-valid-inputs": OtherProgram(
         "advisory",
         "checks inputs against the pulumi-gcp version mlgov installs; another program may pin "

@@ -63,7 +63,13 @@ def test_cap_then_restore_gives_back_every_setting_the_cap_changed(prod, capsys)
     # A second restore finds nothing capped and writes nothing.
     writes = prod.writes()
     assert mlgov(prod.server, "restore") == 0
-    assert "nothing capped" in capsys.readouterr().out
+    again = capsys.readouterr().out
+    assert "nothing capped" in again
+    # Issue 32: restore is explained only when something is capped.
+    assert "not undone by restore" not in again
+    assert mlgov(prod.server, "status") == 0
+    status = capsys.readouterr().out
+    assert "  nothing capped\n" in status and "not undone by restore" not in status
     assert prod.writes() == writes
 
 

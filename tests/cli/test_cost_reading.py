@@ -187,3 +187,29 @@ def test_the_pr_comment_says_how_to_read_a_line_and_which_defaults_it_used(capsy
         "Stack usage settings: storage\\_gb \\{raw\\: 250\\} \\(default \\{\\}\\), nat\\_vm\\_count 4 \\(default 2\\)."
         in body
     )
+
+
+def test_a_total_at_committed_use_prices_says_so_and_gives_the_list_total(tmp_path, capsys):
+    """Issue 32: a footer agrees with what the total holds (here: committed-use prices)."""
+    vm = {"type": "gcp:compute/instance:Instance", "name": "vm",
+          "inputs": {"zone": "us-central1-a", "machineType": "n1-standard-8"}}  # fmt: skip
+    committed = tmp_path / "committed.json"
+    committed.write_text(json.dumps({"stack": "t", "assumptions": {"commitment": "1y"},
+                                     "resources": [vm]}))  # fmt: skip
+    _, out, _ = run(["check", str(committed), "--json"], capsys)
+    listed = json.loads(out)["cost"]["list_monthly_usd"]
+    for args in (["check", str(committed)], ["check", str(committed), "--markdown"]):
+        _, text, _ = run(args, capsys)
+        assert (
+            "commitment 1y: on-demand machines at 1y committed-use prices for every hour of the "
+            f"month; at list prices ${listed:,.2f}/month"
+        ) in " ".join(text.split())
+    plain = tmp_path / "plain.json"
+    plain.write_text(json.dumps({"stack": "t", "resources": [vm]}))
+    _, text, _ = run(["check", str(plain)], capsys)
+    assert "commitment" not in text
+    _, md, _ = run(["diff", str(plain), str(committed), "--markdown"], capsys)
+    assert (
+        "Totals: before: list prices (sustained-use discounts where Google applies them); after: "
+        "committed-use prices (1y) where they apply, list prices else, from the mlgov price catalog"
+    ) in md

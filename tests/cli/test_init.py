@@ -50,10 +50,22 @@ def test_init_in_an_empty_folder_plans_cleanly(
         "bigquery_quotas",  # prod's policies require it
     }
     code, out, err = _run(["plan", "--stack", env, "--json"], capsys)
-    assert code == 0, err
+    # Issue 32: the examples plan, but never "OK" in prod: a finding names each one left.
+    assert code == (1 if env == "prod" else 0), err
     doc = json.loads(out)
-    assert [v for v in doc["violations"] if v["enforcement"] == "mandatory"] == []
+    (found,) = [v for v in doc["violations"] if v["policy"] == "mlgov-stack-placeholder-values"]
+    assert found["enforcement"] == ("mandatory" if env == "prod" else "advisory")
+    for value in (f"'my-ml-{env}'", "'000000-000000-000000'", "'100000000000'", "'cc-0000'"):
+        assert value in found["message"], value
+    others = [v for v in doc["violations"] if v is not found]
+    assert [v for v in others if v["enforcement"] == "mandatory"] == []
     assert any(r["type"] == "gcp:billing/budget:Budget" for r in doc["resources"])
+    # `check` of the saved plan says the same
+    saved = tmp_path / "plan.json"
+    saved.write_text(out)
+    code, again, _ = _run(["check", str(saved), "--json"], capsys)
+    assert code == (1 if env == "prod" else 0)
+    assert found in json.loads(again)["violations"]
 
 
 def test_init_takes_the_values_given(
@@ -89,6 +101,10 @@ def test_init_takes_the_values_given(
     assert s["labels"] == {"team": "vision", "cost-center": "cc-77"}
     assert s["budget"] == {"amount_usd": 750}
     assert "CHANGE ME" not in (tmp_path / "stacks" / "Pulumi.qa.yaml").read_text()
+    code, out, _ = _run(["plan", "--stack", "qa", "--json"], capsys)
+    assert not any(
+        v["policy"] == "mlgov-stack-placeholder-values" for v in json.loads(out)["violations"]
+    )
 
 
 def test_init_refuses_to_overwrite_and_writes_nothing(

@@ -84,7 +84,7 @@ def test_diff_of_identical_plans_is_empty():
         assert result.empty
         assert result.changes == []
         assert result.render_text().startswith("no cost change")
-        assert "no cost change" in result.render_markdown()
+        assert "No cost change" in result.render_markdown()
         assert result.as_dict()["empty"] is True
 
 

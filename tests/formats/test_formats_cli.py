@@ -24,10 +24,17 @@ def test_check_a_gcp_preview(cli: Cli) -> None:
         sum(r["monthly_usd"] or 0 for r in doc["resources"]), abs=0.05
     )
     location = [v for v in doc["violations"] if v["policy"] == "mlgov-location-in-region"]
-    # The instance through the explicit europe provider is outside the stack's gcp:region.
-    assert [(v["resource"], v["message"]) for v in location] == [
-        ("trainer", "zone 'europe-west4-a' is outside the stack region 'us-central1'")
-    ]
+    # Issue 32: the instance through the explicit europe provider is in its own provider's
+    # region, which it is judged against (not the stack's gcp:region, its default provider's).
+    assert rows["trainer"]["provider_region"] == {
+        "region": "europe-west4",
+        "from": "region of provider 'europe'",
+    }
+    assert rows["nb-alice"]["provider_region"] == {
+        "region": "us-central1",
+        "from": "stack config gcp:region",
+    }
+    assert location == []
     assert doc["source"]["format"] == "pulumi preview --json"
 
 
@@ -144,13 +151,13 @@ def test_comment_on_a_preview(cli: Cli) -> None:
     assert body.startswith(MARKER)
     assert ":x: `dev`" in body and "this PR cannot merge as is" in body
     assert "| removed | `gpu-pool` |" in body
-    assert "| :x: mandatory | `mlgov-location-in-region` | `trainer` |" in body
+    assert "| :x: mandatory | `mlgov-storage-no-public-access` | `datasets` |" in body
 
 
 def test_comment_stack_triple_evaluates_pulumi_files(cli: Cli) -> None:
     result = cli("comment", "--stack", "dev", "none", GCP_PREVIEW)
     assert result.code == 1, result.err  # a mandatory finding blocks the PR
-    assert "`mlgov-location-in-region`" in result.out  # findings came from evaluating it
+    assert "`mlgov-storage-no-public-access`" in result.out  # findings came from evaluating it
 
 
 def test_comment_warns_about_a_partial_preview(cli: Cli) -> None:

@@ -119,8 +119,10 @@ def test_a_cluster_without_location_is_zonal_in_its_providers_zone(cli: Cli) -> 
     (disk,) = _lines(eu, "default pool: disk")
     assert disk["quantity"] == 200  # 2 nodes x 100 GB, not 6 x 100
     assert disk["unit_usd"] == pytest.approx(catalog.price("disk.pd-standard", "europe-west4").usd)
-    # ... and the location rule now sees it outside the stack's region
-    assert ("mlgov-location-in-region", "train-eu") in {
+    # ... and the location rule judges it against its own provider's region (issue 32), where
+    # it is: the team put it in Europe on purpose, through a provider of its own
+    assert eu["provider_region"] == {"region": "europe-west4", "from": "region of provider 'eu'"}
+    assert ("mlgov-location-in-region", "train-eu") not in {
         (v["policy"], v["resource"]) for v in doc["violations"]
     }
 

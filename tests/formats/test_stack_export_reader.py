@@ -11,7 +11,7 @@ import pytest
 
 from governance.errors import CliError
 from governance.inputs.values import SECRET
-from tests.formats.conftest import DATA, V4_EXPORT, by_name, evaluate, load, read, read_doc
+from tests.formats.conftest import DATA, V4_EXPORT, Cli, by_name, evaluate, load, read, read_doc
 
 EXPORTS = [
     # file, resources read, skipped, stack region, stack project
@@ -78,13 +78,34 @@ def test_project_comes_through_the_resources_own_provider() -> None:
     assert rows["ins"]["inputs"]["zone"] == "us-central1-b"  # its own zone, not the provider's
 
 
-def test_the_real_default_provider_region_is_the_stack_region_for_the_location_rule() -> None:
-    # Default provider in us-west1, every regional resource in us-central1.
+def test_resources_placed_outside_their_providers_region_are_shown_not_blocked() -> None:
+    # Issue 32: default provider in us-west1, every regional resource deliberately in
+    # us-central1: 4 mandatory findings, and a summary line that read as if nothing blocked.
     plan = evaluate(read("stackexport_gcp_network-router-nat_cli3.163.0.json").plan)
-    flagged = {
-        v["resource"] for v in plan["violations"] if v["policy"] == "mlgov-location-in-region"
+    found = [v for v in plan["violations"] if v["policy"] == "mlgov-location-in-region"]
+    assert {v["resource"] for v in found} == {"iac-nat", "iac-nat-ext-ip-1", "iac-router", "subnet"}
+    assert {v["enforcement"] for v in found} == {"advisory"}
+    # each says which region it was judged against, and where that region comes from
+    assert {v["message"] for v in found} == {
+        "region 'us-central1' is outside 'us-west1', the region its own provider gives it "
+        "(region of provider 'default')"
     }
-    assert flagged == {"iac-nat", "iac-nat-ext-ip-1", "iac-router", "subnet"}
+    assert not [v for v in plan["violations"] if v["enforcement"] == "mandatory"]
+
+
+def test_a_configured_region_holds_another_programs_resources_to_it(cli: Cli, tmp_path) -> None:
+    nat = DATA / "stackexport_gcp_network-router-nat_cli3.163.0.json"
+    plain = cli("check", nat)
+    assert plain.code == 0, plain.err
+    assert "; no mandatory finding" in " ".join(plain.out.split())
+    config = tmp_path / "c.yaml"
+    config.write_text("mlgov-location-in-region:\n  region: us-west1\n")
+    held = cli("check", nat, "--policy-config", config)
+    assert held.code == 1
+    flat = " ".join(held.out.split())
+    # the summary line of the rules run never reads as if nothing blocks
+    assert "; 4 mandatory finding(s) block it" in flat
+    assert "region 'us-central1' is outside the stack region 'us-west1'" in flat
 
 
 def test_a_real_export_is_priced() -> None:

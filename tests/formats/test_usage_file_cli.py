@@ -144,3 +144,36 @@ def test_a_bad_usage_file_is_exit_2(cli: Cli, tmp_path: Path, command: str) -> N
     result = cli(*args, "--usage-file", path)
     assert result.code == 2, result.err
     assert "monthly_egres_gb" in result.err and "Traceback" not in result.err
+
+
+# ------------------------------------------------------------------ footers say what totals hold
+def test_a_diff_footer_says_the_usage_file_priced_the_egress_in_its_totals(
+    cli: Cli, usage: Path
+) -> None:
+    # Issue 32: `diff --usage-file` added the trainer's egress to the totals while the footer
+    # still said "no egress or taxes".
+    used = cli("diff", GCP_PREVIEW, "--markdown", "--usage-file", usage).out
+    (footer,) = [line for line in used.splitlines() if line.startswith("<sub>Totals: ")]
+    assert "no egress" not in used
+    assert f"usage-based charges (egress, operations, queries) as the usage file {usage}" in footer
+    assert footer.endswith("; no taxes.</sub>")
+    plain = cli("diff", GCP_PREVIEW, "--markdown").out
+    assert "<sub>Totals: list prices" in plain and "no usage-based charges" in plain
+
+
+def test_the_comment_says_what_each_stacks_totals_hold(cli: Cli, usage: Path) -> None:
+    used = cli("comment", "--preview", "dev", GCP_PREVIEW, "--usage-file", usage)
+    assert f"as the usage file {usage} declares" in used.out.replace("\\_", "_")
+    plain = cli("comment", "--preview", "dev", GCP_PREVIEW)
+    assert "no usage-based charges" in plain.out
+
+
+def test_diff_markdown_starts_with_the_cost_heading(cli: Cli, tmp_path: Path) -> None:
+    # Issue 32: the governance sections came before `### mlgov cost estimate`.
+    result = cli(
+        "diff", DATA / "preview_gcp_replacement-steps_read.json", GCP_PREVIEW, "--markdown"
+    )
+    assert "**Governance weakened**" in result.out  # the prod project becomes dev's
+    assert result.out.startswith("### mlgov cost estimate\n")
+    same = cli("diff", INSTANCE, INSTANCE, "--markdown").out
+    assert same.startswith("### mlgov cost estimate\n\nNo cost change")

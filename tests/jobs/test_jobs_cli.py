@@ -260,3 +260,38 @@ def test_the_tools_and_the_functions_accept_the_same_endpoint_keys():
     from governance.endpoints import KNOWN_SERVICES
 
     assert set(functions_main.KNOWN_SERVICES) == set(KNOWN_SERVICES)
+
+
+def test_jobs_seeded_by_the_demo_run_relative_to_its_clock(capsys):
+    """Issue 32: the demo's `jobs list` showed a next run eight days before the demo's now."""
+    from datetime import UTC, datetime, timedelta
+
+    from governance.demo import cloud as demo_cloud
+
+    now = datetime(2027, 3, 14, 15, 9, 26, tzinfo=UTC)  # any clock, not the fake's fixed times
+    plan = json.loads(
+        subprocess.run(
+            [sys.executable, "-m", "governance", "plan", "--stack", "dev", "--json"],
+            cwd=REPO, capture_output=True, text=True, check=False,
+        ).stdout
+    )  # fmt: skip
+    with FakeGcp() as server:
+        cloud = demo_cloud.Cloud(server, scheduler=FakeScheduler(now=lambda: now))
+        seeded = demo_cloud.seed(cloud, plan)
+        assert jobs(server, "list", "--json") == 0
+        listed = {j["job"]: j for j in json.loads(capsys.readouterr().out)["jobs"]}
+        assert sorted(listed) == sorted(seeded.jobs)
+
+        def at(text: str) -> datetime:
+            return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+        for job in listed.values():
+            assert now < at(job["next_run"]) <= now + timedelta(days=1), job
+            assert now - timedelta(days=1) <= at(job["last_attempt"]) <= now, job
+        # an hourly job's next run is the next whole hour, in its own time zone
+        hourly = [j for j in listed.values() if j["schedule"].startswith("0 * ")]
+        assert hourly and all(j["next_run"].startswith("2027-03-14T16:00:00") for j in hourly)
+        assert jobs(server, "run", seeded.jobs[0]) == 0
+        assert cloud.scheduler.jobs[f"{PARENT}/jobs/{seeded.jobs[0]}"]["lastAttemptTime"] == (
+            "2027-03-14T15:09:26.000000Z"
+        )

@@ -63,3 +63,33 @@ CASES: tuple[Case, ...] = (
 @pytest.mark.parametrize("case", CASES, ids=case_id)
 def test_case(case: Case) -> None:
     check_case(case)
+
+
+def test_without_a_configured_region_each_resource_meets_its_own_providers() -> None:
+    """Issue 32: another team's resources are judged against their own provider's region."""
+    from mlgov_policies.config import PolicyConfig
+    from mlgov_policies.rule import StackResource
+    from mlgov_policies.rules.location import in_region
+
+    west = ("us-west1", "region of provider 'default'")
+    europe = ("europe-west4", "zone of provider 'eu'")
+    resources = [
+        StackResource(
+            "gcp:compute/subnetwork:Subnetwork", "subnet", {"region": "us-central1"}, west
+        ),
+        StackResource("gcp:compute/disk:Disk", "eu-disk", {"zone": "europe-west4-b"}, europe),
+        StackResource("gcp:compute/router:Router", "router", {"region": "us-west1"}, west),
+    ]
+    assert list(in_region(resources, PolicyConfig())) == [
+        (
+            0,
+            "region 'us-central1' is outside 'us-west1', the region its own provider gives it "
+            "(region of provider 'default')",
+        )
+    ]
+    # a configured region wins over every provider's
+    configured = list(in_region(resources, PolicyConfig(region="us-west1")))
+    assert configured == [
+        (0, "region 'us-central1' is outside the stack region 'us-west1'"),
+        (1, "zone 'europe-west4-b' is outside the stack region 'us-west1'"),
+    ]

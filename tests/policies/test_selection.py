@@ -32,7 +32,6 @@ def test_other_programs_skip_mlgov_stack_rules_and_soften_house_rules() -> None:
         assert levels[rule.name] == expected, rule.name
     # The ones a reviewer of any program expects stay mandatory.
     for name in (
-        "mlgov-location-in-region",
         "mlgov-iam-dedicated-service-account",
         "mlgov-compute-no-public-ip",
         "mlgov-sql-no-public-ip",

@@ -2,7 +2,9 @@
 
 LOCATION_FIELDS says which inputs hold a region or zone per type; a new regional type is one
 entry there. BigQuery datasets may also use the configured multi-regions. The region comes from
-PolicyConfig, or is inferred when all resources agree on exactly one.
+PolicyConfig; without one, a resource of another team's program (read from a Pulumi file) is
+judged against the region its own provider or the stack config gives it (`own_region`), and
+other resources against the one region they all agree on, if any.
 """
 
 from __future__ import annotations
@@ -81,15 +83,38 @@ def _stack_region(resources: Sequence[StackResource]) -> str | None:
     return regions.pop() if len(regions) == 1 else None
 
 
+def _reference(
+    resource: StackResource, stack: str | None, inferred: str | None
+) -> tuple[str, str] | None:
+    """(region, how a finding names it) the resource is judged against, or None (nothing)."""
+    if stack is not None:
+        return stack, f"the stack region '{stack}'"
+    if resource.own_region is not None:
+        region, where = resource.own_region
+        region = region.lower()
+        return region, f"'{region}', the region its own provider gives it ({where})"
+    if inferred is not None:
+        return inferred, f"the stack region '{inferred}' (the one region its resources share)"
+    return None
+
+
 def in_region(
     resources: Sequence[StackResource], config: PolicyConfig
 ) -> Iterator[tuple[int | None, str]]:
-    """Every regional or zonal resource is in the stack's region (BigQuery: allowed locations)."""
-    region = config.region.lower() if config.region else _stack_region(resources)
-    if region is None:
-        return  # no configured region and no single region to infer: nothing to compare with
-    bigquery = config.bigquery_locations(region)
+    """Every regional or zonal resource is in the stack's region (BigQuery: allowed locations).
+
+    The stack's region is the configured one. Without one, a resource read from another team's
+    Pulumi file is judged against the region its own provider (or the stack config) gives it,
+    which its finding names; any other against the one region all resources share, if they do.
+    """
+    stack = config.region.lower() if config.region else None
+    inferred = None if stack is not None else _stack_region(resources)
     for index, resource in enumerate(resources):
+        reference = _reference(resource, stack, inferred)
+        if reference is None:
+            continue  # nothing to compare with
+        region, named = reference
+        bigquery = config.bigquery_locations(region)
         for field, location in _locations(resource):
             if resource.type == v.BQ_DATASET:
                 if location.lower() not in bigquery:
@@ -101,7 +126,7 @@ def in_region(
                         ),
                     )
             elif _region_of(location) != region:
-                yield index, f"{field} '{location}' is outside the stack region '{region}'"
+                yield index, f"{field} '{location}' is outside {named}"
 
 
 IN_REGION = StackRule(
@@ -112,6 +137,7 @@ IN_REGION = StackRule(
     config_keys=("region", "allowed_bigquery_locations"),
     why="Cross-region traffic is billed, quotas and prices differ per region, and the "
     "automation only watches the stack's zones.",
-    remediation="Put the resource in the stack's region (zones <region>-a/b/...); BigQuery "
-    "may also use the configured allowed_bigquery_locations.",
+    remediation="Put the resource in the stack's region (zones <region>-a/b/...), or, in "
+    "another team's program, in its provider's region (or give it a provider of its own "
+    "region); BigQuery may also use the configured allowed_bigquery_locations.",
 )
