@@ -1,10 +1,11 @@
 """Benchmark: the PR comment for a 3,000-notebook prod stack (plus dev and staging).
 
-Builds the same documents as tests/cli/test_comment_safety.py (the shipped golden plans, prod with
-3,000 more notebooks and their office-hours jobs, dry run switched on, 3,000 advisory findings)
-and times, in-process, `governance_changes` on prod alone and the whole `build_comment` (governance
-review, cost diff, escaping, fitting into 65,536 characters, the unfolded report). Target: the
-comment in under 5 s. Prints medians; record them in bench/RESULTS.md under `## comment`.
+Builds the same documents as tests/cli/test_comment_safety.py with bench/comment_plans.py (the
+golden plans, prod with 3,000 more notebooks and their office-hours jobs, dry run switched on,
+3,000 advisory findings) and times, in-process, `governance_changes` on prod alone and the whole
+`build_comment` (governance review, cost diff, escaping, fitting into 65,536 characters, the
+unfolded report). Target: the comment in under 5 s. Prints medians; record them in
+bench/RESULTS.md under `## comment`.
 
     .venv/bin/python bench/comment_bench.py [--notebooks 3000] [--runs 5]
 """
@@ -20,10 +21,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "policies")]
 
+from bench.comment_plans import golden, weaken, with_notebooks  # noqa: E402
 from governance.review.comment import StackPlans, build_comment  # noqa: E402
 from governance.review.govdiff import governance_changes  # noqa: E402
 from governance.text.fit import size  # noqa: E402
-from tests.cli.test_comment_safety import golden, weaken, with_notebooks  # noqa: E402
 
 
 def main() -> None:

@@ -23,9 +23,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.cost_plan import full_plan  # noqa: E402
 from governance.costs.assumptions import UsageAssumptions  # noqa: E402
 from governance.costs.estimate import estimate_resources  # noqa: E402
-from tests.costs.cost_plans import full_plan  # noqa: E402
 
 
 def generate(n: int) -> list[dict[str, Any]]:

@@ -78,7 +78,7 @@ def _register(kind: str) -> Callable[[F], F]:
 
 @functools.cache
 def _policy() -> ActionPolicy:
-    return ActionPolicy.from_json(os.environ.get("MLGOV_POLICY"))
+    return parse.action_policy(os.environ.get("MLGOV_POLICY"))
 
 
 @functools.cache

@@ -5,7 +5,7 @@ get their autoscaling turned off) and node auto-provisioning's accelerator limit
 zero. What they were before is written on the resources themselves, as GCP resource labels
 (keys and values: lowercase letters, digits, `-`, `_`, at most 63 characters:
 https://cloud.google.com/kubernetes-engine/docs/how-to/creating-managing-labels), before the
-change that loses it, so that `mlgov cap restore` (governance/tools/cap/marks.py decodes these
+change that loses it, so that `mlgov cap restore` (governance/cap/marks.py decodes these
 values; tests/contract/test_cap_marks.py pins the two) can put them back:
 
 - node pool `mlgov-cap-prev`, one of

@@ -1,8 +1,8 @@
 """Frozen value objects: the policy the functions run under, what they read, what they report.
 
 `ActionPolicy` is the `MLGOV_POLICY` wire format as data; its validator lives with the other
-parsers (parse/policy.py, reached through `ActionPolicy.from_json`). Actions are in actions/,
-decisions in decide.py. Standard library only.
+parsers (`govern.parse.action_policy`, parse/policy.py), which builds these models, so this
+module imports no parser. Actions are in actions/, decisions in decide.py. Standard library only.
 """
 
 from __future__ import annotations
@@ -214,18 +214,6 @@ class ActionPolicy:
     fan_out: FanOutPolicy = field(default_factory=FanOutPolicy)
     # The reapers' limits (ceiling, error-rate breaker, canary, which reapers act).
     blast_radius: BlastRadius = field(default_factory=BlastRadius)
-
-    @classmethod
-    def from_json(cls, text: str | bytes | None) -> ActionPolicy:
-        """Parse and validate the policy JSON strictly (govern/parse/policy.py).
-
-        Raises:
-            PolicyError: naming the offending key path, e.g. `MLGOV_POLICY.budgets.b1.stop_at`.
-        """
-        # Imported here: the validator builds these models, so it imports this module.
-        from govern.parse.policy import action_policy
-
-        return action_policy(text)
 
     def is_exempt(self, labels: Mapping[str, str]) -> bool:
         """True if the resource carries the exemption label with its exact value."""

@@ -5,7 +5,7 @@ cap cancels them. Endpoints bill for every deployed model's nodes; the cap undep
 where the policy opts in (`undeploy_endpoints`) and the endpoint carries the opt-in label, since
 undeploying breaks serving. Before undeploying, the cap records each deployment on the endpoint
 as two labels per deployed model (keys and values: lowercase letters, digits, `-`, `_`, at most
-63 characters), which `mlgov cap restore` reads back (governance/tools/cap/marks.py;
+63 characters), which `mlgov cap restore` reads back (governance/cap/marks.py;
 tests/contract/test_cap_marks.py pins the two) to deploy it again with its traffic share:
 
 - `mlgov-cap-dm-<deployedModelId>`:

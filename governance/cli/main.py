@@ -373,9 +373,9 @@ def _registrars() -> list[Callable[[Any], None]]:
     from governance.cli.init import register as init
     from governance.cli.jobs import register as jobs
     from governance.cli.judge import register as judge
+    from governance.cli.policy_config import register as policy_config
     from governance.cli.report import register as report
     from governance.cli.spend import register as spend
-    from governance.review.policy_config import register as policy_config
 
     return [policy_config, costs, jobs, spend, cap, report, init, judge]
 

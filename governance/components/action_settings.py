@@ -2,7 +2,7 @@
 
 `ActionSettings` models the `MLGOV_POLICY` wire format (docs/architecture.md#mlgov-policy);
 `action_settings` renders it from validated stack settings. The functions parse the
-same JSON with their own `govern.models.ActionPolicy.from_json`; tests/contract pins the two
+same JSON with their own `govern.parse.action_policy`; tests/contract pins the two
 together, because governance never imports functions/. Function and Scheduler job names live
 here too, so governance/cli/jobs.py can find the jobs without importing Pulumi. Deploying the
 functions is automation.py's job.

@@ -8,7 +8,7 @@ severity, insertId, jsonPayload, labels). A 2nd gen function's stdout line lands
 `cloud_run_revision` entry whose jsonPayload is the JSON the function printed (`severity` and
 `message` lifted by Cloud Logging; `message` stays in the payload).
 
-The filter is evaluated for the clauses `mlgov cap status` sends (tools/cap/runs.py): resource
+The filter is evaluated for the clauses `mlgov cap status` sends (governance/cap/runs.py): resource
 type, project and service names, `timestamp>=`, and the presence tests `jsonPayload.X.run:*`; any
 other clause is refused with 400, so a change of the query cannot pass unnoticed.
 """

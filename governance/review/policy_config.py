@@ -1,36 +1,21 @@
-"""`mlgov policy-config`, and `--policy-config FILE`: the CrossGuard policy-pack config.
+"""`--policy-config FILE`: a CrossGuard policy-pack config, read and checked for the judge.
 
-`policy-config` prints the `--policy-pack-config` a stack's settings imply: the same per-policy
-values the offline check reads from a plan document's `policy_config`, in the shape `pulumi
-preview --policy-pack-config` takes (`make policy-configs` writes them). `load_policy_config`
-reads such a file (JSON or YAML) for `check`, `diff` and `comment --policy-config`: levels per
-rule and settings, checked strictly (mlgov_policies/pack_config.py); what it changes on a plan
-is policy_scope.py's business.
+`mlgov policy-config` (governance/cli/policy_config.py) prints the `--policy-pack-config` a
+stack's settings imply. `load_policy_config` reads such a file (JSON or YAML) for `check`,
+`diff` and `comment --policy-config`: levels per rule and settings, checked strictly
+(mlgov_policies/pack_config.py); what it changes on a plan is policy_scope.py's business.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from governance.errors import CliError, Exit
+from governance.errors import CliError
 
 if TYPE_CHECKING:
     from mlgov_policies.pack_config import PackConfig
-
-
-def run(args: argparse.Namespace) -> int:
-    """Print the policy-pack config of `--stack NAME` or `--config PATH`."""
-    from governance.inputs.project import context_of, read_stack_config, stack_file_of
-    from mlgov_policies.config import PolicyConfig
-    from mlgov_policies.registry import crossguard_config
-
-    _name, path = stack_file_of(args.stack, args.config)
-    config = PolicyConfig.from_mapping(context_of(read_stack_config(path), path).policy_config)
-    print(json.dumps(crossguard_config(config), indent=2))
-    return Exit.OK
 
 
 def parse_policy_config(raw: object, source: str) -> PackConfig:
@@ -120,16 +105,3 @@ def policy_config_arg(args: argparse.Namespace) -> PackConfig | None:
         for key, left_out in pack.partial_keys().items()
     )
     return pack
-
-
-def register(subparsers: Any) -> None:
-    """Add `policy-config` to the CLI's subparsers."""
-    from governance.cli.flags import stack_flags
-
-    p = subparsers.add_parser(
-        "policy-config",
-        help="print the CrossGuard --policy-pack-config for a stack's settings",
-        epilog="example: mlgov policy-config --stack prod > policies/config.prod.json",
-    )
-    stack_flags(p)
-    p.set_defaults(func=run)

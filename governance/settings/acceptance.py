@@ -10,8 +10,8 @@ pack's cloud-acceptance rules apply to any plan; this module only maps them onto
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Protocol
 
 from governance.settings.base import Problem
 from mlgov_policies.compat import (
@@ -24,8 +24,9 @@ from mlgov_policies.compat import (
 )
 
 if TYPE_CHECKING:
-    from governance.settings.datasets import TableSettings
-    from governance.settings.root import Settings
+    from governance.settings.datasets import DatasetSettings, TableSettings
+    from governance.settings.notebooks import NotebookSettings
+    from governance.settings.training import GpuVmSettings, TpuVmSettings, TrainingPoolSettings
 
 
 def gpu_pairing(
@@ -39,7 +40,31 @@ def gpu_pairing(
         yield count_key, counted
 
 
-def gpu_problems(s: Settings) -> Iterator[Problem]:
+class _AcceptanceStack(Protocol):
+    """What the checks here read of a stack's settings (root.py's `Settings` is one)."""
+
+    @property
+    def zones(self) -> tuple[str, ...]: ...
+
+    @property
+    def notebooks(self) -> Mapping[str, NotebookSettings]: ...
+
+    @property
+    def training_pools(self) -> Mapping[str, TrainingPoolSettings]: ...
+
+    @property
+    def tpu_vms(self) -> Mapping[str, TpuVmSettings]: ...
+
+    @property
+    def gpu_vms(self) -> Mapping[str, GpuVmSettings]: ...
+
+    @property
+    def datasets(self) -> Mapping[str, DatasetSettings]: ...
+
+    def zone_for(self, zone: str | None) -> str: ...
+
+
+def gpu_problems(s: _AcceptanceStack) -> Iterator[Problem]:
     """Notebook, training-pool and GPU-VM accelerators on machine types that take them."""
     for name, nb in s.notebooks.items():
         if nb.gpu is not None:
@@ -67,7 +92,7 @@ def _default_zone(zone: str) -> str:
     return f"not set, so the stack's first zone {zone!r}: "
 
 
-def tpu_problems(s: Settings) -> Iterator[Problem]:
+def tpu_problems(s: _AcceptanceStack) -> Iterator[Problem]:
     """TPU VM runtime versions and zones; GKE TPU pool topologies and zones."""
     for name, tpu in s.tpu_vms.items():
         path = f"tpu_vms.{name}"
@@ -119,14 +144,14 @@ def table_problems(path: str, table: TableSettings) -> Iterator[Problem]:
         yield where, message
 
 
-def bigquery_problems(s: Settings) -> Iterator[Problem]:
+def bigquery_problems(s: _AcceptanceStack) -> Iterator[Problem]:
     """Each table's partition and clustering columns are top-level columns of its schema."""
     for dataset, ds in s.datasets.items():
         for name, table in ds.tables.items():
             yield from table_problems(f"datasets.{dataset}.tables.{name}", table)
 
 
-def problems(s: Settings) -> Iterator[Problem]:
+def problems(s: _AcceptanceStack) -> Iterator[Problem]:
     """Everything the Google APIs would refuse at create time, by setting key."""
     yield from gpu_problems(s)
     yield from tpu_problems(s)

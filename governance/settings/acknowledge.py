@@ -16,14 +16,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from pydantic import field_validator
 
 from governance.settings.base import Model, Problem
-
-if TYPE_CHECKING:
-    from governance.settings.root import Settings
 
 MIN_REASON = 10
 """Shortest reason accepted: a ticket id and a few words, not `ok` or `.`."""
@@ -57,7 +54,14 @@ class Acknowledgement(Model):
         return text
 
 
-def problems(s: Settings) -> Iterator[Problem]:
+class _AcknowledgeStack(Protocol):
+    """What the checks here read of a stack's settings (root.py's `Settings` is one)."""
+
+    @property
+    def acknowledge(self) -> tuple[Acknowledgement, ...]: ...
+
+
+def problems(s: _AcknowledgeStack) -> Iterator[Problem]:
     """The same change acknowledged twice."""
     seen: set[str] = set()
     for i, ack in enumerate(s.acknowledge):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Protocol
 
 from pydantic import Field
 
@@ -18,7 +18,7 @@ from governance.settings.accepted import Flag
 from governance.settings.base import Model, Problem
 
 if TYPE_CHECKING:
-    from governance.settings.root import Settings
+    from governance.settings.base import Environment
 
 Days = Annotated[int, Field(ge=1, le=3650)]
 
@@ -107,13 +107,23 @@ def _fill(model: Model, defaults: Mapping[str, Any]) -> Any:
     return model.model_copy(update={k: v for k, v in defaults.items() if getattr(model, k) is None})
 
 
-def resolved_bucket(s: Settings) -> ArtifactBucketSettings:
+class _ArtifactsStack(Protocol):
+    """What the checks here read of a stack's settings (root.py's `Settings` is one)."""
+
+    @property
+    def environment(self) -> Environment: ...
+
+    @property
+    def artifacts(self) -> ArtifactSettings | None: ...
+
+
+def resolved_bucket(s: _ArtifactsStack) -> ArtifactBucketSettings:
     """The bucket's settings with the environment's defaults filled in."""
     assert s.artifacts is not None  # noqa: S101 - callers check the section first
     return _fill(s.artifacts.bucket, ENV_DEFAULTS[s.environment]["bucket"])
 
 
-def resolved_repository(s: Settings) -> ArtifactRepositorySettings:
+def resolved_repository(s: _ArtifactsStack) -> ArtifactRepositorySettings:
     """The repository's settings with the environment's defaults filled in."""
     assert s.artifacts is not None  # noqa: S101 - callers check the section first
     return _fill(s.artifacts.repository, ENV_DEFAULTS[s.environment]["repository"])
@@ -164,7 +174,7 @@ def _bucket_problems(b: ArtifactBucketSettings) -> Iterator[Problem]:
         )
 
 
-def problems(s: Settings) -> Iterator[Problem]:
+def problems(s: _ArtifactsStack) -> Iterator[Problem]:
     """The bucket's lifecycle order and the repository's cleanup, after defaults are filled."""
     if s.artifacts is None:
         return

@@ -5,13 +5,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Protocol
 
 from governance.settings.base import BigQueryKey, Model, Problem
 
 if TYPE_CHECKING:
-    from governance.settings.root import Settings
+    from governance.settings.datasets import DatasetSettings
 
 
 class BillingExportSettings(Model):
@@ -21,7 +21,22 @@ class BillingExportSettings(Model):
     location: str | None = None
 
 
-def problems(s: Settings) -> Iterator[Problem]:
+class _BillingExportStack(Protocol):
+    """What the checks here read of a stack's settings (root.py's `Settings` is one)."""
+
+    @property
+    def region(self) -> str: ...
+
+    @property
+    def billing_export(self) -> BillingExportSettings: ...
+
+    @property
+    def datasets(self) -> Mapping[str, DatasetSettings]: ...
+
+    def bigquery_locations(self) -> set[str]: ...
+
+
+def problems(s: _BillingExportStack) -> Iterator[Problem]:
     """The export dataset's location, and that no managed dataset shares its id."""
     export = s.billing_export
     if export.location is not None and export.location not in s.bigquery_locations():

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Annotated, Final
+from typing import TYPE_CHECKING, Annotated, Final, Protocol
 
 from pydantic import Field
 
@@ -17,7 +17,8 @@ from governance.settings.base import Fraction, Model, Problem
 from governance.settings.scopes import ScopeKey, billing_unlink_possible
 
 if TYPE_CHECKING:
-    from governance.settings.root import Settings
+    from governance.settings.automation import AutomationSettings
+    from governance.settings.base import Environment
 
 
 CURRENCY: Final = "USD"
@@ -43,7 +44,29 @@ class BudgetSettings(Model):
     scopes: tuple[ScopeKey, ...] = ()
 
 
-def problems(s: Settings) -> Iterator[Problem]:
+class _BudgetStack(Protocol):
+    """What the checks here read of a stack's settings (root.py's `Settings` is one).
+
+    Also what scopes.py's `billing_unlink_possible` reads, since the check asks it.
+    """
+
+    @property
+    def environment(self) -> Environment: ...
+
+    @property
+    def is_prod(self) -> bool: ...
+
+    @property
+    def project(self) -> str: ...
+
+    @property
+    def automation(self) -> AutomationSettings: ...
+
+    @property
+    def budget(self) -> BudgetSettings: ...
+
+
+def problems(s: _BudgetStack) -> Iterator[Problem]:
     """Billing unlink safety and threshold order."""
     b = s.budget
     if b.disable_billing_at is not None:

@@ -6,16 +6,13 @@ expires tables or partitions.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Annotated, Literal
+from collections.abc import Iterator, Mapping
+from typing import Annotated, Literal, Protocol
 
 from pydantic import ConfigDict, Field
 
 from governance.settings.accepted import Flag
 from governance.settings.base import BigQueryKey, Model, Problem
-
-if TYPE_CHECKING:
-    from governance.settings.root import Settings
 
 
 class TableSettings(Model):
@@ -39,7 +36,19 @@ class DatasetSettings(Model):
     tables: dict[BigQueryKey, TableSettings] = Field(default_factory=dict[str, TableSettings])
 
 
-def problems(s: Settings) -> Iterator[Problem]:
+class _DatasetsStack(Protocol):
+    """What the checks here read of a stack's settings (root.py's `Settings` is one)."""
+
+    @property
+    def region(self) -> str: ...
+
+    @property
+    def datasets(self) -> Mapping[str, DatasetSettings]: ...
+
+    def bigquery_locations(self) -> set[str]: ...
+
+
+def problems(s: _DatasetsStack) -> Iterator[Problem]:
     """Each dataset's location and expiration."""
     allowed = s.bigquery_locations()
     for name, ds in s.datasets.items():

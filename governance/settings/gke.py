@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ipaddress
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal, Protocol
 
 from pydantic import Field, field_validator
 
@@ -16,7 +16,7 @@ from governance.settings.accepted import Flag, GpuType, MachineType
 from governance.settings.base import Model, Positive, Problem
 
 if TYPE_CHECKING:
-    from governance.settings.root import Settings
+    from governance.settings.base import Environment
 
 # GKE accepts at most 50 authorized networks (container.v1 MasterAuthorizedNetworksConfig).
 MAX_AUTHORIZED_NETWORKS = 50
@@ -82,7 +82,17 @@ class GkeSettings(Model):
     control_plane: ControlPlaneSettings = ControlPlaneSettings()
 
 
-def problems(s: Settings) -> Iterator[Problem]:
+class _GkeStack(Protocol):
+    """What the checks here read of a stack's settings (root.py's `Settings` is one)."""
+
+    @property
+    def environment(self) -> Environment: ...
+
+    @property
+    def gke(self) -> GkeSettings | None: ...
+
+
+def problems(s: _GkeStack) -> Iterator[Problem]:
     """Outside dev, a public control-plane endpoint is limited to listed, non-open networks."""
     if s.gke is None or s.environment == "dev":
         return

@@ -17,14 +17,19 @@ import json
 import re
 from collections.abc import Iterator, Mapping
 from importlib import resources
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from governance.costs.catalog import default_catalog
 from governance.settings.base import REGION_PATTERN, Problem, shown
 from mlgov_policies.compat.tpus import TPU_GENERATIONS
 
 if TYPE_CHECKING:
-    from governance.settings.root import Settings
+    from governance.costs.assumptions import UsageAssumptions
+    from governance.settings.billing_export import BillingExportSettings
+    from governance.settings.datasets import DatasetSettings
+    from governance.settings.limits import Limits
+    from governance.settings.notebooks import NotebookSettings
+    from governance.settings.training import GpuVmSettings, TpuVmSettings, TrainingPoolSettings
 
 BIGQUERY_MULTI_REGIONS = ("US", "EU")
 """BigQuery's multi-region locations (https://cloud.google.com/bigquery/docs/locations)."""
@@ -121,7 +126,41 @@ def bigquery_location_problem(location: str) -> str | None:
     )
 
 
-def _zones(s: Settings) -> Iterator[tuple[str, str]]:
+class _LocationsStack(Protocol):
+    """What the checks here read of a stack's settings (root.py's `Settings` is one)."""
+
+    @property
+    def region(self) -> str: ...
+
+    @property
+    def zones(self) -> tuple[str, ...]: ...
+
+    @property
+    def limits(self) -> Limits: ...
+
+    @property
+    def usage(self) -> UsageAssumptions: ...
+
+    @property
+    def notebooks(self) -> Mapping[str, NotebookSettings]: ...
+
+    @property
+    def training_pools(self) -> Mapping[str, TrainingPoolSettings]: ...
+
+    @property
+    def tpu_vms(self) -> Mapping[str, TpuVmSettings]: ...
+
+    @property
+    def gpu_vms(self) -> Mapping[str, GpuVmSettings]: ...
+
+    @property
+    def datasets(self) -> Mapping[str, DatasetSettings]: ...
+
+    @property
+    def billing_export(self) -> BillingExportSettings: ...
+
+
+def _zones(s: _LocationsStack) -> Iterator[tuple[str, str]]:
     """(key path, zone) of every zone the settings name."""
     for i, zone in enumerate(s.zones):
         yield f"zones.{i}", zone
@@ -137,7 +176,7 @@ def _zones(s: Settings) -> Iterator[tuple[str, str]]:
             yield f"training_pools.{name}.zones.{i}", zone
 
 
-def _bigquery_locations(s: Settings) -> Iterator[tuple[str, str]]:
+def _bigquery_locations(s: _LocationsStack) -> Iterator[tuple[str, str]]:
     for i, location in enumerate(s.limits.allowed_bigquery_locations):
         yield f"limits.allowed_bigquery_locations.{i}", location
     for name, ds in s.datasets.items():
@@ -147,7 +186,7 @@ def _bigquery_locations(s: Settings) -> Iterator[tuple[str, str]]:
         yield "billing_export.location", s.billing_export.location
 
 
-def problems(s: Settings) -> Iterator[Problem]:
+def problems(s: _LocationsStack) -> Iterator[Problem]:
     """The region, every zone, every BigQuery location and the pricing region: offered ones."""
     if found := region_problem(s.region):
         yield "region", found

@@ -10,14 +10,15 @@ An unset key takes its environment's default. `problems` keeps retention under t
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal, Protocol
 
 from pydantic import Field
 
 from governance.settings.base import Model, Problem
 
 if TYPE_CHECKING:
-    from governance.settings.root import Settings
+    from governance.settings.base import Environment
+    from governance.settings.limits import Limits
 
 Exclusion = Literal["gke-debug", "gke-info", "dataflow-debug", "dataflow-info"]
 
@@ -48,7 +49,20 @@ class LoggingSettings(Model):
     exclusions: tuple[Exclusion, ...] | None = None
 
 
-def resolved(s: Settings) -> tuple[int, tuple[Exclusion, ...]]:
+class _LoggingStack(Protocol):
+    """What the checks here read of a stack's settings (root.py's `Settings` is one)."""
+
+    @property
+    def environment(self) -> Environment: ...
+
+    @property
+    def limits(self) -> Limits: ...
+
+    @property
+    def logging(self) -> LoggingSettings | None: ...
+
+
+def resolved(s: _LoggingStack) -> tuple[int, tuple[Exclusion, ...]]:
     """(retention days, exclusions) with the environment's defaults filled in."""
     assert s.logging is not None  # noqa: S101 - callers check the section first
     days, exclusions = ENV_DEFAULTS[s.environment]
@@ -58,7 +72,7 @@ def resolved(s: Settings) -> tuple[int, tuple[Exclusion, ...]]:
     )
 
 
-def problems(s: Settings) -> Iterator[Problem]:
+def problems(s: _LoggingStack) -> Iterator[Problem]:
     """Retention within the environment's maximum."""
     if s.logging is None:
         return

@@ -7,7 +7,7 @@ deletion protection on.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal, Protocol
 
 from pydantic import Field
 
@@ -15,7 +15,8 @@ from governance.settings.accepted import Flag
 from governance.settings.base import Model, Problem
 
 if TYPE_CHECKING:
-    from governance.settings.root import Settings
+    from governance.settings.base import Environment
+    from governance.settings.limits import Limits
 
 
 class MetadataDbSettings(Model):
@@ -31,7 +32,23 @@ class MetadataDbSettings(Model):
     deletion_protection: Flag | None = None  # None: on in prod only
 
 
-def problems(s: Settings) -> Iterator[Problem]:
+class _MetadataDbStack(Protocol):
+    """What the checks here read of a stack's settings (root.py's `Settings` is one)."""
+
+    @property
+    def environment(self) -> Environment: ...
+
+    @property
+    def is_prod(self) -> bool: ...
+
+    @property
+    def limits(self) -> Limits: ...
+
+    @property
+    def metadata_db(self) -> MetadataDbSettings | None: ...
+
+
+def problems(s: _MetadataDbStack) -> Iterator[Problem]:
     """The database's tier and prod safety settings."""
     db = s.metadata_db
     if db is None:

@@ -6,8 +6,8 @@ maximum, machine-type and GPU allow-lists (`limits`).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Annotated
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Annotated, Protocol
 
 from pydantic import Field
 
@@ -15,7 +15,8 @@ from governance.settings.accepted import Flag, MachineType
 from governance.settings.base import HourMinute, IsoDate, Model, Problem, TimeZone, Zone, matching
 
 if TYPE_CHECKING:
-    from governance.settings.root import Settings
+    from governance.settings.base import Environment
+    from governance.settings.limits import Limits
 
 
 class GpuSettings(Model):
@@ -55,7 +56,23 @@ class NotebookSettings(Model):
     root_access: Flag = False  # root (sudo) for the notebook's users; labelled when true
 
 
-def problems(s: Settings) -> Iterator[Problem]:
+class _NotebooksStack(Protocol):
+    """What the checks here read of a stack's settings (root.py's `Settings` is one)."""
+
+    @property
+    def environment(self) -> Environment: ...
+
+    @property
+    def limits(self) -> Limits: ...
+
+    @property
+    def zones(self) -> tuple[str, ...]: ...
+
+    @property
+    def notebooks(self) -> Mapping[str, NotebookSettings]: ...
+
+
+def problems(s: _NotebooksStack) -> Iterator[Problem]:
     """Each notebook against the stack's zones and the environment's limits."""
     lim = s.limits
     for name, nb in s.notebooks.items():

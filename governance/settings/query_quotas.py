@@ -10,14 +10,14 @@ under the project cap and both under BigQuery's own default limit.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Protocol
 
 from pydantic import Field
 
 from governance.settings.base import Model, Problem
 
 if TYPE_CHECKING:
-    from governance.settings.root import Settings
+    from governance.settings.base import Environment
 
 # QueryUsagePerDay defaults to 200 TiB per project per day, and a consumer override cannot grant
 # more than the default (https://cloud.google.com/bigquery/docs/custom-quotas; serviceusage
@@ -43,7 +43,17 @@ ENV_DEFAULTS: Mapping[str, tuple[float, float]] = {
 }
 
 
-def resolved(s: Settings) -> tuple[float, float]:
+class _QueryQuotasStack(Protocol):
+    """What the checks here read of a stack's settings (root.py's `Settings` is one)."""
+
+    @property
+    def environment(self) -> Environment: ...
+
+    @property
+    def bigquery_quotas(self) -> QueryQuotaSettings | None: ...
+
+
+def resolved(s: _QueryQuotasStack) -> tuple[float, float]:
     """(project TiB/day, per-user TiB/day) with the environment's defaults filled in."""
     assert s.bigquery_quotas is not None  # noqa: S101 - callers check the section first
     project, user = ENV_DEFAULTS[s.environment]
@@ -54,7 +64,7 @@ def resolved(s: Settings) -> tuple[float, float]:
     )
 
 
-def problems(s: Settings) -> Iterator[Problem]:
+def problems(s: _QueryQuotasStack) -> Iterator[Problem]:
     """A per-user cap above the project cap never binds."""
     if s.bigquery_quotas is None:
         return

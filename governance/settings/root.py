@@ -3,6 +3,14 @@
 Each section is a model in its own module, with its own `problems(settings)` check when its
 meaning depends on other sections (zones, limits, prod safety). Adding a section: a module with
 the model (and `problems`), a field here, and, if it has one, its check in `CHECKS`.
+
+A section's check does not name `Settings`: it takes a small Protocol of read-only properties,
+defined next to it, with only what it reads (`_NotebooksStack`: the environment, the limits, the
+zones, the notebooks). This module imports every section; were the sections to name `Settings`
+back, even under TYPE_CHECKING, the folder would be one knot of seventeen files that a reader
+(and pyright) must hold at once. With the Protocols each check still sits beside the model it
+checks and is still checked strictly: pyright matches `Settings` against every Protocol where
+`CHECKS` lists the check, so a field renamed or retyped here fails there.
 """
 
 from __future__ import annotations

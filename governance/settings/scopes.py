@@ -11,17 +11,14 @@ organization grants are deployed by governance/components/automation.py and fan_
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Annotated, Final, Literal
+from collections.abc import Iterator, Mapping
+from typing import Annotated, Final, Literal, Protocol
 
 from pydantic import Field
 
 from governance.labels import label_problem
 from governance.settings.accepted import Flag
 from governance.settings.base import Environment, Model, Problem, Region, matching, shown
-
-if TYPE_CHECKING:
-    from governance.settings.root import Settings
 
 FOLDER_PATTERN = r"folders/[1-9][0-9]{0,19}"
 ORGANIZATION_PATTERN = r"organizations/[1-9][0-9]{0,19}"
@@ -85,18 +82,63 @@ class BlastRadiusSettings(Model):
     acting_reapers: tuple[Reaper, ...] = REAPERS
 
 
-def scope_environment(s: Settings, key: str) -> str:
+class _ScopedAutomation(Protocol):
+    """What the checks here read of `automation` (automation.py's settings, which import these)."""
+
+    @property
+    def allow_billing_disable(self) -> bool: ...
+
+    @property
+    def fan_out(self) -> bool: ...
+
+    @property
+    def organization(self) -> str | None: ...
+
+    @property
+    def scopes(self) -> Mapping[str, ScopeSettings]: ...
+
+    @property
+    def blast_radius(self) -> BlastRadiusSettings: ...
+
+
+class _ScopedBudget(Protocol):
+    """What the checks here read of `budget` (budget.py's settings, which import these)."""
+
+    @property
+    def scopes(self) -> tuple[str, ...]: ...
+
+
+class _ScopesStack(Protocol):
+    """What the checks here read of a stack's settings (root.py's `Settings` is one)."""
+
+    @property
+    def environment(self) -> Environment: ...
+
+    @property
+    def is_prod(self) -> bool: ...
+
+    @property
+    def project(self) -> str: ...
+
+    @property
+    def automation(self) -> _ScopedAutomation: ...
+
+    @property
+    def budget(self) -> _ScopedBudget: ...
+
+
+def scope_environment(s: _ScopesStack, key: str) -> str:
     """A scope's environment: its own, else the stack's."""
     return s.automation.scopes[key].environment or s.environment
 
 
-def scope_unlinks(s: Settings, key: str) -> bool:
+def scope_unlinks(s: _ScopesStack, key: str) -> bool:
     """Whether a scope lets the cap unlink billing: its opt-in, never for prod."""
     scope = s.automation.scopes[key]
     return scope.allow_billing_disable and not s.is_prod and scope_environment(s, key) != "prod"
 
 
-def organization_of(s: Settings) -> str | None:
+def organization_of(s: _ScopesStack) -> str | None:
     """Where the organization custom roles live.
 
     `automation.organization`, else the stack's one organization scope.
@@ -108,14 +150,14 @@ def organization_of(s: Settings) -> str | None:
     return orgs[0] if len(orgs) == 1 else None
 
 
-def problems(s: Settings) -> Iterator[Problem]:
+def problems(s: _ScopesStack) -> Iterator[Problem]:
     """Fan-out, organization, billing unlink, budget scopes and canaries."""
     yield from _scope_problems(s)
     yield from _budget_scope_problems(s)
     yield from _canary_problems(s)
 
 
-def _scope_problems(s: Settings) -> Iterator[Problem]:
+def _scope_problems(s: _ScopesStack) -> Iterator[Problem]:
     a = s.automation
     if a.scopes and not a.fan_out:
         yield (
@@ -156,7 +198,7 @@ def _scope_problems(s: Settings) -> Iterator[Problem]:
         )
 
 
-def _budget_scope_problems(s: Settings) -> Iterator[Problem]:
+def _budget_scope_problems(s: _ScopesStack) -> Iterator[Problem]:
     declared = s.automation.scopes
     for i, key in enumerate(s.budget.scopes):
         if key not in declared:
@@ -169,7 +211,7 @@ def _budget_scope_problems(s: Settings) -> Iterator[Problem]:
         yield "budget.scopes", "lists a scope twice"
 
 
-def _canary_problems(s: Settings) -> Iterator[Problem]:
+def _canary_problems(s: _ScopesStack) -> Iterator[Problem]:
     scopes = s.automation.scopes
     for i, canary in enumerate(s.automation.blast_radius.canary):
         path = f"automation.blast_radius.canary.{i}"
@@ -188,7 +230,7 @@ def _canary_problems(s: Settings) -> Iterator[Problem]:
             )
 
 
-def billing_unlink_possible(s: Settings) -> bool:
+def billing_unlink_possible(s: _ScopesStack) -> bool:
     """Whether any target of the stack's budget may have its billing unlinked.
 
     The budget covers its scopes when it names some (the stack's own project is then governed

@@ -6,8 +6,8 @@ on spot in the stack's zones, and that GPU VMs stop within the environment's max
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Annotated, Literal
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Annotated, Literal, Protocol
 
 from pydantic import Field
 
@@ -22,7 +22,9 @@ from governance.settings.accepted import (
 from governance.settings.base import IsoDate, Model, Problem, Zone, matching
 
 if TYPE_CHECKING:
-    from governance.settings.root import Settings
+    from governance.settings.base import Environment
+    from governance.settings.gke import GkeSettings
+    from governance.settings.limits import Limits
 
 
 class TrainingPoolSettings(Model):
@@ -76,7 +78,32 @@ class GpuVmSettings(Model):
     exempt: Flag = False
 
 
-def problems(s: Settings) -> Iterator[Problem]:
+class _TrainingStack(Protocol):
+    """What the checks here read of a stack's settings (root.py's `Settings` is one)."""
+
+    @property
+    def environment(self) -> Environment: ...
+
+    @property
+    def limits(self) -> Limits: ...
+
+    @property
+    def zones(self) -> tuple[str, ...]: ...
+
+    @property
+    def gke(self) -> GkeSettings | None: ...
+
+    @property
+    def training_pools(self) -> Mapping[str, TrainingPoolSettings]: ...
+
+    @property
+    def tpu_vms(self) -> Mapping[str, TpuVmSettings]: ...
+
+    @property
+    def gpu_vms(self) -> Mapping[str, GpuVmSettings]: ...
+
+
+def problems(s: _TrainingStack) -> Iterator[Problem]:
     """Pools, TPU VMs and GPU VMs against the cluster, the stack's zones and the limits."""
     if s.training_pools and s.gke is None:
         yield "gke", "training_pools need a GKE cluster; add a `gke:` section"

@@ -19,19 +19,15 @@ import cmarkgfm
 import pytest
 from cmarkgfm.cmark import Options
 
+from bench.comment_plans import golden, weaken, with_notebooks
 from governance.cli.main import main
 from governance.review.comment import MARKER, StackPlans, build_comment
 from governance.text import escape
 from governance.text.fit import GITHUB_LIMIT, size
 
-GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 HOSTILE_STACK = "# Pwned **stack** @owner [x](https://evil.example) <img src=x onerror=alert(1)>"
 HOSTILE_NAME = "notebooks-# Heading @owner ![i](https://evil.example/i.png) | x ` y <b>z</b>"
 HOSTILE_OWNER = "@acme/admins <script>alert(1)</script> www.evil.example :x:"
-
-
-def golden(stack: str) -> dict[str, Any]:
-    return json.loads((GOLDEN / f"plan.{stack}.json").read_text())
 
 
 def to_html(markdown: str) -> str:
@@ -109,33 +105,6 @@ def test_a_failed_plans_error_cannot_close_its_code_block() -> None:
 
 
 # ----------------------------------------------------------------------------- size
-def with_notebooks(doc: dict[str, Any], count: int) -> dict[str, Any]:
-    """`doc` plus `count` copies of its notebook and its office-hours job, costs carried."""
-    head = copy.deepcopy(doc)
-    nb = next(r for r in head["resources"] if r["name"] == "notebooks-oncall")
-    job = next(r for r in head["resources"] if r["name"] == "notebooks-oncall-stop")
-    added = 0.0
-    for i in range(count):
-        for template in (nb, job):
-            clone = copy.deepcopy(template)
-            clone["name"] = template["name"].replace("oncall", f"nb-{i:04d}")
-            head["resources"].append(clone)
-            added += clone["monthly_usd"]
-    head["cost"]["monthly_usd"] += added
-    head["cost"]["baseline_monthly_usd"] += added * 3
-    return head
-
-
-def weaken(doc: dict[str, Any]) -> dict[str, Any]:
-    """Dry run on in every function's policy (a governance weakening)."""
-    head = copy.deepcopy(doc)
-    for r in head["resources"]:
-        env = r["inputs"].get("serviceConfig", {}).get("environmentVariables", {})
-        if "MLGOV_POLICY" in env:
-            env["MLGOV_POLICY"] = json.dumps({**json.loads(env["MLGOV_POLICY"]), "dry_run": True})
-    return head
-
-
 @pytest.fixture(scope="module")
 def big() -> list[StackPlans]:
     prod = golden("prod")

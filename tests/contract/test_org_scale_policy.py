@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import json
 
-from govern.models import ActionPolicy, FanOutPolicy, ScopePolicy
+from govern.models import FanOutPolicy, ScopePolicy
+from govern.parse import action_policy
 
 CONTRACT_EXAMPLE = {
     "dry_run": True,
@@ -35,7 +36,7 @@ CONTRACT_EXAMPLE = {
 
 
 def test_the_contract_example_parses_with_its_meaning():
-    policy = ActionPolicy.from_json(json.dumps(CONTRACT_EXAMPLE))
+    policy = action_policy(json.dumps(CONTRACT_EXAMPLE))
     assert policy.scopes == {
         "folders/123": ScopePolicy("prod", False, {"mlgov-governed": "true"}, ())
     }
@@ -46,9 +47,9 @@ def test_the_contract_example_parses_with_its_meaning():
 
 def test_fan_out_and_its_keys_are_optional():
     example = {**CONTRACT_EXAMPLE, "fan_out": {}}
-    assert ActionPolicy.from_json(json.dumps(example)).fan_out == FanOutPolicy(5, 100)
+    assert action_policy(json.dumps(example)).fan_out == FanOutPolicy(5, 100)
     del example["fan_out"]
-    assert ActionPolicy.from_json(json.dumps(example)).fan_out == FanOutPolicy(5, 100)
+    assert action_policy(json.dumps(example)).fan_out == FanOutPolicy(5, 100)
 
 
 def test_the_worker_never_has_more_instances_than_the_pacing_can_share():

@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from govern.models import ActionPolicy, PolicyError
+from govern.parse import action_policy
 from governance.components.action_settings import ActionSettings, action_settings
 from governance.settings import Settings, settings_from_config
 from governance.settings.scopes import REAPERS
@@ -39,7 +40,7 @@ def added(parsed: object, name: str) -> Any:
 
 
 def parse(rendered: ActionSettings) -> ActionPolicy:
-    return ActionPolicy.from_json(rendered.model_dump_json())
+    return action_policy(rendered.model_dump_json())
 
 
 @pytest.mark.parametrize("stack", STACKS)
@@ -77,7 +78,7 @@ def test_every_stack_policy_parses_with_the_same_meaning(stack):
 def test_the_required_keys_alone_parse():
     rendered = json.loads(action_settings(stack_settings("staging"), BUDGET_ID).model_dump_json())
     required = {k: rendered[k] for k in ("dry_run", "exempt_label", "projects", "budgets")}
-    assert ActionPolicy.from_json(json.dumps(required)).budgets[BUDGET_ID].stop_at == 1.0
+    assert action_policy(json.dumps(required)).budgets[BUDGET_ID].stop_at == 1.0
 
 
 def test_endpoint_undeploy_opt_in_reaches_the_functions():
@@ -117,7 +118,7 @@ def test_the_functions_reject_what_governance_must_never_render():
     good = json.loads(action_settings(stack_settings("dev"), BUDGET_ID).model_dump_json())
     bad = {**good, "idle_gpu": {**good["idle_gpu"], "max_utilization_percent": 0}}
     with pytest.raises(PolicyError, match="max_utilization_percent"):
-        ActionPolicy.from_json(json.dumps(bad))
+        action_policy(json.dumps(bad))
     # ...which is why settings require it to be > 0
     with pytest.raises(Exception, match="idle_gpu_max_utilization_percent"):
         stack_settings("dev", automation={"idle_gpu_max_utilization_percent": 0})

@@ -22,7 +22,7 @@ from cloudevents.http import CloudEvent
 from functions_framework import create_app
 
 from govern import clock, execute, gcp
-from govern.models import ActionPolicy
+from govern.parse import action_policy
 from governance.fakecloud.billing import FakeBilling
 from governance.fakecloud.billingbudgets import FakeBudgets
 from governance.fakecloud.clock import FakeClock
@@ -189,7 +189,7 @@ def adapter_ports(cloud: Cloud) -> AdapterPorts:
 
 def runner(clock: FakeClock, **extra: Any) -> execute.Runner:
     """A Runner under the test policy (plus `extra` optional keys), on a fake clock."""
-    return execute.Runner(ActionPolicy.from_json(json.dumps(policy_dict(**extra))), clock)
+    return execute.Runner(action_policy(json.dumps(policy_dict(**extra))), clock)
 
 
 # The Compute VMs under notebooks, as the recordings show them (tests/functions/data/SOURCES.md):

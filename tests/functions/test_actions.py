@@ -25,13 +25,14 @@ from govern.actions import (
     StopTpuNode,
     StopWorkload,
 )
-from govern.models import ActionPolicy, Recommendation, Result, Workload
+from govern.models import Recommendation, Result, Workload
+from govern.parse import action_policy
 from governance.fakecloud.clock import FakeClock
 from tests.functions.conftest import DEV, policy_dict
 from tests.functions.memory import MemoryCloud, MemoryPorts
 
 A = "us-central1-a"
-POLICY = ActionPolicy.from_json(json.dumps(policy_dict()))
+POLICY = action_policy(json.dumps(policy_dict()))
 RUN = claims.Run("run-1", datetime(2026, 11, 21, 5, 0, tzinfo=UTC))
 CLAIMED = {"mlgov": "claimed", "run": "run-1", "runstart": "20261121T050000Z"}
 STOPPED = {"mlgov": "stopped", "run": "run-1", "runstart": "20261121T050000Z"}

@@ -17,7 +17,8 @@ from govern.actions import (
     UndeployEndpoint,
 )
 from govern.gke import Autoscaling, Cluster, NodePool, ResourceLimit
-from govern.models import ActionPolicy, Result
+from govern.models import Result
+from govern.parse import action_policy
 from govern.ports import Conflict
 from govern.vertex import DeployedModel, Endpoint, VertexJob
 from governance.fakecloud.clock import FakeClock
@@ -29,7 +30,7 @@ AUTO = Autoscaling(True, 0, 16, total=True, location_policy="ANY")
 
 
 def _run(action: Action, cloud: MemoryCloud, dry_run: bool = False) -> Result:
-    runner = execute.Runner(ActionPolicy.from_json(json.dumps(policy_dict())), FakeClock())
+    runner = execute.Runner(action_policy(json.dumps(policy_dict())), FakeClock())
     [result] = execute.apply([action], MemoryPorts(cloud), runner, "test", dry_run=dry_run)
     return result
 

@@ -8,18 +8,19 @@ import pytest
 
 from govern import blast
 from govern.models import ActionPolicy, BlastRadius, Kind, PolicyError, Workload
+from govern.parse import action_policy
 from tests.functions.conftest import DEV, PROD, policy_dict
 
 
 def _policy(**blast_radius) -> ActionPolicy:
-    return ActionPolicy.from_json(json.dumps(policy_dict(blast_radius=blast_radius)))
+    return action_policy(json.dumps(policy_dict(blast_radius=blast_radius)))
 
 
 # -- MLGOV_POLICY.blast_radius ------------------------------------------------------------------
 
 
 def test_absent_blast_radius_gets_the_contract_defaults():
-    policy = ActionPolicy.from_json(json.dumps(policy_dict()))
+    policy = action_policy(json.dumps(policy_dict()))
     assert policy.blast_radius == BlastRadius(100, None, 0.05, (), None)
     # Absent acting_reapers: every reaper follows dry_run, as before the key existed.
     assert not blast.simulates("reap_expired", policy)
@@ -58,13 +59,13 @@ def test_every_key_is_read():
 )
 def test_bad_values_are_refused_naming_the_key(value, message):
     with pytest.raises(PolicyError) as err:
-        ActionPolicy.from_json(json.dumps(policy_dict(blast_radius=value)))
+        action_policy(json.dumps(policy_dict(blast_radius=value)))
     assert message in str(err.value)
 
 
 def test_blast_radius_must_be_an_object():
     with pytest.raises(PolicyError, match=r"MLGOV_POLICY\.blast_radius: must be an object"):
-        ActionPolicy.from_json(json.dumps(policy_dict(blast_radius=[])))
+        action_policy(json.dumps(policy_dict(blast_radius=[])))
 
 
 # -- acting_reapers ------------------------------------------------------------------------------
@@ -84,7 +85,7 @@ def test_a_reaper_not_listed_simulates(dry_run, acting, entry_point, simulates):
     raw = policy_dict(dry_run=dry_run)
     if acting is not None:
         raw["blast_radius"] = {"acting_reapers": acting}
-    policy = ActionPolicy.from_json(json.dumps(raw))
+    policy = action_policy(json.dumps(raw))
     assert blast.simulates(entry_point, policy) is simulates
     assert bool(blast.dry_run_reason(entry_point, policy)) is simulates
 
@@ -99,7 +100,7 @@ def _vm(
 
 
 def test_running_estate_counts_running_governed_workloads_once():
-    policy = ActionPolicy.from_json(json.dumps(policy_dict()))
+    policy = action_policy(json.dumps(policy_dict()))
     workloads = [
         _vm(DEV, "us-central1-a", "a"),
         _vm(DEV, "us-central1-a", "a", "ACTIVE", kind="notebook"),  # a Workbench VM and its

@@ -9,13 +9,13 @@ import pytest
 from govern import cap
 from govern.actions import CapAutoprovisioning, CapNodePool, Skip, UndeployEndpoint
 from govern.gke import Autoscaling, Cluster, NodePool, ResourceLimit
-from govern.models import ActionPolicy
+from govern.parse import action_policy
 from govern.vertex import Endpoint, JobKind, VertexJob, region_of
 from tests.functions.conftest import DEV, PROD, policy_dict
 
 R = "us-central1"
-POLICY = ActionPolicy.from_json(json.dumps(policy_dict()))
-OPTED = ActionPolicy.from_json(json.dumps(policy_dict(undeploy_endpoints=True)))
+POLICY = action_policy(json.dumps(policy_dict()))
+OPTED = action_policy(json.dumps(policy_dict(undeploy_endpoints=True)))
 AUTO = Autoscaling(True, 0, 16, total=True, location_policy="ANY")
 
 

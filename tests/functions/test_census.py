@@ -25,7 +25,7 @@ SCOPED = "ml-scoped"
 
 
 def _policy(**extra) -> ActionPolicy:
-    policy = ActionPolicy.from_json(json.dumps(policy_dict(**extra)))
+    policy = parse.action_policy(json.dumps(policy_dict(**extra)))
     # A project found through a scope: every zone.
     scoped = ProjectPolicy("prod", (), False, scope="folders/100")
     return dataclasses.replace(policy, projects={**policy.projects, SCOPED: scoped})

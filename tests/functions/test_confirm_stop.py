@@ -13,7 +13,8 @@ import pytest
 
 from govern import claims, decide, execute
 from govern.actions import ConfirmStop, Skip
-from govern.models import ActionPolicy, Recommendation, Workload
+from govern.models import Recommendation, Workload
+from govern.parse import action_policy
 from governance.fakecloud.clock import FakeClock
 from tests.functions.conftest import DEV, policy_dict
 from tests.functions.memory import MemoryCloud, MemoryInstances, MemoryPorts
@@ -38,7 +39,7 @@ def _run(status: str, *, restop: bool = True) -> tuple[tuple[str, str], MemoryCl
     ports = MemoryPorts(cloud)
     ports.compute = _Settled(cloud, "compute", "compute")
     ports.compute.status = status
-    runner = execute.Runner(ActionPolicy.from_json(json.dumps(policy_dict())), FakeClock())
+    runner = execute.Runner(action_policy(json.dumps(policy_dict())), FakeClock())
     action = ConfirmStop(w.target, "over budget", workload=w, restop=restop)
     [result] = execute.apply([action], ports, runner, "test", dry_run=False)
     return (result.outcome, result.reason), cloud
@@ -70,7 +71,7 @@ def test_the_idle_gpu_reaper_never_stops_a_vm_running_again_blind():
 
 # -- which VMs decide.py checks again -------------------------------------------------------------
 
-POLICY = ActionPolicy.from_json(json.dumps(policy_dict()))
+POLICY = action_policy(json.dumps(policy_dict()))
 
 
 @pytest.mark.parametrize(

@@ -17,13 +17,12 @@ from govern.actions import (
     StopNotebook,
     StopTpuNode,
 )
-from govern.models import ActionPolicy, BudgetAlert, Kind, Recommendation, Unjudged, Workload
+from govern.models import BudgetAlert, Kind, Recommendation, Unjudged, Workload
+from govern.parse import action_policy
 from tests.functions.conftest import BUDGET, DEV, PROD, budget_dict, policy_dict
 
 # The budget's amount is 100, as the alerts' budgetAmount below (amount: the spend ratio's base).
-POLICY = ActionPolicy.from_json(
-    json.dumps(policy_dict(budgets={BUDGET: budget_dict(amount=100.0)}))
-)
+POLICY = action_policy(json.dumps(policy_dict(budgets={BUDGET: budget_dict(amount=100.0)})))
 A, B = "us-central1-a", "us-central1-b"
 
 
@@ -58,7 +57,7 @@ def test_budget_scope(a, stop, billing):
 def test_stop_level_above_every_threshold_is_reached_by_the_spend_ratio():
     # prod before this fix: thresholds up to 1.0, stop_at 1.1. Google never reports a threshold
     # above 1.0, so only costAmount / budgetAmount can reach 1.1.
-    policy = ActionPolicy.from_json(
+    policy = action_policy(
         json.dumps(
             policy_dict(
                 budgets={BUDGET: {"projects": [PROD], "stop_at": 1.1, "disable_billing_at": None}}

@@ -16,6 +16,7 @@ from govern import execute, ports
 from govern.actions import ACTIONS, Action, ReleaseClaim, Skip, StopInstance
 from govern.claims import Run
 from govern.models import ActionPolicy, Recommendation, Workload
+from govern.parse import action_policy
 from governance.fakecloud.clock import FakeClock
 from tests.functions.conftest import DEV, policy_dict
 from tests.functions.memory import MemoryCloud, MemoryPorts
@@ -24,7 +25,7 @@ RUN = Run("run-1", datetime(2026, 11, 21, tzinfo=UTC))
 
 
 def _policy(**extra) -> ActionPolicy:
-    return ActionPolicy.from_json(json.dumps(policy_dict(**extra)))
+    return action_policy(json.dumps(policy_dict(**extra)))
 
 
 def test_rate_limiter_spaces_calls_per_project():

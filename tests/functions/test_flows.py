@@ -12,7 +12,8 @@ from datetime import UTC, date, datetime
 import pytest
 
 from govern import decide, execute, flows
-from govern.models import ActionPolicy, BudgetAlert, Recommendation, Report, Workload
+from govern.models import BudgetAlert, Recommendation, Report, Workload
+from govern.parse import action_policy
 from governance.fakecloud.clock import FakeClock
 from tests.functions.conftest import BUDGET, DEV, PROD, policy_dict
 from tests.functions.memory import MemoryCloud, MemoryPorts
@@ -85,7 +86,7 @@ ACTION_METHODS = {
 
 
 def _runner(**extra) -> execute.Runner:
-    policy = ActionPolicy.from_json(json.dumps(policy_dict(**extra)))
+    policy = action_policy(json.dumps(policy_dict(**extra)))
     return execute.Runner(policy, FakeClock(wall=NOW))
 
 

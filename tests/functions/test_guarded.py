@@ -13,7 +13,8 @@ from datetime import UTC, date, datetime
 from govern import claims, execute, flows
 from govern.actions import ReapRecommendation, ReleaseClaim, Skip, StopInstance
 from govern.flows.guarded import Bounds, planned_stops
-from govern.models import ActionPolicy, Recommendation, Workload
+from govern.models import Recommendation, Workload
+from govern.parse import action_policy
 from governance.fakecloud.clock import FakeClock
 from tests.functions.conftest import DEV, PROD, policy_dict
 from tests.functions.memory import MemoryCloud, MemoryPorts
@@ -26,7 +27,7 @@ RUN = claims.Run("run-1", NOW)
 
 
 def _runner(**extra) -> execute.Runner:
-    policy = ActionPolicy.from_json(json.dumps(policy_dict(**extra)))
+    policy = action_policy(json.dumps(policy_dict(**extra)))
     return execute.Runner(policy, FakeClock(wall=NOW))
 
 

@@ -13,13 +13,14 @@ import pytest
 
 from govern import decide, execute, flows
 from govern.actions import Skip, StopTpuNode
-from govern.models import ActionPolicy, Workload
+from govern.models import Workload
+from govern.parse import action_policy
 from governance.fakecloud.clock import FakeClock
 from tests.functions.conftest import DEV, log_lines, policy_dict, post_report, set_policy
 from tests.functions.memory import MemoryCloud, MemoryPorts
 
 A, B = "us-central1-a", "us-central1-b"
-POLICY = ActionPolicy.from_json(json.dumps(policy_dict()))
+POLICY = action_policy(json.dumps(policy_dict()))
 NOW = datetime(2026, 11, 21, 5, 0, tzinfo=UTC)
 LONG_AGO = datetime(2026, 11, 1, tzinfo=UTC)  # created (or started) well before any window
 
@@ -53,7 +54,7 @@ def test_tpu_candidates_need_the_workload_label_and_a_governed_zone():
 
 
 def test_the_tpu_threshold_and_window_come_from_the_policy():
-    policy = ActionPolicy.from_json(
+    policy = action_policy(
         json.dumps(policy_dict(idle_tpu={"max_duty_cycle_percent": 50, "window_minutes": 15}))
     )
     [action] = decide.reap_idle_tpus([tpu("t")], {"t": 40.0}, policy, NOW)

@@ -1,6 +1,6 @@
 """parse/policy.py: the MLGOV_POLICY wire format, strict with named key paths.
 
-Reached as ActionPolicy.from_json (what governance's contract test calls) or parse.action_policy.
+Reached as parse.action_policy (what functions/main.py and governance's contract test call).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from datetime import date
 import pytest
 
 from govern import parse
-from govern.models import ActionPolicy, IdleGpuPolicy, PolicyError
+from govern.models import IdleGpuPolicy, PolicyError
 from tests.functions.conftest import BUDGET, DEV, policy_dict
 
 DESIGN_EXAMPLE = {
@@ -29,7 +29,7 @@ DESIGN_EXAMPLE = {
 
 
 def test_design_example_with_only_required_keys_gets_safe_defaults():
-    policy = ActionPolicy.from_json(json.dumps(DESIGN_EXAMPLE))
+    policy = parse.action_policy(json.dumps(DESIGN_EXAMPLE))
     assert policy.dry_run is False
     assert policy.exempt_label == ("mlgov-exempt", "true")
     assert policy.projects["acme-ml-dev"].zones == ("us-central1-a", "us-central1-b")
@@ -45,11 +45,11 @@ def test_design_example_with_only_required_keys_gets_safe_defaults():
 def test_dry_run_defaults_to_true():
     raw = dict(DESIGN_EXAMPLE)
     del raw["dry_run"]
-    assert ActionPolicy.from_json(json.dumps(raw)).dry_run is True
+    assert parse.action_policy(json.dumps(raw)).dry_run is True
 
 
 def test_optional_keys_are_read():
-    policy = ActionPolicy.from_json(
+    policy = parse.action_policy(
         json.dumps(
             policy_dict(
                 idle_gpu={
@@ -131,22 +131,20 @@ def _with(path: list[str], value):
 )
 def test_invalid_policies_name_the_key(text, message):
     with pytest.raises(PolicyError) as err:
-        ActionPolicy.from_json(text)
+        parse.action_policy(text)
     assert str(err.value).startswith(message), str(err.value)
 
 
 def test_disable_billing_may_be_null():
     assert (
-        ActionPolicy.from_json(_with(["budgets", BUDGET, "disable_billing_at"], None))
+        parse.action_policy(_with(["budgets", BUDGET, "disable_billing_at"], None))
         .budgets[BUDGET]
         .disable_billing_at
         is None
     )
 
 
-def test_from_json_is_the_parser_in_parse_policy():
-    text = json.dumps(policy_dict())
-    assert ActionPolicy.from_json(text) == parse.action_policy(text)
+def test_an_empty_policy_is_refused():
     with pytest.raises(PolicyError, match="MLGOV_POLICY: not set or empty"):
         parse.action_policy("  ")
 
@@ -159,7 +157,7 @@ def test_the_budget_keys_of_contract_2_are_read():
         "currency": "USD",
         "period": "2026-10-15",
     }
-    policy = ActionPolicy.from_json(json.dumps({**DESIGN_EXAMPLE, "budgets": {"b-1": budget}}))
+    policy = parse.action_policy(json.dumps({**DESIGN_EXAMPLE, "budgets": {"b-1": budget}}))
     read = policy.budgets["b-1"]
     assert (read.billing_account, read.amount, read.currency) == (
         "01D4EE-079462-DFD6EC",
@@ -168,7 +166,7 @@ def test_the_budget_keys_of_contract_2_are_read():
     )
     assert read.period == date(2026, 10, 15)
     assert read.absent() == ()
-    assert ActionPolicy.from_json(json.dumps(DESIGN_EXAMPLE)).budgets["b-1"].absent() == (
+    assert parse.action_policy(json.dumps(DESIGN_EXAMPLE)).budgets["b-1"].absent() == (
         "billing_account",
         "amount",
         "currency",
@@ -191,4 +189,4 @@ def test_the_budget_keys_of_contract_2_are_read():
 def test_bad_budget_keys_are_refused_with_their_path(key, value, problem):
     budget = {**DESIGN_EXAMPLE["budgets"]["b-1"], key: value}
     with pytest.raises(PolicyError, match=rf"^MLGOV_POLICY\.budgets\.b-1\.{key}: {problem}"):
-        ActionPolicy.from_json(json.dumps({**DESIGN_EXAMPLE, "budgets": {"b-1": budget}}))
+        parse.action_policy(json.dumps({**DESIGN_EXAMPLE, "budgets": {"b-1": budget}}))

@@ -10,6 +10,7 @@ import json
 import pytest
 
 from govern.models import ActionPolicy, FanOutPolicy, PolicyError, ScopePolicy
+from govern.parse import action_policy
 from tests.functions.conftest import BUDGET, budget_dict, policy_dict
 
 FOLDER = "folders/123"
@@ -17,7 +18,7 @@ SCOPE = {"environment": "prod", "allow_billing_disable": False}
 
 
 def _parse(**extra) -> ActionPolicy:
-    return ActionPolicy.from_json(json.dumps(policy_dict(**extra)))
+    return action_policy(json.dumps(policy_dict(**extra)))
 
 
 def test_scopes_and_a_budget_over_them_parse():

@@ -9,10 +9,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from govern import decide, parse
-from govern.models import ActionPolicy
 from tests.functions.conftest import BUDGET, policy_dict
 
-POLICY = ActionPolicy.from_json(json.dumps(policy_dict()))
+POLICY = parse.action_policy(json.dumps(policy_dict()))
 json_values = st.recursive(
     st.none() | st.booleans() | st.floats(allow_nan=True) | st.integers() | st.text(max_size=20),
     lambda inner: (

@@ -13,7 +13,8 @@ import json
 
 from govern import decide
 from govern.actions import Skip, StopInstance, StopNotebook
-from govern.models import ActionPolicy, Workload
+from govern.models import Workload
+from govern.parse import action_policy
 from tests.functions.conftest import (
     CLUSTER,
     DATA,
@@ -33,7 +34,7 @@ from tests.functions.conftest import (
 )
 
 A, B = "us-central1-a", "us-central1-b"
-POLICY = ActionPolicy.from_json(json.dumps(policy_dict()))
+POLICY = action_policy(json.dumps(policy_dict()))
 
 
 def _vm_target(name: str, zone: str = A) -> str:

@@ -13,7 +13,8 @@ from datetime import timedelta
 import pytest
 
 from govern import resolve
-from govern.models import ActionPolicy, FoundProject, ScopePolicy
+from govern.models import FoundProject, ScopePolicy
+from govern.parse import action_policy
 from tests.functions.conftest import (
     BUDGET,
     DEV,
@@ -251,7 +252,7 @@ def test_selection_keeps_active_projects_matching_every_label():
 
 
 def test_explicit_wins_and_billing_needs_every_scope_that_found_a_project():
-    policy = ActionPolicy.from_json(
+    policy = action_policy(
         __import__("json").dumps(
             policy_dict(
                 scopes={

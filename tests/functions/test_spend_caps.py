@@ -14,7 +14,8 @@ import pytest
 
 from govern import flows
 from govern.execute import Runner
-from govern.models import ActionPolicy, BudgetAlert, PolicyError, SpendCapState
+from govern.models import BudgetAlert, PolicyError, SpendCapState
+from govern.parse import action_policy
 from governance.fakecloud.billingbudgets import ACCOUNT
 from tests.functions.conftest import (
     DEV,
@@ -132,13 +133,11 @@ def test_the_projects_budget_still_stops_workloads_beside_caps(cloud, monkeypatc
 
 # -- MLGOV_POLICY.spend_caps ----------------------------------------------------------------------
 def test_the_policy_without_spend_caps_has_none():
-    assert ActionPolicy.from_json(json.dumps(policy_dict())).spend_caps == {}
+    assert action_policy(json.dumps(policy_dict())).spend_caps == {}
 
 
 def test_the_policy_reads_spend_caps():
-    [(pair, cap)] = ActionPolicy.from_json(
-        json.dumps(policy_dict(spend_caps=CAPS))
-    ).spend_caps.items()
+    [(pair, cap)] = action_policy(json.dumps(policy_dict(spend_caps=CAPS))).spend_caps.items()
     assert pair == PAIR and (cap.project, cap.service_key, cap.cap, cap.amount) == (
         DEV,
         "vertex_ai",
@@ -161,7 +160,7 @@ def test_bad_spend_caps_name_the_key(change, message):
     caps = copy.deepcopy(CAPS)
     caps[PAIR].update(change)
     with pytest.raises(PolicyError) as err:
-        ActionPolicy.from_json(json.dumps(policy_dict(spend_caps=caps)))
+        action_policy(json.dumps(policy_dict(spend_caps=caps)))
     assert str(err.value) == message
 
 
@@ -170,12 +169,12 @@ def test_a_budget_cannot_be_both_a_project_budget_and_a_caps_pair():
     [budget] = raw["budgets"]
     caps = {budget: CAPS[PAIR]}
     with pytest.raises(PolicyError, match=f"spend_caps.{budget}: also in MLGOV_POLICY.budgets"):
-        ActionPolicy.from_json(json.dumps({**raw, "spend_caps": caps}))
+        action_policy(json.dumps({**raw, "spend_caps": caps}))
 
 
 # -- the flow over memory ports ----------------------------------------------------------------------
 def test_the_flow_reads_the_cap_once_and_returns_a_notice():
-    policy = ActionPolicy.from_json(json.dumps(policy_dict(spend_caps=CAPS)))
+    policy = action_policy(json.dumps(policy_dict(spend_caps=CAPS)))
     cloud = MemoryCloud()
     cloud.spend_caps[CAP] = SpendCapState(CAP, "CONFIGURED", "ENFORCED", False, 2000.0, "USD")
     runner = Runner(policy)

@@ -33,7 +33,7 @@ def _policy(**extra) -> ActionPolicy:
         },
     )
     extra.setdefault("budgets", {BUDGET: budget_dict(scopes=[FOLDER, "folders/200"])})
-    return ActionPolicy.from_json(json.dumps(policy_dict(**extra)))
+    return parse.action_policy(json.dumps(policy_dict(**extra)))
 
 
 def budget_item(project=DEV, ratio=1.0, scope=None, **kw) -> BudgetItem:
