@@ -326,6 +326,7 @@ def register(subparsers: Any) -> None:
         "--stack prod none head-prod.json",
     )
     comment.add_argument(
+        "-s",
         "--stack",
         nargs=3,
         action="append",
@@ -385,8 +386,15 @@ def register(subparsers: Any) -> None:
     policy_config_flag(comment)
     comment.set_defaults(func=run_comment)
 
-    prices = subparsers.add_parser("prices", help="the price catalog")
-    actions = prices.add_subparsers(dest="prices_command", required=True)
+    prices = subparsers.add_parser(
+        "prices",
+        help="the price catalog",
+        description="The price catalog mlgov's estimates use.",
+        epilog="example: mlgov prices refresh --output prices_regional.json",
+    )
+    actions = prices.add_subparsers(
+        dest="prices_command", metavar="SUBCOMMAND", title="subcommands", required=True
+    )
     refresh = actions.add_parser(
         "refresh",
         help="fill GPU, TPU, Cloud SQL, BigQuery, GKE, Workbench, Functions, Pub/Sub and "

@@ -87,9 +87,30 @@ class _Parser(argparse.ArgumentParser):
         )
 
     def error(self, message: str) -> Any:  # usage errors are invalid input: exit 2, no traceback
+        if (choices := self._missing_choice(message)) is not None:
+            # A command group called bare (`mlgov prices`, `mlgov cap`): its help lists what it
+            # can do, which says more than argparse's "required: prices_command".
+            self.print_help(sys.stderr)
+            where = self.prog.removeprefix(PROG).strip()
+            report([f"{where + ': ' if where else ''}name one of {', '.join(choices)} (see above)"])
+            raise SystemExit(Exit.INVALID)
         self.print_usage(sys.stderr)
         report([message])
         raise SystemExit(Exit.INVALID)
+
+    def _missing_choice(self, message: str) -> list[str] | None:
+        """The choices of the subcommand (or action) argument `message` says is missing, if any."""
+        required = "the following arguments are required: "
+        if not message.startswith(required):
+            return None
+        missing = message.removeprefix(required).split(", ")
+        for action in self._actions:
+            if action.option_strings or not action.choices:
+                continue
+            names = {action.dest, action.metavar, "{" + ",".join(action.choices) + "}"}
+            if names & set(missing):
+                return [str(choice) for choice in action.choices]
+        return None
 
 
 PIPED_WIDTH = 120  # tables written to a pipe or a file (logs, CI, `| less`) stay this narrow
@@ -307,6 +328,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     which = p.add_mutually_exclusive_group(required=True)
     which.add_argument(
+        "-s",
         "--stack",
         action="append",
         metavar="NAME",

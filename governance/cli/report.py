@@ -40,6 +40,7 @@ def register(subparsers: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument(
+        "-s",
         "--stack",
         action="append",
         default=[],
