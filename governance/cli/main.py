@@ -127,7 +127,7 @@ def plain_output() -> bool:
     return not sys.stdout.isatty()
 
 
-def _emit(doc: Any, args: argparse.Namespace) -> int:
+def _emit(doc: Any, args: argparse.Namespace, heading: str | None = None) -> int:
     from governance.review import plan, render
 
     # Settings that do nothing: on stderr, so `--json` output stays a clean document.
@@ -149,7 +149,7 @@ def _emit(doc: Any, args: argparse.Namespace) -> int:
     elif args.markdown:
         print(render.markdown(doc))
     else:
-        print(render.text(doc, terminal_width(), plain=plain_output()))
+        print(render.text(doc, terminal_width(), plain=plain_output(), heading=heading))
     return plan.exit_code(doc)
 
 
@@ -241,7 +241,13 @@ def _check(args: argparse.Namespace) -> int:
         doc = read_document(args.path, partial=args.partial)
         progress.detail("policies and costs")
         checked = plan.evaluate_document(doc, usage, _shows_lines(args), pack)
-    return _emit(checked, args)
+    return _emit(checked, args, check_heading(args.path, checked.get("stack")))
+
+
+def check_heading(path: str, stack: object) -> str:
+    """`check`'s first line: a check of a file (not a plan of a stack), and the stack it names."""
+    source = "stdin" if path == "-" else path
+    return f"mlgov check for {source}" + (f" (stack {stack})" if stack else "")
 
 
 def _explain_swallowed_path(args: argparse.Namespace) -> None:

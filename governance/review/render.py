@@ -316,15 +316,19 @@ def _findings(doc: Doc, width: int | None) -> list[str]:
     return lines
 
 
-def text(doc: Doc, width: int | None = None, *, plain: bool = False) -> str:
+def text(
+    doc: Doc, width: int | None = None, *, plain: bool = False, heading: str | None = None
+) -> str:
     """The human view: the resource table, totals, findings and the verdict, `width` wide.
 
     `width` None: no limit. `plain`: ASCII only (cuts shown as `...`), for pipes and files.
+    `heading`: the first line (default: `mlgov plan for stack NAME`; `check` names its file).
     """
     marker = PLAIN_MARKER if plain else MARKER
     shown, free = ordered(doc)
     widths, table = render(COLUMNS, [_row(r) for r in shown], width, marker)
-    lines = [f"mlgov plan for stack {doc.get('stack') or '?'}", "", *table]
+    first = heading if heading is not None else f"mlgov plan for stack {doc.get('stack') or '?'}"
+    lines = [first, "", *table]
     if free:
         # One entry for the free rows: the summary spans the text columns, $0.00 in the cost's.
         cost_width = widths[-1]

@@ -6,6 +6,7 @@ and a command group called bare printing what it can do rather than argparse's
 from __future__ import annotations
 
 import argparse
+import io
 from collections.abc import Iterator
 
 import pytest
@@ -109,3 +110,23 @@ def test_a_missing_argument_that_is_not_a_group_is_still_named(
     err = capsys.readouterr().err
     assert "options:" not in err
     assert err.splitlines()[-1] == "mlgov: error: the following arguments are required: base"
+
+
+def test_check_heads_its_output_as_a_check_of_its_file(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(REPO)
+    preview = "tests/formats/data/preview_gcp_ml-platform_show-sames.json"
+    main(["check", preview])
+    out = capsys.readouterr().out
+    assert out.splitlines()[0] == f"mlgov check for {preview} (stack dev)"
+    assert "mlgov plan for" not in out
+    # A plan document on stdin: named as stdin, with the stack the document names.
+    main(["plan", "-s", "staging", "--json"])
+    document = capsys.readouterr().out
+    monkeypatch.setattr("sys.stdin", io.StringIO(document))
+    main(["check", "-"])
+    assert capsys.readouterr().out.splitlines()[0] == "mlgov check for stdin (stack staging)"
+    # plan keeps its own heading.
+    main(["plan", "-s", "staging"])
+    assert capsys.readouterr().out.splitlines()[0] == "mlgov plan for stack staging"
