@@ -6,10 +6,14 @@ and a command group called bare printing what it can do rather than argparse's
 from __future__ import annotations
 
 import argparse
+import codecs
 import io
+import json
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
+import yaml
 
 from governance.cli.main import build_parser, main
 from governance.errors import Exit
@@ -130,3 +134,76 @@ def test_check_heads_its_output_as_a_check_of_its_file(
     # plan keeps its own heading.
     main(["plan", "-s", "staging"])
     assert capsys.readouterr().out.splitlines()[0] == "mlgov plan for stack staging"
+
+
+BOM = codecs.BOM_UTF8
+
+
+def with_bom(source: Path, target: Path) -> Path:
+    target.write_bytes(BOM + source.read_bytes())
+    return target
+
+
+def test_a_preview_a_plan_document_and_a_json_stack_file_may_start_with_a_bom(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Windows PowerShell 5 writes a byte-order mark with `-Encoding utf8`; JSON refused it."""
+    monkeypatch.chdir(REPO)
+    preview = REPO / "tests/formats/data/preview_gcp_ml-platform_show-sames.json"
+    code = main(["check", str(preview), "--json"])
+    plain = json.loads(capsys.readouterr().out)
+    assert main(["check", str(with_bom(preview, tmp_path / "preview.json")), "--json"]) == code
+    marked = json.loads(capsys.readouterr().out)
+    assert (marked["cost"], marked["violations"]) == (plain["cost"], plain["violations"])
+
+    document = tmp_path / "plan.json"
+    assert main(["plan", "-s", "dev", "--json"]) == Exit.OK
+    document.write_bytes(BOM + capsys.readouterr().out.encode())
+    assert main(["check", str(document), "--json"]) == Exit.OK
+    assert json.loads(capsys.readouterr().out)["stack"] == "dev"
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(document.read_bytes())))
+    assert main(["check", "-", "--json"]) == Exit.OK
+    assert json.loads(capsys.readouterr().out)["stack"] == "dev"
+
+    # A stack file in JSON (Pulumi reads `.json` as JSON), with a mark: the same plan.
+    stack = yaml.safe_load((REPO / "stacks/Pulumi.dev.yaml").read_text())
+    as_json = tmp_path / "Pulumi.dev.json"
+    as_json.write_bytes(BOM + json.dumps(stack, default=str).encode())  # dates as Pulumi reads them
+    assert main(["plan", "--config", str(as_json), "--json"]) == Exit.OK, capsys.readouterr()
+    from_json = json.loads(capsys.readouterr().out)
+    assert from_json["cost"] == json.loads(document.read_bytes()[len(BOM) :])["cost"]
+
+
+def test_yaml_stack_usage_and_policy_files_may_start_with_a_bom(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(REPO)
+    stack = with_bom(REPO / "stacks/Pulumi.staging.yaml", tmp_path / "Pulumi.staging.yaml")
+    policy = with_bom(REPO / "policies/config.staging.json", tmp_path / "policy.json")
+    usage = tmp_path / "usage.yml"
+    usage.write_bytes(BOM + b"resource_usage:\n  artifacts-bucket:\n    storage_gb: 700\n")
+    argv = ["plan", "--config", str(stack), "--json", "--policy-config", str(policy)]
+    assert main([*argv, "--usage-file", str(usage)]) in (Exit.OK, Exit.FAILED)
+    doc = json.loads(capsys.readouterr().out)
+    bucket = next(r for r in doc["resources"] if r["name"] == "artifacts-bucket")
+    assert bucket["declared_usage"] == {"storage_gb": 700.0}
+    assert doc["stack"] == "staging"
+
+
+@pytest.mark.parametrize("what", ["check", "usage"])
+def test_utf16_is_refused_naming_the_file_and_the_encoding(
+    what: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What Windows PowerShell 5's `>` writes: a clear line naming the file, never a codec trace."""
+    monkeypatch.chdir(REPO)
+    path = tmp_path / "written-by-powershell"
+    path.write_bytes("resource_usage: {}\n".encode("utf-16"))
+    argv = ["check", str(path)]
+    if what == "usage":
+        argv = ["check", "docs/examples/head.json", "--usage-file", str(path)]
+    assert main(argv) == Exit.INVALID
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert len(err.splitlines()) == 1
+    assert f"{path}: UTF-16 text" in err
+    assert "save it as UTF-8" in err
