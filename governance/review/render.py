@@ -5,9 +5,9 @@ resources first (ties by name; unpriced ones before all, since their cost is unk
 ones ($0.00: IAM bindings, service accounts, ...) folded into one entry with their count and
 kinds, and every line within the width it is given (the CLI passes the terminal's, or 120 when
 the output is piped). When the table is too wide, TYPE gives way first (to its kind, `NodePool`,
-then cut), then RESOURCE and REGION, and the key cost settings (key_settings.py) last: they wrap
-onto continuation lines rather than being cut. Footers wrap to the same width. layout.py does
-the fitting.
+in every row, then cut), then RESOURCE and REGION, and the key cost settings (key_settings.py)
+last: they wrap onto continuation lines rather than being cut. Footers wrap to the same width.
+layout.py does the fitting.
 """
 
 from __future__ import annotations
