@@ -377,6 +377,12 @@ def register(subparsers: Any) -> None:
         help="also write the unfolded report (every resource, finding and change) to FILE",
     )
     comment.add_argument(
+        "--docs-url",
+        metavar="URL",
+        help="the mlgov docs site the comment links to (default: MLGOV_DOCS_URL, else "
+        "mlgov's published site)",
+    )
+    comment.add_argument(
         "--report-url",
         metavar="URL",
         help="https link to the full report (the workflow artifact), shown in the comment",

@@ -142,8 +142,9 @@ def _emit(doc: Any, args: argparse.Namespace, heading: str | None = None) -> int
             print(partial)
     if getattr(args, "explain", None) is not None:
         from governance.review.explain import explain
+        from governance.text.docs_links import linked_text
 
-        print(explain(doc, args.explain or None))
+        print(linked_text(explain(doc, args.explain or None)))
     elif args.json:
         print(json.dumps(doc, indent=2, sort_keys=False))
     elif args.markdown:
@@ -470,6 +471,7 @@ def _dispatch(arguments: list[str]) -> int:
     quiet_python_version_notices()
     args = build_parser().parse_args(arguments)
     try:
+        _docs_url(args)
         code: int = args.func(args)
     except CliError as err:
         report(err.problems)
@@ -480,7 +482,25 @@ def _dispatch(arguments: list[str]) -> int:
     except CostError as err:
         report([str(err)])
         return Exit.INVALID
+    finally:
+        from governance.text.docs_links import use_docs_url
+
+        use_docs_url(None)  # one run's --docs-url, not the next in-process caller's
     return int(code)
+
+
+def _docs_url(args: argparse.Namespace) -> None:
+    """Where cited docs pages link: `--docs-url`, else MLGOV_DOCS_URL (checked), or the default."""
+    from governance.text.docs_links import DOCS_URL_ENV, DocsUrlError, checked, use_docs_url
+
+    given: str | None = getattr(args, "docs_url", None)
+    name = "--docs-url"
+    if given is None and (from_env := os.environ.get(DOCS_URL_ENV, "").strip()):
+        given, name = from_env, DOCS_URL_ENV
+    try:
+        use_docs_url(checked(given) if given is not None else None)
+    except DocsUrlError as err:
+        raise CliError(f"{name}: {err}") from None
 
 
 def _program_error(err: Exception) -> str | None:

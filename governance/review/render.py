@@ -20,6 +20,7 @@ from typing import Any
 from governance.review.automation_lines import TITLE as AUTOMATION_TITLE
 from governance.review.automation_lines import automation_lines
 from governance.review.key_settings import key_settings
+from governance.text.docs_links import linked_markdown, linked_text
 from governance.text.layout import Column, render
 from governance.text.terminal import visible
 from mlgov_policies.compat.spend_caps import BY_SERVICE, money_value
@@ -289,6 +290,7 @@ def _wrap(line: str, width: int | None, indent: str = "") -> list[str]:
     Control characters are made visible first: textwrap turns `\r`, `\v` and `\f` into spaces,
     which hid them in exactly the lines long enough to wrap (the stream shows them elsewhere).
     """
+    line = linked_text(line)  # a cited docs page as its URL on the docs site
     if width is None or len(line) <= width:
         return [line]
     return textwrap.wrap(
@@ -408,4 +410,4 @@ def markdown(doc: Doc) -> str:
     out += [f"| `{n}` | {t} | {r} | {_md_cell(k)} | {c} |" for n, t, r, k, c in rows]
     out += ["", "</details>"]
     out += ["", *(f"<sub>{_md_cell(n)}</sub><br>" for n in price_notes(doc))]
-    return "\n".join(out).rstrip()
+    return linked_markdown("\n".join(out).rstrip())
