@@ -12,11 +12,15 @@ real minutes.
 
 A folder holds `--projects` governed projects; every fifth has accelerators (a GPU VM, a TPU VM,
 a GKE cluster with a GPU pool under NAP, a Vertex AI custom job), the others one plain VM.
-Reports: how long the dispatcher took to answer; from the alert to the last stop (or cap write)
-the fake received; calls per project, with and without accelerators; and the checks that no
-project was lost (every item acknowledged, nothing dead-lettered, every VM stopped) and no write
-was made twice (each stop and each pool resize at most once).
+Reports: how long the dispatcher took to answer; from the alert to the last stop requested
+(a VM or TPU VM stop, a pool resize, a job cancel) and to the last write the fake received;
+calls per project, with and without accelerators; the checks that no project was lost (every
+item acknowledged, nothing dead-lettered, every VM stopped) and no write was made twice (each
+stop and each pool resize at most once); and what the run cost this process (dispatcher, worker
+and the Pub/Sub harness: CPU seconds, the most threads alive at once, peak memory) and the fake
+cloud's process (CPU seconds). The machine is shared, so CPU time is the steadier figure.
 `--single`: the same alert in one invocation (no MLGOV_WORK_TOPIC), for comparison.
+`--functions DIR`: run another checkout's functions (e.g. main's, to compare before and after).
 Usage: .venv/bin/python bench/org_fanout.py [--projects N] [--workers W] [--runs R] [--single]
 """
 
@@ -28,15 +32,22 @@ import json
 import multiprocessing
 import os
 import re
+import resource
 import statistics
 import sys
+import threading
 import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(REPO), str(REPO / "functions")]
+FUNCTIONS = REPO / "functions"
+if "--functions" in sys.argv:  # before anything imports govern
+    FUNCTIONS = Path(sys.argv[sys.argv.index("--functions") + 1]).resolve()
+sys.path[:0] = [str(REPO), str(FUNCTIONS)]
+_STOPS = (":stop", "/stop", ":setSize", ":cancel")
+"""Paths of the writes that stop something that bills."""
 FOLDER = "folders/100"
 ZONE = "us-east1-b"  # a zone no listed project governs: only the scope reaches it
 TOPIC = "projects/acme-ops/topics/acme-work"
@@ -98,6 +109,8 @@ def serve(projects: int, latency: float, queue: Any) -> None:
                 if m := _PROJECT.search(r.path):
                     per_project[m[1]] += 1
             writes = [r for r in calls if r.method != "GET"]
+            stops = [r for r in writes if r.path.endswith(_STOPS)]
+            used = resource.getrusage(resource.RUSAGE_SELF)
             queue.put(
                 {
                     "calls": len(calls),
@@ -105,6 +118,9 @@ def serve(projects: int, latency: float, queue: Any) -> None:
                     "asset_searches": sum(1 for r in calls if ":searchAllResources" in r.path),
                     "writes": Counter(f"{r.method} {r.path}" for r in writes),
                     "last_write_at": max((r.at for r in writes), default=0.0),
+                    "last_stop_at": max((r.at for r in stops), default=0.0),
+                    "stops": len(stops),
+                    "cpu_s": used.ru_utime + used.ru_stime,
                     "running_vms": sum(
                         1 for i in compute.instances.values() if i["status"] == "RUNNING"
                     ),
@@ -192,7 +208,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         os.environ.pop("MLGOV_WORK_TOPIC", None)
     else:
         os.environ["MLGOV_WORK_TOPIC"] = TOPIC
-    main_py = str(REPO / "functions" / "main.py")
+    main_py = str(FUNCTIONS / "main.py")
     dispatcher: Any = create_app("on_budget_alert", main_py, "cloudevent")
     worker: Any = create_app("on_work_item", main_py, "cloudevent")
     dead: Any = create_app("on_dead_letter", main_py, "cloudevent")
@@ -213,12 +229,16 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     )
     push.subscribe(Subscription("projects/acme-ops/subscriptions/dead", DEAD, app_endpoint(dead)))
     headers, body = alert_event()
+    sampler = Sampler()
     sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the functions' log lines
+    cpu0 = resource.getrusage(resource.RUSAGE_SELF)
     start, t0 = time.perf_counter(), time.monotonic()
     status = dispatcher.test_client().post("/", headers=headers, data=body).status_code
     dispatch_s = time.perf_counter() - start
     push.run(max_seconds=3600)
     total_s = time.perf_counter() - start
+    cpu1 = resource.getrusage(resource.RUSAGE_SELF)
+    sampler.stop()
     sys.stdout = sys.__stdout__
     queue.put("result")
     result = queue.get(timeout=300)
@@ -234,7 +254,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     return {
         "dispatcher_status": status,
         "dispatcher_answer_s": round(dispatch_s, 2),
+        "alert_to_last_stop_s": round(result["last_stop_at"] - t0, 2),
         "alert_to_last_write_s": round(result["last_write_at"] - t0, 2),
+        "stops_requested": result["stops"],
         "until_every_item_acknowledged_s": round(total_s, 2),
         "items_published": len(published),
         "items_lost": len(published - acked),
@@ -250,7 +272,44 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "calls_per_project_without": statistics.median(without) if without else 0,
         "asset_searches": result["asset_searches"],
         "calls": result["calls"],
+        "cpu_s": round((cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime), 2),
+        "fake_cloud_cpu_s": round(result["cpu_s"], 2),
+        "cpu_ms_per_call": round(
+            1000
+            * ((cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime))
+            / max(1, result["calls"]),
+            2,
+        ),
+        "peak_threads": sampler.peak_threads,
+        "peak_rss_mb": round(_kb("VmHWM") / 1024, 1),
+        "rss_before_mb": sampler.rss_before_mb,
     }
+
+
+def _kb(field: str) -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    return 0
+
+
+class Sampler:
+    """The most threads alive at once in this process, sampled every 20 ms."""
+
+    def __init__(self) -> None:
+        self.peak_threads = threading.active_count()
+        self.rss_before_mb = round(_kb("VmRSS") / 1024, 1)
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._done.wait(0.02):
+            self.peak_threads = max(self.peak_threads, threading.active_count())
+
+    def stop(self) -> None:
+        self._done.set()
+        self._thread.join()
 
 
 def main() -> None:
@@ -263,10 +322,11 @@ def main() -> None:
     parser.add_argument("--backoff", type=float, default=1.0)
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--single", action="store_true", help="one invocation, no fan-out")
+    parser.add_argument("--functions", type=Path, default=None, help="functions/ to run")
     args = parser.parse_args()
     results = [run(args) for _ in range(args.runs)]
     out = {k: statistics.median(r[k] for r in results) for k in results[0]}
-    print(json.dumps({"args": vars(args), "median": out, "runs": results}))
+    print(json.dumps({"args": vars(args), "median": out, "runs": results}, default=str))
 
 
 if __name__ == "__main__":

@@ -23,10 +23,17 @@ allowed at 1.2), `reap_idle_vms`, `reap_expired`, `reap_idle_gpus`. For each job
    which call waits for which (bench/orgsim/profile.py derive_trace; GKE clusters' chains are
    independent but across the one barrier the code has: gke_clusters_unrelated).
 
+`--unit`: `invocation` (the projects listed with their zones, one invocation of the job's entry
+point over all of them) or `work_item` (the fan-out case: the projects found through a folder
+scope, so governed in every zone, and each project's part run by `on_work_item` from the work
+item its dispatcher would publish, `--item-concurrency` items at once in this one process: a
+worker instance). Pacing of organization-level quotas is left out of the measurement
+(`fan_out.worker_instances` 1: the simulation applies it).
+
 Writes bench/profiles/<name>.json (format: bench/orgsim/profile.py) with the command, the date
 and the machine. Usage:
-  .venv/bin/python bench/org_profile.py [--projects 20] [--runs 3] [--trace-runs 16]
-      [--jobs budget,reap_idle_vms,...] [--out bench/profiles/invocation.json]
+  .venv/bin/python bench/org_profile.py [--unit invocation|work_item] [--projects 20] [--runs 3]
+      [--trace-runs 16] [--jobs budget,reap_idle_vms,...] [--out bench/profiles/<unit>.json]
 """
 
 from __future__ import annotations
@@ -78,6 +85,9 @@ JOBS = {
     "reap_idle_gpus": "reap_idle_gpus",
 }
 EXPIRED = {"mlgov-expires-on": "2026-01-31"}
+FOLDER = "folders/100"
+"""The scope that governs every project in the `work_item` unit."""
+UNITS = ("invocation", "work_item")
 _PROJECT = re.compile(r"projects/([^/]+)")
 _CLUSTER = re.compile(r"(projects/[^/]+/locations/[^/]+/clusters/[^/:]+)")
 
@@ -233,31 +243,92 @@ def serve(
 # -- one invocation -----------------------------------------------------------------------------
 
 
-def policy(job: str, projects: dict[str, str], concurrency: int, rps: float) -> str:
+def policy(
+    job: str, projects: dict[str, str], concurrency: int, rps: float, unit: str = "invocation"
+) -> str:
     unlink = job == "budget_unlink"
     names = sorted(projects)
     budget_fn = job.startswith("budget")
+    doc: dict[str, Any] = {
+        "dry_run": False,
+        "exempt_label": {"key": "mlgov-exempt", "value": "true"},
+        "projects": {
+            n: {"environment": "prod", "zones": ZONES, "allow_billing_disable": unlink}
+            for n in names
+        },
+        "budgets": {
+            "b1": {
+                "projects": names,
+                "stop_at": 1.0,
+                "disable_billing_at": 1.2 if unlink else None,
+            }
+        },
+        # What governance renders: event function 540 s - 60 s; HTTP 900 s - 60 s.
+        "time_budget_seconds": 480 if budget_fn else 840,
+        "max_concurrency": concurrency,
+        "max_requests_per_second_per_project": rps,
+    }
+    if unit == "work_item":
+        # Found through a folder: every zone (aggregatedList, locations/-), Vertex AI in
+        # us-central1. One worker instance: its pacing share is the whole half of each quota.
+        doc["projects"] = {}
+        doc["scopes"] = {
+            FOLDER: {
+                "environment": "prod",
+                "allow_billing_disable": unlink,
+                "vertex_regions": ["us-central1"],
+            }
+        }
+        doc["budgets"]["b1"]["projects"] = []
+        doc["budgets"]["b1"]["scopes"] = [FOLDER]
+        doc["time_budget_seconds"] = 480  # on_work_item is an event function
+        doc["fan_out"] = {"max_delivery_attempts": 20, "worker_instances": 1}
+    return json.dumps(doc)
+
+
+def _item_body(job: str, project: str) -> bytes:
+    """The push body of the work item `job`'s dispatcher would publish for `project`."""
+    from govern import workitems
+    from govern.admission import period_stamp
+    from govern.periods import period_start
+
+    now = datetime.now(UTC)
+    item: Any
+    if job.startswith("budget"):
+        began = period_stamp(period_start("MONTH", now))
+        item = workitems.BudgetItem(
+            project=project,
+            run="bench",
+            key=workitems.budget_key("b1", began, 1.2 if job == "budget_unlink" else 1.0, project),
+            scope=FOLDER,
+            budget_id="b1",
+            ratio=1.5,
+            period_start=began,
+            stop=True,
+            unlink=job == "budget_unlink",
+        )
+    else:
+        item = workitems.ReaperItem(
+            job=job,  # type: ignore[arg-type]
+            project=project,
+            run="bench",
+            key=workitems.reaper_key(job, "bench", project),
+            scope=FOLDER,
+            allowance=None,
+            dry_run=False,
+            started=now.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        )
+    message = workitems.message(item)
     return json.dumps(
         {
-            "dry_run": False,
-            "exempt_label": {"key": "mlgov-exempt", "value": "true"},
-            "projects": {
-                n: {"environment": "prod", "zones": ZONES, "allow_billing_disable": unlink}
-                for n in names
+            "message": {
+                "data": base64.b64encode(message.data).decode(),
+                "attributes": dict(message.attributes),
+                "messageId": f"{job}-{project}",
             },
-            "budgets": {
-                "b1": {
-                    "projects": names,
-                    "stop_at": 1.0,
-                    "disable_billing_at": 1.2 if unlink else None,
-                }
-            },
-            # What governance renders: event function 540 s - 60 s; HTTP 900 s - 60 s.
-            "time_budget_seconds": 480 if budget_fn else 840,
-            "max_concurrency": concurrency,
-            "max_requests_per_second_per_project": rps,
+            "subscription": "projects/acme-ops/subscriptions/acme-work-push",
         }
-    )
+    ).encode()
 
 
 def _alert_event() -> tuple[dict[str, str], bytes]:
@@ -292,8 +363,14 @@ def invoke(
     seed: int,
     concurrency: int,
     rps: float,
+    unit: str = "invocation",
+    item_concurrency: int = 8,
 ) -> dict[str, Any]:
-    """One invocation of `job` over `projects` against a fresh fake cloud: records and times."""
+    """One run of `job` over `projects` against a fresh fake cloud: records and times.
+
+    `invocation`: one invocation of the job's entry point; `work_item`: one on_work_item
+    delivery per project, `item_concurrency` at once.
+    """
     # Two queues: on one shared queue a process can read back what it just put.
     commands: Any = multiprocessing.Queue()
     answers: Any = multiprocessing.Queue()
@@ -305,18 +382,29 @@ def invoke(
     os.environ["MLGOV_API_ENDPOINTS"] = json.dumps(
         {s: u for s, u in urls.items() if s not in ("cloudasset", "pubsub")}
     )
-    os.environ["MLGOV_POLICY"] = policy(job, projects, concurrency, rps)
+    os.environ["MLGOV_POLICY"] = policy(job, projects, concurrency, rps, unit)
     from functions_framework import create_app
 
-    entry = JOBS[job]
-    kind = "cloudevent" if entry == "on_budget_alert" else "http"
+    entry = "on_work_item" if unit == "work_item" else JOBS[job]
+    kind = "cloudevent" if entry in ("on_budget_alert", "on_work_item") else "http"
     app: Any = create_app(entry, str(REPO / "functions" / "main.py"), kind)
-    client = app.test_client()
     headers, body = _alert_event() if kind == "cloudevent" else ({}, b"")
     sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the per-action log lines
     cpu0 = resource.getrusage(resource.RUSAGE_SELF)
     start = time.perf_counter()
-    status = client.post("/", headers=headers, data=body).status_code
+    if unit == "work_item":
+        from concurrent.futures import ThreadPoolExecutor
+
+        def deliver(project: str) -> int:
+            push = {"Content-Type": "application/json"}
+            answer = app.test_client().post("/", headers=push, data=_item_body(job, project))
+            return int(answer.status_code)
+
+        with ThreadPoolExecutor(max_workers=item_concurrency) as pool:
+            statuses = list(pool.map(deliver, sorted(projects)))
+        status = max(statuses)
+    else:
+        status = app.test_client().post("/", headers=headers, data=body).status_code
     wall = time.perf_counter() - start
     cpu1 = resource.getrusage(resource.RUSAGE_SELF)
     sys.stdout = sys.__stdout__
@@ -415,7 +503,16 @@ def measure_job(job: str, args: argparse.Namespace) -> JobProfile:
     walls, cpus, totals = [], [], []
     per_kind: dict[str, list[list[Observed]]] = defaultdict(list)
     for run in range(args.runs):
-        result = invoke(job, projects, (args.latency, args.latency), run, args.concurrency, 10.0)
+        result = invoke(
+            job,
+            projects,
+            (args.latency, args.latency),
+            run,
+            args.concurrency,
+            10.0,
+            args.unit,
+            args.item_concurrency,
+        )
         calls = observe(result)
         walls.append(round(result["wall_s"], 3))
         cpus.append(round(result["cpu_s"], 3))
@@ -429,7 +526,16 @@ def measure_job(job: str, args: argparse.Namespace) -> JobProfile:
     traced = {project_name(k, 900): k for k in KINDS}
     traces: dict[str, list[list[Observed]]] = defaultdict(list)
     for run in range(args.trace_runs):
-        result = invoke(job, traced, TRACE_LATENCY, 1000 + run, args.concurrency, 1000.0)
+        result = invoke(
+            job,
+            traced,
+            TRACE_LATENCY,
+            1000 + run,
+            args.concurrency,
+            1000.0,
+            args.unit,
+            args.item_concurrency,
+        )
         calls = observe(result)
         for project, kind in traced.items():
             traces[kind].append(calls.get(project, []))
@@ -454,7 +560,8 @@ def measure_job(job: str, args: argparse.Namespace) -> JobProfile:
                 f"{statistics.median(per_project)} per project",
                 file=sys.stderr,
             )
-    return JobProfile(job, JOBS[job], kinds, walls, cpus, totals)
+    entry = "on_work_item" if args.unit == "work_item" else JOBS[job]
+    return JobProfile(job, entry, kinds, walls, cpus, totals)
 
 
 def machine() -> dict[str, Any]:
@@ -494,8 +601,14 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.05)
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--jobs", default=",".join(JOBS))
-    parser.add_argument("--out", type=Path, default=REPO / "bench" / "profiles" / "invocation.json")
+    parser.add_argument("--unit", choices=UNITS, default="invocation")
+    parser.add_argument(
+        "--item-concurrency", type=int, default=8, help="work items at once (work_item unit)"
+    )
+    parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
+    if args.out is None:
+        args.out = REPO / "bench" / "profiles" / f"{args.unit}.json"
     # Warm the imports (compute_v1 alone ~1 s) so no measured run pays them.
     invoke("reap_expired", {project_name("plain", 999): "plain"}, (0.0, 0.0), 0, 4, 1000.0)
     started = datetime.now(UTC)
@@ -516,14 +629,17 @@ def main() -> None:
         "date": started.isoformat(timespec="seconds"),
         "commit": commit,
         "machine": {**machine(), "load_average_before": load_before},
-        "governed_by": "projects (explicit, with zones)",
+        "governed_by": "projects (explicit, with zones)"
+        if args.unit == "invocation"
+        else f"a folder scope ({FOLDER}): every zone, Vertex AI in us-central1",
+        "item_concurrency": args.item_concurrency if args.unit == "work_item" else None,
         "latency_s": args.latency,
         "trace_latency_s": {"median": TRACE_LATENCY[0], "p99": TRACE_LATENCY[1]},
         "projects_per_kind": args.projects,
         "runs": args.runs,
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    dump(Profile("invocation", jobs, meta), args.out)
+    dump(Profile(args.unit, jobs, meta), args.out)
     print(f"wrote {args.out}", file=sys.stderr)
 
 

@@ -54,9 +54,9 @@ warnings.filterwarnings(
 
 F = TypeVar("F", bound=Callable[..., Any])
 SERVICES = tuple(gcp.ADAPTERS)
-"""The MLGOV_API_ENDPOINTS keys the functions use (DESIGN.md contract 2)."""
+"""The MLGOV_API_ENDPOINTS keys the functions use (docs/architecture.md#function-environment)."""
 KNOWN_SERVICES = (*SERVICES, "cloudscheduler", "bigquery", "logging")
-"""Every key DESIGN.md fixes: one map may serve the operator tools (jobs, spend) too."""
+"""Every key docs/architecture.md fixes: one map may serve the operator tools (jobs, spend) too."""
 
 
 def _register(kind: str) -> Callable[[F], F]:
@@ -472,7 +472,7 @@ def _log_outcome(
     report: Report | None = None,
     **fields: Any,
 ) -> None:
-    """The one outcome line of a delivery (CONTRACT-29 section 4)."""
+    """The one outcome line of a delivery (docs/architecture.md#on-work-item)."""
     attempt = delivery.delivery_attempt
     last = attempt is not None and attempt >= policy.fan_out.max_delivery_attempts
     extra: dict[str, Any] = {}

@@ -1,9 +1,9 @@
 """`MLGOV_API_ENDPOINTS`: which base URL to use for a Google API instead of Google's own.
 
-DESIGN.md contract 2 fixes the variable and its service keys (`compute`, `cloudscheduler`,
-`bigquery`, `container`, ...). The deployed functions parse it on their side (functions/ imports
-nothing from here); this module is the one parser for the operator tools (`jobs`, `spend`,
-`cap`). Pure: stdlib only, no clients.
+docs/architecture.md#function-environment fixes the variable and its service keys (`compute`,
+`cloudscheduler`, `bigquery`, `container`, ...). The deployed functions parse it on their side
+(functions/ imports nothing from here); this module is the one parser for the operator tools
+(`jobs`, `spend`, `cap`). Pure: stdlib only, no clients.
 """
 
 from __future__ import annotations
@@ -26,13 +26,13 @@ KNOWN_SERVICES = (
     "container",
     "aiplatform",
     "billingbudgets",
-    # Organization scale (DESIGN.md section 5): the functions' Asset Inventory and Pub/Sub, and
-    # Cloud Logging, which `mlgov cap status` reads the fan-out runs from.
+    # Organization scale (docs/architecture.md#fan-out): the functions' Asset Inventory and
+    # Pub/Sub, and Cloud Logging, which `mlgov cap status` reads the fan-out runs from.
     "cloudasset",
     "pubsub",
     "logging",
 )
-"""The service keys DESIGN.md contract 2 fixes (the functions refuse any other key too)."""
+"""The service keys docs/architecture.md fixes (the functions refuse any other key too)."""
 
 
 def needs_google(local: str) -> str:

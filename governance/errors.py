@@ -25,7 +25,7 @@ MAX_PROBLEM_LINES = 100
 
 
 class Exit(IntEnum):
-    """Exit codes (DESIGN.md contract 1)."""
+    """Exit codes (docs/architecture.md#exit-codes)."""
 
     OK = 0
     """Done; advisory findings allowed."""

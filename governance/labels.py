@@ -4,7 +4,7 @@ Every labelable resource gets its labels from `Labels.for_workload`, so one pure
 what a resource carries. Labels are passed explicitly to each resource (not via provider default
 labels) because policy rules and cost estimates read resource inputs, and only explicit labels
 show up there. The label keys with a meaning (required, exempt, expiry) are defined once, in
-`mlgov_policies.vocabulary` (DESIGN.md section 3).
+`mlgov_policies.vocabulary` (docs/architecture.md#labels).
 """
 
 from __future__ import annotations

@@ -16,6 +16,28 @@ PROGRAM = REPO / "__main__.py"
 STACKS = ("dev", "staging", "prod")
 
 
+# Work units for `pytest -n 2` (addopts: --dist loadfile): each file's tests run on one worker,
+# so its module fixtures and cached plans are made once, not once per worker; and the files that
+# read tests/spend's BigQuery emulator (tests/spend, tests/report) are one unit, so one emulator
+# starts and loads its 40 days of rows, not one per worker. Any other --dist is left as given
+# (`make e2e` spreads its runs one by one).
+EMULATOR_FILES = ("tests/spend/", "tests/report/")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class ByFileAndEmulator(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = super()._split_scope(nodeid)
+            return "the BigQuery emulator's files" if path.startswith(EMULATOR_FILES) else path
+
+    return ByFileAndEmulator(config, log)
+
+
 def stack_config(stack: str) -> dict[str, Any]:
     """The `config:` map of stacks/Pulumi.<stack>.yaml."""
     return yaml.safe_load((REPO / "stacks" / f"Pulumi.{stack}.yaml").read_text())["config"]

@@ -134,11 +134,19 @@ def test_waiting_is_quiet_for_quick_calls_and_reports_slow_ones() -> None:
     slow = io.StringIO()
     with waiting("BigQuery at http://x", 8, stream=slow, quiet_s=0.05, every_s=0.05) as wait:
         wait.saw(ConnectionRefusedError("[Errno 111] Connection refused"))
-        time.sleep(0.2)
+        # Until a second line that names the error (a fixed 0.2 s failed on a loaded machine:
+        # the printing thread had not run twice); a wait that never repeats its line, or never
+        # names the error, still fails, after 30 s.
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and not (
+            len(lines := slow.getvalue().splitlines()) >= 2 and "refused" in lines[-1]
+        ):
+            time.sleep(0.01)
     lines = slow.getvalue().splitlines()
     assert len(lines) >= 2
+    assert all(x.startswith("mlgov: waiting for BigQuery at http://x (") for x in lines), lines
     assert lines[0].startswith("mlgov: waiting for BigQuery at http://x (0 s; ")
-    assert "connection refused, retrying; gives up within 8 s)" in lines[0]
+    assert "connection refused, retrying; gives up within 8 s)" in lines[-1]
 
 
 def test_reasons_and_hints_are_words() -> None:

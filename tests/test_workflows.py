@@ -86,7 +86,7 @@ def test_offline_job_runs_the_tests_and_needs_no_credentials() -> None:
     assert any(u.startswith("actions/checkout@v") for u in uses)
     setup = next(s for s in job["steps"] if s.get("uses", "").startswith("actions/setup-python@v"))
     assert str(setup["with"]["python-version"]) == "3.11"
-    assert "make test" in _runs(job)
+    assert "make test e2e" in _runs(job)  # the fast loop and the end-to-end runs: every test
     assert job["permissions"] == {"contents": "read"}
     # The verdict is no longer this file's (a PR can edit it): no plan, no comment here.
     assert "governance comment" not in yaml.safe_dump(_pr())

@@ -48,7 +48,7 @@ import simpy
 from bench.orgsim import apis, operations
 from bench.orgsim.latency import Lognormal
 from bench.orgsim.profile import JobProfile, KindProfile, TraceCall
-from bench.orgsim.quotas import Bucket, Window, peak_in
+from bench.orgsim.quotas import Bucket, SlidingWindow, Window, peak_in
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,7 @@ class Scenario:
     latency_median_s: float = 0.2
     latency_p99_s: float = 2.0
     op_mode: operations.Mode = "typical"
-    # CONTRACT-29 section 6: organization-level calls paced per instance to this share of the
+    # functions/govern/pacing.py: organization-level calls paced per instance to this share of the
     # quota divided by the max instances. None: not paced (the code before fan-out).
     org_share: float | None = 0.5
     rate_per_project: float = 10.0  # functions/govern/models.py default
@@ -71,8 +71,9 @@ class Scenario:
     time_budget_s: float = 480.0  # 540 s event-function timeout - 60 s
     grace_s: float = 30.0  # functions/govern/execute.py CONTINUATION_GRACE_SECONDS
     function_timeout_s: float = 540.0
-    max_delivery_attempts: int = 5  # CONTRACT-29: fan_out.max_delivery_attempts default
-    retry_min_s: float = 10.0  # CONTRACT-29 section 5: retryPolicy 10s..600s
+    # functions/govern/models.py: fan_out.max_delivery_attempts default
+    max_delivery_attempts: int = 5
+    retry_min_s: float = 10.0  # governance/components/fan_out.py: retryPolicy 10s..600s
     retry_max_s: float = 600.0
     duplicate_rate: float = 0.01
     crash_rate: float = 0.01
@@ -124,7 +125,7 @@ class Instance:
     ready_at: float
     active: int = 0
     cpu_free_at: float = 0.0
-    pacers: dict[str, Bucket] = field(default_factory=dict[str, Bucket])
+    pacers: dict[str, SlidingWindow] = field(default_factory=dict[str, SlidingWindow])
     cpu_busy: float = 0.0
 
 
@@ -216,15 +217,18 @@ class Model:
         return [Item(i, k, kinds[k]) for i, k in enumerate(labels)]
 
     # -- calls --------------------------------------------------------------------------------
-    def _pacer(self, inst: Instance, service: str) -> Bucket | None:
-        if self.s.org_share is None or service not in apis.ORGANIZATION_SERVICES:
+    def _pacer(self, inst: Instance, call: TraceCall) -> SlidingWindow | None:
+        quota_name = apis.org_quota(call.service, call.call_class)
+        if self.s.org_share is None or quota_name is None:
             return None
-        if service not in inst.pacers:
-            quota = apis.QUOTAS[service]
-            per_second = self.s.org_share * quota.limit / (quota.per or 60.0)
+        if quota_name not in inst.pacers:
+            # functions/govern/pacing.py: floor(share x quota / max instances) starts in any
+            # 60 s, so every instance together never passes the share.
+            quota = apis.QUOTAS[quota_name]
             instances = 1 if self.s.single_invocation else self.s.max_instances
-            inst.pacers[service] = Bucket(per_second / instances, 1.0)
-        return inst.pacers[service]
+            allowed = math.floor(self.s.org_share * quota.limit / instances)
+            inst.pacers[quota_name] = SlidingWindow(allowed, quota.per or 60.0)
+        return inst.pacers[quota_name]
 
     def _start_time(
         self,
@@ -249,7 +253,7 @@ class Model:
         inst.cpu_busy += self.cpu_per_call
         waits["cpu"] = cpu_start - t
         t = cpu_start + self.cpu_per_call
-        pacer = self._pacer(inst, call.service)
+        pacer = self._pacer(inst, call)
         after_limiter = limiter.available(t) if call.token else t
         sent = pacer.available(after_limiter) if pacer is not None else after_limiter
         if sent > deadline:
@@ -264,10 +268,12 @@ class Model:
             waits["org pacing"] = sent - after_limiter
         return sent
 
-    def _meter(self, times: dict[str, list[float]], service: str, t: float) -> None:
+    def _meter(self, times: dict[str, list[float]], call: TraceCall, t: float) -> None:
+        service = call.service
         self.calls[service] += 1
-        if service in self.org:
-            self.org[service].add(t)
+        quota_name = apis.org_quota(service, call.call_class)
+        if quota_name is not None:
+            self.org[quota_name].add(t)
         elif service in ("compute", "container"):
             times.setdefault(service, []).append(t)
 
@@ -280,7 +286,7 @@ class Model:
         give_up = min(t + operations.WAIT_CAPS.get(call.service, 300.0), deadline)
         pause = 0.0
         while True:
-            self._meter(times, call.service, t)
+            self._meter(times, call, t)
             answered = t + self.latency.draw(self.rng)
             if t >= op_end:
                 return answered, True
@@ -381,7 +387,7 @@ class Model:
                     if call.confirms is not None:
                         item.confirmed.setdefault(call.confirms, end)
             else:
-                self._meter(times, call.service, sent)
+                self._meter(times, call, sent)
                 end, ok = sent + self.latency.draw(self.rng), True
                 if call.call_class == "write":
                     item.issued.setdefault(i, sent)

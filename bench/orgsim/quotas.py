@@ -3,8 +3,11 @@
 `Bucket` is a token bucket used as a reservation: asked at time t, it answers when the call may
 start (t, or later once a token is there) and books that token, so callers served in the order
 they ask keep the rate. It is the functions' per-project RateLimiter (rate, a burst of
-rate x burst_seconds) and the per-instance pacing of organization-level calls (CONTRACT-29 section
-6: 50% of the quota divided by the worker's max instances, no burst).
+rate x burst_seconds).
+
+`SlidingWindow` is the per-instance pacing of organization-level calls as the functions do it
+(functions/govern/pacing.py): at most `allowed` = floor(50% of the quota / the worker's max
+instances) starts in any `per` seconds.
 
 `Window` keeps the calls of one quota and tells the most that fell in any `per`-second window:
 the peak share of a per-minute quota. Standard library only.
@@ -39,6 +42,36 @@ class Bucket:
 
 
 @dataclass
+class SlidingWindow:
+    """At most `allowed` starts in any `per` seconds, as reservations (functions' pacing.py)."""
+
+    allowed: int
+    per: float = 60.0
+    _starts: deque[float] = field(default_factory=deque[float])
+
+    def available(self, t: float) -> float:
+        """When a call asked for at `t` could start (>= t); books nothing. inf: never.
+
+        Starts are booked in order (never before the last one booked), as the functions'
+        pacer books them in the order its calls ask; the model may ask out of time order.
+        """
+        if self.allowed < 1:
+            return float("inf")
+        start = max(t, self._starts[-1]) if self._starts else t
+        if len(self._starts) < self.allowed:
+            return start
+        return max(start, self._starts[-self.allowed] + self.per)
+
+    def reserve(self, t: float) -> float:
+        """When a call asked for at `t` may start; books it (only the last `allowed` matter)."""
+        start = self.available(t)
+        self._starts.append(start)
+        while len(self._starts) > self.allowed:
+            self._starts.popleft()
+        return start
+
+
+@dataclass
 class Window:
     """The calls of one quota: total, and the most in any `per`-second window."""
 
@@ -61,7 +94,9 @@ def peak_in(times: list[float], per: float) -> int:
     best = 0
     for t in ordered:
         window.append(t)
-        while t - window[0] >= per:
+        # Half-open windows (t - per, t]; the epsilon keeps float rounding from counting a
+        # start exactly `per` seconds after another in the same window.
+        while t - window[0] >= per - 1e-9:
             window.popleft()
         best = max(best, len(window))
     return best

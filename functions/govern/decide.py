@@ -277,19 +277,19 @@ def disable_billing(billing_enabled: Mapping[str, bool], scope: BudgetScope) -> 
     return actions
 
 
-def on_budget(
-    scope: BudgetScope,
-    workloads: Iterable[Workload],
-    billing_enabled: Mapping[str, bool],
-    policy: ActionPolicy,
+def budget_stops(
+    scope: BudgetScope, workloads: Iterable[Workload], policy: ActionPolicy
 ) -> list[Action]:
-    """All actions for one budget alert, given what was read for its scope."""
+    """The stops of one budget alert, given the workloads read for its scope.
+
+    Billing is decided apart (`disable_billing`), once its state is read: after every stop is
+    requested (flows/budget.py).
+    """
     if not scope.stop_projects:
         return []
-    stops = stop_workloads(
+    return stop_workloads(
         (w for w in workloads if w.project in scope.stop_projects), policy, scope.reason
     )
-    return stops + disable_billing(billing_enabled, scope)
 
 
 def reap_idle(

@@ -133,6 +133,10 @@ class Runner:
     api_calls: int = 0
     api_failures: int = 0
     holds: list[Hold] = field(default_factory=list[Hold])
+    # How many operations' confirmations wait at once (`finish`); None: max_concurrency. A
+    # wait mostly sleeps between polls, so a work item waits for all of its project's
+    # operations at once while it starts its calls a few at a time (flows/work.py).
+    wait_concurrency: int | None = None
     _breaker: BlastRadius | None = None
     _limiter: RateLimiter = field(init=False)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -261,7 +265,7 @@ class Runner:
         With `project`, items start round-robin across projects, so the per-project rate limit
         throttles one project's backlog rather than the whole pool. Results keep the order of
         `items`. `late`: start every item even past the deadline (the confirmations of actions
-        that began, whose calls have their own grace).
+        that began, whose calls have their own grace), `wait_concurrency` of them at once.
         """
         results: list[R | None] = [None] * len(items)
 
@@ -272,7 +276,10 @@ class Runner:
         order = list(range(len(items)))
         if project is not None:
             order = _round_robin(order, lambda i: project(items[i]))
-        workers = max(1, min(self.policy.max_concurrency, len(items)))
+        width = self.policy.max_concurrency
+        if late and self.wait_concurrency is not None:
+            width = self.wait_concurrency
+        workers = max(1, min(width, len(items)))
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="mlgov") as pool:
             futures = [pool.submit(contextvars.copy_context().run, run, i) for i in order]
             for f in futures:

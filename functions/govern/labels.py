@@ -1,4 +1,4 @@
-"""Label keys with a meaning to the functions (DESIGN.md section 3), defined once here.
+"""Label keys with a meaning to the functions (docs/architecture.md#labels), defined once here.
 
 The functions cannot import policies/mlgov_policies/vocabulary.py (they deploy alone), so these
 are copies; tests/contract/test_labels.py pins them equal to the vocabulary's. Which exemption

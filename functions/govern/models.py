@@ -424,7 +424,7 @@ class Result:
     reason: str
 
     def as_dict(self) -> dict[str, str]:
-        """The report entry shape fixed by DESIGN.md."""
+        """The report entry shape fixed by docs/architecture.md#answers."""
         return {
             "target": self.target,
             "action": self.action,

@@ -2,12 +2,15 @@
 
 With fan-out, up to `fan_out.worker_instances` worker processes call the same APIs at once, and
 some quotas are counted for the whole organization, not per project (Google's quota pages,
-FACTS.md 2026-11-28): Cloud Billing 975 calls a minute, Cloud Asset Inventory searches 1,500 a
-minute, Recommender 3,000 writes a minute with a support package (6,000 reads; 100 of each on
-the free tier, where the per-day quota binds first: ORG_QUOTAS_PER_MINUTE is the lower, write,
-figure). Each process spaces its calls to one service so that it uses at most HALF the quota
-divided by the number of processes: every worker together never passes half of it, leaving the
-rest for everything else in the organization. Per-project quotas stay the Runner's rate limiter's.
+read 2026-11-28): Cloud Billing 975 calls a minute, Cloud Asset Inventory searches 1,500 a
+minute, Recommender 6,000 reads and 3,000 writes a minute with a support package
+(https://cloud.google.com/recommender/quotas; 100 of each on the free tier, where the per-day
+quota of 100 reads binds first). Each process may start, in ANY 60 seconds, at most
+floor(quota x SHARE / worker_instances) calls against one quota, so all the processes together
+never pass half of it, whatever their timing, leaving the rest for everything else in the
+organization. The bound is counted per HTTP request, retries and further pages included: the
+gate runs before every attempt the retry loop makes (retry.gated). Per-project quotas stay the
+Runner's rate limiter's.
 
 A call whose turn would come after the invocation's deadline is not waited for: it raises
 clock.OutOfTime, so the action is left for the item's redelivery instead of outliving the run.
@@ -16,83 +19,120 @@ Standard library only.
 
 from __future__ import annotations
 
+import math
 import threading
-from collections.abc import Mapping
+from collections import deque
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from govern import clock, ports
+from govern import clock, ports, retry
 
 ORG_QUOTAS_PER_MINUTE: Final[Mapping[str, float]] = {
     "cloudbilling": 975.0,
     "cloudasset": 1500.0,
-    "recommender": 3000.0,
+    "recommender-read": 6000.0,
+    "recommender-write": 3000.0,
 }
+"""Organization-level quotas, by name: calls a minute (paid Recommender tier)."""
 SHARE: Final = 0.5
 """The share of an organization-level quota all workers together may use."""
+WINDOW_SECONDS: Final = 60.0
+"""Google counts these quotas per minute."""
+_RECOMMENDER_READS: Final = frozenset({"list_recommendations"})
+"""Recommender methods charged to its read quota (ListRecommendations); the marks are writes."""
 
 
-def interval_seconds(service: str, worker_instances: int) -> float:
-    """Seconds between two calls to `service` in one process (0.0: not an org-level quota).
+def calls_per_window(quota: str, worker_instances: int) -> int | None:
+    """Calls one process may start in any 60 s against `quota` (None: not an org-level quota).
 
-    e.g. Cloud Billing with 100 instances: 60 / (975 x 0.5 / 100) = 12.3 s per process, so 100
-    processes make at most 487.5 calls a minute.
+    e.g. Cloud Billing with 100 instances: floor(975 x 0.5 / 100) = 4 a minute per process, so
+    100 processes start at most 400 a minute, never more than half of 975.
     """
-    quota = ORG_QUOTAS_PER_MINUTE.get(service)
-    if quota is None:
-        return 0.0
-    return 60.0 / (quota * SHARE / max(1, worker_instances))
+    quota_per_minute = ORG_QUOTAS_PER_MINUTE.get(quota)
+    if quota_per_minute is None:
+        return None
+    return math.floor(quota_per_minute * SHARE / max(1, worker_instances))
 
 
 class Pacer:
-    """The next free slot of each paced service, shared by every request of this process."""
+    """When this process may start its next call to each paced quota (a sliding 60 s window).
+
+    Each quota keeps the start times of its last `allowed` calls (booked, some still ahead):
+    the next call starts once the oldest of them is 60 s old. Every 60 s window then holds at
+    most `allowed` starts, exactly.
+    """
 
     def __init__(self, worker_instances: int) -> None:
         self.worker_instances = worker_instances
-        self._next: dict[str, float] = {}
+        self._starts: dict[str, deque[float]] = {}
         self._lock = threading.Lock()
 
-    def wait_turn(self, service: str) -> None:
-        """Wait (on the invocation's clock) for this process's next slot for `service`.
+    def wait_turn(self, quota: str) -> None:
+        """Wait (on the invocation's clock) for this process's next start against `quota`.
 
         Raises:
-            clock.OutOfTime: the slot comes after the invocation's deadline.
+            clock.OutOfTime: the turn comes after the invocation's deadline (nothing booked).
+            ports.PortError: the share of this process is below one call a minute (more
+                worker instances than half the quota a minute): it may never call.
         """
-        interval = interval_seconds(service, self.worker_instances)
-        if interval <= 0:
+        allowed = calls_per_window(quota, self.worker_instances)
+        if allowed is None:
             return
+        if allowed < 1:
+            raise ports.PortError(
+                f"{quota}: fan_out.worker_instances {self.worker_instances} leaves each worker "
+                f"less than one call a minute of half the organization's quota "
+                f"({ORG_QUOTAS_PER_MINUTE[quota]:g} a minute); deploy fewer worker instances"
+            )
         time = clock.current()
         with self._lock:
             now = time.now()
-            turn = max(now, self._next.get(service, now))
+            starts = self._starts.setdefault(quota, deque(maxlen=allowed))
+            turn = now if len(starts) < allowed else max(now, starts[0] + WINDOW_SECONDS)
             left = clock.time_left()
             if left is not None and turn - now > left:
                 raise clock.OutOfTime(
-                    f"{service}: this worker's share of the organization quota has no slot "
+                    f"{quota}: this worker's share of the organization quota has no slot "
                     "before the deadline; left for the redelivery"
                 )
-            self._next[service] = turn + interval
+            starts.append(turn)  # the deque drops the oldest: only the last `allowed` matter
         if turn > now:
             time.sleep(turn - now)
 
 
 class Paced:
-    """An adapter whose every method call first waits for the pacer's turn for `service`."""
+    """An adapter whose every HTTP request first waits for the pacer's turn.
 
-    def __init__(self, adapter: Any, service: str, pacer: Pacer) -> None:
+    `quota_of(method)` names the quota a method's requests count against. The wait runs before
+    each attempt of the call (govern.retry.gated): a retried request or a further page counts
+    against the quota like the first.
+    """
+
+    def __init__(self, adapter: Any, quota_of: Callable[[str], str], pacer: Pacer) -> None:
         self._adapter = adapter
-        self._service = service
+        self._quota_of = quota_of
         self._pacer = pacer
 
     def __getattr__(self, name: str) -> Any:
         attribute = getattr(self._adapter, name)
         if not callable(attribute):
             return attribute
+        quota = self._quota_of(name)
 
         def paced(*args: Any, **kwargs: Any) -> Any:
-            self._pacer.wait_turn(self._service)
-            return attribute(*args, **kwargs)
+            with retry.gated(lambda: self._pacer.wait_turn(quota)):
+                return attribute(*args, **kwargs)
 
         return paced
+
+
+def _one(quota: str) -> Callable[[str], str]:
+    return lambda _method: quota
+
+
+def recommender_quota(method: str) -> str:
+    """The Recommender quota a port method's requests are charged to (its quotas page)."""
+    return "recommender-read" if method in _RECOMMENDER_READS else "recommender-write"
 
 
 class PacedPorts:
@@ -102,8 +142,9 @@ class PacedPorts:
         self._inner = inner
         self._pacer = pacer
 
-    def _paced(self, adapter: Any, service: str) -> Any:
-        return Paced(adapter, service, self._pacer)
+    def _paced(self, adapter: Any, quota_of: Callable[[str], str]) -> Any:
+        # Any: a Paced stands in for the port it wraps (every method, same signature).
+        return Paced(adapter, quota_of, self._pacer)
 
     @property
     def compute(self) -> ports.Compute:
@@ -123,13 +164,13 @@ class PacedPorts:
     @property
     def billing(self) -> ports.Billing:
         """Cloud Billing: an organization-level quota, paced."""
-        paced: ports.Billing = self._paced(self._inner.billing, "cloudbilling")
+        paced: ports.Billing = self._paced(self._inner.billing, _one("cloudbilling"))
         return paced
 
     @property
     def recommender(self) -> ports.Recommender:
-        """Recommender: an organization-level quota, paced."""
-        paced: ports.Recommender = self._paced(self._inner.recommender, "recommender")
+        """Recommender: organization-level read and write quotas, paced apart."""
+        paced: ports.Recommender = self._paced(self._inner.recommender, recommender_quota)
         return paced
 
     @property
@@ -155,7 +196,7 @@ class PacedPorts:
     @property
     def assets(self) -> ports.Assets:
         """Cloud Asset Inventory: an organization-level quota, paced."""
-        paced: ports.Assets = self._paced(self._inner.assets, "cloudasset")
+        paced: ports.Assets = self._paced(self._inner.assets, _one("cloudasset"))
         return paced
 
     @property

@@ -1,11 +1,11 @@
 """Budget periods: when the current one starts, and whether a message is of an earlier one.
 
-A Cloud Billing budget counts spend per calendar month (the default), quarter or year, or over
-one custom date range, and every period starts at midnight US/Pacific: Google's documented
-notification carries `costIntervalStart: 2021-02-01T08:00:00Z`, midnight PST on February 1
-(../shared/FACTS.md). A notification's `costIntervalStart` names the period it reports on, so a
-message delivered late (Pub/Sub retries a failed delivery for hours, in no set order) can be
-told from one about the current period. Pure and standard library only (zoneinfo; the `tzdata`
+A Cloud Billing budget counts spend per calendar month (the default), quarter or year, or over one
+custom date range, and every period starts at midnight US/Pacific: Google's documented notification
+carries `costIntervalStart: 2021-02-01T08:00:00Z`, midnight PST on February 1
+(tests/functions/data/SOURCES.md). A notification's `costIntervalStart` names the period it reports
+on, so a message delivered late (Pub/Sub retries a failed delivery for hours, in no set order) can
+be told from one about the current period. Pure and standard library only (zoneinfo; the `tzdata`
 package backs it where the system has no time zone database).
 """
 

@@ -264,9 +264,11 @@ class Monitoring(Protocol):
 class Container(Protocol):
     """GKE clusters and node pools (container v1).
 
-    GKE runs one operation per cluster at a time, so every write returns only once its
-    operation is DONE (the next write on the cluster could not start earlier); each returns
-    the operation's name.
+    GKE runs one cluster-level operation at a time, or one operation per node pool (pools of
+    one cluster in parallel): every write but `request_pool_size` returns only once its
+    operation is DONE (the next write on that cluster or pool could not start earlier); each
+    returns the operation's name. A write GKE refuses while another operation runs there is
+    tried again by the adapter, within the invocation's time.
     """
 
     def list_clusters(self, project: str) -> list[Cluster]:
@@ -285,8 +287,22 @@ class Container(Protocol):
         """nodePools.setAutoscaling."""
         ...
 
-    def set_pool_size(self, pool: NodePool, nodes: int) -> str:
-        """nodePools.setSize."""
+    def request_pool_size(self, pool: NodePool, nodes: int) -> str:
+        """nodePools.setSize, once GKE accepted it (not waited for): its operation's name.
+
+        Scaling to zero drains the nodes, which takes minutes: the caller confirms it later
+        (`wait_operation`), so that no other request waits behind the drain.
+        """
+        ...
+
+    def wait_operation(self, project: str, location: str, operation: str) -> str:
+        """Wait until a GKE operation is DONE; its name.
+
+        Raises:
+            OperationFailed: it ended with an error (the write did not happen).
+            Unconfirmed: the operation answered 404.
+            clock.OutOfTime: still running when the wait ran out.
+        """
         ...
 
     def set_cluster_labels(self, cluster: Cluster, labels: Mapping[str, str]) -> str:

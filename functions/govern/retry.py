@@ -13,9 +13,11 @@ business (gcp/clients.py). Standard library only.
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Generator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
@@ -59,6 +61,26 @@ def _never(_: BaseException) -> float | None:
     return None
 
 
+_gate: contextvars.ContextVar[Callable[[], None] | None] = contextvars.ContextVar(
+    "mlgov_attempt_gate", default=None
+)
+
+
+@contextmanager
+def gated(gate: Callable[[], None]) -> Generator[None, None, None]:
+    """Within the block, every attempt a `Retrying` makes first calls `gate()`.
+
+    What counts against a quota is each request sent, retries and further pages included, so
+    a pacer (pacing.py) gates the attempts, not the port call. An error `gate` raises (e.g.
+    clock.OutOfTime) ends the call without sending that attempt.
+    """
+    token = _gate.set(gate)
+    try:
+        yield
+    finally:
+        _gate.reset(token)
+
+
 @dataclass(frozen=True)
 class Retrying:
     """Retry errors `transient` accepts for up to `timeout` seconds of the invocation's clock.
@@ -84,7 +106,10 @@ class Retrying:
             left = clock.time_left()
             hard_deadline = max(deadline, start + left) if left is not None else deadline
             ceiling = min(self.initial, self.maximum)
+            gate = _gate.get()
             while True:
+                if gate is not None:
+                    gate()
                 try:
                     return func(*args, **kwargs)
                 except Exception as err:

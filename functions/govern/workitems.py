@@ -2,8 +2,9 @@
 
 With fan-out on (MLGOV_WORK_TOPIC), the four dispatchers judge, resolve the governed projects and
 publish one item per project (flows/dispatch.py); `on_work_item` does that project's part with
-the same flows (flows/work.py). The wire format is fixed (CONTRACT-29 section 4): the message's
-`data` is the JSON below, its attributes `mlgov-key`, `mlgov-job` and `mlgov-run` repeat it.
+the same flows (flows/work.py). The wire format is fixed (docs/architecture.md#work-items): the
+message's `data` is the JSON below, its attributes `mlgov-key`, `mlgov-job` and `mlgov-run` repeat
+it.
 
 - budget: `{"job": "budget", "project", "run", "key", "scope", "budget_id", "ratio",
   "period_start", "stop", "unlink"}`; key = sha256("budget|<budget_id>|<period_start>|<level>|
@@ -124,7 +125,7 @@ WorkItem: TypeAlias = BudgetItem | ReaperItem
 
 
 def identity(item: WorkItem) -> dict[str, Any]:
-    """The `work_item` field of every log line about an item (CONTRACT-29 section 4)."""
+    """The `work_item` field of every log line about an item (docs/architecture.md#on-work-item)."""
     return {
         "job": item.job,
         "project": item.project,

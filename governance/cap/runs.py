@@ -3,7 +3,7 @@
 """The fan-out runs of a stack, per run: projects done, failed, still pending, dead-lettered.
 
 Read from Cloud Logging v2 (`POST /v2/entries:list`, every page) in the stack's project: the
-lines the governance functions write (DESIGN.md section 5; the contract's wire names): one
+lines the governance functions write (docs/architecture.md#on-work-item; its wire names): one
 `dispatch` line per run from a dispatcher (`{"job", "run", "items", "projects"}`), one line per
 delivery of a work item from `on_work_item` (`work_item` {job, project, run, key, scope} and its
 `outcome`), and one `"outcome": "dead-lettered"` line per item `on_dead_letter` received. Pure

@@ -49,8 +49,8 @@ class Stack:
     pool_keys: Mapping[str, str] = field(default_factory=dict[str, str])  # pool name -> key
     nap: Mapping[str, int] = field(default_factory=dict[str, int])  # accelerator -> max
     unlinks_billing: bool = False  # some governed project lets the cap unlink its billing
-    # Fan-out (DESIGN.md section 5): the project the functions log in and their service names,
-    # where `cap status` reads each run's outcome per project. Empty: no fan-out.
+    # Fan-out (docs/architecture.md#fan-out): the project the functions log in and their service
+    # names, where `cap status` reads each run's outcome per project. Empty: no fan-out.
     project: str = ""
     function_services: tuple[str, ...] = ()
     scopes: tuple[str, ...] = ()  # governed folders/organizations (their projects are not read)

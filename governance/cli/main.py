@@ -1,7 +1,7 @@
 """The `mlgov` command (also `python -m governance`): argument parsing and the one error format.
 
-Exit codes (DESIGN.md contract 1, `errors.Exit`): 0 fine (advisory findings allowed), 1 at least
-one mandatory policy violation and nothing else, 2 invalid input, with one line
+Exit codes (docs/architecture.md#exit-codes, `errors.Exit`): 0 fine (advisory findings allowed), 1
+at least one mandatory policy violation and nothing else, 2 invalid input, with one line
 `mlgov: error: <problem>` per problem, each naming the key path or file; 3 an internal error (a
 bug: one line, the traceback only with `--debug` or MLGOV_DEBUG=1); 4 a Google Cloud API refused
 or could not be reached; 130 interrupted. No path ends in a traceback. Each subcommand's module
@@ -68,7 +68,7 @@ exit codes:
   2    invalid input: arguments, stack file, settings or plan document (the key path is named)
   3    internal error: a bug; one line, the traceback with --debug or MLGOV_DEBUG=1
   4    a Google Cloud API refused the call or could not be reached (jobs, cap, prices;
-       spend exits 2 for every failure, as its contract fixes)
+       spend exits 2 for every failure, as docs/architecture.md fixes)
   130  interrupted
 """
 
@@ -506,7 +506,7 @@ def _docs_url(args: argparse.Namespace) -> None:
 def _program_error(err: Exception) -> str | None:
     """The message of a `pulumi.errors.RunError` the Pulumi program raised, else None.
 
-    Pulumi programs raise RunError for invalid configuration (FACTS.md: it ends `pulumi up`
+    Pulumi programs raise RunError for invalid configuration (pulumi.errors: it ends `pulumi up`
     without a stack trace), so it is invalid input here too.
     """
     errors: Any = sys.modules.get("pulumi.errors")

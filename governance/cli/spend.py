@@ -2,15 +2,14 @@
 
     python -m governance spend --stack dev [--days 30 | --month 2026-10] [--json | --markdown]
 
-`register(subparsers)` adds the subcommand to the offline CLI; `run(args)` runs it and returns
-the exit code; `main(argv)` is the standalone `python -m governance.spend`. Exit codes (DESIGN.md
-contract 1): 0 answered (a stale export is reported, and is an error only with
+`register(subparsers)` adds the subcommand to the offline CLI; `run(args)` runs it and returns the
+exit code; `main(argv)` is the standalone `python -m governance.spend`. Exit codes
+(docs/architecture.md#exit-codes): 0 answered (a stale export is reported, and is an error only with
 `--require-fresh`); 2 no export, no access or bad input, one line naming the dataset, table,
-permission or key; 4 BigQuery failed on its side or could not be reached (the message says a
-retry may help).
-The stack's settings give the export (`billing_account`, `billing_export.dataset_id` in the
-stack's `project`) and the project that counts; the plan comes from the plan builder
-(`_plan_document`, the one place that imports it).
+permission or key, and 2 as well when BigQuery failed on its side or could not be reached (the
+message says a retry may help; errors.py). The stack's settings give the export (`billing_account`,
+`billing_export.dataset_id` in the stack's `project`) and the project that counts; the plan comes
+from the plan builder (`_plan_document`, the one place that imports it).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The governance functions as the deployer and the operator CLI see them: names and policy JSON.
 
-`ActionSettings` is the governance-side model of the `MLGOV_POLICY` wire format (DESIGN.md
-contract 2); `action_settings` renders it from validated stack settings. The functions parse the
+`ActionSettings` models the `MLGOV_POLICY` wire format (docs/architecture.md#mlgov-policy);
+`action_settings` renders it from validated stack settings. The functions parse the
 same JSON with their own `govern.models.ActionPolicy.from_json`; tests/contract pins the two
 together, because governance never imports functions/. Function and Scheduler job names live
 here too, so governance/cli/jobs.py can find the jobs without importing Pulumi. Deploying the
@@ -212,8 +212,8 @@ class ActionSettings(_Wire):
     undeploy_endpoints: bool = False
     # Optional on the wire (absent: no spend caps); keyed by the alerts-only budget's id.
     spend_caps: dict[str, SpendCapPolicy] = Field(default_factory=dict[str, SpendCapPolicy])
-    # Organization scale (DESIGN.md section 5): scopes and fan-out are rendered only when the
-    # stack has them; the blast-radius limits always.
+    # Organization scale (docs/architecture.md#organization-scale): scopes and fan-out are
+    # rendered only when the stack has them; the blast-radius limits always.
     scopes: dict[str, ScopePolicy] = Field(default_factory=dict[str, ScopePolicy])
     blast_radius: BlastRadiusPolicy = BlastRadiusPolicy()
     fan_out: FanOutPolicy | None = None

@@ -121,9 +121,9 @@ UNLINK_BILLING = (
 # Only in the budget function's role, and only where the stack declares spend caps: reading a
 # single-project budget with project permissions (Budget API access control, GetBudget).
 READ_SPEND_CAPS = ("billing.resourcebudgets.read", "resourcemanager.projects.get")
-# Organization scale (DESIGN.md section 5). The dispatchers find a scope's projects through
-# Cloud Asset Inventory (granted on each scope's parent, scope_grants.py) and publish work items
-# (granted on the work topic only, fan_out.py): neither is in their project role.
+# Organization scale (docs/architecture.md#organization-scale). The dispatchers find a scope's
+# projects through Cloud Asset Inventory (granted on each scope's parent, scope_grants.py) and
+# publish work items (granted on the work topic only, fan_out.py): neither is in their project role.
 RESOLVE_SCOPES = ("cloudasset.assets.searchAllResources",)
 PUBLISH_WORK = ("pubsub.topics.publish",)
 GRANTED_ELSEWHERE = frozenset({*RESOLVE_SCOPES, *PUBLISH_WORK})

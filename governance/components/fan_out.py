@@ -1,4 +1,4 @@
-"""WorkQueue: the Pub/Sub pieces of fan-out, one work item per project (DESIGN.md section 5).
+"""WorkQueue: the Pub/Sub pieces of fan-out (docs/architecture.md#fan-out), one item per project.
 
 It owns the work topic the dispatchers publish to, the push subscription that delivers each item
 to `on_work_item` (OIDC, the longest ack deadline Pub/Sub allows, backoff, a bounded number of

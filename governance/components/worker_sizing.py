@@ -2,8 +2,8 @@
 
 Pure and deployment-free: automation.py deploys `on_work_item` with the size computed here, and
 the policy carries the instance count (`fan_out.worker_instances`) so each worker process paces
-its calls against organization-level quotas by it (the quotas are Google's documented ones, as
-recorded in FACTS.md, "Added 2026-11-28"). The figures come from the discrete-event simulation of
+its calls against organization-level quotas by it (the quotas are Google's documented ones,
+listed in functions/govern/pacing.py). The figures come from the discrete-event simulation of
 a fanned-out budget alert at 10,000 projects (bench/RESULTS.md, "Worker sizing: the budget alert
 at 10,000 projects", `bench/org_sim.py --only sizing`).
 """
@@ -19,9 +19,16 @@ DESIGN_PROJECTS: Final = 10_000
 HEADROOM: Final = 1.25
 """Slots beyond one per project: duplicates and redeliveries hold slots too."""
 ITEMS_PER_INSTANCE: Final = 80
-"""Items one instance runs at once. Each item runs up to 16 calls at once (MLGOV_POLICY
-`max_concurrency`), so 80 items are up to 1,280 threads on one vCPU, mostly waiting on the
-network; the simulation's 250 met the same goals but means 4,000 threads an instance."""
+"""Items one instance runs at once. An item starts at most 8 calls at once and confirms up to 32
+operations at once, asleep between polls (functions/govern/flows/work.py): 80 items of
+bench/org_fanout.py's projects in one process peaked at 435 threads and 174 MB, and the worst
+case, 80 x (8 + 32) threads, is mostly asleep on the one vCPU (bench/RESULTS.md, "per-item
+concurrency")."""
+MAX_INSTANCES: Final = 487
+"""The most worker instances that still leave each one a whole call a minute of half the
+tightest organization-level quota, Cloud Billing's 975: floor(975 x 0.5) = 487. Each worker
+paces itself to floor(quota x 0.5 / instances) calls a minute (functions/govern/pacing.py);
+past this, its share of Cloud Billing would round to none. tests/contract pins the two."""
 EVENT_TIMEOUT_S: Final = 540
 """What an event-driven function may run; the worker keeps to it (Pub/Sub's push ack deadline
 is at most 600 s, and an item still running then would be delivered a second time)."""
@@ -64,16 +71,22 @@ def worker_size(
         budget    = 540 s timeout - 60 s margin   = 480 s per item
 
     The size does not bound the organization-level quotas; the pacing does: each worker process
-    spaces its calls to 50% of a quota divided by `instances` (DESIGN.md section 5), so all of
-    them together never pass half of it (Cloud Billing's 975 a minute: 3.1 calls a minute per
-    instance). What binds a run that unlinks billing is that quota, whatever the size: 10,000
-    unlinks need 20,000 Cloud Billing calls, over 41 minutes at half the quota. The per-project
-    quotas (GKE 3,000 requests a minute and 5 concurrent operations per cluster, Vertex AI 60
-    long-running operations a minute per region) do not depend on it either: one item is one
-    project.
+    starts at most floor(50% of a quota / `instances`) calls in any minute
+    (functions/govern/pacing.py), so all of them together never pass half of it (Cloud Billing's 975
+    a minute: 3 calls a minute per instance, 471 for the 157). More than MAX_INSTANCES would leave
+    an instance no Cloud Billing call at all: a larger organization gets more items per instance
+    instead. What binds a run that unlinks billing is that quota, whatever the size: 10,000 unlinks
+    need 20,000 Cloud Billing calls, over 42 minutes at the 471 a minute the 157 instances may make.
+    The per-project limits (GKE 3,000 requests a minute, one cluster-level operation or one per node
+    pool at a time; Vertex AI 60 long-running operations a minute per region) do not depend on it
+    either: one item is one project.
     """
     slots = math.ceil(projects * headroom)
     concurrency = max(1, min(items_per_instance, slots))
+    if math.ceil(slots / concurrency) > MAX_INSTANCES:
+        # A larger organization packs more items into each instance instead (50,000 projects:
+        # 129 per instance on 485 instances), so the pacing share stays a whole call.
+        concurrency = math.ceil(slots / MAX_INSTANCES)
     budget_s = EVENT_TIMEOUT_S - REPORT_MARGIN_S
     return WorkerSize(
         instances=math.ceil(slots / concurrency),

@@ -1,7 +1,7 @@
 """Expiry proration: the share of the month a workload runs before `mlgov-expires-on` stops it.
 
-The `reap_expired` function stops a labelled workload after its date (DESIGN.md, labels), so
-running hours are prorated from the estimate's `as_of` date; disks are not (a stopped VM still
+The `reap_expired` function stops a labelled workload after its date (docs/architecture.md#labels),
+so running hours are prorated from the estimate's `as_of` date; disks are not (a stopped VM still
 pays for them). The label key comes from mlgov_policies.vocabulary.
 """
 

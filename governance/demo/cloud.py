@@ -30,7 +30,7 @@ from governance.fakecloud.vertex import FakeVertex
 # Nodes running per zone when the demo starts, per node pool (the plan gives only the bounds):
 # the system pool at one node per zone, and a training job holding a T4 node in each zone.
 BUSY_NODES = {"system": 1, "t4-spot": 1}
-# The DESIGN.md contract 2 service keys the fake serves (BigQuery is the emulator's; the demo
+# The endpoint keys (docs/architecture.md) the fake serves (BigQuery is the emulator's; the demo
 # declares no spend caps, so nothing calls the Budget API).
 SERVICES = tuple(s for s in KNOWN_SERVICES if s not in ("bigquery", "billingbudgets"))
 

@@ -35,7 +35,7 @@ EXAMPLE = (
     / "budget-notification-format-example.json"
 )
 START_TIMEOUT_S = 60.0
-# Budget periods start at midnight US/Pacific (FACTS.md; Google's example starts 08:00Z).
+# Budget periods start at midnight US/Pacific (Google's example starts 08:00Z: see EXAMPLE).
 PACIFIC = ZoneInfo("America/Los_Angeles")
 
 

@@ -6,7 +6,7 @@ governance/fakecloud/bqemulator.txt): it needs protobuf 6, and the project pins 
 pulumi-policy. At start it runs DuckDB's `INSTALL spatial`, which would download the extension;
 the venv's `duckdb-extension-spatial` package ships the file, so it is copied into
 `$HOME/.duckdb/extensions/v1.5.5/linux_amd64/` of a temporary HOME given to the emulator only
-(../shared/FACTS.md, "GCP clients against a local server").
+(the emulator runs `INSTALL spatial`, which would download it otherwise).
 
 Tables are loaded with a real load job from a local newline-delimited JSON file (the client's
 `load_table_from_file`), as one would load a BigQuery table from a file, not by streaming.

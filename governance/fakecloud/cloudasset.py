@@ -7,7 +7,7 @@ cloudasset v1 discovery document describes it: `assetTypes` (repeated; only
 `query` (only `state:<STATE>` is understood; anything else answers 400 like an unsupported
 query would), `pageSize` (capped at 500; 0 or absent picks the default, 100 here) and
 `pageToken`. The answer is a SearchAllResourcesResponse: `results[]` of ResourceSearchResult
-(a project's fields as FACTS.md lists them: `name` with the project NUMBER, `assetType`,
+(a project's fields as the cloudasset v1 discovery document has them: `name` with the project NUMBER, `assetType`,
 `project`, `displayName`, `additionalAttributes.projectId`, `location`, `labels` (left out when
 empty: proto3 JSON), `state`, `folders` (every ancestor folder, nearest first), `organization`,
 `parentFullResourceName`, `parentAssetType`, `createTime`, `updateTime`), and `nextPageToken`

@@ -2,16 +2,18 @@
 """Fake GKE (container v1): clusters list/get, node pool and cluster writes, operations.get, and
 the Compute instance groups behind each node pool.
 
-Cluster and node pool JSON start from the recorded `clusters.list` answer (copied from
-../shared/realdata/cloud-custodian/ into tests/functions/data/, Cloud Custodian flight data);
+Cluster and node pool JSON start from the recorded `clusters.list` answer (Cloud Custodian
+flight data in tests/functions/data/, provenance in its SOURCES.md);
 fields the cap reads (accelerators, autoscaling, NAP resourceLimits, resourceLabels) are added
 in the shapes of the container v1 discovery document (tests/functions/test_fake_shapes.py) and
 of the recordings in tests/fakegcp/recorded/ (tests/fakegcp/test_recorded_shapes.py). Answers
 are proto3 JSON as GKE sends it: fields at their default are left out (a zero `minimum`,
 `minNodeCount`, `enabled: false`), int64 fields are strings.
 
-Like GKE, a cluster runs one operation at a time: a write while one is RUNNING answers 400
-FAILED_PRECONDITION; an operation is DONE after `op_polls` operations.get calls. A
+Like GKE, a cluster runs one cluster-level operation at a time, or one operation per node pool
+(Google's "Troubleshoot concurrent operations" page): a write that meets a RUNNING operation it
+may not run beside answers 400 FAILED_PRECONDITION; an operation is DONE after `op_polls`
+operations.get calls. A
 setResourceLabels with a stale labelFingerprint answers the recorded 400 FAILED_PRECONDITION
 "fingerprint mismatch". `missing_zones` leaves the clusters of a zone out of clusters.list and
 names the zone in `missingZones`. A pool's node count per zone (setSize's nodeCount) is kept in
@@ -125,7 +127,8 @@ class FakeContainer:
         self.failing_sizes: dict[str, str] = {}
         self.legacy_error = False
         self._polls: dict[str, int] = {}
-        self._running: dict[Key, str] = {}
+        self._running: dict[Key, str] = {}  # cluster-level operations
+        self._running_pools: dict[tuple[Key, str], str] = {}  # node pool operations
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
         # (project, zone, group name) -> (the pool's key, the group's URL)
@@ -340,12 +343,17 @@ class FakeContainer:
             return Reply(200, copy.deepcopy(pool))
 
     def _begin(
-        self, key: Key, op_type: str, target: str
+        self, key: Key, op_type: str, target: str, pool: str | None = None
     ) -> tuple[dict[str, Any] | None, Reply | None]:
-        """Start an operation on cluster `key` (lock held), or the reply refusing it."""
+        """Start an operation on cluster `key` or its node pool `pool` (lock held), or the
+        reply refusing it."""
         if key not in self.clusters:
             return None, Reply(404, error_body(404, f"cluster {key[2]} not found"))
         running = self._running.get(key)
+        if running is None and pool is not None:
+            running = self._running_pools.get((key, pool))
+        if running is None and pool is None:
+            running = next((op for (k, _), op in self._running_pools.items() if k == key), None)
         if running is not None:
             return None, _busy(running)
         name = f"operation-{next(self._ids)}"
@@ -361,7 +369,10 @@ class FakeContainer:
         }
         self.operations[name] = op
         if self.op_polls > 0:
-            self._running[key] = name
+            if pool is None:
+                self._running[key] = name
+            else:
+                self._running_pools[(key, pool)] = name
             self._polls[name] = self.op_polls
         else:
             op["status"] = "DONE"
@@ -370,14 +381,14 @@ class FakeContainer:
     def _pool_write(self, m: re.Match[str], op_type: str) -> tuple[dict[str, Any] | None, Reply]:
         key = (m[1], m[2], m[3])
         with self._lock:
-            op, refused = self._begin(key, op_type, m[0].removeprefix("/v1/").split(":")[0])
-            if refused is not None or op is None:
-                return None, refused or Reply(500, {})
-            pools = self.clusters[key]["nodePools"]
+            pools = self.clusters[key]["nodePools"] if key in self.clusters else []
             pool = next((p for p in pools if p["name"] == m[4]), None)
-            if pool is None:
-                self._running.pop(key, None)
+            if key in self.clusters and pool is None:
                 return None, Reply(404, error_body(404, f"node pool {m[4]} not found"))
+            target = m[0].removeprefix("/v1/").split(":")[0]
+            op, refused = self._begin(key, op_type, target, pool=m[4])
+            if refused is not None or op is None or pool is None:
+                return None, refused or Reply(500, {})
             return pool, Reply(200, copy.deepcopy(op))
 
     def _update_pool(self, request: Request, m: re.Match[str]) -> Reply:
@@ -474,6 +485,9 @@ class FakeContainer:
                     for key, running in list(self._running.items()):
                         if running == m[3]:
                             del self._running[key]
+                    for at, running in list(self._running_pools.items()):
+                        if running == m[3]:
+                            del self._running_pools[at]
             return Reply(200, copy.deepcopy(op))
 
     # -- the node pools' managed instance groups (Compute API) ---------------------------------

@@ -7,8 +7,8 @@ Shape: the standard usage cost schema (`gcp_billing_export_v1_<ACCOUNT>`) and th
 https://cloud.google.com/billing/docs/how-to/export-data-bigquery-tables/detailed-usage and
 .../standard-usage; data/*.schema.json hold them in BigQuery's schema JSON, and data/SOURCES.md
 says what was checked and what is not documented. Values: service and SKU descriptions follow
-Cloud Billing Catalog names (shared/realdata/google-cloud-pricing/build_mapping.csv and
-tests/costs/data/cloudbilling-catalog.json), credit types are the documented `credits.type`
+Cloud Billing Catalog names (tests/costs/data/cloudbilling-catalog.json and the catalog's
+sources, tests/costs/data/SOURCES.md), credit types are the documented `credits.type`
 values (SUSTAINED_USAGE_DISCOUNT, FREE_TIER, PROMOTION), GKE node VMs carry the `labels` GKE
 applies (`goog-k8s-cluster-name`, `goog-k8s-node-pool-name`), Compute Engine VM rows have
 `resource.name` = `projects/<PROJECT_NUMBER>/instances/<NAME>` as in Google's sample output,

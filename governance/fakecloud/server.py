@@ -2,7 +2,7 @@
 """Generic fake GCP REST server: routes, a request log, injected latency and faults.
 
 It knows nothing about any one API. Service modules register handlers with `route`, keep their
-own state, and answer with the JSON shapes the real API uses (see ../shared/realdata/).
+own state, and answer with the JSON shapes the real API uses (see tests/fakegcp/recorded/).
 The server binds 127.0.0.1 on an ephemeral port and is meant to live for one test module.
 With a `clock` (governance/fakecloud/clock.py), injected latency moves that clock instead of sleeping.
 

@@ -1,8 +1,8 @@
 """Which format a parsed input file is, from its content; a clear refusal when it is none.
 
-`read_format(doc, source)` returns None for mlgov's own plan document (DESIGN.md contract 1:
-`stack` and `resources`; document.py checks its shape as before) and a `PlanInput` for
-Pulumi's formats:
+`read_format(doc, source)` returns None for mlgov's own plan document
+(docs/architecture.md#plan-document: `stack` and `resources`; document.py checks its shape as
+before) and a `PlanInput` for Pulumi's formats:
 
 - `pulumi preview --json`: the digest, an object with `steps` (FORMAT §1.2), preview.py;
 - `pulumi stack export`: `{"version", "deployment"}`, or the DIY backend's checkpoint file

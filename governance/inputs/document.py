@@ -1,4 +1,4 @@
-"""The plan document (DESIGN.md contract 1): its type, and the one loader `check` and `diff` use.
+"""The plan document (docs/architecture.md#plan-document): its type and its one loader.
 
 `plan` builds a `PlanDocument`; `check` and `diff` read one with `read_document`, which checks its
 shape and reports every problem at once, each naming its path (`resources[3].name`); the JSON is

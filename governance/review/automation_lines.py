@@ -1,10 +1,10 @@
 """What the governance functions may act on, as a few lines under the plan's totals.
 
 Pure: a plan document in, lines out, read from the deployed functions' `MLGOV_POLICY` and
-environment (DESIGN.md sections 2 and 5): each governed project and scope (its parent, label
+environment (docs/architecture.md#mlgov-policy): each governed project and scope (its parent, label
 selector, environment and whether billing may be unlinked there), fan-out (the work topic, the
-worker's size, the delivery bound) and the reapers' blast-radius limits. A plan without
-governance functions has none. render.py lays the lines out (text and markdown).
+worker's size, the delivery bound) and the reapers' blast-radius limits. A plan without governance
+functions has none. render.py lays the lines out (text and markdown).
 """
 
 from __future__ import annotations

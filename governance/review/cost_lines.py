@@ -1,8 +1,8 @@
 """The plan document's per-resource arithmetic: `cost_lines` and the keys beside them.
 
-`cost_line_keys(row, cost)` writes, onto one resource row of a plan document (DESIGN.md
-contract 1 allows extra keys), what `mlgov plan --explain`, `--json` readers and the PR comment
-need to see why the resource costs what it does:
+`cost_line_keys(row, cost)` writes, onto one resource row of a plan document
+(docs/architecture.md#plan-document allows extra keys), what `mlgov plan --explain`, `--json`
+readers and the PR comment need to see why the resource costs what it does:
 
 - `cost_lines`: the governed bill, one object per line (`kind` charge, adjustment, note, usage or
   unpriced; a charge has `quantity`, `unit`, `unit_usd`, `usd`, `key`, `region`, `pricing`,

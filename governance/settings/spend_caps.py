@@ -1,4 +1,4 @@
-"""`spend_caps`: a monthly cap per eligible service on the stack's project (DESIGN.md contract 3).
+"""`spend_caps`: a monthly cap per eligible service (docs/architecture.md#spend-caps).
 
 `spend_caps: {vertex_ai: 2000, gemini_api: 300}` renders one Cloud Billing spend-cap budget per
 service on the stack's governed project (governance/components/spend_caps.py), each paired with

@@ -1,6 +1,6 @@
 """Where the money went: read a stack's Cloud Billing export and compare it with the plan.
 
-`spend` answers four questions from the BigQuery billing export (DESIGN.md contract 1): is the
+`spend` answers four questions from the billing export (docs/architecture.md#spend-report): is the
 export flowing (freshness.py), who spent what (attribution.py), how the plan's estimates compare
 with what was billed (join.py), and which SQL does it (queries.py, sql/*.sql, reusable as is).
 report.py runs the queries through a `QueryRunner` (runner.py, the only module that touches

@@ -12,7 +12,7 @@ VMs"), so on-demand and spot use of the same thing add up: "Spot Preemptible N1 
 Instance Core running in Americas" is family "N1 Predefined Instance Core".
 
 Accelerators, from Cloud Billing SKU descriptions (Catalog API names; see
-shared/realdata/google-cloud-pricing/build_mapping.csv): GPU SKUs are "Nvidia ... GPU ...",
+tests/costs/data/cloudbilling-catalog.json): GPU SKUs are "Nvidia ... GPU ...",
 "Commitment v1: Nvidia ...", and "RTX 6000 96GB ..." (no "GPU" in it); TPU SKUs name "TPU" or
 "Tpu" (Compute Engine TPU slices for GKE, the Cloud TPU service). A SKU counts as TPU when its
 description says so or its service is "Cloud TPU"; otherwise as GPU when it names GPU, Nvidia

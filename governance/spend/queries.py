@@ -26,7 +26,7 @@ ParamType = Literal["STRING", "TIMESTAMP"]
 GKE_CLUSTER_LABEL = "goog-k8s-cluster-name"
 GKE_NODE_POOL_LABEL = "goog-k8s-node-pool-name"
 
-# The governance labels `spend` attributes by, in output order (DESIGN.md contract 1 and 3);
+# The governance labels `spend` attributes by, in output order (docs/architecture.md#spend-report);
 # a test pins them to mlgov_policies.vocabulary.REQUIRED_LABELS.
 ATTRIBUTION_LABELS: tuple[str, ...] = ("team", "cost-center", "workload", "env")
 

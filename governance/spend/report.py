@@ -4,7 +4,7 @@
 a `QueryRunner` (runner.BigQueryRunner over a google-cloud-bigquery client), the export tables,
 the projects that count, the window and optionally a plan document. It raises SpendError when
 the export cannot answer (no dataset, no table, an empty table, no access, over the byte cap);
-otherwise it returns the `--json` document of DESIGN.md contract 1, plus extra keys.
+otherwise it returns the `--json` document of docs/architecture.md#spend-report, plus extra keys.
 """
 
 from __future__ import annotations
@@ -75,7 +75,7 @@ def _resources(
 
 
 def build_report(runner: QueryRunner, request: SpendRequest, now: datetime) -> dict[str, Any]:
-    """The spend report (DESIGN.md contract 1 shape, plus extra keys)."""
+    """The spend report (docs/architecture.md#spend-report shape, plus extra keys)."""
     standard = request.tables.standard
     _require_standard(runner.describe(standard), request.tables)
     since, until = freshness.lookback(now)

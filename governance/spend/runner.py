@@ -9,7 +9,7 @@ decides nothing about spend; it answers rows and records what each query cost (`
 Errors name what to fix: a missing dataset or table, the permission that was refused
 (`bigquery.tables.get`, `bigquery.tables.getData`, `bigquery.jobs.create`) and the role that
 grants it, or the cap. With `MLGOV_API_ENDPOINTS={"bigquery": URL}` the client talks to that
-endpoint (an emulator) with anonymous credentials (DESIGN.md contract 2).
+endpoint (an emulator) with anonymous credentials (docs/architecture.md#function-environment).
 
 The first call (`describe`, whose answers are kept) has governance/deadlines.py's short budget:
 a wrong endpoint or no network fails in seconds with the endpoint named, not after --timeout;

@@ -4,12 +4,12 @@
 
 `BudgetApi` sends JSON with `requests` (google-auth's AuthorizedSession with application default
 credentials; anonymous at a local base URL given in MLGOV_API_ENDPOINTS as `billingbudgets` and
-`cloudbilling`, DESIGN.md contract 2). Methods and paths are the discovery documents'
-(billingbudgets.v1 `billingAccounts.budgets.create|get|patch|delete|list`, cloudbilling.v1
-`billingAccounts.get`). Reads, deletes and etag-guarded patches are retried on transient answers
-(429, 500, 502, 503, 504, a dropped connection); a create is not (a retried create could make a
-second cap): the provider recovers from a lost create answer by looking for the budget instead.
-Errors are `ApiError`, which names the call, the HTTP status, Google's status and message.
+`cloudbilling`, docs/architecture.md#function-environment). Methods and paths are the discovery
+documents' (billingbudgets.v1 `billingAccounts.budgets.create|get|patch|delete|list`,
+cloudbilling.v1 `billingAccounts.get`). Reads, deletes and etag-guarded patches are retried on
+transient answers (429, 500, 502, 503, 504, a dropped connection); a create is not (a retried create
+could make a second cap): the provider recovers from a lost create answer by looking for the budget
+instead. Errors are `ApiError`, which names the call, the HTTP status, Google's status and message.
 """
 
 from __future__ import annotations

@@ -43,7 +43,7 @@ SPEND_CAP_BUDGET: Final = "pulumi-python:dynamic/mlgov:SpendCapBudget"
 """A Cloud Billing spend-cap budget: mlgov's own dynamic resource (pulumi-gcp has no spendCap).
 
 Its inputs are the Budget API v1 `Budget` body plus `parent` (`billingAccounts/<id>`, the create
-method's path parameter); governance/spend_caps/ owns it (DESIGN.md contract 3)."""
+method's path parameter); governance/spend_caps/ owns it (docs/architecture.md#spend-caps)."""
 PUBSUB_TOPIC: Final = "gcp:pubsub/topic:Topic"
 PUBSUB_SUBSCRIPTION: Final = "gcp:pubsub/subscription:Subscription"
 FUNCTION_V2: Final = "gcp:cloudfunctionsv2/function:Function"
@@ -186,7 +186,7 @@ def component_type(class_name: str) -> str:
     return f"{COMPONENT_PREFIX}{class_name}"
 
 
-# --- labels with a meaning (DESIGN.md section 3) ---
+# --- labels with a meaning (docs/architecture.md#labels) ---
 REQUIRED_LABELS: Final = ("team", "env", "cost-center", "workload", "managed-by")
 """Cost attribution: every labelable resource carries these."""
 EXEMPT_LABEL: Final = "mlgov-exempt"

@@ -1,8 +1,8 @@
 """`mlgov cap status` per fan-out run: done, failed, pending and dead-lettered projects.
 
-The runs come from the functions' log lines (DESIGN.md section 5) in Cloud Logging v2, read with
-`POST /v2/entries:list` from the fake (governance/fakecloud/logging.py), whose requests and answers are
-checked against the logging v2 discovery document here too.
+The runs come from the functions' log lines (docs/architecture.md#on-work-item) in Cloud Logging v2,
+read with `POST /v2/entries:list` from the fake (governance/fakecloud/logging.py), whose requests
+and answers are checked against the logging v2 discovery document here too.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """mlgov reads a stack's config from the files `pulumi up` reads, as Pulumi reads them.
 
-An attacker's review (brief s4): a pull request that leaves `stacks/Pulumi.prod.yaml` alone but
+An attacker's review: a pull request that leaves `stacks/Pulumi.prod.yaml` alone but
 makes `pulumi up` read other values. Each edit below made `mlgov plan` exit 0 with the unchanged
 plan before stack_config.py; each now plans what Pulumi deploys (so the governance diff shows it)
 or is refused with exit 2 naming the file and key. Pulumi's behaviour is from its source

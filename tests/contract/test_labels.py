@@ -1,4 +1,4 @@
-"""The label keys the functions act on are the ones the vocabulary defines (DESIGN.md section 3).
+"""The label keys the functions act on are the ones the vocabulary defines (docs/architecture.md#labels).
 
 functions/ cannot import policies/ (it deploys alone), so govern/labels.py keeps copies.
 """

@@ -49,3 +49,18 @@ def test_fan_out_and_its_keys_are_optional():
     assert ActionPolicy.from_json(json.dumps(example)).fan_out == FanOutPolicy(5, 100)
     del example["fan_out"]
     assert ActionPolicy.from_json(json.dumps(example)).fan_out == FanOutPolicy(5, 100)
+
+
+def test_the_worker_never_has_more_instances_than_the_pacing_can_share():
+    # governance sizes the worker; each worker process paces itself by that count
+    # (functions/govern/pacing.py): every org-level quota must leave it a whole call a minute.
+    from govern import pacing
+    from governance.components.worker_sizing import MAX_INSTANCES, worker_size
+
+    assert (
+        min(int(q * pacing.SHARE) for q in pacing.ORG_QUOTAS_PER_MINUTE.values()) == MAX_INSTANCES
+    )
+    for projects in (1, 10_000, 50_000, 60_000):
+        instances = worker_size(projects=projects).instances
+        for quota in pacing.ORG_QUOTAS_PER_MINUTE:
+            assert (pacing.calls_per_window(quota, instances) or 0) >= 1

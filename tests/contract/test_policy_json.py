@@ -1,7 +1,7 @@
 """The MLGOV_POLICY wire format: what governance renders, the functions must parse.
 
-governance/action_settings.py renders the JSON; functions/govern/models.py parses it. Neither
-imports the other, so this test is the only thing holding them together (DESIGN.md contract 2).
+governance/components/action_settings.py renders the JSON; functions/govern/models.py parses it. Neither
+imports the other, so this test is the only thing holding them together (docs/architecture.md#mlgov-policy).
 
 Organization scale adds `blast_radius` (always rendered), `scopes`, `budgets.<id>.scopes` and
 `fan_out`: a key the two sides spell differently fails these tests.
@@ -58,7 +58,7 @@ def test_every_stack_policy_parses_with_the_same_meaning(stack):
     assert budget.projects == (s.project,)
     assert budget.stop_at == s.budget.stop_at
     assert budget.disable_billing_at == (1.5 if stack == "dev" else None)
-    # What the budget is, so a notification can be checked against it (DESIGN.md contract 2).
+    # What the budget is, so a notification can be checked against it (docs/architecture.md#mlgov-policy).
     assert budget.billing_account == s.billing_account
     assert budget.amount == s.budget.amount_usd
     assert budget.currency == "USD"

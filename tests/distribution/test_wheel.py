@@ -1,6 +1,6 @@
 """The package as a user installs it: wheel built with uv, installed into a fresh venv, run.
 
-Marked `packaging` (excluded from the default run; `make package-check`, part of `make test`):
+Marked `packaging` (excluded from the default run; `make package-check`, part of `make e2e`):
 it builds and installs ~85 packages from uv's cache, which takes longer than a unit test should.
 The venv gets the lock's versions of the runtime dependencies (`uv export`), then the wheel.
 """

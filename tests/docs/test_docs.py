@@ -31,7 +31,12 @@ ALL = pages.text()
 
 
 def quick_start_commands() -> list[str]:
-    section = README.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    return section_commands("## Quick start")
+
+
+def section_commands(heading: str) -> list[str]:
+    """The commands of the first sh block under a README heading."""
+    section = README.split(heading, 1)[1].split("\n## ", 1)[0]
     block = re.search(r"```sh\n(.*?)```", section, re.S)
     assert block is not None, "the quick start has no sh block"
     return [line.split("#", 1)[0].strip() for line in block.group(1).splitlines() if line.strip()]
@@ -46,14 +51,30 @@ def test_quick_start_is_two_make_commands_and_the_path_to_mlgov() -> None:
 
 
 def test_ci_runs_the_readme_test_command() -> None:
-    """.ci/run is the README's test command, after installing the browser the report tests use."""
+    """.ci/run is the README's test command: the browser the report tests use, then the fast
+    loop (the quick start's `make test`) and the end-to-end runs it leaves out."""
     ci = (REPO / ".ci" / "run").read_text()
     commands = [
         line.strip()
         for line in ci.splitlines()
         if line.strip() and not line.lstrip().startswith(("#", "set ", "cd "))
     ]
-    assert commands == [".ci/browser", "export MLGOV_REQUIRE_BROWSER=1", quick_start_commands()[1]]
+    readme = section_commands("## Running the tests")
+    assert readme == [".ci/browser", f"{quick_start_commands()[1]} e2e"]
+    assert commands == [readme[0], "export MLGOV_REQUIRE_BROWSER=1", readme[1]]
+
+
+def test_a_report_test_without_a_browser_says_why_in_the_summary() -> None:
+    """The report tests skip without Chromium; pytest's summary lists the reason (-rs), which
+    says how to get one the way the README does."""
+    import tomllib
+
+    from tests.report.conftest import NO_BROWSER
+
+    options = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["pytest"]
+    assert "-rs" in options["ini_options"]["addopts"].split()
+    assert ".ci/browser" in NO_BROWSER and "MLGOV_CHROMIUM" in NO_BROWSER
+    assert ".ci/browser" in section_commands("## Running the tests")
 
 
 def test_makefile_targets_install_before_running() -> None:
@@ -63,12 +84,16 @@ def test_makefile_targets_install_before_running() -> None:
         assert rule is not None, f"no `{target}` target"
         assert "install" in rule.group(1).split(), f"`make {target}` must install first"
     assert "uv.lock" in makefile and "--frozen" in makefile
-    # `make test` also checks the package as a user installs it, builds the site strictly and
-    # runs the README's first screen on a fresh clone.
+    # `make test` builds the site strictly; `make e2e` runs the end-to-end tests, checks the
+    # package as a user installs it and runs the README's first screen on a fresh clone.
     test_rule = makefile.split("\ntest:", 1)[1].split("\n\n", 1)[0]
-    assert "package-check" in test_rule
-    assert "docs" in test_rule.splitlines()[0].split()
-    assert "fresh-clone-check" in test_rule
+    assert {"lint", "docs"} <= set(test_rule.splitlines()[0].split())
+    assert "-j 2 --output-sync=target typecheck suite" in test_rule  # pyright beside pytest
+    suite_rule = makefile.split("\nsuite:", 1)[1].split("\n\n", 1)[0]
+    assert "pytest -q -n 2\n" in suite_rule + "\n"
+    e2e_rule = makefile.split("\ne2e:", 1)[1].split("\n\n", 1)[0]
+    assert "-m 'e2e or packaging or freshclone'" in e2e_rule
+    assert re.search(r"^check: test e2e$", makefile, re.M)
     docs_rule = makefile.split("\ndocs:", 1)[1].split("\n\n", 1)[0]
     assert "mkdocs build --strict" in docs_rule and "--quiet" not in docs_rule
     demo_rule = re.search(r"^demo:(.*)$", makefile, re.M)

@@ -1,7 +1,7 @@
 """The README's first screen, followed literally on a fresh clone of this commit.
 
 Marked `freshclone` (excluded from the default run; `make fresh-clone-check`, part of `make
-test`). The clone is of the committed HEAD, so it has no .venv, .tools or .bqemu-venv: every
+e2e`). The clone is of the committed HEAD, so it has no .venv, .tools or .bqemu-venv: every
 command must install what it needs. Every command of the quick start's sh block runs as shown,
 except `make test`: that one is what CI itself runs on a clean clone (.ci/run, pinned by
 test_docs.py), and running it here would run this test inside itself.

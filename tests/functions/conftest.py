@@ -48,7 +48,7 @@ BUDGET = "de72f49d-779b-4945-a127-4d6ce8def0bb"  # the budgetId of the documente
 WALL = datetime(2026, 11, 21, 5, 0, tzinfo=UTC)
 
 
-# What the stack renders about its budget (DESIGN.md contract 2's optional budget keys), matching
+# What the stack renders about its budget (docs/architecture.md#mlgov-policy's optional budget keys), matching
 # the documented notification's billingAccountId and budget_data's amount and currency.
 ACCOUNT = "01D4EE-079462-DFD6EC"
 STACK_BUDGET = {"billing_account": ACCOUNT, "amount": 1000.0, "currency": "USD", "period": "MONTH"}
@@ -66,7 +66,7 @@ def budget_dict(**changes: Any) -> dict[str, Any]:
 
 
 def policy_dict(**extra: Any) -> dict[str, Any]:
-    """The DESIGN.md policy (the budget with the keys the stack renders), plus `extra` keys."""
+    """The docs/architecture.md#mlgov-policy example (the budget with the keys the stack renders), plus `extra` keys."""
     return {
         "dry_run": False,
         "exempt_label": {"key": "mlgov-exempt", "value": "true"},

@@ -246,10 +246,14 @@ class MemoryContainer:
         self.cloud.record("container.set_pool_autoscaling", pool.name, pool.name, autoscaling)
         return self._pool(pool, autoscaling=autoscaling)
 
-    def set_pool_size(self, pool: NodePool, nodes: int) -> str:
-        self.cloud.record("container.set_pool_size", pool.name, pool.name, nodes)
+    def request_pool_size(self, pool: NodePool, nodes: int) -> str:
+        self.cloud.record("container.request_pool_size", pool.name, pool.name, nodes)
         self.cloud.pool_sizes[pool.path] = nodes
         return f"operation-{pool.name}"
+
+    def wait_operation(self, project: str, location: str, operation: str) -> str:
+        self.cloud.record("container.wait_operation", operation, project, location, operation)
+        return operation
 
     def set_cluster_labels(self, cluster: Cluster, labels: Mapping[str, str]) -> str:
         self.cloud.record("container.set_cluster_labels", cluster.name, cluster.name, dict(labels))

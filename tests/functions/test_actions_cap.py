@@ -40,7 +40,11 @@ def _with(*pools: NodePool, **kw) -> tuple[MemoryCloud, Cluster]:
 
 
 def _writes(cloud: MemoryCloud) -> list[str]:
-    return [m.split(".", 1)[1] for m, _ in cloud.calls if m.startswith("container.set")]
+    return [
+        m.split(".", 1)[1]
+        for m, _ in cloud.calls
+        if m.startswith(("container.set", "container.request"))
+    ]
 
 
 def test_an_autoscaled_pool_is_labelled_then_emptied_then_frozen():
@@ -49,7 +53,7 @@ def test_an_autoscaled_pool_is_labelled_then_emptied_then_frozen():
     result = _run(CapNodePool(p.target, "over budget", pool=p), cloud)
     assert result.outcome == "done"
     assert "was autoscale-total-0-16-any" in result.reason
-    assert _writes(cloud) == ["set_pool_labels", "set_pool_size", "set_pool_autoscaling"]
+    assert _writes(cloud) == ["set_pool_labels", "request_pool_size", "set_pool_autoscaling"]
     assert cloud.called("container.set_pool_labels") == [
         ("l4", {"team": "x", "mlgov-cap-prev": "autoscale-total-0-16-any"})
     ]
@@ -70,7 +74,7 @@ def test_a_fixed_pool_is_labelled_with_its_size_now_not_its_initial_count():
     cloud, _ = _with(p)
     _run(CapNodePool(p.target, "r", pool=p, nodes=6), cloud)  # resized since creation
     # Label first: a redelivery after a crash before the resize still has the size.
-    assert _writes(cloud) == ["set_pool_labels", "set_pool_size"]
+    assert _writes(cloud) == ["set_pool_labels", "request_pool_size"]
     [(_name, labels)] = cloud.called("container.set_pool_labels")
     assert labels == {"mlgov-cap-prev": "fixed-n6"}
 
@@ -80,7 +84,7 @@ def test_a_labelled_fixed_pool_still_sized_is_emptied_and_keeps_its_label():
     p = NodePool(DEV, R, "ml", "t4", "n1-standard-8", 2, None, resource_labels=labels)
     cloud, _ = _with(p)
     assert _run(CapNodePool(p.target, "r", pool=p, nodes=6), cloud).outcome == "done"
-    assert _writes(cloud) == ["set_pool_size"]
+    assert _writes(cloud) == ["request_pool_size"]
 
 
 def test_a_labelled_fixed_pool_already_empty_is_skipped_without_a_write():
@@ -108,7 +112,7 @@ def test_a_nap_pool_keeps_its_autoscaling_and_says_it_was_nap_made():
     p = NodePool(DEV, R, "ml", "nap-l4", "g2-standard-8", 1, AUTO, autoprovisioned=True)
     cloud, _ = _with(p)
     result = _run(CapNodePool(p.target, "r", pool=p, nodes=2), cloud)
-    assert _writes(cloud) == ["set_pool_labels", "set_pool_size"]
+    assert _writes(cloud) == ["set_pool_labels", "request_pool_size"]
     [(_name, labels)] = cloud.called("container.set_pool_labels")
     assert labels == {"mlgov-cap-prev": "autoscale-total-0-16-any-n2-nap"}
     assert "NAP" in result.reason
@@ -121,13 +125,13 @@ def test_an_interrupted_pool_keeps_the_label_it_wrote_first():
     action = CapNodePool(p.target, "r", pool=p)
     assert not action.needs_size  # its label already holds the size
     _run(action, cloud)
-    assert _writes(cloud) == ["set_pool_size", "set_pool_autoscaling"]
+    assert _writes(cloud) == ["request_pool_size", "set_pool_autoscaling"]
 
 
 def test_a_pool_write_conflict_fails_the_cap_never_skips_it():
     p = NodePool(DEV, R, "ml", "l4", "g2-standard-8", 1, AUTO)
     cloud, _ = _with(p)
-    cloud.errors[("container.set_pool_size", "l4")] = Conflict("HTTP 409 changed")
+    cloud.errors[("container.request_pool_size", "l4")] = Conflict("HTTP 409 changed")
     result = _run(CapNodePool(p.target, "r", pool=p), cloud)
     assert result.outcome == "failed" and "NOT capped" in result.reason
 

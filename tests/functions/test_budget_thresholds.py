@@ -1,8 +1,8 @@
 """The budget cap decides on costAmount / budgetAmount, with notifications shaped as Google sends them.
 
-Shapes: Google's documented notification example and its test message
-(../shared/realdata/gcp-billing-budget-docs/), and the cap-billing walkthrough's message that has
-no threshold at all (../shared/realdata/python-docs-samples/), all copied to tests/functions/data.
+Shapes: Google's documented notification example and its test message, and the cap-billing
+walkthrough's message that has no threshold at all, all in tests/functions/data (SOURCES.md
+there says where each came from).
 `alertThresholdExceeded` is the highest threshold crossed, so it never exceeds the highest
 configured one: a stop level above it is reachable only through the spend ratio.
 """

@@ -64,7 +64,8 @@ ACTION_METHODS = {
     "ReleaseClaim": {"recommender.mark_succeeded", "recommender.mark_failed"},
     "CapNodePool": {
         "container.set_pool_labels",
-        "container.set_pool_size",
+        "container.request_pool_size",
+        "container.wait_operation",  # the resize confirmed once every action started
         "container.set_pool_autoscaling",
     },
     "CapAutoprovisioning": {
@@ -136,6 +137,18 @@ def test_budget_alert_stops_everything_before_unlinking_billing():
     assert sorted(mutations[:-1]) == ["compute.stop", "compute.stop", "notebooks.stop", "tpus.stop"]
     assert cloud.called("billing.billing_enabled") == [(DEV,)]  # PROD did not opt in
     assert cloud.methods() <= _declared(flows.BUDGET_ALERT)
+
+
+def test_budget_alert_reads_billing_only_once_every_stop_is_requested():
+    # Cloud Billing is an organization-level quota, paced per worker: a read made before the
+    # stops held them back (bench/RESULTS.md: 9,863 of 10,000 items dead-lettered).
+    cloud = _budget_cloud()
+    flows.budget_alert(_alert(1300, 1000, 1.3), MemoryPorts(cloud), _runner())
+    order = [m for m, _ in cloud.calls]
+    stops = [i for i, m in enumerate(order) if m.endswith(".stop")]
+    assert len(stops) == 4
+    assert order.index("billing.billing_enabled") > max(stops)
+    assert cloud.called("billing.billing_enabled") == [(DEV,)]  # only where unlinking applies
 
 
 def test_budget_alert_below_disable_billing_never_reads_billing():
@@ -245,3 +258,38 @@ def test_a_failed_listing_is_an_error_of_the_report_and_never_an_action():
     cloud.errors[("compute.list_instances", DEV)] = ports.PortError("HTTP 403 denied")
     report = flows.reap_expired(MemoryPorts(cloud), _runner(), TODAY)
     assert report.errors == (f"compute list {DEV}: HTTP 403 denied",)
+
+
+def test_a_work_item_starts_a_few_calls_at_once_and_waits_for_all_its_operations(monkeypatch):
+    # Dozens of items share one worker instance: an item no longer takes the policy's pool of
+    # 16 threads (64 as deployed) per step, but confirms every operation it started at once.
+    from govern import workitems
+    from govern.flows.work import ITEM_CONCURRENCY, ITEM_WAITS
+
+    widths: list[int] = []
+
+    class Counted(execute.ThreadPoolExecutor):
+        def __init__(self, max_workers: int, **kw):
+            widths.append(max_workers)
+            super().__init__(max_workers=max_workers, **kw)
+
+    monkeypatch.setattr(execute, "ThreadPoolExecutor", Counted)
+    cloud = MemoryCloud(workloads=[vm(f"vm-{i:02d}") for i in range(24)])
+    period = "2026-11-01T07:00:00Z"
+    item = workitems.BudgetItem(
+        project=DEV,
+        run="run-1",
+        scope=None,
+        budget_id=BUDGET,
+        ratio=1.0,
+        period_start=period,
+        stop=True,
+        unlink=False,
+        key=workitems.budget_key(BUDGET, period, 1.0, DEV),
+    )
+    worked = flows.work_item(item, MemoryPorts(cloud), _runner(max_concurrency=64), NOW)
+    assert worked.outcome == "done"
+    assert len(cloud.called("compute.stop")) == 24
+    assert ITEM_CONCURRENCY < 24 <= ITEM_WAITS
+    assert max(widths) == 24  # the 24 stops' confirmations, all at once
+    assert sorted(widths)[-2] == ITEM_CONCURRENCY  # the 24 stops: ITEM_CONCURRENCY at a time

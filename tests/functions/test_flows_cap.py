@@ -1,7 +1,8 @@
 """The GKE cap with the real adapter against the fake GKE, on a fake clock (waits are instant).
 
-GKE runs one operation per cluster at a time; the fake refuses a write while one runs (400
-FAILED_PRECONDITION), as GKE does, and finishes an operation only after `op_polls` polls.
+GKE runs one cluster-level operation at a time, or one operation per node pool; the fake refuses
+a write that meets one it may not run beside (400 FAILED_PRECONDITION), as GKE does, and
+finishes an operation only after `op_polls` polls.
 """
 
 from __future__ import annotations
@@ -56,12 +57,12 @@ def test_gke_busy_with_its_own_operation_is_waited_for(cloud):
     refusals = [0]
     begin = gke._begin
 
-    def upgrade_ends_after_two_refusals(k, op_type, target):
+    def upgrade_ends_after_two_refusals(k, op_type, target, pool=None):
         if gke._running.get(k) == "operation-upgrade":
             refusals[0] += 1
             if refusals[0] > 2:
                 del gke._running[k]
-        return begin(k, op_type, target)
+        return begin(k, op_type, target, pool)
 
     gke._begin = upgrade_ends_after_two_refusals
     _cap(cloud)
@@ -77,3 +78,33 @@ def test_an_operation_still_running_at_the_deadline_is_left_for_the_next_deliver
     gke = [r for r in report.results if "container.googleapis.com" in r.target]
     assert any(r.outcome == "skipped" and "left for the next run" in r.reason for r in gke)
     assert sum(cloud.clock.slept) <= 30 + 10  # never waited past the budget (one pause cap)
+
+
+def test_every_pool_of_a_cluster_is_resized_at_once_and_confirmed_later(cloud):
+    # GKE runs one operation per node pool, the pools of a cluster in parallel. Before, each
+    # pool's chain (label, resize, autoscaling off) waited for the previous pool's drain: the
+    # simulation put the last resize of an accelerated project at 598-1,435 s.
+    cloud.container.op_polls = 3
+    seed_accelerators(cloud)
+    report = _cap(cloud)
+    calls = [q for q, _ in cloud.server.exchanges if f"/clusters/{CLUSTER}" in q.path]
+    pool_writes = [
+        (i, q) for i, q in enumerate(calls) if "/nodePools/" in q.path and q.method != "GET"
+    ]
+    resizes = [i for i, q in pool_writes if q.path.endswith(":setSize")]
+    labels = [i for i, q in pool_writes if q.method == "PUT"]
+    autoscaling_off = [i for i, q in pool_writes if q.path.endswith(":setAutoscaling")]
+    nap_writes = [
+        i for i, q in enumerate(calls) if q.method != "GET" and "/nodePools/" not in q.path
+    ]
+    # The cluster-level steps first (NAP labels, limits), then every pool at once: every
+    # resize is requested before any pool is frozen, and only after every pool's label.
+    assert len(resizes) == 3
+    assert max(nap_writes) < min(labels)
+    assert max(labels) < min(resizes)
+    assert max(resizes) < min(autoscaling_off)
+    assert all(_size(cloud, n) == 0 for n in ACCELERATOR_POOLS)
+    statuses = [r.status for q, r in cloud.server.exchanges if "/clusters/" in q.path]
+    assert 400 not in statuses  # nothing collided: one operation per pool
+    done = {r.target.rsplit("/", 1)[-1] for r in report.results if r.outcome == "done"}
+    assert set(ACCELERATOR_POOLS) <= done

@@ -1,4 +1,4 @@
-"""parse.py over recorded real payloads (tests/functions/data; ../shared/realdata/SOURCES.md)."""
+"""parse.py over recorded real payloads (tests/functions/data and its SOURCES.md)."""
 
 from __future__ import annotations
 

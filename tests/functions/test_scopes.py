@@ -29,6 +29,7 @@ from tests.functions.conftest import (
 )
 
 A, B = "us-central1-a", "us-central1-b"
+MIG = "projects/1/zones/us-west1-c/instanceGroupManagers/web"
 FAR = "asia-east1-b"  # a zone no listed project governs
 FOLDER, TEAM, OTHER = "folders/100", "folders/200", "folders/300"
 GOVERNED = {"mlgov-governed": "true"}
@@ -210,6 +211,11 @@ def test_reap_idle_vms_reads_recommendations_only_where_a_scope_project_runs_pla
     cloud.compute.add("ml-a", "europe-west4-a", "gpu", gpus=1)  # never recommended
     cloud.compute.add("ml-a", "europe-west4-b", "node", labels={"goog-gke-node": ""})
     cloud.compute.add("ml-a", "us-east1-b", "off", status="TERMINATED")
+    # Nothing the reaper could act on, or the recommender flag: each zone's one VM is
+    # exempt, has Local SSDs, or belongs to a managed instance group.
+    cloud.compute.add("ml-a", "us-west1-a", "kept", labels={"mlgov-exempt": "true"})
+    cloud.compute.add("ml-a", "us-west1-b", "scratch", local_ssds=1)
+    cloud.compute.add("ml-a", "us-west1-c", "mig-1", metadata={"created-by": MIG})
     cloud.recommender.add("ml-a", FAR, "idle")
     report = post_report("reap_idle_vms")
     listed = [

@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from govern import admission, clock, pacing, parse, workitems
+from govern import admission, clock, pacing, parse, ports, workitems
 from govern.models import ActionPolicy
 from govern.parse.workitem import FIELDS
 from govern.workitems import BudgetItem, ReaperItem
@@ -228,33 +228,94 @@ def test_the_item_and_the_policy_decide_the_same_level():
 # -- pacing of organization-level quotas ----------------------------------------------------------
 
 
-def test_each_process_takes_half_the_org_quota_divided_by_the_instances():
-    # Cloud Billing 975/min: 100 instances x one call per 12.3 s = 487.5/min, half the quota.
-    assert pacing.interval_seconds("cloudbilling", 100) == pytest.approx(60 / 4.875)
-    assert 100 * 60 / pacing.interval_seconds("cloudbilling", 100) == pytest.approx(487.5)
-    assert pacing.interval_seconds("cloudasset", 10) == pytest.approx(60 / 75)
-    assert pacing.interval_seconds("compute", 100) == 0.0  # per-project quota: not paced here
+def test_each_process_takes_a_whole_share_of_half_the_org_quota():
+    # Cloud Billing 975/min over 100 instances: 4 calls a minute each, 400 together (<= 487.5).
+    assert pacing.calls_per_window("cloudbilling", 100) == 4
+    assert pacing.calls_per_window("cloudasset", 10) == 75
+    assert pacing.calls_per_window("recommender-read", 157) == 19
+    assert pacing.calls_per_window("recommender-write", 157) == 9
+    assert pacing.calls_per_window("compute", 100) is None  # per-project quota: not paced here
+    for quota, per_minute in pacing.ORG_QUOTAS_PER_MINUTE.items():
+        for instances in (1, 7, 100, 157, 487):
+            share = pacing.calls_per_window(quota, instances)
+            assert share is not None
+            assert instances * share <= per_minute * pacing.SHARE
 
 
-def test_the_pacer_spaces_calls_and_never_waits_past_the_deadline():
+def _starts(pacer: pacing.Pacer, quota: str, asks: list[float]) -> list[float]:
+    """When calls asked for at `asks` (clock readings, in order) start, each on its own clock."""
+    started: list[float] = []
+    for at in sorted(asks):
+        fake = FakeClock(start=at)
+        with clock.within(clock.Deadline(fake, at=1e9)):
+            pacer.wait_turn(quota)
+        started.append(fake.now())
+    return started
+
+
+def _busiest_minute(starts: list[float]) -> int:
+    return max(sum(1 for t in starts if s <= t < s + 60.0) for s in starts)
+
+
+@pytest.mark.parametrize("instances", [100, 157, 300])
+def test_no_minute_of_one_process_passes_its_share(instances):
+    # Before: a call every 60 / share seconds let a 60 s window hold one call more than the
+    # share (100 instances: 5 Cloud Billing calls in [0, 60), 500 a minute together > 487.5).
+    share = pacing.calls_per_window("cloudbilling", instances)
+    assert share is not None
+    asks = [0.0] * 30 + [17.5] * 7 + [61.0, 61.0, 150.0]
+    starts = _starts(pacing.Pacer(worker_instances=instances), "cloudbilling", asks)
+    assert len(starts) == len(asks)
+    assert _busiest_minute(starts) == share
+    assert starts[:share] == [0.0] * share  # no wait while the share has room
+
+
+def test_the_pacer_never_waits_past_the_deadline_and_books_nothing_then():
     fake = FakeClock(start=0.0)
-    pacer = pacing.Pacer(worker_instances=100)
-    calls: list[float] = []
-
-    class Billing:
-        def billing_enabled(self, project: str) -> bool:
-            calls.append(fake.now())
-            return True
-
-    paced = pacing.Paced(Billing(), "cloudbilling", pacer)
+    pacer = pacing.Pacer(worker_instances=100)  # 4 Cloud Billing calls a minute
     with clock.within(clock.Deadline(fake, at=30.0)):
-        assert paced.billing_enabled("p") is True
-        paced.billing_enabled("p")
-        paced.billing_enabled("p")
+        for _ in range(4):
+            pacer.wait_turn("cloudbilling")
         with pytest.raises(clock.OutOfTime, match="organization quota"):
-            paced.billing_enabled("p")  # its turn (36.9 s) is past the deadline (30 s)
-    step = pacing.interval_seconds("cloudbilling", 100)
-    assert calls == pytest.approx([0.0, step, 2 * step])
+            pacer.wait_turn("cloudbilling")  # its turn (60 s) is past the deadline (30 s)
+    assert fake.now() == 0.0
+    with clock.within(clock.Deadline(fake, at=1000.0)):
+        pacer.wait_turn("cloudbilling")
+    assert fake.now() == 60.0  # the refused call booked no turn
+
+
+def test_a_share_below_one_call_a_minute_is_refused_naming_the_setting():
+    pacer = pacing.Pacer(worker_instances=1000)  # 975 x 0.5 / 1000 < 1
+    with pytest.raises(ports.PortError, match="worker_instances 1000"):
+        pacer.wait_turn("cloudbilling")
+
+
+def test_every_request_is_paced_retries_and_pages_included(cloud):
+    # A 503 answered to the first request and retried is a second request against the quota:
+    # before, the pacer was asked once per port call, and the retry went unpaced.
+    from govern.gcp import billing
+
+    turns: list[str] = []
+
+    class Counting(pacing.Pacer):
+        def wait_turn(self, quota: str) -> None:
+            turns.append(quota)
+            super().wait_turn(quota)
+
+    cloud.billing.add(DEV)
+    cloud.server.inject("billingInfo", 503, times=1)
+    adapter = billing.create(cloud.server.url)
+    paced = pacing.Paced(adapter, lambda _m: "cloudbilling", Counting(worker_instances=100))
+    with clock.within(clock.Deadline(cloud.clock, at=cloud.clock.now() + 300.0)):
+        assert paced.billing_enabled(DEV) is True
+    assert len(cloud.server.calls(path_contains="billingInfo")) == 2
+    assert turns == ["cloudbilling", "cloudbilling"]
+
+
+def test_recommender_reads_and_writes_are_paced_against_their_own_quotas():
+    assert pacing.recommender_quota("list_recommendations") == "recommender-read"
+    for mark in ("mark_claimed", "mark_succeeded", "mark_failed"):
+        assert pacing.recommender_quota(mark) == "recommender-write"
 
 
 # -- the fakes speak the documented shapes ---------------------------------------------------

@@ -254,7 +254,7 @@ def test_cli_start_does_not_import_the_scheduler_client():
 
 def test_the_tools_and_the_functions_accept_the_same_endpoint_keys():
     # functions/ imports nothing from governance/ (it is deployed alone), so each keeps its own
-    # list of DESIGN.md contract 2's keys; one map must work for both, so the lists must agree.
+    # list of docs/architecture.md's endpoint keys; one map must work for both, so the lists must agree.
     import main as functions_main
 
     from governance.endpoints import KNOWN_SERVICES

@@ -21,6 +21,9 @@ import pytest
 from tests.judge.fake_github import FakeGitHub, serve
 from tests.judge.harness import ROOT, PullRequest, make_base_repo, warm
 
+# Each case runs the workflows' real steps in fresh environments (minutes in all): `make e2e`.
+pytestmark = pytest.mark.e2e
+
 
 def _plans(starts: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """The `plan` processes among a side's starts: (folder, arguments)."""

@@ -31,7 +31,7 @@ from mlgov_policies.rule import ResourceRule, StackRule
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
 
-# Every type listed in the program's resource inventory (RESOURCES brief, "type token" column).
+# Every type the program creates (its resource inventory, by type token).
 PROGRAM_TYPES = {
     "gcp:compute/network:Network",
     "gcp:compute/subnetwork:Subnetwork",

@@ -19,6 +19,11 @@ from tests.report.browser import find_chromium
 from tests.spend.conftest import endpoint, export  # noqa: F401  (fixtures, used by name)
 
 REQUIRE_BROWSER = "MLGOV_REQUIRE_BROWSER"  # .ci/run sets it: a missing browser fails there
+# The skip's reason, printed in pytest's summary (-rs, pyproject.toml).
+NO_BROWSER = (
+    "no Chromium or Chrome on PATH: run .ci/browser (Debian's chromium, needs root or sudo), "
+    "or set MLGOV_CHROMIUM to one"
+)
 
 
 @functools.cache
@@ -35,7 +40,7 @@ def plan(stack: str) -> dict[str, Any]:
 def chromium() -> str:
     binary = find_chromium()
     if binary is None:
-        message = "no Chromium or Chrome (apt-get install chromium, or set MLGOV_CHROMIUM)"
+        message = NO_BROWSER
         if os.environ.get(REQUIRE_BROWSER):
             pytest.fail(message)
         pytest.skip(message)

@@ -87,7 +87,7 @@ def export() -> Iterator[Export]:
 
 @pytest.fixture
 def endpoint(export: Export, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Point `spend` at the emulator through MLGOV_API_ENDPOINTS (DESIGN.md contract 2)."""
+    """Point `spend` at the emulator through MLGOV_API_ENDPOINTS (docs/architecture.md#function-environment)."""
     monkeypatch.setenv("MLGOV_API_ENDPOINTS", json.dumps({"bigquery": export.url}))
     return export.url
 

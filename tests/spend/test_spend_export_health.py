@@ -286,7 +286,7 @@ def test_an_unreachable_endpoint_exits_4_within_the_timeout(
     url = f"http://127.0.0.1:{port}"
     monkeypatch.setenv("MLGOV_API_ENDPOINTS", json.dumps({"bigquery": url}))
     code, _, err = run(capsys, "--stack", "dev", "--no-plan", "--timeout", "1")
-    assert code == 2  # DESIGN contract 1: spend answers (0) or not (2)
+    assert code == 2  # docs/architecture.md#exit-codes: spend answers (0) or not (2)
     said = re.search(
         rf"BigQuery at {url} did not answer \(connection refused; gave up after ([\d.]+) s\)", err
     )

@@ -62,7 +62,7 @@ def test_dev_report_has_the_design_shape_and_the_exported_sums(
     export: Export, capsys: pytest.CaptureFixture[str]
 ) -> None:
     doc = report(capsys, "--stack", "dev", "--plan", DEV_PLAN)
-    # DESIGN.md contract 1: these keys may not be renamed.
+    # docs/architecture.md#spend-report: these keys may not be renamed.
     assert {
         "stack",
         "window",

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from governance.components.worker_sizing import ACK_DEADLINE_S, worker_size
+from governance.components.worker_sizing import ACK_DEADLINE_S, MAX_INSTANCES, worker_size
 
 
 def test_the_documented_case():
@@ -33,3 +33,13 @@ def test_a_small_organization_runs_in_one_instance():
 def test_fewer_items_per_instance_take_more_instances():
     assert worker_size(items_per_instance=250).instances == 50  # the simulation's 50 x 250
     assert worker_size(items_per_instance=40).instances > worker_size().instances
+
+
+def test_a_large_organization_packs_more_items_per_instance_within_the_pacing_bound():
+    # Each worker paces itself to floor(975 x 0.5 / instances) Cloud Billing calls a minute:
+    # 782 instances x 80 (the plain rule at 50,000 projects) would leave each none.
+    size = worker_size(projects=50_000)
+    assert size.instances <= MAX_INSTANCES
+    assert math.floor(975 * 0.5 / size.instances) >= 1
+    assert (size.instances, size.concurrency) == (485, 129)
+    assert size.instances * size.concurrency >= 62_500

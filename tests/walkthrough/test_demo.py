@@ -46,6 +46,7 @@ def _assert_cleaned(out: str, tmp: Path) -> None:
     assert sorted(p.name for p in tmp.iterdir()) == []
 
 
+@pytest.mark.e2e  # the whole demo as a user runs it: `make e2e`
 def test_demo_runs_every_step_and_leaves_nothing_behind(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "governance.demo"],
@@ -95,6 +96,7 @@ def test_demo_runs_every_step_and_leaves_nothing_behind(tmp_path: Path) -> None:
         )
 
 
+@pytest.mark.e2e  # the whole demo as a user runs it: `make e2e`
 def test_ctrl_c_stops_the_servers_and_removes_the_files(tmp_path: Path) -> None:
     # Started with SIGINT ignored, as a background job of a script would be: the demo still
     # answers Ctrl-C.

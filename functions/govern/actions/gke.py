@@ -1,12 +1,15 @@
 """Capping GKE accelerators: scale a GPU/TPU node pool to zero, close NAP's accelerator limits.
 
-GKE runs one operation per cluster at a time ("Operation ... is currently operating on cluster
-... Please wait and try again once it is done", HTTP 400 failedPrecondition; e.g.
-https://github.com/hashicorp/terraform-provider-google/issues/3650), so the actions on one
-cluster take its lock here and every write returns once GKE finished it (ports.Container);
-different clusters proceed in parallel. What a pool or cluster was set to is written on it as
-a label before the change that loses it (govern/gke.py), and the order of the steps makes a
-repeated cap (Pub/Sub redelivers) redo only what is missing.
+GKE runs one cluster-level operation at a time, or one operation per node pool, the pools of a
+cluster in parallel (gcp/container.py cites Google's pages); a write that collides answers
+HTTP 400 FAILED_PRECONDITION and the adapter tries it again. So the cluster-level steps (NAP's
+labels and limits) take the cluster's lock here, while every accelerator pool of the cluster is
+capped at once: each its own chain (label, resize, autoscaling off), the flow starting the pools
+once the cluster-level steps are done (flows/budget.py). The resize, a drain of minutes, is
+requested and confirmed later (a `Confirm`), so no pool and no other stop waits behind another
+pool's drain. What a pool or cluster was set to is written on it as a label before the change
+that loses it (govern/gke.py), and the order of the steps makes a repeated cap (Pub/Sub
+redelivers) redo only what is missing.
 
 Autoscaling is turned off rather than set to a maximum of 0: the API documents max >= min only,
 other Google APIs over GKE autoscaling require max > 0 (Dataproc GkeNodePoolAutoscalingConfig:
@@ -23,7 +26,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from govern import ports as p
-from govern.actions.base import Action, Call, Done
+from govern.actions.base import Action, Call, Confirm, Done
 from govern.gke import CAP_LABEL, NAP_LABEL_PREFIX, Autoscaling, Cluster, NodePool
 from govern.ports import Ports
 
@@ -43,15 +46,11 @@ _locks_guard = threading.Lock()
 
 @contextmanager
 def _cluster(path: str) -> Generator[None, None, None]:
-    """Hold the cluster's lock: this process starts one GKE operation per cluster at a time."""
+    """Hold the cluster's lock for cluster-level steps: one at a time per cluster, here."""
     with _locks_guard:
         lock = _locks.setdefault(path, threading.Lock())
     with lock:
         yield
-
-
-def _cluster_path(pool: NodePool) -> str:
-    return pool.path.rsplit("/nodePools/", 1)[0]
 
 
 @dataclass(frozen=True)
@@ -77,37 +76,55 @@ class CapNodePool(Action):
         """
         return CAP_LABEL not in self.pool.resource_labels or not self.pool.label_first
 
-    def run(self, ports: Ports, call: Call) -> Done:
-        """Label (what it was, its size), resize to 0, autoscaling off (user-made autoscaled).
+    def run(self, ports: Ports, call: Call) -> Done | Confirm:
+        """Label (what it was, its size), request the resize to 0; confirm it later.
 
         The label is written first and never rewritten, so a redelivered alert keeps the
-        settings from before the first cap. Any step that fails is a failure of the cap (the
-        alert is redelivered), never a skip.
+        settings from before the first cap. The resize is confirmed once every action started
+        (execute.finish); only then is autoscaling turned off (user-made autoscaled pools): GKE
+        runs one operation per pool. Any step that fails is a failure of the cap (the alert is
+        redelivered), never a skip.
         """
         pool, container, nodes = self.pool, ports.container, self.nodes
-        note = f"; its size at cap time is unknown ({self.size_note})" if self.size_note else ""
+        previous = pool.resource_labels.get(CAP_LABEL)
+        if previous is not None and not pool.label_first and nodes == 0:
+            return "skipped", f"already capped: 0 nodes ({CAP_LABEL}={previous})"
         try:
-            with _cluster(_cluster_path(pool)):
-                previous = pool.resource_labels.get(CAP_LABEL)
-                if previous is not None and not pool.label_first and nodes == 0:
-                    return "skipped", f"already capped: 0 nodes ({CAP_LABEL}={previous})"
-                if previous is None:
-                    previous = pool.previous(nodes, self.zone_nodes)
-                    labels = {**pool.resource_labels, CAP_LABEL: previous}
-                    call(pool.project, container.set_pool_labels, pool, labels)
-                call(pool.project, container.set_pool_size, pool, 0)
-                if pool.label_first:
-                    call(pool.project, container.set_pool_autoscaling, pool, Autoscaling(False))
+            if previous is None:
+                previous = pool.previous(nodes, self.zone_nodes)
+                labels = {**pool.resource_labels, CAP_LABEL: previous}
+                call(pool.project, container.set_pool_labels, pool, labels)
+            operation = call(pool.project, container.request_pool_size, pool, 0)
         except p.Conflict as err:
-            return "failed", f"{self.reason}: NOT capped, the pool changed meanwhile ({err})"
-        how = "autoscaling off" if pool.label_first else "autoscaling left to NAP's limits"
-        if not pool.autoscaled:
-            how = "fixed size"
-        return (
-            "done",
-            f"{self.reason}: scaled to 0 nodes, {how} (was {previous}, kept in label "
-            f"{CAP_LABEL}){note}",
-        )
+            return "failed", self._conflict(err)
+        was = f"was {previous}, kept in label {CAP_LABEL}"
+        requested = f"{self.reason}: resize to 0 nodes requested ({was})"
+
+        def confirm(later: Call) -> Done:
+            try:
+                later(
+                    pool.project, container.wait_operation, pool.project, pool.location, operation
+                )
+                if pool.label_first:
+                    later(pool.project, container.set_pool_autoscaling, pool, Autoscaling(False))
+            except p.Conflict as err:
+                return "failed", self._conflict(err)
+            return "done", f"{self.reason}: scaled to 0 nodes, {self._how()} ({was}){self._note()}"
+
+        return Confirm(requested, confirm)
+
+    def _conflict(self, err: p.Conflict) -> str:
+        return f"{self.reason}: NOT capped, the pool changed meanwhile ({err})"
+
+    def _how(self) -> str:
+        if not self.pool.autoscaled:
+            return "fixed size"
+        return "autoscaling off" if self.pool.label_first else "autoscaling left to NAP's limits"
+
+    def _note(self) -> str:
+        if not self.size_note:
+            return ""
+        return f"; its size at cap time is unknown ({self.size_note})"
 
 
 @dataclass(frozen=True)

@@ -1,10 +1,11 @@
 """on_budget_alert's flow: how far the alert goes, read what it covers, stop, then unlink billing.
 
 Stops come first (with Vertex AI cancels and GKE NAP limits), then GKE accelerator pools are
-scaled to zero (flows/cap.py) while each stop is confirmed by its operation; unlinking billing
-(the last resort, opted into per project) runs last. An alert from a spend cap's alerts-only
-budget only reports the cap's state (flows/spend_caps.py). Decisions are decide.py's and
-cap.py's; this module only sequences reads and actions.
+scaled to zero (flows/cap.py) while each stop is confirmed by its operation; billing state is
+read only then (Cloud Billing is an organization-level quota, paced per worker: it must not hold
+any stop back), and unlinking billing (the last resort, opted into per project) runs last. An
+alert from a spend cap's alerts-only budget only reports the cap's state (flows/spend_caps.py).
+Decisions are decide.py's and cap.py's; this module only sequences reads and actions.
 """
 
 from __future__ import annotations
@@ -173,20 +174,7 @@ def act_on_projects(scope: decide.BudgetScope, ports: Ports, runner: Runner) -> 
             lambda: queued.plan(runner, ports, scope.stop_projects, scope.reason),
         ),
     )
-    billing_state: dict[str, bool] = {}
-    if scope.billing_projects:
-        billing = ports.billing
-
-        def enabled(project: str) -> list[bool]:
-            return [billing.billing_enabled(project)]
-
-        reads = [ReadCall("billing get", p, enabled, (p,)) for p in scope.billing_projects]
-        for read, state in zip(reads, runner.gather_all(reads), strict=True):
-            if state:
-                billing_state[read.project] = state[0]
-    actions = decide.on_budget(scope, workloads, billing_state, policy)
-    stops = [a for a in actions if not isinstance(a, DisableBilling)]
-    unlinks = [a for a in actions if isinstance(a, DisableBilling)]
+    stops = decide.budget_stops(scope, workloads, policy)
 
     # Every stop and first cap step is requested while the pools' sizes (their record for
     # restore) are read. The pools are then scaled to zero WHILE the stops' operations are
@@ -197,13 +185,23 @@ def act_on_projects(scope: decide.BudgetScope, ports: Ports, runner: Runner) -> 
         lambda: execute.start(first, ports, runner, dry_run=policy.dry_run),
         lambda: cap.sized(runner, ports, reach.later),
     )
-    confirmed, scaled = together(
-        lambda: execute.finish(started, runner),
-        lambda: execute.finish(execute.start(later, ports, runner, dry_run=policy.dry_run), runner),
+    # Billing state is read only now, beside the confirmations: Cloud Billing is an
+    # organization-level quota that each worker paces (pacing.py), so a read made before the
+    # stops would hold every stop of the item back behind the pacing.
+    (confirmed, scaled), billing_state = together(
+        lambda: together(
+            lambda: execute.finish(started, runner),
+            lambda: execute.finish(
+                execute.start(later, ports, runner, dry_run=policy.dry_run), runner
+            ),
+        ),
+        lambda: billing_enabled(scope, ports, runner),
     )
     results = confirmed + scaled
     execute.log_results(results, entry_point)
     # Unlinking billing, the last resort, only once every stop is confirmed or has failed.
+    unlinks = decide.disable_billing(billing_state, scope) if scope.stop_projects else []
+    actions = [*stops, *unlinks]
     results += execute.apply(unlinks, ports, runner, entry_point, dry_run=policy.dry_run)
     autopilot = tuple(a.target for a in reach.first if isinstance(a, NotCapped))
     if autopilot:
@@ -227,6 +225,25 @@ def act_on_projects(scope: decide.BudgetScope, ports: Ports, runner: Runner) -> 
     not_capped = (*autopilot, *waiting.not_capped, *outside)
     report = execute.report(entry_point, results, runner)
     return dataclasses.replace(report, not_capped=not_capped)
+
+
+def billing_enabled(scope: decide.BudgetScope, ports: Ports, runner: Runner) -> dict[str, bool]:
+    """Whether billing is linked, for each project whose billing the alert may unlink.
+
+    Only `scope.billing_projects` (the projects that opted in, at or past disable_billing_at);
+    a read that failed leaves its project out (the failure is a run error, reported).
+    """
+    billing = ports.billing
+
+    def enabled(project: str) -> list[bool]:
+        return [billing.billing_enabled(project)]
+
+    reads = [ReadCall("billing get", p, enabled, (p,)) for p in scope.billing_projects]
+    state: dict[str, bool] = {}
+    for read, found in zip(reads, runner.gather_all(reads), strict=True):
+        if found:
+            state[read.project] = found[0]
+    return state
 
 
 def outside_reach(

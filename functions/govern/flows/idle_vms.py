@@ -16,7 +16,7 @@ from govern.execute import ReadCall, Runner
 from govern.flows import scoped
 from govern.flows.base import Flow, inventory
 from govern.flows.guarded import SINGLE_RUN, Bounds, reap
-from govern.models import Report, Workload
+from govern.models import ActionPolicy, Report, Workload
 from govern.ports import (
     COUNT_CANDIDATES,
     LIST_IDLE_VM_RECOMMENDATIONS,
@@ -57,7 +57,7 @@ def reap_idle_vms(
     every_zone = sorted(p for p, proj in policy.projects.items() if proj.every_zone)
     listed = inventory(runner, ports, every_zone, kinds=("compute",))
     pairs = [(p, z) for p, proj in sorted(policy.projects.items()) for z in proj.zones]
-    pairs += recommendable_zones(listed)
+    pairs += recommendable_zones(listed, policy)
 
     reads = [
         ReadCall("recommender list", p, recommender.list_recommendations, (p, z)) for p, z in pairs
@@ -70,16 +70,26 @@ def reap_idle_vms(
     return reap(REAP_IDLE_VMS.entry_point, actions, ports, runner, running=running, bounds=bounds)
 
 
-def recommendable_zones(instances: Sequence[Workload]) -> list[tuple[str, str]]:
-    """(project, zone) where a running VM could be flagged idle: no GPUs, not a GKE node.
+def recommendable_zones(
+    instances: Sequence[Workload], policy: ActionPolicy
+) -> list[tuple[str, str]]:
+    """(project, zone) where a running VM could be flagged idle AND reaped: the only zones read.
 
-    "The idle VM recommender does not generate recommendations for VMs with GPUs or TPUs, or
-    for GKE nodes" (FACTS.md): other zones need no recommendations read.
+    "The idle VM recommender does not generate recommendations for VMs with GPUs or TPUs, or for GKE
+    nodes" (Google's idle VM recommendations docs), nor for VMs with Local SSDs; and a
+    recommendation for a VM the reaper would leave alone (exempt, or managed by GKE, a managed
+    instance group, Workbench or Dataproc: decide.py) would only be skipped. Recommender reads are
+    an organization-level quota (pacing.py): a zone with no such VM is not read.
     """
     return sorted(
         {
             (w.project, w.zone)
             for w in instances
-            if w.kind == "compute" and w.running and w.gpus == 0 and w.managed_by != "gke"
+            if w.kind == "compute"
+            and w.running
+            and w.gpus == 0
+            and w.local_ssds == 0
+            and w.managed_by is None
+            and not policy.is_exempt(w.labels)
         }
     )

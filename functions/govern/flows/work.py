@@ -11,6 +11,7 @@ claimed or succeeded is left). Organization-level quotas are paced per process (
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Final, Literal
@@ -29,6 +30,18 @@ from govern.ports import COUNT_CANDIDATES, GET_SPEND_CAP, PUBLISH_WORK, SEARCH_P
 from govern.workitems import BudgetItem, ReaperItem, WorkItem
 
 ItemOutcome = Literal["done", "nothing to do", "duplicate", "failed", "refused"]
+ITEM_CONCURRENCY: Final = 8
+"""Calls one work item starts at once (each read, action and size read phase), in place of the
+policy's max_concurrency (16; 64 as deployed), which sizes one invocation over every project.
+Dozens of items share a worker instance (governance/components/worker_sizing.py) and its one
+vCPU: an item is one project, whose widest step in the measured profile is 13 actions (an
+accelerated project's 6 VM and TPU VM stops, a job cancel, 6 clusters' NAP steps) and 12
+accelerator pools; 8 starts every stop in two rounds of ~0.2 s calls and keeps every NAP chain
+of up to 7 clusters running at once (bench/RESULTS.md, "per-item concurrency")."""
+ITEM_WAITS: Final = 32
+"""Operations one work item confirms at once (execute.Runner.wait_concurrency): a wait sleeps
+between polls (an idle thread measured 16 KB of memory), and confirming a project's pools and
+VMs together keeps a drain of minutes from waiting for another."""
 _DISPATCHERS = (budget.BUDGET_ALERT, REAP_IDLE_VMS, REAP_EXPIRED, REAP_IDLE_GPUS)
 ON_WORK_ITEM: Final = Flow(
     "on_work_item",
@@ -83,7 +96,11 @@ def work_item(item: WorkItem, ports: Ports, runner: Runner, now: datetime) -> Wo
 
 
 def _run(item: WorkItem, admitted: Admitted, ports: Ports, runner: Runner) -> Report:
-    runner.policy = admitted.policy
+    runner.policy = dataclasses.replace(
+        admitted.policy,
+        max_concurrency=min(admitted.policy.max_concurrency, ITEM_CONCURRENCY),
+    )
+    runner.wait_concurrency = ITEM_WAITS
     if isinstance(item, BudgetItem):
         if admitted.scope is None:
             raise ValueError("admission gave a budget item no scope")  # a bug, not an input

@@ -1,9 +1,10 @@
 """Adapters from the ports to the real google-cloud-* clients (REST), one module per service.
 
 `ADAPTERS` is the literal table main.py builds ports from, keyed by the `MLGOV_API_ENDPOINTS`
-service name (DESIGN.md contract 2); each factory takes that service's endpoint override or
-None for Google's. Importing this package imports no google.* module: each adapter imports its
-client on first use. Adding a service: an adapter module with `create(endpoint)`, a line here.
+service name (docs/architecture.md#function-environment); each factory takes that service's endpoint
+override or None for Google's. Importing this package imports no google.* module: each adapter
+imports its client on first use. Adding a service: an adapter module with `create(endpoint)`, a line
+here.
 """
 
 from __future__ import annotations

@@ -4,11 +4,17 @@
 Methods and bodies follow the container v1 discovery document: `clusters.list` over
 `locations/-`, `nodePools.update` (resourceLabels), `nodePools.setAutoscaling`,
 `nodePools.setSize`, `clusters.setResourceLabels` (with labelFingerprint), `clusters.update`
-(desiredClusterAutoscaling), `clusters.get`, `operations.get`. GKE runs one operation per
-cluster at a time and answers a write that collides with one (ours or GKE's own, e.g. an
-upgrade) with HTTP 400 FAILED_PRECONDITION; such a write is tried again after a pause, within
-the invocation's time. The same status with "fingerprint mismatch" (a stale labelFingerprint)
-and HTTP 409 are `ports.Conflict`: only a fresh read can fix those (actions/gke.py does).
+(desiredClusterAutoscaling), `clusters.get`, `operations.get`.
+
+Concurrency, as Google documents it: GKE generally runs one cluster-level operation at a time,
+or one operation per node pool, and its own operations (upgrades, repairs) count too
+(https://cloud.google.com/kubernetes-engine/docs/troubleshooting/concurrent-operations); node
+pools can be created, updated or deleted while another pool of the cluster is (Add and manage
+node pools, https://cloud.google.com/kubernetes-engine/docs/how-to/node-pools). A write that
+collides answers HTTP 400 FAILED_PRECONDITION ("Operation ... is currently ... cluster ...
+Please wait and try again once it is done"); it is tried again after a pause, within the
+invocation's time. The same status with "fingerprint mismatch" (a stale labelFingerprint) and
+HTTP 409 are `ports.Conflict`: only a fresh read can fix those (actions/gke.py does).
 A thin adapter otherwise: it translates the port's calls and the API's errors.
 """
 
@@ -93,14 +99,17 @@ class ContainerAdapter:
         self, what: str, where: tuple[str, str], method: str, url: str, body: dict[str, Any]
     ) -> str:
         """Send a write (again while GKE is busy with another operation), wait for it."""
+        return self._wait(what, where, self._send(what, method, url, body))
+
+    def _send(self, what: str, method: str, url: str, body: dict[str, Any]) -> dict[str, Any]:
+        """Send a write, again while GKE is busy with another operation; the operation JSON."""
         from google.api_core import exceptions as ex
 
         with translated(what):
             pause = 2.0
             while True:
                 try:
-                    answer = self._rest.request(method, url, body=body)
-                    break
+                    return self._rest.request(method, url, body=body)
                 except ex.BadRequest as err:
                     if error_status(err) != _BUSY:
                         raise
@@ -114,7 +123,6 @@ class ContainerAdapter:
                         raise clock.OutOfTime(busy) from err
                     clock.current().sleep(pause)  # another operation runs on the cluster
                     pause = min(pause * 2, 10.0)
-            return self._wait(what, where, answer)
 
     def _wait(self, what: str, where: tuple[str, str], answer: dict[str, Any]) -> str:
         """Wait for the operation a write answered with (govern/operations.py); its name.
@@ -122,18 +130,23 @@ class ContainerAdapter:
         Still running at the deadline is clock.OutOfTime: left for the redelivery (the run
         reports it unfinished and raises).
         """
-        project, location = where
-
-        def poll(name: str) -> OperationState:
-            url = f"{self._base}/v1/projects/{project}/locations/{location}/operations/{name}"
-            # Translated here, so that a 404 on the operation reaches operations.wait as
-            # ports.Gone (which it reports as not confirmed), not as the write's own 404.
-            with translated(f"container operations.get {project}/{location}/{name}"):
-                return gke_operation(self._rest.request("GET", url))
-
         first = gke_operation(answer)
         return operations.wait(
-            what, lambda: poll(first.name), cap=WAIT_CAP_SECONDS, first=first
+            what, lambda: self._poll(*where, first.name), cap=WAIT_CAP_SECONDS, first=first
+        ).name
+
+    def _poll(self, project: str, location: str, name: str) -> OperationState:
+        url = f"{self._base}/v1/projects/{project}/locations/{location}/operations/{name}"
+        # Translated here, so that a 404 on the operation reaches operations.wait as
+        # ports.Gone (which it reports as not confirmed), not as the write's own 404.
+        with translated(f"container operations.get {project}/{location}/{name}"):
+            return gke_operation(self._rest.request("GET", url))
+
+    def wait_operation(self, project: str, location: str, operation: str) -> str:
+        """operations.get until DONE (govern/operations.py, at once then backing off); its name."""
+        what = f"gke operation {project}/{location}/{operation}"
+        return operations.wait(
+            what, lambda: self._poll(project, location, operation), cap=WAIT_CAP_SECONDS
         ).name
 
     def _pool(self, pool: NodePool, verb: str, body: dict[str, Any]) -> str:
@@ -156,9 +169,12 @@ class ContainerAdapter:
         """nodePools.setAutoscaling."""
         return self._pool(pool, "setAutoscaling", {"autoscaling": _autoscaling_json(autoscaling)})
 
-    def set_pool_size(self, pool: NodePool, nodes: int) -> str:
-        """nodePools.setSize."""
-        return self._pool(pool, "setSize", {"nodeCount": nodes})
+    def request_pool_size(self, pool: NodePool, nodes: int) -> str:
+        """nodePools.setSize, once accepted: its operation's name (an error in it is raised)."""
+        what = f"gke nodePools.setSize {pool.path}"
+        url = f"{self._base}/v1/{pool.path}:setSize"
+        answer = self._send(what, "POST", url, {"name": pool.path, "nodeCount": nodes})
+        return operations.accepted(what, gke_operation(answer)).name
 
     def set_cluster_labels(self, cluster: Cluster, labels: Mapping[str, str]) -> str:
         """clusters.setResourceLabels with the fingerprint read with the cluster."""

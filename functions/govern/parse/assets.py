@@ -4,7 +4,7 @@
 Workbench instance as the index last saw it (a Workload with only what the index holds: kind,
 project, zone, name, state, labels), for the fan-out dispatchers' candidate counts.
 
-A project result (cloudasset v1 discovery document; FACTS.md, 2026-11-28): `name`
+A project result (cloudasset v1 discovery document): `name`
 `//cloudresourcemanager.googleapis.com/projects/NUMBER`, `assetType`
 `cloudresourcemanager.googleapis.com/Project`, `project` `projects/NUMBER`, `state`, `labels`,
 `folders`, `organization`, `parentFullResourceName`, and the project id in

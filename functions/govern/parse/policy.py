@@ -1,9 +1,10 @@
 """The `MLGOV_POLICY` validator: the JSON governance renders, to an `ActionPolicy`.
 
 Strict (unknown keys are errors: a typo must not silently disable a safeguard) and every error
-names its key path (`MLGOV_POLICY.budgets.b1.stop_at`). Required keys are DESIGN.md's; every
-other key is optional with a safe default (dry_run defaults to true). The wire format is pinned
-to governance/action_settings.py by tests/contract/test_policy_json.py.
+names its key path (`MLGOV_POLICY.budgets.b1.stop_at`). The required keys are the ones
+docs/architecture.md#mlgov-policy names; every other key is optional with a safe default (dry_run
+defaults to true). The wire format is pinned
+to governance/components/action_settings.py by tests/contract/test_policy_json.py.
 """
 
 from __future__ import annotations
@@ -203,7 +204,7 @@ def _spend_caps(
     return caps
 
 
-# What the stack's budget is (DESIGN.md contract 2): absent keys are not checked.
+# What the stack's budget is (docs/architecture.md#mlgov-policy): absent keys are not checked.
 _BUDGET_OPTIONAL = ("billing_account", "amount", "currency", "period", "scopes")
 _ACCOUNT = re.compile(r"[0-9A-F]{6}-[0-9A-F]{6}-[0-9A-F]{6}")
 _CURRENCY = re.compile(r"[A-Z]{3}")

@@ -1,7 +1,7 @@
 """REST JSON of the resources the functions read to models (Compute, Workbench, TPU...).
 
 Pure, lenient about optional fields and strict about names. Shapes follow the real APIs
-(camelCase REST JSON); the recorded examples are in ../shared/realdata/. Adapters in gcp/
+(camelCase REST JSON); recorded examples are in tests/fakegcp/recorded/. Adapters in gcp/
 hand the client objects over as such dicts. Deciding what to do with them is decide.py's job.
 """
 

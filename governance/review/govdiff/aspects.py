@@ -325,7 +325,7 @@ ASPECTS: Mapping[str, Aspect] = {
         "false",
         "serving endpoints keep running past the cap",
     ),
-    # --- organization scale: scopes, fan-out, the reapers' blast radius (DESIGN.md section 5) ---
+    # --- scopes, fan-out, the reapers' blast radius (docs/architecture.md#organization-scale) ---
     "policy.scopes": Aspect(
         "policy",
         "folders and organizations whose projects the functions govern",
@@ -592,7 +592,7 @@ ASPECTS: Mapping[str, Aspect] = {
         "a higher (or no) cap on use",
         none_is="infinite",
     ),
-    # --- labels with a meaning (DESIGN.md section 4) ---
+    # --- labels with a meaning (docs/architecture.md#labels) ---
     "label.exempt": Aspect(
         "label",
         "`mlgov-exempt`: automation never stops or changes the resource",

@@ -62,8 +62,9 @@ _BUDGET_KEYS = ("stop_at", "disable_billing_at", "amount", "billing_account", "c
 # The fan-out entry points Pub/Sub pushes to; every other governance function dispatches.
 _PUSHED = frozenset({"on_work_item", "on_dead_letter"})
 WORK_TOPIC_ENV = "MLGOV_WORK_TOPIC"
-# The functions' blast-radius defaults, for a policy without the key (DESIGN.md section 5):
-# absent `acting_reapers` means every reaper acts, kinds added later included.
+# The functions' blast-radius defaults, for a policy without the key
+# (docs/architecture.md#blast-radius): absent `acting_reapers` means every reaper acts, kinds added
+# later included.
 _BLAST_DEFAULTS: dict[str, Any] = {
     "max_stops_per_run": 100,
     "max_stop_percent": None,
@@ -295,7 +296,7 @@ class _Reader:
                 f"{name}.policy.{field}", aspect, value, name, policy_field=field, nested=nested
             )
         if as_str(dig(i, "buildConfig", "entryPoint")) not in _PUSHED:
-            # A dispatcher: fan-out is on when it names a work topic (DESIGN.md section 5).
+            # A dispatcher: fan-out is on when it names a work topic (docs/architecture.md#fan-out).
             topic = dig(i, "serviceConfig", "environmentVariables", WORK_TOPIC_ENV)
             value = "on" if topic else "off with scopes" if parsed.get("scopes") else "off"
             self.put(f"{name}.fan_out", "policy.fan_out", value, name, policy_field="fan_out")

@@ -60,7 +60,7 @@ class EligibleService:
     """One service a spend cap may cover, by mlgov's settings key."""
 
     key: str
-    """The key under `mlgov:settings.spend_caps` (DESIGN.md contract 3)."""
+    """The key under `mlgov:settings.spend_caps` (docs/architecture.md#spend-caps)."""
     name: str
     """The service as Google's Billing Catalog and billing export name it."""
     service: str

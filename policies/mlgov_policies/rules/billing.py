@@ -1,9 +1,9 @@
 """Budget and billing rules: a budget that alerts, wired to automation, never unlinking prod.
 
-The budget rules are stack rules (they look for a budget, for the function listening on its
-topic and for who else may publish there, across all resources). The billing-disable rule reads
-the `MLGOV_POLICY` the governance functions run with (DESIGN.md, contract 2). The spend-cap rules
-are mlgov's own: a cap is paired with an alerts-only budget that publishes, and a cap that can
+The budget rules are stack rules (they look for a budget, for the function listening on its topic
+and for who else may publish there, across all resources). The billing-disable rule reads the
+`MLGOV_POLICY` the governance functions run with (docs/architecture.md#mlgov-policy). The spend-cap
+rules are mlgov's own: a cap is paired with an alerts-only budget that publishes, and a cap that can
 block the governance functions is pointed out; what Google refuses in a cap is
 acceptance/spend_caps.py's.
 """

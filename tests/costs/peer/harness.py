@@ -1,6 +1,6 @@
 """Price Infracost's Google test cases with mlgov and compare each resource with Infracost's cost.
 
-Each case in data/ is a plan document (DESIGN.md contract 1): Infracost's Terraform case written
+Each case in data/ is a plan document (docs/architecture.md#plan-document): Infracost's Terraform case written
 as pulumi-gcp inputs, each compared resource carrying Infracost's monthly cost and components
 (attach.py). `compare()` prices a case the way `mlgov check --usage-file` does (the document's usage
 assumptions, the case's Infracost usage translated into an mlgov usage file by usage.py, the

@@ -360,7 +360,7 @@ def test_check_known_type_flags_gcp_tokens_the_sdk_does_not_have() -> None:
     config = PolicyConfig()
     gcp = catalog.package_versions()["pulumi-gcp"]
     random = catalog.package_versions()["pulumi-random"]
-    # pulumi-gcp 10 removed the TPU Node and the legacy notebooks module (FACTS.md).
+    # pulumi-gcp 10 has no TPU Node and no legacy notebooks module (the installed SDK's modules).
     assert list(check_known_type("gcp:tpu/node:Node", {}, config)) == [
         f"type 'gcp:tpu/node:Node' is not in pulumi-gcp {gcp}; gcp:tpu has V2QueuedResource, V2Vm"
     ]
