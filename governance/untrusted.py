@@ -23,6 +23,7 @@ Errors are `UntrustedInputError` with a one-line message; callers add the file n
 
 from __future__ import annotations
 
+import codecs
 import json
 import math
 import re
@@ -247,6 +248,25 @@ class _Loader(_BoundedComposer, _Constructor, _Resolver):
     def dispose(self) -> None:
         """Release the event source."""
         self._events.dispose()
+
+
+def decode_text(data: bytes) -> str:
+    """A file's bytes as text: UTF-8, a leading byte-order mark dropped (`utf-8-sig`).
+
+    Windows PowerShell 5 writes the mark with `-Encoding utf8` (JSON parsers refuse it), and
+    writes UTF-16 with `>`: that is named as such, with how to write the file again.
+    """
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        raise UntrustedInputError(
+            "UTF-16 text (its byte-order mark says so), not UTF-8: save it as UTF-8 (Windows "
+            "PowerShell's `>` writes UTF-16; use `| Out-File -Encoding utf8 FILE` instead)"
+        )
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise UntrustedInputError(
+            f"not UTF-8 text (invalid byte at offset {err.start}); save it as UTF-8"
+        ) from None
 
 
 def load_yaml(text: str) -> Any:

@@ -345,6 +345,7 @@ def register(subparsers: Any) -> None:
         "--stack prod none head-prod.json",
     )
     comment.add_argument(
+        "-s",
         "--stack",
         nargs=3,
         action="append",
@@ -395,6 +396,12 @@ def register(subparsers: Any) -> None:
         help="also write the unfolded report (every resource, finding and change) to FILE",
     )
     comment.add_argument(
+        "--docs-url",
+        metavar="URL",
+        help="the mlgov docs site the comment links to (default: MLGOV_DOCS_URL, else "
+        "mlgov's published site)",
+    )
+    comment.add_argument(
         "--report-url",
         metavar="URL",
         help="https link to the full report (the workflow artifact), shown in the comment",
@@ -405,8 +412,15 @@ def register(subparsers: Any) -> None:
     add_post_flags(comment)
     comment.set_defaults(func=run_comment)
 
-    prices = subparsers.add_parser("prices", help="the price catalog")
-    actions = prices.add_subparsers(dest="prices_command", required=True)
+    prices = subparsers.add_parser(
+        "prices",
+        help="the price catalog",
+        description="The price catalog mlgov's estimates use.",
+        epilog="example: mlgov prices refresh --output prices_regional.json",
+    )
+    actions = prices.add_subparsers(
+        dest="prices_command", metavar="SUBCOMMAND", title="subcommands", required=True
+    )
     refresh = actions.add_parser(
         "refresh",
         help="fill GPU, TPU, Cloud SQL, BigQuery, GKE, Workbench, Functions, Pub/Sub and "

@@ -15,7 +15,7 @@ from governance.errors import CliError
 def stack_flags(parser: argparse.ArgumentParser) -> None:
     """`--stack NAME | --config PATH`, the way every stack subcommand names its stack."""
     which = parser.add_mutually_exclusive_group(required=True)
-    which.add_argument("--stack", help="stack name: the project's Pulumi.NAME.yaml")
+    which.add_argument("-s", "--stack", help="stack name: the project's Pulumi.NAME.yaml")
     which.add_argument("--config", help="path to any Pulumi stack file")
 
 

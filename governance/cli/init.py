@@ -307,7 +307,7 @@ def register(subparsers: Any) -> None:
         description="Write a minimal, commented mlgov stack file. Never overwrites a file.",
         epilog="example: mlgov init --stack dev --project acme-ml-dev --team vision",
     )
-    p.add_argument("--stack", required=True, help="stack name: writes Pulumi.NAME.yaml")
+    p.add_argument("-s", "--stack", required=True, help="stack name: writes Pulumi.NAME.yaml")
     p.add_argument(
         "--environment", choices=("dev", "staging", "prod"), default="dev", help="default: dev"
     )

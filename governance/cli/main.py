@@ -87,9 +87,30 @@ class _Parser(argparse.ArgumentParser):
         )
 
     def error(self, message: str) -> Any:  # usage errors are invalid input: exit 2, no traceback
+        if (choices := self._missing_choice(message)) is not None:
+            # A command group called bare (`mlgov prices`, `mlgov cap`): its help lists what it
+            # can do, which says more than argparse's "required: prices_command".
+            self.print_help(sys.stderr)
+            where = self.prog.removeprefix(PROG).strip()
+            report([f"{where + ': ' if where else ''}name one of {', '.join(choices)} (see above)"])
+            raise SystemExit(Exit.INVALID)
         self.print_usage(sys.stderr)
         report([message])
         raise SystemExit(Exit.INVALID)
+
+    def _missing_choice(self, message: str) -> list[str] | None:
+        """The choices of the subcommand (or action) argument `message` says is missing, if any."""
+        required = "the following arguments are required: "
+        if not message.startswith(required):
+            return None
+        missing = message.removeprefix(required).split(", ")
+        for action in self._actions:
+            if action.option_strings or not action.choices:
+                continue
+            names = {action.dest, action.metavar, "{" + ",".join(action.choices) + "}"}
+            if names & set(missing):
+                return [str(choice) for choice in action.choices]
+        return None
 
 
 PIPED_WIDTH = 120  # tables written to a pipe or a file (logs, CI, `| less`) stay this narrow
@@ -106,7 +127,7 @@ def plain_output() -> bool:
     return not sys.stdout.isatty()
 
 
-def _emit(doc: Any, args: argparse.Namespace) -> int:
+def _emit(doc: Any, args: argparse.Namespace, heading: str | None = None) -> int:
     from governance.review import plan, render
 
     # Settings that do nothing: on stderr, so `--json` output stays a clean document.
@@ -121,14 +142,15 @@ def _emit(doc: Any, args: argparse.Namespace) -> int:
             print(partial)
     if getattr(args, "explain", None) is not None:
         from governance.review.explain import explain
+        from governance.text.docs_links import linked_text
 
-        print(explain(doc, args.explain or None))
+        print(linked_text(explain(doc, args.explain or None)))
     elif args.json:
         print(json.dumps(doc, indent=2, sort_keys=False))
     elif args.markdown:
         print(render.markdown(doc))
     else:
-        print(render.text(doc, terminal_width(), plain=plain_output()))
+        print(render.text(doc, terminal_width(), plain=plain_output(), heading=heading))
     return plan.exit_code(doc)
 
 
@@ -220,7 +242,13 @@ def _check(args: argparse.Namespace) -> int:
         doc = read_document(args.path, partial=args.partial)
         progress.detail("policies and costs")
         checked = plan.evaluate_document(doc, usage, _shows_lines(args), pack)
-    return _emit(checked, args)
+    return _emit(checked, args, check_heading(args.path, checked.get("stack")))
+
+
+def check_heading(path: str, stack: object) -> str:
+    """`check`'s first line: a check of a file (not a plan of a stack), and the stack it names."""
+    source = "stdin" if path == "-" else path
+    return f"mlgov check for {source}" + (f" (stack {stack})" if stack else "")
 
 
 def _explain_swallowed_path(args: argparse.Namespace) -> None:
@@ -307,6 +335,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     which = p.add_mutually_exclusive_group(required=True)
     which.add_argument(
+        "-s",
         "--stack",
         action="append",
         metavar="NAME",
@@ -442,6 +471,7 @@ def _dispatch(arguments: list[str]) -> int:
     quiet_python_version_notices()
     args = build_parser().parse_args(arguments)
     try:
+        _docs_url(args)
         code: int = args.func(args)
     except CliError as err:
         report(err.problems)
@@ -452,7 +482,25 @@ def _dispatch(arguments: list[str]) -> int:
     except CostError as err:
         report([str(err)])
         return Exit.INVALID
+    finally:
+        from governance.text.docs_links import use_docs_url
+
+        use_docs_url(None)  # one run's --docs-url, not the next in-process caller's
     return int(code)
+
+
+def _docs_url(args: argparse.Namespace) -> None:
+    """Where cited docs pages link: `--docs-url`, else MLGOV_DOCS_URL (checked), or the default."""
+    from governance.text.docs_links import DOCS_URL_ENV, DocsUrlError, checked, use_docs_url
+
+    given: str | None = getattr(args, "docs_url", None)
+    name = "--docs-url"
+    if given is None and (from_env := os.environ.get(DOCS_URL_ENV, "").strip()):
+        given, name = from_env, DOCS_URL_ENV
+    try:
+        use_docs_url(checked(given) if given is not None else None)
+    except DocsUrlError as err:
+        raise CliError(f"{name}: {err}") from None
 
 
 def _program_error(err: Exception) -> str | None:

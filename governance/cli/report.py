@@ -40,6 +40,7 @@ def register(subparsers: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument(
+        "-s",
         "--stack",
         action="append",
         default=[],
@@ -101,8 +102,8 @@ def _export(settings: Any, given: str | None) -> Any:
 
 def _spend(
     plans: Sequence[Mapping[str, Any]], args: argparse.Namespace, now: datetime
-) -> tuple[list[Any], list[str]]:
-    """Each stack's spend view, or a note saying why there is none."""
+) -> tuple[list[Any], dict[str, str]]:
+    """Each stack's spend view, or why there is none (stack -> reason)."""
     from governance.inputs.project import find_project, read_stack_config, settings_of
     from governance.report.spend_view import stack_spend
     from governance.spend.errors import SpendError
@@ -112,10 +113,10 @@ def _spend(
     from governance.text import progress
 
     views: list[Any] = []
-    notes: list[str] = []
+    missing: dict[str, str] = {}
     window = last_days(args.days, now.date())
-    for plan in plans:
-        stack = str(plan.get("stack") or "?")
+    stacks = [str(plan.get("stack") or "?") for plan in plans]
+    for plan, stack in zip(plans, stacks, strict=True):
         progress.step(f"reading spend for {stack}")
         try:
             path = find_project().stack_file(stack)
@@ -126,10 +127,13 @@ def _spend(
             request = SpendRequest(stack, tables, (settings.project,), window, plan)
             views.append(stack_spend(runner, request, now))
         except (SpendError, CliError) as err:
-            notes.append(f"spend for {stack} not shown: {err}")
+            missing[stack] = str(err)
             if str(err).startswith("no Google credentials"):
-                break  # the same for every stack: say it once
-    return views, notes
+                # The same for every stack: not asked again, and each stack still says why.
+                for later in stacks[stacks.index(stack) + 1 :]:
+                    missing.setdefault(later, f"not read: no Google credentials (as for {stack})")
+                break
+    return views, missing
 
 
 def run(args: argparse.Namespace) -> int:
@@ -145,21 +149,28 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"--export-dataset: {args.export_dataset!r} is not PROJECT.DATASET")
     with progress.shown("report", quiet=args.quiet):
         plans = _plans(args)
-        views, notes = (
-            ([], ["spend not read (--no-spend)"]) if args.no_spend else _spend(plans, args, now)
+        names = [str(p.get("stack") or "?") for p in plans]
+        views, missing = (
+            ([], dict.fromkeys(names, "not read (--no-spend)"))
+            if args.no_spend
+            else _spend(plans, args, now)
         )
+    notes = [f"spend for {stack} not shown: {why}" for stack, why in missing.items()]
     data = ReportData(
         generated=now.strftime("%Y-%m-%d %H:%M UTC"),
         stacks=[stack_cost(p) for p in plans],
         spend=views,
         notes=notes,
+        spend_missing=missing,
     )
     output = Path(args.output)
     try:
         output.write_text(render_page(data), encoding="utf-8")
     except OSError as err:
         raise CliError(f"--output: cannot write {output}: {err.strerror}") from None
-    warn(n for n in notes if not args.no_spend)
+    # On stderr once per cause: stacks that share the first one's missing credentials are on the
+    # page (each row says why), not repeated here.
+    warn(n for n in notes if not args.no_spend and "(as for " not in n)
     charts = charts_of(data)
     print(f"wrote {output}: {len(charts)} charts ({', '.join(charts)}); opens with no network")
     return Exit.OK

@@ -36,7 +36,7 @@ from governance.costs.declared_usage import DeclaredUsage
 from governance.costs.errors import CostError
 from governance.costs.model import Resource
 from governance.costs.registry import DECLARED
-from governance.untrusted import UntrustedInputError, load_yaml
+from governance.untrusted import UntrustedInputError, decode_text, load_yaml
 
 MAX_USAGE_FILE_BYTES = 4 * 1024 * 1024
 """Largest usage file read (like a stack file: a PR can carry it)."""
@@ -181,9 +181,11 @@ def load_usage_file(path: str | Path) -> UsageFile:
     if len(data) > MAX_USAGE_FILE_BYTES:
         raise UsageFileError([f"usage file {name}: larger than {MAX_USAGE_FILE_BYTES:,} bytes"])
     try:
-        raw = load_yaml(data.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise UsageFileError([f"usage file {name}: not UTF-8 text"]) from None
+        text = decode_text(data)  # a byte-order mark (PowerShell's) is dropped
+    except UntrustedInputError as err:
+        raise UsageFileError([f"usage file {name}: {err}"]) from None
+    try:
+        raw = load_yaml(text)
     except UntrustedInputError as err:  # bounded: aliases, nesting, repeated keys
         raise UsageFileError([f"usage file {name}: not YAML ({err})"]) from None
     try:

@@ -33,7 +33,7 @@ from governance.inputs.stack_config import (
     project_config,
     stack_keys,
 )
-from governance.untrusted import UntrustedInputError, load_json, load_yaml
+from governance.untrusted import UntrustedInputError, decode_text, load_json, load_yaml
 
 if TYPE_CHECKING:
     from governance.settings import Settings
@@ -126,11 +126,9 @@ def decode(data: bytes, name: str, limit: int | None = None) -> str:
     if limit is not None and len(data) > limit:
         raise CliError(f"{name}: larger than {limit:,} bytes; refusing to read it")
     try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise CliError(
-            f"{name}: not UTF-8 text (invalid byte at offset {err.start}); save it as UTF-8"
-        ) from None
+        text = decode_text(data)  # a byte-order mark (PowerShell's) is dropped
+    except UntrustedInputError as err:
+        raise CliError(f"{name}: {err}") from None
     if not text.strip():
         raise CliError(f"{name}: is empty")
     return text

@@ -16,7 +16,11 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any, Literal
 
+from governance.costs.budget_fit import budget_amount
+from governance.costs.errors import CostError
 from governance.review.render import is_free, ordered, short_type
+from mlgov_policies.props import as_list, as_mapping, dig
+from mlgov_policies.vocabulary import BUDGET
 
 NO_TEAM = "(no team label)"
 OTHER = "other"
@@ -33,6 +37,34 @@ class StackCost:
     by_type: Mapping[str, float]  # short type -> $/month, priced resources above $0.00
     free: int  # resources estimated at $0.00
     unpriced: int  # resources with no price (not in any total)
+    baseline_usd: float | None = None  # the same resources ungoverned (the plan's baseline)
+    budget_usd: float | None = None  # the stack's budget on all services (the smallest)
+
+    @property
+    def savings_usd(self) -> float | None:
+        """What governance saves a month against the ungoverned baseline."""
+        return None if self.baseline_usd is None else self.baseline_usd - self.monthly_usd
+
+
+def stack_budget(plan: Mapping[str, Any]) -> float | None:
+    """The monthly USD of the plan's budget on all services (the smallest of several), if any.
+
+    A budget filtered to some services (a spend cap's) bounds only their spend, as the
+    budget-fit findings read it (governance/costs/budget_fit.py).
+    """
+    amounts: list[float] = []
+    for raw in as_list(plan.get("resources")):
+        r = as_mapping(raw)
+        if r.get("type") != BUDGET:
+            continue
+        inputs = as_mapping(r.get("inputs"))
+        if as_list(dig(inputs, "budgetFilter", "services")):
+            continue
+        try:
+            amounts.append(budget_amount(str(r.get("name")), inputs))
+        except CostError:
+            continue  # unreadable: the plan's own findings name it
+    return min(amounts) if amounts else None
 
 
 def stack_cost(plan: Mapping[str, Any]) -> StackCost:
@@ -48,12 +80,15 @@ def stack_cost(plan: Mapping[str, Any]) -> StackCost:
             by_type[short_type(str(r.get("type")))] += float(monthly)
     cost: Mapping[str, Any] = plan.get("cost") or {}
     total = cost.get("monthly_usd")
+    baseline = cost.get("baseline_monthly_usd")
     return StackCost(
         stack=str(plan.get("stack") or "?"),
         monthly_usd=float(total) if isinstance(total, int | float) else sum(by_type.values()),
         by_type=dict(sorted(by_type.items(), key=lambda kv: (-kv[1], kv[0]))),
         free=len(free),
         unpriced=unpriced,
+        baseline_usd=float(baseline) if isinstance(baseline, int | float) else None,
+        budget_usd=stack_budget(plan),
     )
 
 
@@ -148,3 +183,5 @@ class ReportData:
     stacks: list[StackCost]
     spend: list[StackSpend]
     notes: list[str]  # what could not be shown, and why
+    spend_missing: Mapping[str, str] = field(default_factory=dict[str, str])
+    """Stack -> why its spend is not shown (each stack without a spend section has one)."""

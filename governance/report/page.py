@@ -15,7 +15,8 @@ import html
 from collections.abc import Sequence
 
 from governance.report.charts import Chart, against_actual, per_day, per_stack, per_type
-from governance.report.model import ReportData, StackSpend
+from governance.report.model import ReportData, StackCost, StackSpend
+from governance.text.docs_links import doc_url
 
 STYLE = """
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2rem auto;
@@ -47,17 +48,39 @@ def _chart(chart: Chart) -> str:
     return f'<figure class="chart" aria-label="{_e(chart.title)}">{div}</figure>'
 
 
+def _money(value: float | None) -> str:
+    return "none" if value is None else f"${value:,.2f}"
+
+
+def _savings(s: StackCost) -> str:
+    saved = s.savings_usd
+    if saved is None or not s.baseline_usd:
+        return "unknown"
+    return f"${saved:,.2f} ({saved / s.baseline_usd:.0%})"
+
+
+def _spend_cell(data: ReportData, stack: str) -> str:
+    """Where the stack's spend is, or why there is none (never a silent gap)."""
+    if any(view.stack == stack for view in data.spend):
+        return f'<a href="#spend-{_e(stack)}">below</a>'
+    return f"not shown: {_e(data.spend_missing.get(stack, 'not read'))}"
+
+
 def _stack_table(data: ReportData) -> str:
     rows = "".join(
         f"<tr><td>{_e(s.stack)}</td><td class=num>${s.monthly_usd:,.2f}</td>"
+        f"<td class=num>{_money(s.budget_usd)}</td><td class=num>{_money(s.baseline_usd)}</td>"
+        f"<td class=num>{_savings(s)}</td>"
         f"<td class=num>{len(s.by_type)}</td><td class=num>{s.free}</td>"
-        f"<td class=num>{s.unpriced}</td></tr>"
+        f"<td class=num>{s.unpriced}</td><td>{_spend_cell(data, s.stack)}</td></tr>"
         for s in data.stacks
     )
     return (
         "<table><thead><tr><th>stack</th><th class=num>estimated $/month</th>"
+        "<th class=num>budget $/month</th><th class=num>ungoverned baseline $/month</th>"
+        "<th class=num>governance saves</th>"
         "<th class=num>resource types with a cost</th><th class=num>free resources</th>"
-        f"<th class=num>unpriced</th></tr></thead><tbody>{rows}</tbody></table>"
+        f"<th class=num>unpriced</th><th>spend</th></tr></thead><tbody>{rows}</tbody></table>"
     )
 
 
@@ -100,8 +123,10 @@ def render_page(data: ReportData, plotly_js: str | None = None) -> str:
     body: list[str] = [
         "<h1>mlgov cost report</h1>",
         f'<p class="meta">Generated {_e(data.generated)} from the plans of {_e(names)}. '
-        "Estimates are list prices times the plans' usage assumptions (docs/reference/costs.md); "
-        "spend is what the billing export recorded.</p>",
+        "Estimates are list prices times the plans' usage assumptions "
+        f'(<a href="{_e(doc_url("reference/costs"))}">cost estimates</a>); the ungoverned '
+        "baseline is the same resources without mlgov's settings (no idle stop, on-demand, no "
+        "expiry); spend is what the billing export recorded.</p>",
         '<section id="estimates"><h2>Estimated monthly cost</h2>',
         _stack_table(data),
         _chart(per_stack(data.stacks)),

@@ -53,6 +53,7 @@ from governance.review.render import (
 )
 from governance.review.unjudgeable import partial_note
 from governance.text import escape
+from governance.text.docs_links import linked_markdown
 from governance.text.fit import GITHUB_LIMIT, fit
 from mlgov_policies.props import as_list, as_mapping
 from mlgov_policies.vocabulary import is_component
@@ -358,7 +359,7 @@ class _Section:
     # ---------------------------------------------------------------- Foldable
     def render(self, level: int) -> str:
         if level not in self._rendered:
-            self._rendered[level] = self._render(level)
+            self._rendered[level] = linked_markdown(self._render(level))
         return self._rendered[level]
 
     def _render(self, level: int) -> str:
@@ -539,9 +540,12 @@ def build_comment(
         "<sub>Estimates: catalog prices x the plan's usage assumptions (docs/reference/costs.md); "
         "spot prices change up to daily.</sub>"
     ]
-    full = "\n".join(head) + "\n" + "".join(s.render(FULL) for s in shown) + "\n".join(tail) + "\n"
+    full = linked_markdown(
+        "\n".join(head) + "\n" + "".join(s.render(FULL) for s in shown) + "\n".join(tail) + "\n"
+    )
     link = _report_link(report_url)
-    head_text, tail_text = "\n".join(head) + "\n", "\n".join([*link, *tail]) + "\n"
+    head_text = linked_markdown("\n".join(head) + "\n")
+    tail_text = linked_markdown("\n".join([*link, *tail]) + "\n")
     fitted = fit(head_text, shown, tail_text, limit)
     if fitted.folded:
         note = (

@@ -77,7 +77,7 @@ def usage_assumptions(doc: Mapping[str, Any]) -> list[str]:
     out.append(
         "Each line: quantity x unit price = amount a month (USD list prices, 730-hour month), "
         "then [catalog key, location, pricing model, the price's date]. A quantity the inputs do "
-        f"not give comes from the usage above or mlgov's usage defaults (`{REFERENCE}`)."
+        f"not give comes from the usage above or mlgov's usage defaults ({REFERENCE})."
     )
     if defaults_used := assumptions(doc)[1]:
         out += [

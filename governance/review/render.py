@@ -5,9 +5,9 @@ resources first (ties by name; unpriced ones before all, since their cost is unk
 ones ($0.00: IAM bindings, service accounts, ...) folded into one entry with their count and
 kinds, and every line within the width it is given (the CLI passes the terminal's, or 120 when
 the output is piped). When the table is too wide, TYPE gives way first (to its kind, `NodePool`,
-then cut), then RESOURCE and REGION, and the key cost settings (key_settings.py) last: they wrap
-onto continuation lines rather than being cut. Footers wrap to the same width. layout.py does
-the fitting.
+in every row, then cut), then RESOURCE and REGION, and the key cost settings (key_settings.py)
+last: they wrap onto continuation lines rather than being cut. Footers wrap to the same width.
+layout.py does the fitting.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from governance.review.automation_lines import TITLE as AUTOMATION_TITLE
 from governance.review.automation_lines import automation_lines
 from governance.review.guardrail import limits_line
 from governance.review.key_settings import key_settings
+from governance.text.docs_links import linked_markdown, linked_text
 from governance.text.layout import Column, render
 from governance.text.terminal import visible
 from mlgov_policies.compat.spend_caps import BY_SERVICE, money_value
@@ -307,6 +308,7 @@ def _wrap(line: str, width: int | None, indent: str = "") -> list[str]:
     Control characters are made visible first: textwrap turns `\r`, `\v` and `\f` into spaces,
     which hid them in exactly the lines long enough to wrap (the stream shows them elsewhere).
     """
+    line = linked_text(line)  # a cited docs page as its URL on the docs site
     if width is None or len(line) <= width:
         return [line]
     return textwrap.wrap(
@@ -334,15 +336,19 @@ def _findings(doc: Doc, width: int | None) -> list[str]:
     return lines
 
 
-def text(doc: Doc, width: int | None = None, *, plain: bool = False) -> str:
+def text(
+    doc: Doc, width: int | None = None, *, plain: bool = False, heading: str | None = None
+) -> str:
     """The human view: the resource table, totals, findings and the verdict, `width` wide.
 
     `width` None: no limit. `plain`: ASCII only (cuts shown as `...`), for pipes and files.
+    `heading`: the first line (default: `mlgov plan for stack NAME`; `check` names its file).
     """
     marker = PLAIN_MARKER if plain else MARKER
     shown, free = ordered(doc)
     widths, table = render(COLUMNS, [_row(r) for r in shown], width, marker)
-    lines = [f"mlgov plan for stack {doc.get('stack') or '?'}", "", *table]
+    first = heading if heading is not None else f"mlgov plan for stack {doc.get('stack') or '?'}"
+    lines = [first, "", *table]
     if free:
         # One entry for the free rows: the summary spans the text columns, $0.00 in the cost's.
         cost_width = widths[-1]
@@ -426,4 +432,4 @@ def markdown(doc: Doc) -> str:
     out += [f"| `{n}` | {t} | {r} | {_md_cell(k)} | {c} |" for n, t, r, k, c in rows]
     out += ["", "</details>"]
     out += ["", *(f"<sub>{_md_cell(n)}</sub><br>" for n in price_notes(doc))]
-    return "\n".join(out).rstrip()
+    return linked_markdown("\n".join(out).rstrip())

@@ -8,9 +8,10 @@ every such column is at its floor; a column may take part in several stages with
 column that can shrink down to `TIGHT`. A column in no stage (the cost) never shrinks.
 
 A cell too wide for its column gives way by its column's rule: a shorter spelling first
-(`shorter`), then a cut at the end or in the middle (resource names share prefixes and differ
-at the end), or, for a `wrap` column, continuation lines broken between items (`, `), so nothing
-is lost until `MAX_LINES`. No colour and no box characters: the output reads the same in a
+(`shorter`, then taken by every cell of the column, so a column keeps one spelling), then a cut
+at the end or in the middle (resource names share prefixes and differ at the end), or, for a
+`wrap` column, continuation lines broken between items (`, `), so nothing is lost until
+`MAX_LINES`. No colour and no box characters: the output reads the same in a
 terminal, a pipe, a log or a file.
 """
 
@@ -113,6 +114,27 @@ def _cell_lines(column: Column, cell: str, width: int, marker: str) -> list[str]
     return [cut(shortest, width, marker, column.cut)]
 
 
+def _spelled_shorter(
+    columns: Sequence[Column],
+    rows: list[list[str]],
+    natural: Sequence[int],
+    widths: Sequence[int],
+) -> list[list[str]] | None:
+    """The rows with every cell of each too-narrow `shorter` column respelled, or None."""
+    respell = [
+        (i, c.shorter)
+        for i, c in enumerate(columns)
+        if c.shorter is not None and widths[i] < natural[i]
+    ]
+    if not respell:
+        return None
+    shortened = [list(row) for row in rows]
+    for i, shorter in respell:
+        for row in shortened:
+            row[i] = shorter(row[i])
+    return shortened
+
+
 def _line(columns: Sequence[Column], cells: Sequence[str], widths: Sequence[int]) -> str:
     padded = [
         cell.rjust(w) if c.align == "right" else cell.ljust(w)
@@ -132,8 +154,15 @@ def render(
     `marker` shows where a cell was cut ("…" on a terminal, "..." where plain ASCII is wanted).
     """
     headers = [c.header for c in columns]
+    rows = [list(row) for row in rows]
     natural = [max(len(r[i]) for r in [headers, *rows]) for i in range(len(columns))]
     widths = fit(columns, natural, width)
+    if shortened := _spelled_shorter(columns, rows, natural, widths):
+        # One spelling per column: a column that does not fit whole takes its shorter spelling
+        # in every row (`Instance` beside `Bucket`, never beside `storage/Bucket`).
+        rows = shortened
+        natural = [max(len(r[i]) for r in [headers, *rows]) for i in range(len(columns))]
+        widths = fit(columns, natural, width)
     lines = [
         _line(columns, [cut(h, w, marker) for h, w in zip(headers, widths, strict=True)], widths)
     ]

@@ -23,6 +23,7 @@ from bench.comment_plans import golden, weaken, with_notebooks
 from governance.cli.main import main
 from governance.review.comment import MARKER, StackPlans, build_comment
 from governance.text import escape
+from governance.text.docs_links import DEFAULT_DOCS_URL
 from governance.text.fit import GITHUB_LIMIT, size
 
 HOSTILE_STACK = "# Pwned **stack** @owner [x](https://evil.example) <img src=x onerror=alert(1)>"
@@ -55,6 +56,16 @@ def hostile_plans() -> tuple[dict[str, Any], dict[str, Any]]:
     return base, head
 
 
+def assert_only_docs_links(rendered: str) -> None:
+    """Every link of the rendered comment is one of mlgov's own, into its docs site."""
+    links = re.findall(r"<a [^>]*>", rendered)
+    assert links, "the comment links its cited docs pages"
+    for link in links:
+        assert re.fullmatch(
+            rf'<a href="{re.escape(DEFAULT_DOCS_URL)}[a-z0-9/-]+\.html(#[a-z0-9-]+)?">', link
+        ), link
+
+
 def test_hostile_names_owners_and_messages_render_as_plain_text() -> None:
     base, head = hostile_plans()
     text = build_comment([StackPlans(HOSTILE_STACK, head, base)]).text
@@ -62,7 +73,9 @@ def test_hostile_names_owners_and_messages_render_as_plain_text() -> None:
     # our own headings only: the title and one per shown stack
     assert re.findall(r"<h(\d)>", rendered) == ["2", "3"]
     assert "<img" not in rendered and "<script" not in rendered and "<b>" not in rendered
-    assert "<a " not in rendered  # no link at all: not the markdown ones, not autolinked URLs
+    # No link of the plan's (not the markdown ones, not autolinked URLs): only mlgov's own, to
+    # the docs pages it cites (docs_links.py).
+    assert_only_docs_links(rendered)
     assert not re.search(r"@\w", text_outside_code(rendered)), "an @mention survived"
     # ... and the hostile values are still there, as text a reader can see
     visible = html.unescape(re.sub(r"<[^>]+>", "", rendered)).replace("\u200b", "")
@@ -164,7 +177,7 @@ def test_only_an_https_report_url_becomes_a_link() -> None:
     dev = golden("dev")
     plans = [StackPlans("dev", weaken(dev), dev)]
     text = build_comment(plans, report_url="javascript:alert(1)").text
-    assert "<a " not in to_html(text)
+    assert_only_docs_links(to_html(text))
     assert "Full report: javascript\\:alert" in text
 
 

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from governance.cli.main import main
+from governance.text.docs_links import DEFAULT_DOCS_URL
 
 PLAN: dict[str, Any] = {
     "stack": "team",
@@ -69,7 +70,7 @@ def test_explain_lists_the_assumptions_behind_the_quantities(plan_file, capsys):
     # the bucket's 250 GiB come from the document's storage_gb, and the text says where from
     assert "    storage: 250 GiB-months x $0.02/GiB-month = $5.00" in out
     tail = out[out.index("usage assumptions (mlgov:settings.usage; every key: "
-                         "docs/reference/costs.md#usage-assumptions):"):]  # fmt: skip
+                         f"{DEFAULT_DOCS_URL}reference/costs.html#usage-assumptions):"):]  # fmt: skip
     set_by_stack = " ".join(tail.split("mlgov's defaults:")[0].split())
     assert "set by the stack: storage_gb {raw: 250}, nat_vm_count 4" in set_by_stack
     defaults = " ".join(tail.split("mlgov's defaults:")[1].split("usage file:")[0].split())
@@ -176,7 +177,7 @@ def test_the_pr_comment_says_how_to_read_a_line_and_which_defaults_it_used(capsy
         "Each line: quantity x unit price = amount a month (USD list prices, 730-hour month), "
         "then [catalog key, location, pricing model, the price's date]. A quantity the inputs "
         "do not give comes from the usage above or mlgov's usage defaults "
-        "(`docs/reference/costs.md#usage-assumptions`)."
+        f"([reference/costs]({DEFAULT_DOCS_URL}reference/costs.html#usage-assumptions))."
     ) in body
     folded = body.split("<details><summary>mlgov's usage defaults in this estimate</summary>")[1]
     defaults = folded.split("</details>")[0]

@@ -54,3 +54,19 @@ def test_render_uses_the_shorter_spelling_before_cutting() -> None:
     assert widths == [4, 8, 6]
     assert lines[1] == "pool  NodePool   $1.00"
     assert lines[2] == "sql   Databas…  $10.00"
+
+
+def test_a_column_that_takes_its_shorter_spelling_takes_it_in_every_row() -> None:
+    # Issue 32: `Instance` beside `storage/Bucket`, because only the too-long cells were
+    # respelled. A column keeps one spelling: every cell short, or every cell whole.
+    columns = [
+        Column("NAME", gives=((1, 4),)),
+        Column("TYPE", gives=((0, 10),), shorter=lambda t: t.rsplit("/", 1)[-1]),
+    ]
+    rows = [["nb", "workbench/Instance"], ["b", "storage/Bucket"]]
+    widths, lines = render(columns, rows, 4 + GAP + 10, "…")
+    assert widths[1] == len("Instance")
+    assert [line.split()[1] for line in lines[1:]] == ["Instance", "Bucket"]
+    # Wide enough for every whole cell: none is respelled.
+    _widths, lines = render(columns, rows, 80, "…")
+    assert [line.split()[1] for line in lines[1:]] == ["workbench/Instance", "storage/Bucket"]

@@ -379,7 +379,13 @@ def test_check_missing_file_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
 @pytest.mark.parametrize(
     ("content", "expected"),
     [
-        (b"\xff\xfe{}", "not UTF-8 text (invalid byte at offset 0); save it as UTF-8"),
+        (b"{\x80}", "not UTF-8 text (invalid byte at offset 1); save it as UTF-8"),
+        (
+            "{}".encode("utf-16"),
+            "UTF-16 text (its byte-order mark says so), not UTF-8: save it "
+            "as UTF-8 (Windows PowerShell's `>` writes UTF-16; use `| Out-File -Encoding utf8 "
+            "FILE` instead)",
+        ),
         (b"", "is empty"),
         (b"  \n", "is empty"),
         (None, "cannot read: Is a directory"),

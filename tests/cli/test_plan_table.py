@@ -172,6 +172,24 @@ def test_type_gives_way_before_the_settings(
 
 
 @pytest.mark.parametrize("stack", STACKS)
+@pytest.mark.parametrize("columns", [80, 110, 120, 200])
+def test_type_is_spelled_one_way_in_a_table(
+    stack: str, columns: int, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    """Issue 32: `Instance` stood beside `storage/Bucket`; each table now uses one spelling."""
+    table = read_table(run(stack, columns, monkeypatch, capsys))
+    paid = [r for r in resources(stack) if r not in free(stack)]
+    ranked = sorted(paid, key=lambda r: (-r["monthly_usd"], r["name"]))  # names may be cut
+    types = [(row.type, short_type(r["type"])) for row, r in zip(table.rows, ranked, strict=True)]
+    whole = [shown == full for shown, full in types]
+    kinds = [shown == full.rsplit("/", 1)[1] for shown, full in types]
+    cut = [shown.endswith(("...", "…")) for shown, _full in types]
+    assert all(w or c for w, c in zip(whole, cut, strict=True)) or all(
+        k or c for k, c in zip(kinds, cut, strict=True)
+    ), types
+
+
+@pytest.mark.parametrize("stack", STACKS)
 def test_piped_output_is_plain(stack: str, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
     out = run(stack, PIPED, monkeypatch, capsys)
     assert out.isascii()  # no colour escapes, no box or ellipsis characters

@@ -42,8 +42,12 @@ def section_commands(heading: str) -> list[str]:
     return [line.split("#", 1)[0].strip() for line in block.group(1).splitlines() if line.strip()]
 
 
-def test_quick_start_is_exactly_two_commands() -> None:
-    assert quick_start_commands() == ["make plan", "make test"]
+def test_quick_start_is_two_make_commands_and_the_path_to_mlgov() -> None:
+    assert quick_start_commands() == [
+        "make plan",
+        "make test",
+        'export PATH="$PWD/.venv/bin:$PATH"',
+    ]
 
 
 def test_ci_runs_the_readme_test_command() -> None:

@@ -93,3 +93,68 @@ def test_an_export_that_does_not_answer_is_a_note_and_the_page_is_written(
     assert "2 charts" in out
     assert f"mlgov: warning: spend for dev not shown: BigQuery at {url} did not answer" in err
     assert f"spend for dev not shown: BigQuery at {url} did not answer" in output.read_text()
+
+
+def stack_rows(page: str) -> dict[str, list[str]]:
+    """The estimates table's cells per stack (tags stripped)."""
+    table = page.split('<section id="estimates">', 1)[1].split("</table>", 1)[0]
+    rows: dict[str, list[str]] = {}
+    for row in re.findall(r"<tr><td>(.*?)</tr>", table):
+        cells = [re.sub(r"<[^>]+>", "", c) for c in re.split(r"</td><td[^>]*>", row)]
+        rows[cells[0]] = [c.removesuffix("</td>") for c in cells]
+    return rows
+
+
+def test_each_stack_shows_its_budget_baseline_savings_and_why_spend_is_missing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    """Issue 32: no budget line, no baseline or savings, and staging and prod silently left out."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{s.getsockname()[1]}"
+    monkeypatch.setenv("MLGOV_API_ENDPOINTS", json.dumps({"bigquery": url}))
+    output = tmp_path / "out.html"
+    argv = ["--stack", "dev", "--stack", "staging", "--stack", "prod", "-o", str(output)]
+    code, _out, err = run(capsys, monkeypatch, *argv)
+    assert code == 0, err
+    page = output.read_text()
+    header = page.split('<section id="estimates">', 1)[1].split("</thead>", 1)[0]
+    for column in ("budget $/month", "ungoverned baseline $/month", "governance saves", "spend"):
+        assert f">{column}</th>" in header
+    rows = stack_rows(page)
+    assert set(rows) == {"dev", "staging", "prod"}
+    for stack, row in rows.items():
+        doc = plan(stack)
+        cost = doc["cost"]
+        budget = next(
+            float(r["inputs"]["amount"]["specifiedAmount"]["units"])
+            for r in doc["resources"]
+            if r["type"] == "gcp:billing/budget:Budget"
+            and not (r["inputs"].get("budgetFilter") or {}).get("services")
+        )
+        saved = cost["baseline_monthly_usd"] - cost["monthly_usd"]
+        share = saved / cost["baseline_monthly_usd"]
+        assert row[1:5] == [
+            f"${cost['monthly_usd']:,.2f}",
+            f"${budget:,.2f}",
+            f"${cost['baseline_monthly_usd']:,.2f}",
+            f"${saved:,.2f} ({share:.0%})",
+        ], stack
+        assert row[-1].startswith(f"not shown: BigQuery at {url} did not answer"), stack
+    assert rows["dev"][2] == "$2,000.00"  # stacks/Pulumi.dev.yaml's budget.amount_usd
+
+
+def test_no_spend_says_so_for_every_stack(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    output = tmp_path / "out.html"
+    code, _out, err = run(
+        capsys, monkeypatch, "--stack", "dev", "--stack", "prod", "--no-spend", "-o", str(output)
+    )
+    assert code == 0, err
+    assert err == ""
+    rows = stack_rows(output.read_text())
+    assert {stack: row[-1] for stack, row in rows.items()} == {
+        "dev": "not shown: not read (--no-spend)",
+        "prod": "not shown: not read (--no-spend)",
+    }
