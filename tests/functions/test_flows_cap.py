@@ -97,11 +97,16 @@ def test_every_pool_of_a_cluster_is_resized_at_once_and_confirmed_later(cloud):
     nap_writes = [
         i for i, q in enumerate(calls) if q.method != "GET" and "/nodePools/" not in q.path
     ]
-    # The cluster-level steps first (NAP labels, limits), then every pool at once: every
-    # resize is requested before any pool is frozen, and only after every pool's label.
+    # The cluster-level steps first (NAP labels, limits), then every pool at once: each pool's
+    # resize after its own label (the pools run in parallel, so another pool's label may come
+    # later), and every resize requested before any pool is frozen.
     assert len(resizes) == 3
     assert max(nap_writes) < min(labels)
-    assert max(labels) < min(resizes)
+    for pool in ACCELERATOR_POOLS:
+        mine = [(i, q) for i, q in pool_writes if f"/nodePools/{pool}" in q.path]
+        label = next(i for i, q in mine if q.method == "PUT")
+        resize = next(i for i, q in mine if q.path.endswith(":setSize"))
+        assert label < resize, pool
     assert max(resizes) < min(autoscaling_off)
     assert all(_size(cloud, n) == 0 for n in ACCELERATOR_POOLS)
     statuses = [r.status for q, r in cloud.server.exchanges if "/clusters/" in q.path]
