@@ -22,10 +22,16 @@ pytestmark = pytest.mark.freshclone
 
 
 def first_screen_commands(readme: str) -> list[str]:
+    """Every command of the quick start's sh blocks, in order."""
     section = readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
-    block = re.search(r"```sh\n(.*?)```", section, re.S)
-    assert block is not None
-    return [line.split("#", 1)[0].strip() for line in block.group(1).splitlines() if line.strip()]
+    blocks = re.findall(r"```sh\n(.*?)```", section, re.S)
+    assert blocks
+    return [
+        line.split("#", 1)[0].strip()
+        for block in blocks
+        for line in block.splitlines()
+        if line.strip()
+    ]
 
 
 def test_the_first_screen_works_on_a_fresh_clone(tmp_path: Path) -> None:
