@@ -24,6 +24,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, cast
 
 DEFAULT_API = "https://api.github.com"
@@ -38,6 +39,16 @@ _TEAM = re.compile(r"([A-Za-z0-9_.-]+)/([A-Za-z0-9_.-]+)")
 
 class GitHubError(Exception):
     """A call GitHub refused, or that did not answer."""
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One answer: its HTTP status, its JSON (None when it had none) and its `Link` header."""
+
+    status: int
+    json: Any
+    link: str = ""
+    """GitHub's pagination (`<URL>; rel="next", ...`); empty when the answer has no Link."""
 
 
 class Client:
@@ -59,6 +70,36 @@ class Client:
         body: Mapping[str, Any] | None = None,
     ) -> tuple[int, Any]:
         """`method` on `path` with a JSON `body`: (HTTP status, the answer's JSON or None)."""
+        answer = self.answer(method, path, query, body)
+        return answer.status, answer.json
+
+    def on_this_api(self, url: str) -> str | None:
+        """`url` as a path (and query) on this API, or None when it points anywhere else.
+
+        For links GitHub hands back (the `Link` header's pages): the token goes only to the API
+        it was given for, so another scheme, host or port, user info, or a path outside the
+        API's own (GitHub Enterprise serves it under `/api/v3`) is None, never requested.
+        """
+        if not url.isprintable() or any(ch.isspace() for ch in url):
+            return None  # urllib would refuse it with an error of its own, or split it
+        try:
+            given, api = urllib.parse.urlsplit(url), urllib.parse.urlsplit(self.api)
+            same_origin = _origin(given) == _origin(api)
+        except ValueError:  # a port that is not a number, a malformed IPv6 host
+            return None
+        base = api.path.rstrip("/")
+        if not same_origin or "@" in given.netloc or not given.path.startswith(f"{base}/"):
+            return None
+        return given.path[len(base) :] + (f"?{given.query}" if given.query else "")
+
+    def answer(
+        self,
+        method: str,
+        path: str,
+        query: Mapping[str, str] | None = None,
+        body: Mapping[str, Any] | None = None,
+    ) -> Answer:
+        """`method` on `path` (may carry its query) with a JSON `body`: status, JSON and Link."""
         url = f"{self.api}{path}" + (f"?{urllib.parse.urlencode(query)}" if query else "")
         if not url.startswith(("https://", "http://127.0.0.1", "http://localhost")):
             raise GitHubError(f"{self.api}: not an https API URL")
@@ -71,13 +112,14 @@ class Client:
             with urllib.request.urlopen(request, timeout=TIMEOUT_SECONDS) as answer:  # noqa: S310
                 raw = answer.read(MAX_ANSWER_BYTES + 1)
                 status = int(answer.status)
+                link = str(answer.headers.get("Link") or "")
         except urllib.error.HTTPError as err:
             # GitHub says why in a JSON `message` ("Bad credentials"); read it, bounded.
             try:
                 said: Any = json.loads(err.read(MAX_ANSWER_BYTES))
             except (ValueError, OSError, AttributeError):  # no body, or not JSON
                 said = None
-            return err.code, said
+            return Answer(err.code, said)
         except (urllib.error.URLError, TimeoutError, OSError) as err:
             raise GitHubError(f"{method} {path}: no answer ({err})") from None
         if len(raw) > MAX_ANSWER_BYTES:
@@ -85,7 +127,7 @@ class Client:
                 f"{method} {path}: the answer is larger than {MAX_ANSWER_BYTES} bytes"
             )
         try:
-            return status, json.loads(raw)
+            return Answer(status, json.loads(raw), link)
         except ValueError:
             raise GitHubError(f"{method} {path}: the answer is not JSON") from None
 
@@ -98,6 +140,12 @@ class Client:
         if self.token:
             headers["Authorization"] = f"Bearer {self.token}"
         return headers
+
+
+def _origin(url: urllib.parse.SplitResult) -> tuple[str, str | None, int | None]:
+    """Scheme, host and port (the scheme's default when not written), as browsers compare them."""
+    default = {"https": 443, "http": 80}.get(url.scheme.lower())
+    return url.scheme.lower(), url.hostname, url.port or default
 
 
 def _login(value: object) -> str:
