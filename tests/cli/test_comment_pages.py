@@ -175,3 +175,30 @@ def test_the_link_header_is_read_by_relation() -> None:
 )  # fmt: skip
 def test_only_urls_on_the_api_itself_are_requested(api: str, url: str, path: str | None) -> None:
     assert Client(api, TOKEN).on_this_api(url) == path
+
+
+def test_a_renamed_repositorys_redirect_on_the_api_is_followed(github: FakeGitHub) -> None:
+    github.moved_to = f"{github.url}/repositories/{github.repo_id}"
+    mine = github.comment(BOT, f"{MARKER}\nold verdict")
+    assert _post() == 0
+    assert _listed(github)[:2] == [
+        "/repos/acme/ml-platform/issues/7/comments?per_page=100&page=1",
+        "/repositories/1296269/issues/7/comments?per_page=100&page=1",
+    ]
+    assert github.writes[0][:2] == (
+        "PATCH",
+        f"/repos/acme/ml-platform/issues/comments/{mine['id']}",
+    )
+    assert {auth for _, auth in github.requests} == {f"Bearer {TOKEN}"}
+
+
+def test_a_redirect_off_the_api_is_not_followed_with_the_token(
+    github: FakeGitHub, elsewhere: FakeGitHub, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # urllib's own redirect handler copies Authorization to any host it is sent to.
+    github.moved_to = f"{elsewhere.url}/repos/{github.repo}"
+    assert _post() == 4
+    err = capsys.readouterr().err
+    assert "HTTP 301" in err and "Traceback" not in err and len(err.splitlines()) == 1
+    assert elsewhere.requests == []
+    assert github.writes == []

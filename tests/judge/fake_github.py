@@ -10,10 +10,11 @@ writes (`GET /repos/{owner}/{repo}/issues/{n}/comments`, paged like the reviews;
 creates one, `PATCH /repos/{owner}/{repo}/issues/comments/{id}` edits one; each an issue comment:
 `id`, `node_id`, `url`, `html_url`, `body`, `user`, `created_at`, `updated_at`, `issue_url`,
 `author_association`); with `link_pages` its pages carry GitHub's `Link` header (`link`: any
-header, for broken or hostile ones). A body over 65,536 characters is refused with 422, as GitHub
-does; with `token` set any other Authorization is 401 "Bad credentials"; `read_only`: writes are
-403 "Resource not accessible by integration". Every request is recorded with its Authorization
-header (`requests`), every write with its method and body (`writes`).
+header, for broken or hostile ones; `moved_to`: a renamed repository's 301). A body over 65,536
+characters is refused with 422, as GitHub does; with `token` set any other Authorization is 401
+"Bad credentials"; `read_only`: writes are 403 "Resource not accessible by integration". Every
+request is recorded with its Authorization header (`requests`), every write with its method and
+body (`writes`).
 """
 
 from __future__ import annotations
@@ -60,6 +61,9 @@ class FakeGitHub:
     link: str | None = None
     """A `Link` header sent verbatim with every page of comments (a broken or hostile one)."""
     repo_id: int = 1296269
+    moved_to: str | None = None
+    """Where GETs under `/repos/{repo}` are moved, 301 (GitHub's answer for a renamed repository:
+    `{url}/repositories/{repo_id}`)."""
 
     def comment(self, login: str, body: str) -> dict[str, Any]:
         """Add a comment by `login` (latest last, as GitHub lists them)."""
@@ -181,6 +185,13 @@ def serve(state: FakeGitHub) -> Iterator[FakeGitHub]:
             if state.token and auth != f"Bearer {state.token}":
                 status, body = 401, {"message": "Bad credentials",
                                      "documentation_url": "https://docs.github.com/rest"}  # fmt: skip
+            elif (
+                method == "GET"
+                and state.moved_to
+                and parsed.path.startswith(f"/repos/{state.repo}/")
+            ):
+                status, body = 301, {"message": "Moved Permanently", "url": state.moved_to}
+                link = None
             elif method == "GET":
                 status, body = state.answer(parsed.path, parse_qs(parsed.query))
                 link = state.link_header(parsed.path, parse_qs(parsed.query))
@@ -189,6 +200,10 @@ def serve(state: FakeGitHub) -> Iterator[FakeGitHub]:
                 status, body = state.write(method, parsed.path, json.loads(self.rfile.read(length)))
             data = json.dumps(body).encode()
             self.send_response(status)
+            if status == 301 and state.moved_to:
+                self.send_header(
+                    "Location", state.moved_to + self.path[len(f"/repos/{state.repo}") :]
+                )
             if link:
                 self.send_header("Link", link)
             self.send_header("Content-Type", "application/json; charset=utf-8")

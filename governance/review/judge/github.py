@@ -1,7 +1,9 @@
 """The review state of a pull request, read from GitHub's REST API (the judge's one I/O adapter).
 
 Calls, with the workflow's read-only token (`GITHUB_TOKEN`, `pull-requests: read`) at
-`GITHUB_API_URL` (GitHub sets it; https://api.github.com otherwise):
+`GITHUB_API_URL` (GitHub sets it; https://api.github.com otherwise), and only there: a redirect
+or a `Link` page on another scheme, host, port or path prefix is not followed with the token
+(Client.on_this_api):
 
 - `GET /repos/{repo}/pulls/{n}`: the PR's head commit must be the one judged (else the PR moved
   on and the approvals would be for other code) and its author is never counted;
@@ -109,7 +111,8 @@ class Client:
             headers["Content-Type"] = "application/json"
         request = urllib.request.Request(url, data, headers, method=method)  # noqa: S310
         try:
-            with urllib.request.urlopen(request, timeout=TIMEOUT_SECONDS) as answer:  # noqa: S310
+            opener = urllib.request.build_opener(_RedirectsOnThisApi(self))
+            with opener.open(request, timeout=TIMEOUT_SECONDS) as answer:
                 raw = answer.read(MAX_ANSWER_BYTES + 1)
                 status = int(answer.status)
                 link = str(answer.headers.get("Link") or "")
@@ -140,6 +143,32 @@ class Client:
         if self.token:
             headers["Authorization"] = f"Bearer {self.token}"
         return headers
+
+
+class _RedirectsOnThisApi(urllib.request.HTTPRedirectHandler):
+    """Follow a redirect only on the client's API: urllib would send the token anywhere.
+
+    urllib's own handler copies every header, Authorization included, into the request to the
+    new address, whatever its host. A redirect elsewhere is not followed: the caller gets the
+    3xx answer as a refusal.
+    """
+
+    def __init__(self, client: Client) -> None:
+        super().__init__()
+        self._client = client
+
+    def redirect_request(
+        self,
+        req: urllib.request.Request,
+        fp: Any,
+        code: int,
+        msg: str,
+        headers: Any,
+        newurl: str,
+    ) -> urllib.request.Request | None:
+        if self._client.on_this_api(newurl) is None:
+            return None
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
 
 
 def _origin(url: urllib.parse.SplitResult) -> tuple[str, str | None, int | None]:
