@@ -30,6 +30,7 @@ _PLAN_STACK = plan.plan_stack  # the real one, whatever a test has patched in si
 def shipped_plan(stack: str, cost_lines: bool = True) -> Any:
     """A copy of `plan_stack(stack, cost_lines=...)` of a shipped stack, planned once."""
     assert stack in STACKS, stack
+    assert not _pulumi_config(), "PULUMI_CONFIG is set: plan this stack for real"
     key = (stack, cost_lines)
     if key not in _KEPT:
         here = os.getcwd()
