@@ -225,7 +225,8 @@ def serve(state: FakeGitHub) -> Iterator[FakeGitHub]:
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     state.url = f"http://127.0.0.1:{server.server_address[1]}"
-    # A short poll interval: shutdown() waits for the loop to notice, 0.5 s by default.
+    # shutdown() waits until serve_forever next looks at its flag: every poll_interval, 0.5 s by
+    # default, which every test using this server waited out on leaving the block.
     thread = threading.Thread(
         target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
     )
