@@ -2,14 +2,26 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 import yaml
 
-from governance.review.offline import RecordedResource, run_under_mocks
+if TYPE_CHECKING:
+    from governance.review.offline import RecordedResource
+
+# PYTHONDONTWRITEBYTECODE=1 (set on CI machines and on the shared dev machines) also stops pytest
+# caching the assertion-rewritten test modules, so every run, in each xdist worker, parses and
+# rewrites all ~400 test files again: about 7 of a worker's 13 s of CPU before the first test
+# (bench/RESULTS.md, "pytest"). The suite writes bytecode for what it imports, as `make install`
+# does for governance/ (Makefile): __pycache__/ is git-ignored, a cached file is used only while
+# its source is unchanged (pytest compares the source's hash, Python its mtime and size), and the
+# functions' source archive leaves __pycache__ out. Processes the tests start keep the
+# environment's setting.
+sys.dont_write_bytecode = False
 
 REPO = Path(__file__).resolve().parent.parent
 PROGRAM = REPO / "__main__.py"
@@ -46,6 +58,7 @@ def stack_config(stack: str) -> dict[str, Any]:
 @pytest.fixture
 def under_mocks() -> Callable[..., list[RecordedResource]]:
     """Run a callable that builds resources under Pulumi mocks; returns what it registered."""
+    from governance.review.offline import run_under_mocks
 
     def run(
         build: Callable[[], object], config: dict[str, Any] | None = None, stack: str = "test"
