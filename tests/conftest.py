@@ -29,11 +29,22 @@ STACKS = ("dev", "staging", "prod")
 
 
 # Work units for `pytest -n 2` (addopts: --dist loadfile): each file's tests run on one worker,
-# so its module fixtures and cached plans are made once, not once per worker; and the files that
-# read tests/spend's BigQuery emulator (tests/spend, tests/report) are one unit, so one emulator
-# starts and loads its 40 days of rows, not one per worker. Any other --dist is left as given
+# so its module fixtures and cached plans are made once, not once per worker. Files that share a
+# costly per-process object are one unit: the files that read tests/spend's BigQuery emulator
+# (tests/spend, tests/report), so one emulator starts and loads its 40 days of rows, not one per
+# worker; and the regional catalog's tests, which parse the full Billing Catalog export once
+# (catalog_build/catalog_reference.py: full_export). Any other --dist is left as given
 # (`make e2e` spreads its runs one by one).
-EMULATOR_FILES = ("tests/spend/", "tests/report/")
+SHARED_UNITS = {
+    "tests/spend/": "the BigQuery emulator's files",
+    "tests/report/": "the BigQuery emulator's files",
+    "tests/costs/catalog_build/": "the full pricing export's files",
+}
+
+
+def work_unit(path: str) -> str:
+    """The unit of work a test file belongs to: its shared unit, else the file itself."""
+    return next((unit for prefix, unit in SHARED_UNITS.items() if path.startswith(prefix)), path)
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -42,12 +53,11 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
         return None
     from xdist.scheduler import LoadFileScheduling
 
-    class ByFileAndEmulator(LoadFileScheduling):
+    class ByFileAndSharedUnit(LoadFileScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            path = super()._split_scope(nodeid)
-            return "the BigQuery emulator's files" if path.startswith(EMULATOR_FILES) else path
+            return work_unit(super()._split_scope(nodeid))
 
-    return ByFileAndEmulator(config, log)
+    return ByFileAndSharedUnit(config, log)
 
 
 def stack_config(stack: str) -> dict[str, Any]:
