@@ -13,15 +13,6 @@ import yaml
 if TYPE_CHECKING:
     from governance.review.offline import RecordedResource
 
-# PYTHONDONTWRITEBYTECODE=1 (set on CI machines and on the shared dev machines) also stops pytest
-# caching the assertion-rewritten test modules, so every run, in each xdist worker, parses and
-# rewrites all ~400 test files again: about 7 of a worker's 13 s of CPU before the first test
-# (bench/RESULTS.md, "pytest"). The suite writes bytecode for what it imports, as `make install`
-# does for governance/ (Makefile): __pycache__/ is git-ignored, a cached file is used only while
-# its source is unchanged (pytest compares the source's hash, Python its mtime and size), and the
-# functions' source archive leaves __pycache__ out. Processes the tests start keep the
-# environment's setting.
-sys.dont_write_bytecode = False
 
 REPO = Path(__file__).resolve().parent.parent
 PROGRAM = REPO / "__main__.py"
@@ -58,6 +49,24 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
             return work_unit(super()._split_scope(nodeid))
 
     return ByFileAndSharedUnit(config, log)
+
+
+# PYTHONDONTWRITEBYTECODE=1 (set on CI machines and on the shared dev machines) also stops pytest
+# caching the assertion-rewritten test modules, so every run, in each xdist worker, parses and
+# rewrites all ~400 test files again: about 7 of a worker's 13 s of CPU before the first test
+# (bench/RESULTS.md, "pytest"). While the suite is collected it writes bytecode for what it
+# imports, as `make install` does for governance/ (Makefile): __pycache__/ is git-ignored, and a
+# cached file is used only while its source is unchanged (pytest compares the source's hash,
+# Python its mtime and size). Only while collecting: the tests themselves run with the
+# environment's setting, since some plan a copied checkout in-process and read its git status.
+@pytest.hookimpl(wrapper=True)
+def pytest_collection(session: pytest.Session) -> object:
+    environment_says = sys.dont_write_bytecode
+    sys.dont_write_bytecode = False
+    try:
+        return (yield)
+    finally:
+        sys.dont_write_bytecode = environment_says
 
 
 def stack_config(stack: str) -> dict[str, Any]:
