@@ -19,6 +19,7 @@ import io
 import json
 import random
 import re
+import selectors
 import socket
 import struct
 import threading
@@ -110,6 +111,33 @@ class _Server(ThreadingHTTPServer):
     # The default backlog of 5 resets connections when a function runs 64 calls at once.
     request_queue_size = 128
 
+    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler]) -> None:
+        super().__init__(address, handler)
+        # stop() writes to this pair to wake the accept loop at once. serve_forever() notices a
+        # shutdown() only at its next poll (about 10 ms per server with poll_interval=0.01),
+        # a wait every test that starts a fake cloud paid when it stopped.
+        self._wake_reader, self._waker = socket.socketpair()
+
+    def serve_until_woken(self) -> None:
+        """Accept and handle connections (each in its thread) until wake() is called."""
+        with selectors.DefaultSelector() as selector:
+            selector.register(self, selectors.EVENT_READ)
+            selector.register(self._wake_reader, selectors.EVENT_READ)
+            while True:
+                ready = {key.fileobj for key, _ in selector.select()}
+                if self._wake_reader in ready:
+                    return
+                self.handle_request()  # the listening socket is readable: accepts at once
+
+    def wake(self) -> None:
+        """Make serve_until_woken() return (it may be blocked in select)."""
+        self._waker.send(b"x")
+
+    def server_close(self) -> None:
+        super().server_close()
+        self._wake_reader.close()
+        self._waker.close()
+
 
 class FakeGcp:
     """A threaded HTTP server on 127.0.0.1 with pluggable routes; use as a context manager."""
@@ -128,7 +156,7 @@ class FakeGcp:
         self._random = random.Random(0)  # noqa: S311 - reproducible faults, not secrecy
         self._routes: list[tuple[str, re.Pattern[str], Handler]] = []
         self._lock = threading.Lock()
-        self._httpd: ThreadingHTTPServer | None = None
+        self._httpd: _Server | None = None
         self._thread: threading.Thread | None = None
 
     # -- routing -------------------------------------------------------------
@@ -211,10 +239,7 @@ class FakeGcp:
 
         self._httpd = _Server(("127.0.0.1", 0), _Handler)
         self._httpd.daemon_threads = True
-        # A short poll interval: shutdown() waits for the loop to notice, 0.5 s by default.
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
-        )
+        self._thread = threading.Thread(target=self._httpd.serve_until_woken, daemon=True)
         self._thread.start()
         return self
 
@@ -222,7 +247,9 @@ class FakeGcp:
         """Stop serving and close the socket."""
         self._closing.set()
         if self._httpd is not None:
-            self._httpd.shutdown()
+            self._httpd.wake()
+            if self._thread is not None:
+                self._thread.join()
             self._httpd.server_close()
             self._httpd = None
 

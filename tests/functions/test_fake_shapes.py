@@ -8,6 +8,7 @@ fields of its response schema, with the documented JSON types (int64 as strings,
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -37,7 +38,9 @@ APIS = {
 }
 
 
-def _methods(api: str) -> list[tuple[str, re.Pattern[str], dict[str, Any]]]:
+# Once per API: each request of the scenario is matched against every method of its document.
+@functools.cache
+def _methods(api: str) -> tuple[tuple[str, re.Pattern[str], dict[str, Any]], ...]:
     found: list[tuple[str, re.Pattern[str], dict[str, Any]]] = []
     service_path = document(APIS[api]).get("servicePath", "")
 
@@ -55,7 +58,7 @@ def _methods(api: str) -> list[tuple[str, re.Pattern[str], dict[str, Any]]]:
             walk(sub)
 
     walk(document(APIS[api]))
-    return found
+    return tuple(found)
 
 
 def _api(path: str) -> str | None:

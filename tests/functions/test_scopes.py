@@ -104,22 +104,27 @@ def test_a_budget_over_a_folder_stops_its_active_labelled_projects_in_every_zone
 
 
 def test_every_page_of_a_large_folder_is_read(cloud, monkeypatch):
+    # 1,001 ACTIVE projects are three pages of 500 (tokens "500", "1000"). Every page must be
+    # read and the projects on each acted on; acting on all 1,001 is not the point, so one
+    # labelled project per page is governed (the others are listed, then labelled out).
     cloud.assets.add_folder(FOLDER)
-    for i in range(1203):
-        cloud.assets.add_project(f"p-{i:04d}", FOLDER, labels=GOVERNED)
-    last = "p-1202"
-    cloud.compute.add(last, FAR, "vm")
+    per_page = ["p-0000", "p-0500", "p-1000"]  # the first, second and last (third) page
+    for i in range(1001):
+        project = f"p-{i:04d}"
+        cloud.assets.add_project(project, FOLDER, labels=GOVERNED if project in per_page else {})
+    for project in per_page:
+        cloud.compute.add(project, FAR, "vm")
     set_policy(
         monkeypatch,
         scopes={FOLDER: SCOPES[FOLDER]},
         budgets={BUDGET: budget_dict(projects=[], scopes=[FOLDER], disable_billing_at=None)},
     )
-    cloud.assets.projects = {last: cloud.assets.projects[last]} | cloud.assets.projects
     send_event(pubsub_event(budget_data(1.0, 1000)))
     pages = cloud.assets.searches(cloud.server, FOLDER)
     assert [r.query.get("pageToken") for r in pages] == [None, ["500"], ["1000"]]
     assert all(r.query["pageSize"] == ["500"] for r in pages)
-    assert cloud.compute.status(last, FAR, "vm") == "TERMINATED"
+    for project in per_page:
+        assert cloud.compute.status(project, FAR, "vm") == "TERMINATED", project
 
 
 @pytest.mark.parametrize("failure", ["403", "503", "empty"])

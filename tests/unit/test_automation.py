@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import functools
+import copy
 import json
 import shutil
 from pathlib import Path
@@ -20,9 +20,10 @@ from governance.components.automation import (
     source_files,
 )
 from governance.labels import base_labels
-from governance.review.offline import RecordedResource, run_program
+from governance.review.offline import RecordedResource, run_program, run_under_mocks
 from governance.settings import Settings, settings_from_config
 from tests.conftest import PROGRAM, REPO, STACKS, stack_config
+from tests.unit.test_program import resources as program  # one cached run per stack
 
 FUNCTIONS_DIR = REPO / "functions"
 
@@ -114,10 +115,17 @@ def by_name(resources: list[RecordedResource]) -> dict[str, RecordedResource]:
     return {r.name: r for r in resources}
 
 
-@pytest.fixture
-def dev(under_mocks) -> dict[str, RecordedResource]:
+@pytest.fixture(scope="module")
+def dev_once() -> dict[str, RecordedResource]:
+    """The dev stack's GovernanceFunctions under mocks, built once for the module's readers."""
     s = settings("dev")
-    return by_name(under_mocks(lambda: build(s), {"gcp:project": s.project}))
+    return by_name(run_under_mocks(lambda: build(s), {"gcp:project": s.project}, "test"))
+
+
+@pytest.fixture
+def dev(dev_once: dict[str, RecordedResource]) -> dict[str, RecordedResource]:
+    """Each test's own copy: nothing one test does to it reaches the next."""
+    return copy.deepcopy(dev_once)
 
 
 # ---------------------------------------------------------------------------- functions
@@ -418,11 +426,6 @@ def test_code_change_renames_the_archive(under_mocks, tmp_path):
 
 
 # ---------------------------------------------------------------------------- whole program
-@functools.cache
-def program(stack: str) -> tuple[RecordedResource, ...]:
-    return tuple(run_program(stack_config(stack), stack, PROGRAM))
-
-
 @pytest.mark.parametrize("stack", STACKS)
 def test_program_deploys_functions_wired_to_the_budget(stack):
     recorded = program(stack)
