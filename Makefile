@@ -21,7 +21,7 @@ GCP_MODULES := artifactregistry bigquery billing cloudfunctionsv2 cloudrunv2 clo
 # rich: the progress spinner on a terminal (imported while the work runs; compiled, it costs ~0.1 s).
 PLAN_PACKAGES := pulumi pulumi_random pydantic yaml google/protobuf grpc rich
 
-.PHONY: install python-check plan plans policy-configs test suite e2e package-check lint fmt typecheck \
+.PHONY: install compiled python-check plan plans policy-configs test suite e2e package-check lint fmt typecheck \
 	check bench preview clean bqemulator demo docs fresh-clone-check
 
 # mlgov supports Python 3.11 to 3.13 (pyproject.toml's requires-python).
@@ -69,6 +69,20 @@ $(VENV)/.installed: $(UV) pyproject.toml uv.lock $(PY_STAMP)
 
 install: python-check $(VENV)/.installed
 
+# What the tests import beyond `mlgov plan` (the client libraries, functions-framework, hypothesis,
+# pytest itself...), byte-compiled once for the test targets: where PYTHONDONTWRITEBYTECODE is
+# set (as on the CI machines) every pytest worker and every process a test starts otherwise
+# compiles each of them from source on every run. About 15 s of CPU once, in parallel; pulumi_gcp
+# stays limited to GCP_MODULES (its 2,400 other modules are never imported). functions/ is
+# compiled here too: the tests load it through functions-framework in every worker.
+$(VENV)/.compiled: $(VENV)/.installed
+	@cd "$$($(PY) -c 'import sysconfig; print(sysconfig.get_path("purelib"))')" \
+		&& $(CURDIR)/$(PY) -m compileall -q -j 0 -x 'pulumi_gcp/' . >/dev/null
+	@$(PY) -m compileall -q -j 0 -x '/tests?/' functions >/dev/null
+	@touch $@
+
+compiled: install $(VENV)/.compiled
+
 plan: install
 	$(PY) -m governance plan --stack $(STACK)
 
@@ -99,17 +113,17 @@ package-check: install
 # (pytest's default selection, pyproject.toml) side by side: pyright keeps one core busy for
 # about 100 s, and beside pytest's two workers it adds about half that to the wall time, not all
 # of it (bench/RESULTS.md). Each one's output is printed whole when it ends (--output-sync).
-test: install bqemulator lint docs
+test: compiled bqemulator lint docs
 	@$(MAKE) --no-print-directory -j 2 --output-sync=target typecheck suite
 
 # The tests of `make test`. Two workers: the 2-core machines run the suite in about half the time.
-suite: install bqemulator
+suite: compiled bqemulator
 	$(VENV)/bin/pytest -q -n 2
 
 # The end-to-end runs the fast loop leaves out (marked e2e: the PR check's real workflow steps,
 # `make demo` as a process), the wheel in a fresh venv and the README on a fresh clone.
 # CI runs `make test e2e` (.ci/run): every test runs there.
-e2e: install bqemulator
+e2e: compiled bqemulator
 	$(VENV)/bin/pytest -q -n 2 --dist load -m 'e2e or packaging or freshclone'
 
 # The documentation site (docs/, mkdocs.yml) into site/, in strict mode: a broken link or anchor
