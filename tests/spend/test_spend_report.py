@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -17,7 +17,7 @@ import pytest
 
 from governance.cli.spend import main
 from governance.fakecloud import export_rows as ex
-from tests.spend.conftest import EUR_PER_USD, Export
+from tests.spend.emulator import EUR_PER_USD, Export
 
 pytestmark = pytest.mark.usefixtures("endpoint")
 
@@ -40,8 +40,8 @@ def report(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
 
 
 def window_rows(
-    rows: Iterable[dict[str, Any]], doc: dict[str, Any], projects: set[str]
-) -> list[dict[str, Any]]:
+    rows: Iterable[Mapping[str, Any]], doc: dict[str, Any], projects: set[str]
+) -> list[Mapping[str, Any]]:
     start, end = doc["window"]["start"], doc["window"]["end"]
     return [
         r
@@ -50,7 +50,7 @@ def window_rows(
     ]
 
 
-def totals(rows: Iterable[dict[str, Any]], key: Any) -> dict[str, float]:
+def totals(rows: Iterable[Mapping[str, Any]], key: Any) -> dict[str, float]:
     out: dict[str, float] = defaultdict(float)
     for r in rows:
         out[key(r)] += ex.net(r)
