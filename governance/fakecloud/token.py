@@ -40,7 +40,10 @@ class _Refuses(BaseHTTPRequestHandler):
 def refusing_token_endpoint() -> Iterator[str]:
     """The URL of a token endpoint on 127.0.0.1 that refuses every grant."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Refuses)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # A short poll interval: shutdown() waits for the loop to notice, 0.5 s by default.
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
+    )
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}/token"
