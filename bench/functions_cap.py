@@ -13,24 +13,30 @@ Usage: .venv/bin/python bench/functions_cap.py [--projects N] [--runs R]
 from __future__ import annotations
 
 import argparse
-import base64
 import json
-import multiprocessing
-import os
 import statistics
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(REPO), str(REPO / "functions")]
-ZONES = ["us-central1-a", "us-central1-b", "us-central1-c"]
-NAP = {"cpu": (0, 512), "memory": (0, 2048), "nvidia-l4": (0, 32), "tpu-v5-lite-podslice": (0, 64)}
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from bench.functions_harness import (
+    ZONES,
+    FakeCloudProcess,
+    add_ml_clusters,
+    budget_alert,
+    budget_policy,
+    function_app,
+    quiet_stdout,
+    serve_commands,
+    use_cloud,
+)
 
 
-def serve(projects: int, latency: float, queue: multiprocessing.Queue) -> None:
+def serve(projects: int, latency: float, commands: Any, answers: Any) -> None:
     from bench.functions_reap_idle import peak
+    from governance.fakecloud.billing import FakeBilling
     from governance.fakecloud.compute import FakeCompute
     from governance.fakecloud.container import FakeContainer
     from governance.fakecloud.notebooks import FakeNotebooks
@@ -41,139 +47,62 @@ def serve(projects: int, latency: float, queue: multiprocessing.Queue) -> None:
     server = FakeGcp(latency_s=latency).start()
     FakeCompute().install(server)
     FakeNotebooks().install(server)
+    billing = FakeBilling().install(server)  # the budget flow reads each project's billing
     tpu, gke, vertex = FakeTpu().install(server), FakeContainer().install(server), FakeVertex()
     vertex.install(server)
-    auto = {
-        "enabled": True,
-        "totalMinNodeCount": 0,
-        "totalMaxNodeCount": 8,
-        "locationPolicy": "ANY",
-    }
     for p in range(projects):
         project = f"acme-ml-{p:03d}"
+        billing.add(project)
         for zone in ZONES:
             tpu.add(project, zone, f"tpu-{zone[-1]}", labels={"workload": "training"})
-            for c in range(2):
-                name = f"ml-{zone[-1]}{c}"
-                gke.add_cluster(project, zone, name, nap=NAP)
-                gke.add_pool(project, zone, name, "system", nodes=1, initial=1)
-                gke.add_pool(
-                    project,
-                    zone,
-                    name,
-                    "l4",
-                    machine_type="g2-standard-8",
-                    gpus=1,
-                    autoscaling=auto,
-                    nodes=4,
-                )
-                gke.add_pool(
-                    project,
-                    zone,
-                    name,
-                    "v5e",
-                    machine_type="ct5lp-hightpu-4t",
-                    autoscaling=auto,
-                    nodes=2,
-                )
+            add_ml_clusters(gke, project, zone)
         vertex.add_job(project, "us-central1", "train")
-    queue.put(server.url)
-    while True:
-        cmd = queue.get()
-        if cmd == "result":
-            pools = [size for (_p, _z, _c, pool), size in gke.sizes.items() if pool != "system"]
-            calls = server.calls()  # each request with its arrival time (`at`, monotonic)
-            writes = [r.at for r in calls if r.method != "GET"]
-            queue.put(
-                {
-                    "calls": len(calls),
-                    "peak_requests_per_s_per_project": peak(calls, 1.0),
-                    "last_write_at": max(writes) if writes else 0.0,
-                    "accelerator_pools": len(pools),
-                    "accelerator_pools_at_zero": sum(1 for s in pools if s == 0),
-                    "nap_closed": sum(
-                        1
-                        for key in gke.clusters
-                        if all(
-                            hi == 0
-                            for t, (_lo, hi) in gke.limits(*key).items()
-                            if t not in ("cpu", "memory")
-                        )
-                    ),
-                    "tpu_vms_stopped": sum(
-                        1 for n in tpu.nodes.values() if n["state"] == "STOPPED"
-                    ),
-                    "jobs_cancelled": sum(
-                        1 for j in vertex.jobs.values() if j["state"] == "JOB_STATE_CANCELLING"
-                    ),
-                    "refused_400": sum(1 for _q, r in server.exchanges if r.status == 400),
-                }
-            )
-        elif cmd == "stop":
-            server.stop()
-            return
 
-
-def policy(projects: int, concurrency: int, rps: float) -> str:
-    names = [f"acme-ml-{p:03d}" for p in range(projects)]
-    return json.dumps(
-        {
-            "dry_run": False,
-            "exempt_label": {"key": "mlgov-exempt", "value": "true"},
-            "projects": {
-                n: {"environment": "prod", "zones": ZONES, "allow_billing_disable": False}
-                for n in names
-            },
-            "budgets": {"b1": {"projects": names, "stop_at": 1.0, "disable_billing_at": None}},
-            "time_budget_seconds": 480,  # what the deployed budget function gets (540 s - 60 s)
-            "max_concurrency": concurrency,
-            "max_requests_per_second_per_project": rps,
+    def result() -> dict[str, Any]:
+        pools = [size for (_p, _z, _c, pool), size in gke.sizes.items() if pool != "system"]
+        calls = server.calls()  # each request with its arrival time (`at`, monotonic)
+        writes = [r.at for r in calls if r.method != "GET"]
+        return {
+            "calls": len(calls),
+            "peak_requests_per_s_per_project": peak(calls, 1.0),
+            "last_write_at": max(writes) if writes else 0.0,
+            "accelerator_pools": len(pools),
+            "accelerator_pools_at_zero": sum(1 for s in pools if s == 0),
+            "nap_closed": sum(
+                1
+                for key in gke.clusters
+                if all(
+                    hi == 0
+                    for t, (_lo, hi) in gke.limits(*key).items()
+                    if t not in ("cpu", "memory")
+                )
+            ),
+            "tpu_vms_stopped": sum(1 for n in tpu.nodes.values() if n["state"] == "STOPPED"),
+            "jobs_cancelled": sum(
+                1 for j in vertex.jobs.values() if j["state"] == "JOB_STATE_CANCELLING"
+            ),
+            "refused_400": sum(1 for _q, r in server.exchanges if r.status == 400),
         }
-    )
+
+    answers.put(server.url)
+    serve_commands(commands, answers, result, server.stop)
 
 
 def run(projects: int, concurrency: int, rps: float, latency: float) -> dict[str, Any]:
-    queue: multiprocessing.Queue = multiprocessing.Queue()
-    child = multiprocessing.Process(target=serve, args=(projects, latency, queue), daemon=True)
-    child.start()
-    url = queue.get(timeout=300)
-    services = ("compute", "notebooks", "tpu", "container", "aiplatform")
-    os.environ["MLGOV_API_ENDPOINTS"] = json.dumps({s: url for s in services})
-    os.environ["MLGOV_POLICY"] = policy(projects, concurrency, rps)
-    from cloudevents.conversion import to_structured
-    from cloudevents.http import CloudEvent
-    from functions_framework import create_app
-
-    app: Any = create_app("on_budget_alert", str(REPO / "functions" / "main.py"), "cloudevent")
+    cloud = FakeCloudProcess(serve, projects, latency, timeout=300)
+    services = ("compute", "notebooks", "tpu", "container", "aiplatform", "cloudbilling")
+    names = [f"acme-ml-{p:03d}" for p in range(projects)]
+    # time_budget_seconds 480 (the default): what the deployed budget function gets (540 - 60 s)
+    policy = budget_policy(names, concurrency=concurrency, rps=rps)
+    use_cloud({s: cloud.urls for s in services}, policy)
+    app = function_app("on_budget_alert", "cloudevent")
     client = app.test_client()
-    data = {
-        "costAmount": 1500.0,
-        "budgetAmount": 1000.0,
-        "alertThresholdExceeded": 1.5,
-        "currencyCode": "USD",
-        # This month's: a notification of an earlier period acts on nothing.
-        "costIntervalStart": time.strftime("%Y-%m-01T00:00:00Z", time.gmtime()),
-    }
-    event = CloudEvent(
-        {"type": "google.cloud.pubsub.topic.v1.messagePublished", "source": "//bench", "id": "1"},
-        {
-            "message": {
-                "data": base64.b64encode(json.dumps(data).encode()).decode(),
-                "attributes": {"budgetId": "b1", "schemaVersion": "1.0"},
-                "messageId": "1",
-            }
-        },
-    )
-    headers, body = to_structured(event)
-    sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the per-action log lines
-    start_wall, start = time.perf_counter(), time.monotonic()
-    status = client.post("/", headers=headers, data=body).status_code
-    wall = time.perf_counter() - start_wall
-    sys.stdout = sys.__stdout__
-    queue.put("result")
-    result = queue.get(timeout=120)
-    queue.put("stop")
-    child.join(10)
+    headers, body = budget_alert()
+    with quiet_stdout():  # the per-action log lines
+        start_wall, start = time.perf_counter(), time.monotonic()
+        status = client.post("/", headers=headers, data=body).status_code
+        wall = time.perf_counter() - start_wall
+    result = cloud.result(timeout=120)
     # Both processes read CLOCK_MONOTONIC (same boot clock on Linux).
     result["last_accelerator_write_s"] = round(result.pop("last_write_at") - start, 2)
     return {"status": status, "wall_s": round(wall, 2), **result}

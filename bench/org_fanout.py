@@ -27,10 +27,7 @@ Usage: .venv/bin/python bench/org_fanout.py [--projects N] [--workers W] [--runs
 from __future__ import annotations
 
 import argparse
-import base64
 import json
-import multiprocessing
-import os
 import re
 import resource
 import statistics
@@ -41,11 +38,23 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[1]
-FUNCTIONS = REPO / "functions"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from bench.functions_harness import (
+    FUNCTIONS,
+    FakeCloudProcess,
+    budget_alert,
+    cpu_seconds,
+    folder_policy,
+    function_app,
+    quiet_stdout,
+    serve_commands,
+    use_cloud,
+    use_functions,
+)
+
 if "--functions" in sys.argv:  # before anything imports govern
     FUNCTIONS = Path(sys.argv[sys.argv.index("--functions") + 1]).resolve()
-sys.path[:0] = [str(REPO), str(FUNCTIONS)]
+    use_functions(FUNCTIONS)
 _STOPS = (":stop", "/stop", ":setSize", ":cancel")
 """Paths of the writes that stop something that bills."""
 FOLDER = "folders/100"
@@ -63,7 +72,7 @@ def accelerated(project: str) -> bool:
     return int(project[2:]) % 5 == 0
 
 
-def serve(projects: int, latency: float, queue: Any) -> None:
+def serve(projects: int, latency: float, commands: Any, answers: Any) -> None:
     from governance.fakecloud.billing import FakeBilling
     from governance.fakecloud.cloudasset import FakeAssets
     from governance.fakecloud.compute import FakeCompute
@@ -99,119 +108,66 @@ def serve(projects: int, latency: float, queue: Any) -> None:
                 nodes=2,
             )
             vertex.add_job(project, "us-central1", "train")
-    queue.put(server.url)
-    while True:
-        cmd = queue.get()
-        if cmd == "result":
-            calls = server.calls()
-            per_project: Counter[str] = Counter()
-            for r in calls:
-                if m := _PROJECT.search(r.path):
-                    per_project[m[1]] += 1
-            writes = [r for r in calls if r.method != "GET"]
-            stops = [r for r in writes if r.path.endswith(_STOPS)]
-            used = resource.getrusage(resource.RUSAGE_SELF)
-            queue.put(
-                {
-                    "calls": len(calls),
-                    "per_project": dict(per_project),
-                    "asset_searches": sum(1 for r in calls if ":searchAllResources" in r.path),
-                    "writes": Counter(f"{r.method} {r.path}" for r in writes),
-                    "last_write_at": max((r.at for r in writes), default=0.0),
-                    "last_stop_at": max((r.at for r in stops), default=0.0),
-                    "stops": len(stops),
-                    "cpu_s": used.ru_utime + used.ru_stime,
-                    "running_vms": sum(
-                        1 for i in compute.instances.values() if i["status"] == "RUNNING"
-                    ),
-                    "tpu_ready": sum(1 for n in tpu.nodes.values() if n["state"] == "READY"),
-                }
-            )
-        elif cmd == "stop":
-            server.stop()
-            return
 
-
-def policy(workers: int) -> str:
-    return json.dumps(
-        {
-            "dry_run": False,
-            "exempt_label": {"key": "mlgov-exempt", "value": "true"},
-            "projects": {},
-            "scopes": {
-                FOLDER: {
-                    "environment": "prod",
-                    "allow_billing_disable": False,
-                    "labels": {"mlgov-governed": "true"},
-                }
-            },
-            "budgets": {
-                "b1": {
-                    "projects": [],
-                    "scopes": [FOLDER],
-                    "stop_at": 1.0,
-                    "disable_billing_at": None,
-                }
-            },
-            "time_budget_seconds": 480,
-            "max_concurrency": 16,
-            "fan_out": {"max_delivery_attempts": 5, "worker_instances": 1},
+    def result() -> dict[str, Any]:
+        calls = server.calls()
+        per_project: Counter[str] = Counter()
+        for r in calls:
+            if m := _PROJECT.search(r.path):
+                per_project[m[1]] += 1
+        writes = [r for r in calls if r.method != "GET"]
+        stops = [r for r in writes if r.path.endswith(_STOPS)]
+        used = resource.getrusage(resource.RUSAGE_SELF)
+        return {
+            "calls": len(calls),
+            "per_project": dict(per_project),
+            "asset_searches": sum(1 for r in calls if ":searchAllResources" in r.path),
+            "writes": Counter(f"{r.method} {r.path}" for r in writes),
+            "last_write_at": max((r.at for r in writes), default=0.0),
+            "last_stop_at": max((r.at for r in stops), default=0.0),
+            "stops": len(stops),
+            "cpu_s": used.ru_utime + used.ru_stime,
+            "running_vms": sum(1 for i in compute.instances.values() if i["status"] == "RUNNING"),
+            "tpu_ready": sum(1 for n in tpu.nodes.values() if n["state"] == "READY"),
         }
-    )
+
+    answers.put(server.url)
+    serve_commands(commands, answers, result, server.stop)
 
 
-def alert_event() -> tuple[dict[str, str], bytes]:
-    from cloudevents.conversion import to_structured
-    from cloudevents.http import CloudEvent
-
-    data = {
-        "costAmount": 1000.0,
-        "budgetAmount": 1000.0,
-        "alertThresholdExceeded": 1.0,
-        "currencyCode": "USD",
-        "costIntervalStart": time.strftime("%Y-%m-01T08:00:00Z", time.gmtime()),
-    }
-    event = CloudEvent(
-        {"type": "google.cloud.pubsub.topic.v1.messagePublished", "source": "//bench", "id": "1"},
-        {
-            "message": {
-                "data": base64.b64encode(json.dumps(data).encode()).decode(),
-                "attributes": {"budgetId": "b1", "schemaVersion": "1.0"},
-                "messageId": "1",
+def policy(workers: int) -> dict[str, Any]:
+    return {
+        **folder_policy(FOLDER),
+        "budgets": {
+            "b1": {
+                "projects": [],
+                "scopes": [FOLDER],
+                "stop_at": 1.0,
+                "disable_billing_at": None,
             }
         },
-    )
-    return to_structured(event)
+        "time_budget_seconds": 480,
+        "max_concurrency": 16,
+        "fan_out": {"max_delivery_attempts": 5, "worker_instances": 1},
+    }
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    from functions_framework import create_app
-
     from govern import clock
     from governance.fakecloud.pubsub import FakePubSub
     from governance.fakecloud.pushdelivery import Faults, PushDelivery, Subscription, app_endpoint
     from governance.fakecloud.server import FakeGcp
 
-    queue: Any = multiprocessing.Queue()
-    child = multiprocessing.Process(
-        target=serve, args=(args.projects, args.latency, queue), daemon=True
-    )
-    child.start()
-    url = queue.get(timeout=600)
+    cloud = FakeCloudProcess(serve, args.projects, args.latency)
     local = FakeGcp().start()  # Pub/Sub, in this process: the harness subscribes to it
     pubsub = FakePubSub().install(local)
     services = ("compute", "notebooks", "tpu", "container", "aiplatform", "cloudbilling")
-    endpoints = {s: url for s in (*services, "cloudasset")}
-    os.environ["MLGOV_API_ENDPOINTS"] = json.dumps({**endpoints, "pubsub": local.url})
-    os.environ["MLGOV_POLICY"] = policy(args.workers)
-    if args.single:
-        os.environ.pop("MLGOV_WORK_TOPIC", None)
-    else:
-        os.environ["MLGOV_WORK_TOPIC"] = TOPIC
-    main_py = str(FUNCTIONS / "main.py")
-    dispatcher: Any = create_app("on_budget_alert", main_py, "cloudevent")
-    worker: Any = create_app("on_work_item", main_py, "cloudevent")
-    dead: Any = create_app("on_dead_letter", main_py, "cloudevent")
+    endpoints = {s: cloud.urls for s in (*services, "cloudasset")}
+    topic = None if args.single else TOPIC
+    use_cloud({**endpoints, "pubsub": local.url}, policy(args.workers), work_topic=topic)
+    dispatcher = function_app("on_budget_alert", "cloudevent", FUNCTIONS)
+    worker = function_app("on_work_item", "cloudevent", FUNCTIONS)
+    dead = function_app("on_dead_letter", "cloudevent", FUNCTIONS)
     faults = Faults(
         duplicate_rate=args.duplicates, concurrent_share=0.5, crash_rate=args.crashes, seed=1
     )
@@ -228,22 +184,18 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         )
     )
     push.subscribe(Subscription("projects/acme-ops/subscriptions/dead", DEAD, app_endpoint(dead)))
-    headers, body = alert_event()
+    headers, body = budget_alert(1000.0, 1.0, "%Y-%m-01T08:00:00Z")
     sampler = Sampler()
-    sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the functions' log lines
-    cpu0 = resource.getrusage(resource.RUSAGE_SELF)
-    start, t0 = time.perf_counter(), time.monotonic()
-    status = dispatcher.test_client().post("/", headers=headers, data=body).status_code
-    dispatch_s = time.perf_counter() - start
-    push.run(max_seconds=3600)
-    total_s = time.perf_counter() - start
-    cpu1 = resource.getrusage(resource.RUSAGE_SELF)
+    with quiet_stdout():  # the functions' log lines
+        cpu0 = cpu_seconds()
+        start, t0 = time.perf_counter(), time.monotonic()
+        status = dispatcher.test_client().post("/", headers=headers, data=body).status_code
+        dispatch_s = time.perf_counter() - start
+        push.run(max_seconds=3600)
+        total_s = time.perf_counter() - start
+        cpu = cpu_seconds() - cpu0
     sampler.stop()
-    sys.stdout = sys.__stdout__
-    queue.put("result")
-    result = queue.get(timeout=300)
-    queue.put("stop")
-    child.join(10)
+    result = cloud.result(timeout=300)
     local.stop()
     published = {m["messageId"] for m in pubsub.messages.get(TOPIC, [])}
     acked = {mid for s, mid in push.acked if s == work_sub}
@@ -272,14 +224,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "calls_per_project_without": statistics.median(without) if without else 0,
         "asset_searches": result["asset_searches"],
         "calls": result["calls"],
-        "cpu_s": round((cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime), 2),
+        "cpu_s": round(cpu, 2),
         "fake_cloud_cpu_s": round(result["cpu_s"], 2),
-        "cpu_ms_per_call": round(
-            1000
-            * ((cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime))
-            / max(1, result["calls"]),
-            2,
-        ),
+        "cpu_ms_per_call": round(1000 * cpu / max(1, result["calls"]), 2),
         "peak_threads": sampler.peak_threads,
         "peak_rss_mb": round(_kb("VmHWM") / 1024, 1),
         "rss_before_mb": sampler.rss_before_mb,

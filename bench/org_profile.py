@@ -41,12 +41,10 @@ from __future__ import annotations
 import argparse
 import base64
 import json
-import multiprocessing
 import os
 import platform
 import random
 import re
-import resource
 import statistics
 import subprocess
 import sys
@@ -56,12 +54,23 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(REPO), str(REPO / "functions")]
-
-from bench.orgsim import apis  # noqa: E402
-from bench.orgsim.latency import Lognormal  # noqa: E402
-from bench.orgsim.profile import (  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from bench.functions_harness import (
+    REPO,
+    ZONES,
+    FakeCloudProcess,
+    add_ml_clusters,
+    budget_alert,
+    budget_policy,
+    cpu_seconds,
+    function_app,
+    quiet_stdout,
+    serve_commands,
+    use_cloud,
+)
+from bench.orgsim import apis
+from bench.orgsim.latency import Lognormal
+from bench.orgsim.profile import (
     JobProfile,
     KindProfile,
     Observed,
@@ -71,8 +80,6 @@ from bench.orgsim.profile import (  # noqa: E402
     gke_clusters_unrelated,
 )
 
-ZONES = ["us-central1-a", "us-central1-b", "us-central1-c"]
-NAP = {"cpu": (0, 512), "memory": (0, 2048), "nvidia-l4": (0, 32), "tpu-v5-lite-podslice": (0, 64)}
 SERVICES = tuple(apis.DOCUMENTS)
 KINDS = ("accelerated", "plain")
 TRACE_LATENCY = (0.08, 0.8)
@@ -138,12 +145,6 @@ def _populate(fakes: dict[str, Any], kind: str, project: str) -> None:
             compute.add(project, zone, f"vm-{i}", labels=EXPIRED if i < 4 else {})
             fakes["recommender"].add(project, zone, f"vm-{i}")
         return
-    auto = {
-        "enabled": True,
-        "totalMinNodeCount": 0,
-        "totalMaxNodeCount": 8,
-        "locationPolicy": "ANY",
-    }
     accel = {"workload": "training", **EXPIRED}
     for zone in ZONES:
         z = zone[-1]
@@ -153,29 +154,7 @@ def _populate(fakes: dict[str, Any], kind: str, project: str) -> None:
             project, zone, f"gpu-{z}", gpus=1, machine_type="g2-standard-8", labels=accel
         )
         fakes["monitoring"].set(project, vm["id"], 0.0)
-        for c in range(2):
-            name = f"ml-{z}{c}"
-            gke.add_cluster(project, zone, name, nap=NAP)
-            gke.add_pool(project, zone, name, "system", nodes=1, initial=1)
-            gke.add_pool(
-                project,
-                zone,
-                name,
-                "l4",
-                machine_type="g2-standard-8",
-                gpus=1,
-                autoscaling=auto,
-                nodes=4,
-            )
-            gke.add_pool(
-                project,
-                zone,
-                name,
-                "v5e",
-                machine_type="ct5lp-hightpu-4t",
-                autoscaling=auto,
-                nodes=2,
-            )
+        add_ml_clusters(gke, project, zone)
     vertex.add_job(project, "us-central1", "train")
 
 
@@ -213,31 +192,32 @@ def serve(
     for name, rec in fakes["recommender"].recs.items():
         vm = re.search(r"instances/([^\"/]+)", json.dumps(rec))
         recs[name.rsplit("/", 1)[-1]] = f"rec-{vm[1] if vm else 'unknown'}"
-    answers.put({s: srv.url for s, srv in servers.items()})
-    while True:
-        cmd = commands.get()
-        if cmd == "result":
-            records = []
-            for service, srv in servers.items():
-                for request, reply in list(srv.exchanges):
-                    body = reply.body if isinstance(reply.body, dict) else {}
-                    records.append(
-                        (
-                            service,
-                            request.method,
-                            request.path,
-                            sorted((k, v) for k, vs in request.query.items() for v in vs),
-                            request.at,
-                            srv.ended.get(id(request), request.at),
-                            reply.status,
-                            str(body.get("name", "")),
-                        )
+
+    def result() -> dict[str, Any]:
+        records = []
+        for service, srv in servers.items():
+            for request, reply in list(srv.exchanges):
+                body = reply.body if isinstance(reply.body, dict) else {}
+                records.append(
+                    (
+                        service,
+                        request.method,
+                        request.path,
+                        sorted((k, v) for k, vs in request.query.items() for v in vs),
+                        request.at,
+                        srv.ended.get(id(request), request.at),
+                        reply.status,
+                        str(body.get("name", "")),
                     )
-            answers.put({"records": records, "numbers": numbers, "recs": recs})
-        elif cmd == "stop":
-            for srv in servers.values():
-                srv.stop()
-            return
+                )
+        return {"records": records, "numbers": numbers, "recs": recs}
+
+    def stop() -> None:
+        for srv in servers.values():
+            srv.stop()
+
+    answers.put({s: srv.url for s, srv in servers.items()})
+    serve_commands(commands, answers, result, stop)
 
 
 # -- one invocation -----------------------------------------------------------------------------
@@ -245,29 +225,14 @@ def serve(
 
 def policy(
     job: str, projects: dict[str, str], concurrency: int, rps: float, unit: str = "invocation"
-) -> str:
+) -> dict[str, Any]:
     unlink = job == "budget_unlink"
-    names = sorted(projects)
-    budget_fn = job.startswith("budget")
-    doc: dict[str, Any] = {
-        "dry_run": False,
-        "exempt_label": {"key": "mlgov-exempt", "value": "true"},
-        "projects": {
-            n: {"environment": "prod", "zones": ZONES, "allow_billing_disable": unlink}
-            for n in names
-        },
-        "budgets": {
-            "b1": {
-                "projects": names,
-                "stop_at": 1.0,
-                "disable_billing_at": 1.2 if unlink else None,
-            }
-        },
-        # What governance renders: event function 540 s - 60 s; HTTP 900 s - 60 s.
-        "time_budget_seconds": 480 if budget_fn else 840,
-        "max_concurrency": concurrency,
-        "max_requests_per_second_per_project": rps,
-    }
+    # What governance renders: event function 540 s - 60 s; HTTP 900 s - 60 s.
+    time_budget = 480 if job.startswith("budget") else 840
+    doc = budget_policy(
+        list(projects), concurrency=concurrency, rps=rps, time_budget_seconds=time_budget,
+        unlink=unlink,
+    )  # fmt: skip
     if unit == "work_item":
         # Found through a folder: every zone (aggregatedList, locations/-), Vertex AI in
         # us-central1. One worker instance: its pacing share is the whole half of each quota.
@@ -283,7 +248,7 @@ def policy(
         doc["budgets"]["b1"]["scopes"] = [FOLDER]
         doc["time_budget_seconds"] = 480  # on_work_item is an event function
         doc["fan_out"] = {"max_delivery_attempts": 20, "worker_instances": 1}
-    return json.dumps(doc)
+    return doc
 
 
 def _item_body(job: str, project: str) -> bytes:
@@ -331,31 +296,6 @@ def _item_body(job: str, project: str) -> bytes:
     ).encode()
 
 
-def _alert_event() -> tuple[dict[str, str], bytes]:
-    from cloudevents.conversion import to_structured
-    from cloudevents.http import CloudEvent
-
-    data = {
-        "costAmount": 1500.0,
-        "budgetAmount": 1000.0,
-        "alertThresholdExceeded": 1.5,
-        "currencyCode": "USD",
-        "costIntervalStart": time.strftime("%Y-%m-01T00:00:00Z", time.gmtime()),
-    }
-    event = CloudEvent(
-        {"type": "google.cloud.pubsub.topic.v1.messagePublished", "source": "//bench", "id": "1"},
-        {
-            "message": {
-                "data": base64.b64encode(json.dumps(data).encode()).decode(),
-                "attributes": {"budgetId": "b1", "schemaVersion": "1.0"},
-                "messageId": "1",
-            }
-        },
-    )
-    headers, body = to_structured(event)
-    return dict(headers), body
-
-
 def invoke(
     job: str,
     projects: dict[str, str],
@@ -371,49 +311,36 @@ def invoke(
     `invocation`: one invocation of the job's entry point; `work_item`: one on_work_item
     delivery per project, `item_concurrency` at once.
     """
-    # Two queues: on one shared queue a process can read back what it just put.
-    commands: Any = multiprocessing.Queue()
-    answers: Any = multiprocessing.Queue()
-    child = multiprocessing.Process(
-        target=serve, args=(projects, latency, seed, commands, answers), daemon=True
-    )
-    child.start()
-    urls = answers.get(timeout=600)
-    os.environ["MLGOV_API_ENDPOINTS"] = json.dumps(
-        {s: u for s, u in urls.items() if s not in ("cloudasset", "pubsub")}
-    )
-    os.environ["MLGOV_POLICY"] = policy(job, projects, concurrency, rps, unit)
-    from functions_framework import create_app
-
+    cloud = FakeCloudProcess(serve, projects, latency, seed)
+    endpoints = {s: u for s, u in cloud.urls.items() if s not in ("cloudasset", "pubsub")}
+    use_cloud(endpoints, policy(job, projects, concurrency, rps, unit))
     entry = "on_work_item" if unit == "work_item" else JOBS[job]
     kind = "cloudevent" if entry in ("on_budget_alert", "on_work_item") else "http"
-    app: Any = create_app(entry, str(REPO / "functions" / "main.py"), kind)
-    headers, body = _alert_event() if kind == "cloudevent" else ({}, b"")
-    sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the per-action log lines
-    cpu0 = resource.getrusage(resource.RUSAGE_SELF)
-    start = time.perf_counter()
-    if unit == "work_item":
-        from concurrent.futures import ThreadPoolExecutor
-
-        def deliver(project: str) -> int:
-            push = {"Content-Type": "application/json"}
-            answer = app.test_client().post("/", headers=push, data=_item_body(job, project))
-            return int(answer.status_code)
-
-        with ThreadPoolExecutor(max_workers=item_concurrency) as pool:
-            statuses = list(pool.map(deliver, sorted(projects)))
-        status = max(statuses)
-    else:
-        status = app.test_client().post("/", headers=headers, data=body).status_code
-    wall = time.perf_counter() - start
-    cpu1 = resource.getrusage(resource.RUSAGE_SELF)
-    sys.stdout = sys.__stdout__
-    commands.put("result")
-    result = answers.get(timeout=600)
-    commands.put("stop")
-    child.join(10)
-    cpu = (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime)
+    app = function_app(entry, kind)
+    headers, body = budget_alert() if kind == "cloudevent" else ({}, b"")
+    with quiet_stdout():  # the per-action log lines
+        cpu0 = cpu_seconds()
+        start = time.perf_counter()
+        status = _deliver(app, job, projects, item_concurrency) if unit == "work_item" else (
+            app.test_client().post("/", headers=headers, data=body).status_code
+        )  # fmt: skip
+        wall = time.perf_counter() - start
+        cpu = cpu_seconds() - cpu0
+    result = cloud.result()
     return {"status": status, "wall_s": wall, "cpu_s": cpu, **result}
+
+
+def _deliver(app: Any, job: str, projects: dict[str, str], item_concurrency: int) -> int:
+    """One on_work_item delivery per project, `item_concurrency` at once: the worst status."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def deliver(project: str) -> int:
+        push = {"Content-Type": "application/json"}
+        answer = app.test_client().post("/", headers=push, data=_item_body(job, project))
+        return int(answer.status_code)
+
+    with ThreadPoolExecutor(max_workers=item_concurrency) as pool:
+        return max(pool.map(deliver, sorted(projects)))
 
 
 # -- from records to a profile ------------------------------------------------------------------

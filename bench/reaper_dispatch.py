@@ -31,6 +31,9 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "functions")]
 FOLDER = "folders/100"
+
+from bench.functions_harness import folder_policy  # noqa: E402
+
 ZONE = "us-east1-b"
 TOPIC = "projects/acme-ops/topics/acme-work"
 
@@ -64,22 +67,7 @@ def policy(percent: bool, projects: int) -> str:
     radius: dict[str, Any] = {"max_stops_per_run": projects}
     if percent:
         radius["max_stop_percent"] = 100
-    return json.dumps(
-        {
-            "dry_run": False,
-            "exempt_label": {"key": "mlgov-exempt", "value": "true"},
-            "projects": {},
-            "scopes": {
-                FOLDER: {
-                    "environment": "prod",
-                    "allow_billing_disable": False,
-                    "labels": {"mlgov-governed": "true"},
-                }
-            },
-            "budgets": {},
-            "blast_radius": radius,
-        }
-    )
+    return json.dumps({**folder_policy(FOLDER), "blast_radius": radius})
 
 
 def run(args: argparse.Namespace, job: str, percent: bool) -> dict[str, Any]:

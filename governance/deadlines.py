@@ -4,14 +4,19 @@
 endpoint answers at all. A wrong `MLGOV_API_ENDPOINTS` URL, a closed port, a proxy that accepts
 and never answers, or no network must fail that call in seconds, naming the endpoint, not after
 the client libraries' default (BigQuery: ten minutes of retries). So the first call gets
-`ATTEMPT_S` per attempt and retries only while less than `REACH_S` has passed (at most about
-REACH_S + ATTEMPT_S in all); later calls keep each command's own, longer, timeouts. Retries are
+`attempt_s` per attempt and retries only while less than `reach_s` has passed (at most about
+reach_s + attempt_s in all); later calls keep each command's own, longer, timeouts. Retries are
 google.api_core's `Retry` over its own transient-error predicate; `cap`'s plain HTTP calls get
 requests' (connect, read) timeouts and urllib3's retry, mounted on the session.
 
-A wait longer than `QUIET_S` prints a line on stderr (`waiting`), then one every `EVERY_S`:
+A wait longer than `quiet_s` prints a line on stderr (`waiting`), then one every `every_s`:
 quick answers stay quiet, slow ones are never silent. Nothing here decides what a command does
 with an answer; google.api_core, requests and urllib3 are imported only when used.
+
+Every number lives in one `Budget`, and every command reads it through `budget()` when its wait
+starts, never copies it at import: so all commands wait alike, and the fail-fast tests
+(tests/test_deadlines.py) can give every command a shorter budget through the same path a
+command takes, instead of waiting out the real one per command.
 """
 
 from __future__ import annotations
@@ -26,12 +31,43 @@ from typing import Any, TextIO
 
 from governance.endpoints import ENDPOINTS_ENV
 
-REACH_S = 4.0  # the first call retries transient failures while less than this has passed
-ATTEMPT_S = 4.0  # ... and each of its attempts waits at most this long for an answer
-FIRST_CALL_S = REACH_S + ATTEMPT_S  # the most a first call takes: a last attempt may start late
-READ_S = 30.0  # requests' read timeout for `cap`'s calls after the first
-QUIET_S = 2.0  # a wait shorter than this prints nothing
-EVERY_S = 10.0  # then one line per this many seconds
+
+@dataclass(frozen=True)
+class Budget:
+    """How long the operator tools wait, in seconds."""
+
+    reach_s: float = 4.0
+    """The first call retries transient failures while less than this has passed..."""
+    attempt_s: float = 4.0
+    """... and each of its attempts waits at most this long for an answer."""
+    read_s: float = 30.0
+    """requests' read timeout for `cap`'s calls after the first."""
+    quiet_s: float = 2.0
+    """A wait shorter than this prints nothing..."""
+    every_s: float = 10.0
+    """... a longer one a line at first, then one per this many seconds."""
+    refused_backoff_s: float = 0.5
+    """urllib3's backoff factor between tries of a refused or reset connection (`cap`)."""
+
+    @property
+    def first_call_s(self) -> float:
+        """The most a first call takes: a last attempt may start just before `reach_s`."""
+        return self.reach_s + self.attempt_s
+
+    @property
+    def http_timeout(self) -> tuple[float, float]:
+        """The (connect, read) timeouts for `http_session` calls after the first (requests')."""
+        return (self.attempt_s, self.read_s)
+
+
+BUDGET = Budget()
+"""The budget in force: the defaults above. Read through `budget()`, never copied at import."""
+
+
+def budget() -> Budget:
+    """The budget in force, `BUDGET` (read it when a wait starts: see the module's docstring)."""
+    return BUDGET
+
 
 # Google's endpoints and the names people know the services by, per MLGOV_API_ENDPOINTS key.
 GOOGLE = {
@@ -148,20 +184,22 @@ def _transient(err: Exception) -> bool:
 
 
 def first_call_retry(
-    on_error: Callable[[Exception], None] | None = None, budget_s: float = REACH_S
+    on_error: Callable[[Exception], None] | None = None, budget_s: float | None = None
 ) -> Any:
-    """google.api_core Retry for a command's first call: transient errors, for REACH_S.
+    """google.api_core Retry for a command's first call: transient errors, for `reach_s`.
 
     `budget_s` lowers it (a command's own --timeout when that is shorter).
     """
     from google.api_core import retry
+
+    reach_s = budget().reach_s
 
     return retry.Retry(
         predicate=_transient,
         initial=0.5,
         maximum=2.0,
         multiplier=2.0,
-        timeout=min(budget_s, REACH_S),
+        timeout=reach_s if budget_s is None else min(budget_s, reach_s),
         on_error=on_error,
     )
 
@@ -199,18 +237,23 @@ def waiting(
     what: str,
     limit_s: float | None = None,
     stream: TextIO | None = None,
-    quiet_s: float = QUIET_S,
-    every_s: float = EVERY_S,
+    quiet_s: float | None = None,
+    every_s: float | None = None,
 ) -> Generator[Waiting]:
-    """Print a progress line on stderr when the block takes longer than `quiet_s`, and repeat."""
+    """Print a progress line on stderr when the block takes longer than `quiet_s`, and repeat.
+
+    `quiet_s` and `every_s` default to the budget's.
+    """
     state = Waiting(what, limit_s)
     done = threading.Event()
+    first = budget().quiet_s if quiet_s is None else quiet_s
+    then = budget().every_s if every_s is None else every_s
 
     def tick() -> None:
-        pause = quiet_s
+        pause = first
         while not done.wait(pause):
             print(state.line(), file=stream or sys.stderr, flush=True)
-            pause = every_s
+            pause = then
 
     thread = threading.Thread(target=tick, name="mlgov-waiting", daemon=True)
     thread.start()
@@ -224,10 +267,10 @@ def waiting(
 def http_session(endpoint: Endpoint, session: Any | None = None) -> Any:
     """A requests session (or `session`, e.g. google.auth's AuthorizedSession) that fails fast.
 
-    Its first request waits at most ATTEMPT_S to connect and ATTEMPT_S for the answer; later ones
-    get the caller's timeout (HTTP_TIMEOUT). urllib3 retries a refused or reset connection for
-    about a second. A call that gets no answer ends as a requests ConnectionError naming the
-    endpoint.
+    Its first request waits at most `attempt_s` to connect and `attempt_s` for the answer; later
+    ones get the caller's timeout (`Budget.http_timeout`). urllib3 retries a refused or reset
+    connection for about a second. A call that gets no answer ends as a requests ConnectionError
+    naming the endpoint.
     """
     import requests
     from requests.adapters import HTTPAdapter
@@ -238,7 +281,7 @@ def http_session(endpoint: Endpoint, session: Any | None = None) -> Any:
 
         def send(self, request: Any, *args: Any, **kwargs: Any) -> Any:
             if not self.answered:
-                kwargs["timeout"] = (ATTEMPT_S, ATTEMPT_S)
+                kwargs["timeout"] = (budget().attempt_s, budget().attempt_s)
             started = time.monotonic()
             try:
                 response = super().send(request, *args, **kwargs)
@@ -248,14 +291,13 @@ def http_session(endpoint: Endpoint, session: Any | None = None) -> Any:
             self.answered = True
             return response
 
-    # connect=2: a refused or reset connection is tried three times (0 s, then 1 s apart); reads
-    # are not retried here (a write might have landed).
-    adapter = _FirstCallAdapter(max_retries=Retry(total=2, connect=2, read=0, backoff_factor=0.5))
+    # connect=2: a refused or reset connection is tried three times (0 s, then 1 s apart with the
+    # default backoff); reads are not retried here (a write might have landed).
+    backoff = budget().refused_backoff_s
+    adapter = _FirstCallAdapter(
+        max_retries=Retry(total=2, connect=2, read=0, backoff_factor=backoff)
+    )
     chosen = session if session is not None else requests.Session()
     chosen.mount("http://", adapter)
     chosen.mount("https://", adapter)
     return chosen
-
-
-HTTP_TIMEOUT = (ATTEMPT_S, READ_S)
-"""requests' (connect, read) timeouts for `http_session` calls after the first."""

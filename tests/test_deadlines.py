@@ -2,10 +2,11 @@
 
 Two endpoints that do not answer, both on 127.0.0.1: a closed port (connection refused) and a
 server that accepts connections and never answers (the listen backlog completes the handshake;
-nothing reads). Each command runs in-process through the CLI's `main` with the real deadlines
-(governance/deadlines.py) and real client libraries: it must end within 10 s, with its
-documented exit code (spend and prices refresh 2, jobs and cap 1), one error line naming the
-endpoint, and, when the wait is long, a progress line on stderr before it.
+nothing reads). Each command runs in-process through the CLI's `main` with the real client
+libraries and governance/deadlines.py's waits, shortened (tests/short_deadlines.py) through the
+budget every command reads: it must end well before the client libraries' own retries would,
+with its documented exit code (spend 2, jobs, cap and prices refresh 4), one error line naming
+the endpoint, and, when the wait is long, a progress line on stderr before it.
 """
 
 from __future__ import annotations
@@ -20,14 +21,21 @@ from pathlib import Path
 import pytest
 
 from governance.cli.main import main
-from governance.deadlines import Endpoint, reason, unreachable, waiting
+from governance.deadlines import Budget, Endpoint, reason, unreachable, waiting
 from tests.conftest import REPO
+from tests.short_deadlines import use_short_budget
 
 # What these tests catch is a command hanging on the client libraries' default retry (120 s and
-# more, per call) instead of giving up after deadlines.py's first-call budget (about 8 s). 10 s
-# flaked on a loaded 2-core machine (16 s: imports alone take seconds there); 45 s still fails
-# on the default retry and does not measure speed (that belongs in bench/).
+# more, per call, or no timeout at all) instead of giving up after deadlines.py's first-call
+# budget (here about 1 s, the real one about 8 s). 10 s flaked on a loaded 2-core machine (16 s:
+# imports alone take seconds there); 45 s still fails on the default retry and does not measure
+# speed (that belongs in bench/).
 LIMIT_S = 45.0
+
+
+@pytest.fixture
+def short(monkeypatch: pytest.MonkeyPatch) -> Budget:
+    return use_short_budget(monkeypatch)
 
 
 @pytest.fixture
@@ -84,6 +92,7 @@ def _run(
 @pytest.mark.parametrize("command", sorted(COMMANDS))
 def test_a_closed_port_fails_fast_naming_the_endpoint(
     command: str,
+    short: Budget,
     closed_url: str,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
@@ -106,6 +115,7 @@ def test_a_closed_port_fails_fast_naming_the_endpoint(
 @pytest.mark.parametrize("command", sorted(COMMANDS))
 def test_a_server_that_never_answers_fails_fast_with_progress(
     command: str,
+    short: Budget,
     silent_url: str,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
@@ -123,6 +133,8 @@ def test_a_server_that_never_answers_fails_fast_with_progress(
     if command != "cap":  # cap's one call is a single attempt: its error is the only line
         progress = [line for line in err.splitlines() if line.startswith("mlgov: waiting for")]
         assert progress and silent_url in progress[0], err
+        if command != "prices":  # the others name their limit: the budget they read, shortened
+            assert f"gives up within {short.first_call_s:g} s)" in progress[0], err
 
 
 def test_waiting_is_quiet_for_quick_calls_and_reports_slow_ones() -> None:

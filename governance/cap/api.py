@@ -17,14 +17,13 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from governance.deadlines import (
-    HTTP_TIMEOUT,
     Endpoint,
+    budget,
     credentials_refused,
     http_session,
     reason,
 )
 
-CALL_TIMEOUT_S = HTTP_TIMEOUT  # (connect, read): an endpoint that never answers fails in seconds
 GKE_OPERATION_TIMEOUT_S = 900.0
 # Deploying a model provisions its nodes: Google documents it can take many minutes.
 VERTEX_OPERATION_TIMEOUT_S = 1800.0
@@ -119,7 +118,8 @@ class Api:
                 self._url(service, path, region),
                 json=None if body is None else dict(body),
                 params=dict(params or {}),
-                timeout=CALL_TIMEOUT_S,
+                # (connect, read): an endpoint that never answers fails in seconds
+                timeout=budget().http_timeout,
             )
         # An authorized session first trades the credentials for an access token: with no
         # network that call fails before the API's does, and an expired login is refused there.

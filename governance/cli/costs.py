@@ -308,6 +308,7 @@ def register(subparsers: Any) -> None:
     from governance.cli.flags import partial_flag, usage_file_flag
     from governance.cli.post import add_flags as add_post_flags
     from governance.review.policy_config import policy_config_flag
+    from governance.text.docs_links import DEFAULT_DOCS_URL, DOCS_URL_ENV
 
     diff = subparsers.add_parser(
         "diff",
@@ -398,8 +399,8 @@ def register(subparsers: Any) -> None:
     comment.add_argument(
         "--docs-url",
         metavar="URL",
-        help="the mlgov docs site the comment links to (default: MLGOV_DOCS_URL, else "
-        "mlgov's published site)",
+        help=f"the mlgov docs site the comment links to (default: {DOCS_URL_ENV}, else "
+        f"mlgov's published site, {DEFAULT_DOCS_URL})",
     )
     comment.add_argument(
         "--report-url",

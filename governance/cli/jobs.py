@@ -25,9 +25,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from governance.deadlines import (
-    ATTEMPT_S,
-    FIRST_CALL_S,
     Endpoint,
+    budget,
     first_call_retry,
     no_answer,
     unreachable,
@@ -209,10 +208,10 @@ def _calls_failing() -> tuple[type[Exception], ...]:
 
 
 def _fetch(client: Client, target: Target, where: Endpoint) -> list[Job]:
-    with waiting(where.where, FIRST_CALL_S) as wait:
+    with waiting(where.where, budget().first_call_s) as wait:
         try:
             pager = client.list_jobs(
-                parent=target.parent, retry=first_call_retry(wait.saw), timeout=ATTEMPT_S
+                parent=target.parent, retry=first_call_retry(wait.saw), timeout=budget().attempt_s
             )
             return list(pager)
         except _calls_failing() as err:
@@ -221,8 +220,8 @@ def _fetch(client: Client, target: Target, where: Endpoint) -> list[Job]:
 
 def _act(client: Client, target: Target, where: Endpoint, action: str, job: str, *, as_json: bool):
     name = target.name(job)
-    with waiting(where.where, FIRST_CALL_S) as wait:
-        retry, timeout = first_call_retry(wait.saw), ATTEMPT_S
+    with waiting(where.where, budget().first_call_s) as wait:
+        retry, timeout = first_call_retry(wait.saw), budget().attempt_s
         try:
             if action == "run":
                 # Not retried: a retried run could start the cleanup twice.

@@ -127,7 +127,8 @@ def plain_output() -> bool:
     return not sys.stdout.isatty()
 
 
-def _emit(doc: Any, args: argparse.Namespace, heading: str | None = None) -> int:
+def _emit(doc: Any, args: argparse.Namespace, checked_file: str | None = None) -> int:
+    """Print `doc` as asked; `checked_file`: the file `check` read, which heads both views."""
     from governance.review import plan, render
 
     # Settings that do nothing: on stderr, so `--json` output stays a clean document.
@@ -148,8 +149,9 @@ def _emit(doc: Any, args: argparse.Namespace, heading: str | None = None) -> int
     elif args.json:
         print(json.dumps(doc, indent=2, sort_keys=False))
     elif args.markdown:
-        print(render.markdown(doc))
+        print(render.markdown(doc, checked_file=checked_file))
     else:
+        heading = None if checked_file is None else check_heading(checked_file, doc.get("stack"))
         print(render.text(doc, terminal_width(), plain=plain_output(), heading=heading))
     return plan.exit_code(doc)
 
@@ -242,7 +244,7 @@ def _check(args: argparse.Namespace) -> int:
         doc = read_document(args.path, partial=args.partial)
         progress.detail("policies and costs")
         checked = plan.evaluate_document(doc, usage, _shows_lines(args), pack)
-    return _emit(checked, args, check_heading(args.path, checked.get("stack")))
+    return _emit(checked, args, checked_file=args.path)
 
 
 def check_heading(path: str, stack: object) -> str:

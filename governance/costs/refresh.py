@@ -327,7 +327,7 @@ def fetch_skus(
     from google.cloud import billing_v1  # lazy: ~0.5 s, only `prices refresh` needs it
     from google.protobuf import json_format
 
-    from governance.deadlines import ATTEMPT_S, first_call_retry
+    from governance.deadlines import budget, first_call_retry
 
     # google-cloud-billing is only partly typed; keep its objects as Any at this boundary
     billing: Any = billing_v1
@@ -340,7 +340,7 @@ def fetch_skus(
     client: Any = billing.CloudCatalogClient(**options)
     # The first call finds out whether the endpoint answers at all: deadlines.py's short budget
     # (the library's default retries for a minute). The SKU pages keep the library's defaults.
-    first = {"retry": first_call_retry(on_error), "timeout": ATTEMPT_S}
+    first = {"retry": first_call_retry(on_error), "timeout": budget().attempt_s}
     for service in client.list_services(**first):
         if service.display_name not in SERVICES:
             continue

@@ -6,7 +6,10 @@ author, the poster (`github-actions[bot]`, the workflow token's account, unless 
 another account quoting the marker is never updated. Calls, at `GITHUB_API_URL` with
 `GITHUB_TOKEN` (GitHub's REST API, version 2022-11-28, through judge/github.py's client):
 
-- `GET /repos/{repo}/issues/{n}/comments` (every page, 100 a page): the existing comment;
+- `GET /repos/{repo}/issues/{n}/comments` (every page, 100 a page): the existing comment. The
+  next page is the one the answer's `Link` header names (rel="next"), followed only on the same
+  API (scheme, host, port and path prefix: the request carries the token); an answer without a
+  Link header is the last page when it is short. At most MAX_PAGES pages;
 - `PATCH /repos/{repo}/issues/comments/{id}` to update it, else
   `POST /repos/{repo}/issues/{n}/comments` to create it.
 
@@ -20,6 +23,7 @@ number comes from (an option, or the workflow's event payload) is decided here t
 from __future__ import annotations
 
 import re
+import urllib.parse
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
@@ -37,6 +41,7 @@ CUT_NOTE = (
     "has everything.)\n"
 )
 _REPO = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
+_PAGE_RELATIONS = frozenset({"next", "prev", "first", "last"})
 
 
 @dataclass(frozen=True)
@@ -96,20 +101,71 @@ def refused(status: int, answer: Any, what: str, repo: str, number: int) -> GitH
     return GitHubError(f"{what}: {detail}: {hint}")
 
 
+def link_pages(link: str) -> dict[str, str]:
+    """The pages a `Link` header names, by relation (`next`, `prev`, `first`, `last`); pure.
+
+    Empty for no header, or one naming none of GitHub's paging relations (then the caller falls
+    back to the short-page rule). requests (installed with the google-cloud clients) parses it.
+    """
+    if not link.strip():
+        return {}
+    from requests.utils import parse_header_links
+
+    pages: dict[str, str] = {}
+    for entry in parse_header_links(link):
+        for rel in entry.get("rel", "").lower().split():  # `rel` may list several
+            if rel in _PAGE_RELATIONS and entry.get("url"):
+                pages.setdefault(rel, entry["url"])
+    return pages
+
+
 def _comments(client: Client, repo: str, number: int) -> list[Mapping[str, Any]]:
+    """Every comment of the pull request, page by page (at most MAX_PAGES requests).
+
+    GitHub names the next page in the `Link` header (its URL may differ from the first, e.g.
+    `/repositories/ID/...`): followed only on this API (Client.on_this_api), since the request
+    carries the token; a Link to anywhere else, or back to a page already read, is an error
+    rather than a guess. Without a Link header the pages are counted until a short one.
+    """
     path = f"/repos/{repo}/issues/{number}/comments"
+    where, query = path, {"per_page": str(PER_PAGE), "page": "1"}
+    read: set[str] = set()
     found: list[Mapping[str, Any]] = []
     for page in range(1, MAX_PAGES + 1):
-        status, answer = client.get(path, {"per_page": str(PER_PAGE), "page": str(page)})
-        if status != 200:
-            raise refused(status, answer, f"GET {path}", repo, number)
-        if not isinstance(answer, list):
+        answer = client.answer("GET", where, query)
+        if answer.status != 200:
+            raise refused(answer.status, answer.json, f"GET {path}", repo, number)
+        listed: Any = answer.json
+        if not isinstance(listed, list):
             raise GitHubError(f"GET {path}: the answer is not a list of comments")
-        items = [cast(Mapping[str, Any], c) for c in cast(list[Any], answer) if isinstance(c, dict)]
+        listed = cast(list[Any], listed)
+        items = [cast(Mapping[str, Any], c) for c in listed if isinstance(c, dict)]
         found += items
-        if len(items) < PER_PAGE:
+        read.add(where if not query else f"{where}?{urllib.parse.urlencode(query)}")
+        pages = link_pages(answer.link)
+        if not pages:  # no Link header: a short page is the last
+            if len(items) < PER_PAGE:
+                return found
+            where, query = path, {"per_page": str(PER_PAGE), "page": str(page + 1)}
+            continue
+        if (following := pages.get("next")) is None:  # the Link says this is the last page
             return found
+        where, query = _next_page(client, following, path), {}
+        if where in read:
+            raise GitHubError(f"GET {path}: the Link header's next page {following[:200]!r} "
+                              "was already read: not followed again")  # fmt: skip
     raise GitHubError(f"pull request {number}: more than {MAX_PAGES * PER_PAGE} comments")
+
+
+def _next_page(client: Client, url: str, path: str) -> str:
+    """The Link header's next page as a path on the API; GitHubError when it points elsewhere."""
+    relative = client.on_this_api(url)
+    if relative is None:
+        raise GitHubError(
+            f"GET {path}: the Link header's next page {url[:200]!r} is not on {client.api}: not "
+            "followed (the token is sent only to the API it is for; check GITHUB_API_URL)"
+        )
+    return relative
 
 
 def post_comment(

@@ -21,6 +21,7 @@ from governance.review.automation_lines import TITLE as AUTOMATION_TITLE
 from governance.review.automation_lines import automation_lines
 from governance.review.guardrail import limits_line
 from governance.review.key_settings import key_settings
+from governance.text import escape
 from governance.text.docs_links import linked_markdown, linked_text
 from governance.text.layout import Column, render
 from governance.text.terminal import visible
@@ -389,13 +390,31 @@ def _md_cell(value: str) -> str:
     return value.replace("|", "\\|").replace("\n", " ")
 
 
-def markdown(doc: Doc) -> str:
-    """The pull-request comment: verdict, cost, findings, then resources folded away."""
+def markdown_heading(doc: Doc, checked_file: str | None = None) -> str:
+    """The Markdown view's title, after its verdict icon: a plan of a stack, or a check of a file.
+
+    `checked_file`: the file `check` read (`-`: stdin); the text view's first line says the same
+    (`mlgov check for FILE (stack NAME)`). The file and the stack come from the user's input (a
+    preview of any program): shown as inline code (escape.py), never as Markdown.
+    """
+    stack = doc.get("stack")
+    if checked_file is None:
+        return f"mlgov plan: {escape.code(stack or '?', table=False)}"
+    source = escape.code("stdin" if checked_file == "-" else checked_file, 200, table=False)
+    named = f" (stack {escape.code(stack, 100, table=False)})" if stack else ""
+    return f"mlgov check for {source}{named}"
+
+
+def markdown(doc: Doc, *, checked_file: str | None = None) -> str:
+    """The pull-request comment: verdict, cost, findings, then resources folded away.
+
+    `checked_file`: the file `check` read, for a heading that names the check (markdown_heading).
+    """
     mandatory, advisory = _counts(doc)
     rows = _rows(doc)
     icon = ":x:" if mandatory else ":white_check_mark:"
     out = [
-        f"### {icon} mlgov plan: `{doc.get('stack') or '?'}`",
+        f"### {icon} {markdown_heading(doc, checked_file)}",
         "",
         f"**{len(rows)} resources** · {_cost_line(doc)} · "
         f"**{mandatory} mandatory**, {advisory} advisory finding(s)",

@@ -25,9 +25,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, cast
 
 from governance.deadlines import (
-    ATTEMPT_S,
-    FIRST_CALL_S,
     Endpoint,
+    budget,
     credentials_refused,
     first_call_retry,
     no_answer,
@@ -227,8 +226,10 @@ class BigQueryRunner:
         first = not self._described
         where = Endpoint("bigquery", self.endpoint)
         # The first call: deadlines.py's budget, or --timeout where that is shorter.
-        attempt = min(ATTEMPT_S, self.timeout_s) if first else self.timeout_s
-        what, limit = (where.where, FIRST_CALL_S) if first else (f"table {table}", self.timeout_s)
+        attempt = min(budget().attempt_s, self.timeout_s) if first else self.timeout_s
+        what, limit = (
+            (where.where, budget().first_call_s) if first else (f"table {table}", self.timeout_s)
+        )
         with waiting(what, min(limit, self.timeout_s + attempt)) as wait:
             retry = first_call_retry(wait.saw, self.timeout_s) if first else self._retry()
             try:

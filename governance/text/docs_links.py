@@ -4,8 +4,10 @@ The messages, notes and remediations cite pages as repository paths (`docs/refer
 which do not exist in the repository of a team that runs mlgov on its own program. Where text
 reaches a person (the PR comment, the plan's text and Markdown views, `--explain`) those paths
 become links into the docs site: `MLGOV_DOCS_URL` or `--docs-url` (e.g. a team's own copy of
-the site), else `DEFAULT_DOCS_URL`, which is mkdocs.yml's `site_url` (a test keeps them equal).
-The site is built with `use_directory_urls: false`, so `reference/costs.md` is served as
+the site), else `DEFAULT_DOCS_URL`: mlgov's own site, which .github/workflows/docs.yml builds and
+publishes to GitHub Pages from the default branch, and mkdocs.yml's `site_url`
+(tests/docs/test_docs_site.py keeps the three in step; docs/reference/costs.md#docs-links tells
+users). The site is built with `use_directory_urls: false`, so `reference/costs.md` is served as
 `reference/costs.html`.
 """
 
@@ -14,7 +16,7 @@ from __future__ import annotations
 import os
 import re
 
-DEFAULT_DOCS_URL = "https://mlgov.readthedocs.io/en/latest/"
+DEFAULT_DOCS_URL = "https://mlgov.github.io/mlgov/"
 DOCS_URL_ENV = "MLGOV_DOCS_URL"
 
 # A cited page: `docs/PAGE.md`, an optional `#anchor` (escape.py may have put a zero-width

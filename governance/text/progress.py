@@ -25,7 +25,7 @@ from typing import Any, TextIO, cast
 from governance.text.terminal import SafeStream, visible
 
 DELAY_S = 1.0
-"""Work that ends sooner shows nothing."""
+"""Work that ends sooner shows nothing. Read when a spinner starts (tests shorten it)."""
 REFRESH_PER_SECOND = 8
 
 _active: _Spinner | None = None
@@ -57,14 +57,17 @@ def wanted(quiet: bool, stream: TextIO, environ: Mapping[str, str] | None = None
 
 
 @contextmanager
-def shown(text: str, *, quiet: bool = False, delay_s: float = DELAY_S) -> Generator[None]:
-    """Show a spinner naming `text` (then each `step`) while the block runs, where `wanted`."""
+def shown(text: str, *, quiet: bool = False, delay_s: float | None = None) -> Generator[None]:
+    """Show a spinner naming `text` (then each `step`) while the block runs, where `wanted`.
+
+    It appears after `delay_s`, by default `DELAY_S`.
+    """
     global _active
     stream = sys.stderr
     if _active is not None or not wanted(quiet, stream):
         yield  # not on a terminal, or already spinning (a command inside another's work)
         return
-    spinner = _Spinner(text, _terminal(stream), delay_s)
+    spinner = _Spinner(text, _terminal(stream), DELAY_S if delay_s is None else delay_s)
     above = _AboveSpinner(stream, spinner)
     _active = spinner
     sys.stderr = cast(TextIO, above)

@@ -266,7 +266,9 @@ def test_bad_input_exits_2_naming_the_problem(prod, capsys, argv, message):
 
 def test_an_unreachable_api_exits_4(capsys, monkeypatch):
     from governance.cli.main import main
+    from tests.short_deadlines import use_short_budget
 
+    use_short_budget(monkeypatch)  # refused connections are retried: briefly, not for seconds
     monkeypatch.chdir(__import__("tests.cap.conftest", fromlist=["REPO"]).REPO)
     assert main(["cap", "status", "--stack", "prod", "--endpoint", "http://127.0.0.1:9"]) == 4
     assert "gke clusters.list acme-ml-prod: GET projects/acme-ml-prod" in capsys.readouterr().err

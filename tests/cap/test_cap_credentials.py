@@ -17,6 +17,7 @@ import pytest
 from governance.cli.main import main
 from governance.fakecloud import token
 from tests.cap.conftest import REPO
+from tests.short_deadlines import use_short_budget
 
 
 @pytest.fixture
@@ -63,6 +64,7 @@ def test_no_sign_in_endpoint_says_check_the_network(tmp_path, monkeypatch, capsy
 
 
 def test_an_unreachable_api_is_not_nothing_capped(monkeypatch, capsys):
+    use_short_budget(monkeypatch)  # refused connections are retried: briefly, not for seconds
     monkeypatch.chdir(REPO)
     assert main(["cap", "status", "--stack", "prod", "--endpoint", "http://127.0.0.1:9"]) == 4
     out = capsys.readouterr().out

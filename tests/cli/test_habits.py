@@ -19,6 +19,11 @@ from governance.cli.main import build_parser, main
 from governance.errors import Exit
 from tests.conftest import REPO
 
+# The shipped stacks' plans are planned once (tests/cli/shipped_plans.py): what is checked here
+# is how the CLI reads its arguments and files and heads its output; a stack file of a test's
+# own (--config) is planned for real.
+pytestmark = pytest.mark.usefixtures("shared_plans")
+
 
 def commands(parser: argparse.ArgumentParser) -> Iterator[tuple[str, argparse.ArgumentParser]]:
     """Every (sub)command's parser, by its full name (`mlgov prices refresh`), depth first."""

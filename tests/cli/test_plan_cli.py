@@ -7,7 +7,6 @@ code.
 from __future__ import annotations
 
 import copy
-import functools
 import io
 import json
 from collections.abc import Callable
@@ -19,7 +18,7 @@ import pytest
 import yaml
 
 from governance.cli.main import main
-from governance.review.plan import plan_stack
+from tests.cli.shipped_plans import shipped_plan
 from tests.conftest import REPO, STACKS, stack_config
 
 
@@ -49,10 +48,9 @@ def run_cli(
     return run
 
 
-@functools.cache
 def plan_json(stack: str) -> dict[str, Any]:
-    # A deep copy per call: tests change documents.
-    return json.loads(json.dumps(plan_stack(stack=stack)))
+    """`plan_stack(stack)`, planned once per process (a copy per call: tests change documents)."""
+    return json.loads(json.dumps(shipped_plan(stack)))
 
 
 def write_stack(tmp_path: Path, settings_change: Any) -> Path:
@@ -87,6 +85,7 @@ def test_plan_json_matches_the_contract(stack: str, run_cli: Callable[..., Resul
     assert total == pytest.approx(doc["cost"]["monthly_usd"], abs=0.05 * len(custom))
 
 
+@pytest.mark.usefixtures("shared_plans")  # what is checked is the printing of the plans
 def test_plan_human_and_markdown_output(run_cli: Callable[..., Result]) -> None:
     human = run_cli("plan", "--stack", "dev")
     assert human.returncode == 0, human.stderr

@@ -1,7 +1,8 @@
 """The human plan table on the shipped stacks at 80, 120 and 200 columns and piped.
 
-Each case runs the real CLI in-process (`main`) on the real plan of a shipped stack and reads the
-printed table back by its header's column positions: every line fits, rows come most expensive
+Each case runs the real CLI in-process (`main`) on the real plan of a shipped stack (planned once
+per process: tests/cli/shipped_plans.py; what varies here is the width) and reads the printed
+table back by its header's column positions: every line fits, rows come most expensive
 first, the $0.00 resources are one folded entry whose count is the plan's number of free
 resources, the settings of the most expensive row are whole even at 80 columns, and piped output
 is plain ASCII at most 120 columns wide.
@@ -19,16 +20,18 @@ import pytest
 
 from governance.cli.main import main
 from governance.review.key_settings import key_settings
-from governance.review.plan import plan_stack
 from governance.review.render import short_type
+from tests.cli.shipped_plans import shipped_plan
 from tests.conftest import REPO, STACKS
 
 PIPED = None  # no COLUMNS: the width the CLI picks for a pipe
+pytestmark = pytest.mark.usefixtures("shared_plans")
 
 
 @functools.cache
 def plan(stack: str) -> dict[str, Any]:
-    return json.loads(json.dumps(plan_stack(stack=stack)))
+    """The document the table prints (the plan table shows no cost lines)."""
+    return json.loads(json.dumps(shipped_plan(stack, cost_lines=False)))
 
 
 def resources(stack: str) -> list[dict[str, Any]]:

@@ -1,8 +1,8 @@
 """Progress on long work: a spinner on a terminal's stderr, never in a pipe, CI or with --quiet.
 
-The end-to-end cases run the real `mlgov plan` with stderr on a pseudo-terminal, over a program
-that sleeps longer than the spinner's delay, so whether it shows never depends on how fast the
-machine is.
+The end-to-end cases run the real `mlgov plan` (the CLI's `main`, in this process) with stderr on
+a pseudo-terminal or a pipe, over a program that sleeps ten times longer than the spinner's delay
+(shortened for these tests), so whether it shows never depends on how fast the machine is.
 """
 
 from __future__ import annotations
@@ -11,20 +11,23 @@ import json
 import os
 import pty
 import select
-import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
+from governance.cli.main import main
 from governance.text import progress
 
+DELAY_S = 0.05
+"""The spinner's delay in the plan cases (progress.DELAY_S, 1 s for users)."""
 SLOW_PROGRAM = """\
 import time
 import pulumi_gcp as gcp
 
-time.sleep(1.5)  # longer than the spinner's 1 s delay
+time.sleep(0.5)  # ten times the spinner's delay in these tests (DELAY_S)
 gcp.serviceaccount.Account("runner", account_id="runner")
 """
 
@@ -118,34 +121,67 @@ def _project(root: Path) -> Path:
     return root
 
 
-def _run_on_a_terminal(root: Path, args: list[str], environ: dict[str, str]) -> tuple[bytes, str]:
-    """(what stderr's terminal showed, stdout) of `mlgov ARGS` in `root`."""
-    env = {k: v for k, v in os.environ.items() if k not in ("CI", "COLUMNS")}
-    env.update({"TERM": "xterm", **environ})
-    master, slave = pty.openpty()
-    out = root / "stdout.txt"
-    with out.open("wb") as stdout:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "governance", *args],
-            cwd=root, stdout=stdout, stderr=slave, stdin=subprocess.DEVNULL, env=env,
-        )  # fmt: skip
-    os.close(slave)
-    shown = b""
-    while True:
-        ready, _, _ = select.select([master], [], [], 0.2)
-        if ready:
+def _drained(fd: int) -> tuple[threading.Thread, bytearray]:
+    """A thread that reads `fd` until its writing end closes, into the returned buffer.
+
+    Read while the command runs: a terminal or a pipe nobody reads fills up and blocks the
+    writer (the spinner redraws 8 times a second).
+    """
+    got = bytearray()
+
+    def read() -> None:
+        while True:
             try:
-                chunk = os.read(master, 65536)
-            except OSError:  # the terminal closed: the process has ended
-                break
+                chunk = os.read(fd, 65536)
+            except OSError:  # a terminal whose last writer closed
+                return
             if not chunk:
-                break
-            shown += chunk
-        elif process.poll() is not None:
-            break
-    process.wait(timeout=120)
-    os.close(master)
-    return shown, out.read_text()
+                return
+            got.extend(chunk)
+
+    thread = threading.Thread(target=read, daemon=True)
+    thread.start()
+    return thread, got
+
+
+def _plan_in_process(
+    root: Path,
+    args: list[str],
+    environ: dict[str, str],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    *,
+    terminal: bool,
+) -> tuple[bytes, str]:
+    """(what stderr received, stdout) of `mlgov ARGS` in `root`, stderr a terminal or a pipe.
+
+    The CLI's own `main` in this process: what decides whether the spinner shows is what the
+    command finds on sys.stderr and in the environment, not that it is a process of its own.
+    The spinner's delay is shortened through the value it reads (progress.DELAY_S); the program
+    still sleeps ten times longer, so whether it shows never depends on the machine's speed.
+    """
+    monkeypatch.chdir(root)
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.delenv("COLUMNS", raising=False)
+    monkeypatch.setenv("TERM", "xterm")
+    for key, value in environ.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.setattr(progress, "DELAY_S", DELAY_S)
+    reading, writing = pty.openpty() if terminal else os.pipe()
+    drain, shown = _drained(reading)
+    stderr = os.fdopen(writing, "w", buffering=1)
+    capsys.readouterr()
+    captured, sys.stderr = sys.stderr, stderr  # after pytest's capture took its place
+    try:
+        code = main(args)
+    finally:
+        sys.stderr = captured
+        stderr.close()
+    drain.join(timeout=20)
+    os.close(reading)
+    out = capsys.readouterr().out
+    assert code == 0, bytes(shown).decode(errors="replace")
+    return bytes(shown), out
 
 
 @pytest.mark.parametrize(
@@ -153,25 +189,30 @@ def _run_on_a_terminal(root: Path, args: list[str], environ: dict[str, str]) -> 
     [({}, [], True), ({"CI": "true"}, [], False), ({}, ["--quiet"], False)],
 )
 def test_plan_on_a_terminal_spins_unless_ci_or_quiet(
-    tmp_path: Path, environ: dict[str, str], extra: list[str], spins: bool
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    environ: dict[str, str],
+    extra: list[str],
+    spins: bool,
 ) -> None:
     root = _project(tmp_path)
-    shown, stdout = _run_on_a_terminal(root, ["plan", "--stack", "dev", "--json", *extra], environ)
+    argv = ["plan", "--stack", "dev", "--json", *extra]
+    shown, stdout = _plan_in_process(root, argv, environ, monkeypatch, capsys, terminal=True)
     assert json.loads(stdout)["stack"] == "dev"  # the result itself never changes
     assert (b"planning dev: running the Pulumi program under mocks" in shown) is spins
     assert (b"\x1b[" in shown) is spins  # no control sequence at all without the spinner
 
 
-def test_plan_into_a_pipe_prints_exactly_what_it_did_before(tmp_path: Path) -> None:
+def test_plan_into_a_pipe_prints_exactly_what_it_did_before(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
     root = _project(tmp_path)
-    env = {k: v for k, v in os.environ.items() if k != "CI"}
-    done = subprocess.run(
-        [sys.executable, "-m", "governance", "plan", "--stack", "dev", "--json"],
-        cwd=root, capture_output=True, text=True, env=env, check=False,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    assert done.stderr == ""
-    assert json.loads(done.stdout)["stack"] == "dev"
+    argv = ["plan", "--stack", "dev", "--json"]
+    shown, stdout = _plan_in_process(root, argv, {}, monkeypatch, capfd, terminal=False)
+    assert shown == b""
+    assert capfd.readouterr().err == ""  # nor anything written to the process's own stderr
+    assert json.loads(stdout)["stack"] == "dev"
 
 
 @pytest.mark.parametrize(

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import replace
 
 import pytest
 from cost_plans import node_pool, notebook
 
+from governance import deadlines
 from governance.cli import costs as cli
 from governance.cli.main import main
 from governance.costs.catalog import DEFAULT_PATH, Catalog, load_catalog
@@ -225,7 +227,13 @@ def test_refresh_adds_new_regions_and_skips_wrong_units_and_free_prices(shipped)
     assert values(doc, "gpu.nvidia-tesla-p100")[1] == values(shipped, "gpu.nvidia-tesla-p100")[1]
 
 
-def test_prices_refresh_command_writes_a_loadable_catalog(fake_catalog, tmp_path, capsys):
+def test_prices_refresh_command_writes_a_loadable_catalog(
+    fake_catalog, tmp_path, capsys, monkeypatch
+):
+    # A wait longer than the budget's quiet_s (2 s) prints `mlgov: waiting for ...` on stderr,
+    # as it should; on a loaded machine reading the SKUs took that long and the line failed the
+    # check below. No wait is that long here, so stderr holds only what is not progress: nothing.
+    monkeypatch.setattr(deadlines, "BUDGET", replace(deadlines.budget(), quiet_s=3600.0))
     server, _ = fake_catalog
     out = tmp_path / "prices.json"
     code, stdout, err = run(capsys, "prices", "refresh", "--endpoint", server.url,

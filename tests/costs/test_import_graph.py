@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable, Mapping
+from collections.abc import Set as AbstractSet
+from functools import cache
 from pathlib import Path
+from types import MappingProxyType
 
 ROOT = Path(__file__).resolve().parents[2]
 COSTS = ROOT / "governance" / "costs"
@@ -44,16 +47,23 @@ def imported(tree: ast.AST, here: str, known: Iterable[str]) -> set[str]:
     return found - {here}
 
 
-def costs_graph() -> dict[str, set[str]]:
-    """Module -> the governance/costs modules it imports."""
+@cache
+def costs_graph() -> Mapping[str, frozenset[str]]:
+    """Module -> the governance/costs modules it imports.
+
+    Read once per process (parsing every cost file takes about 0.3 s) and shared by the tests
+    below, so it is read-only: a mapping that refuses writes, of frozensets.
+    """
     paths = {module_name(p): p for p in COSTS.rglob("*.py")}
-    return {
-        name: imported(ast.parse(path.read_text(encoding="utf-8")), name, paths)
-        for name, path in paths.items()
-    }
+    return MappingProxyType(
+        {
+            name: frozenset(imported(ast.parse(path.read_text(encoding="utf-8")), name, paths))
+            for name, path in paths.items()
+        }
+    )
 
 
-def reachable(graph: Mapping[str, set[str]], start: str) -> set[str]:
+def reachable(graph: Mapping[str, AbstractSet[str]], start: str) -> set[str]:
     seen: set[str] = set()
     todo = [start]
     while todo:
@@ -63,7 +73,7 @@ def reachable(graph: Mapping[str, set[str]], start: str) -> set[str]:
     return seen
 
 
-def circles(graph: Mapping[str, set[str]]) -> list[set[str]]:
+def circles(graph: Mapping[str, AbstractSet[str]]) -> list[set[str]]:
     """The import circles (strongly connected sets of more than one module), largest first."""
     reach = {name: reachable(graph, name) for name in graph}
     found: list[set[str]] = []

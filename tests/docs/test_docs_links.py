@@ -11,6 +11,7 @@ import pytest
 from governance.cli.main import main
 from governance.errors import Exit
 from governance.text.docs_links import DEFAULT_DOCS_URL, DOCS_URL_ENV, linked_markdown, linked_text
+from tests.cli.shipped_plans import use_shipped_plans
 from tests.conftest import REPO
 
 COMMENT = ["comment", "--stack", "dev", "docs/examples/base.json", "docs/examples/head.json"]
@@ -60,7 +61,10 @@ def test_a_team_points_the_links_at_its_own_copy(
     assert linked_text("docs/guides/sre.md") == f"{DEFAULT_DOCS_URL}guides/sre.html"
 
 
-def test_the_plan_text_and_markdown_link_their_notes(capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_plan_text_and_markdown_link_their_notes(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    use_shipped_plans(monkeypatch)  # the links are in the printing: dev is planned once
     for argv in (["plan", "-s", "dev"], ["plan", "-s", "dev", "--markdown"]):
         code, out, _err = run(argv, capsys)
         assert code == Exit.OK

@@ -9,10 +9,12 @@ member); and the pull request's comments, which `mlgov comment --post github` re
 writes (`GET /repos/{owner}/{repo}/issues/{n}/comments`, paged like the reviews; `POST` to it
 creates one, `PATCH /repos/{owner}/{repo}/issues/comments/{id}` edits one; each an issue comment:
 `id`, `node_id`, `url`, `html_url`, `body`, `user`, `created_at`, `updated_at`, `issue_url`,
-`author_association`). A body over 65,536 characters is refused with 422, as GitHub does; with
-`token` set any other Authorization is 401 "Bad credentials"; `read_only`: writes are 403
-"Resource not accessible by integration". Every request is recorded with its Authorization
-header (`requests`), every write with its method and body (`writes`).
+`author_association`); with `link_pages` its pages carry GitHub's `Link` header (`link`: any
+header, for broken or hostile ones; `moved_to`: a renamed repository's 301). A body over 65,536
+characters is refused with 422, as GitHub does; with `token` set any other Authorization is 401
+"Bad credentials"; `read_only`: writes are 403 "Resource not accessible by integration". Every
+request is recorded with its Authorization header (`requests`), every write with its method and
+body (`writes`).
 """
 
 from __future__ import annotations
@@ -53,6 +55,15 @@ class FakeGitHub:
     """The token may read but not write (a `pull-requests: read` workflow token)."""
     writes: list[tuple[str, str, Any]] = field(default_factory=list)
     """(method, path, JSON body) of each POST/PATCH."""
+    link_pages: bool = False
+    """Page the comments as GitHub does: a `Link` header (rel next/last/first/prev) whose URLs
+    name the repository by id (`/repositories/{repo_id}/...`), a path the fake serves too."""
+    link: str | None = None
+    """A `Link` header sent verbatim with every page of comments (a broken or hostile one)."""
+    repo_id: int = 1296269
+    moved_to: str | None = None
+    """Where GETs under `/repos/{repo}` are moved, 301 (GitHub's answer for a renamed repository:
+    `{url}/repositories/{repo_id}`)."""
 
     def comment(self, login: str, body: str) -> dict[str, Any]:
         """Add a comment by `login` (latest last, as GitHub lists them)."""
@@ -113,6 +124,27 @@ class FakeGitHub:
             "commit_id": commit or self.head_sha,
         })  # fmt: skip
 
+    def _comment_paths(self) -> tuple[str, str]:
+        """The PR's comments by repository name, and by id (the form GitHub's Link uses)."""
+        tail = f"issues/{self.number}/comments"
+        return f"/repos/{self.repo}/{tail}", f"/repositories/{self.repo_id}/{tail}"
+
+    def link_header(self, path: str, query: dict[str, list[str]]) -> str | None:
+        """The `Link` header of a GET (None: no header), paging the comments like GitHub."""
+        if path not in self._comment_paths():
+            return None
+        if self.link is not None:
+            return self.link
+        if not self.link_pages:
+            return None
+        per_page = int(query.get("per_page", ["30"])[0])
+        page = int(query.get("page", ["1"])[0])
+        last = max(1, -(-len(self.comments) // per_page))
+        at = f"{self.url}{self._comment_paths()[1]}?per_page={per_page}&page="
+        rels = [("next", page + 1), ("last", last)] if page < last else []
+        rels += [("first", 1), ("prev", page - 1)] if page > 1 else []
+        return ", ".join(f'<{at}{n}>; rel="{rel}"' for rel, n in rels) or None
+
     def answer(self, path: str, query: dict[str, list[str]]) -> tuple[int, Any]:
         pulls = f"/repos/{self.repo}/pulls/{self.number}"
         if path == pulls:
@@ -126,7 +158,7 @@ class FakeGitHub:
             per_page = int(query.get("per_page", ["30"])[0])
             page = int(query.get("page", ["1"])[0])
             return 200, self.reviews[(page - 1) * per_page : page * per_page]
-        if path == f"/repos/{self.repo}/issues/{self.number}/comments":
+        if path in self._comment_paths():
             per_page = int(query.get("per_page", ["30"])[0])
             page = int(query.get("page", ["1"])[0])
             return 200, self.comments[(page - 1) * per_page : page * per_page]
@@ -149,16 +181,31 @@ def serve(state: FakeGitHub) -> Iterator[FakeGitHub]:
             parsed = urlparse(self.path)
             auth = self.headers.get("Authorization", "")
             state.requests.append((self.path, auth))
+            link = None
             if state.token and auth != f"Bearer {state.token}":
                 status, body = 401, {"message": "Bad credentials",
                                      "documentation_url": "https://docs.github.com/rest"}  # fmt: skip
+            elif (
+                method == "GET"
+                and state.moved_to
+                and parsed.path.startswith(f"/repos/{state.repo}/")
+            ):
+                status, body = 301, {"message": "Moved Permanently", "url": state.moved_to}
+                link = None
             elif method == "GET":
                 status, body = state.answer(parsed.path, parse_qs(parsed.query))
+                link = state.link_header(parsed.path, parse_qs(parsed.query))
             else:
                 length = int(self.headers.get("Content-Length") or 0)
                 status, body = state.write(method, parsed.path, json.loads(self.rfile.read(length)))
             data = json.dumps(body).encode()
             self.send_response(status)
+            if status == 301 and state.moved_to:
+                self.send_header(
+                    "Location", state.moved_to + self.path[len(f"/repos/{state.repo}") :]
+                )
+            if link:
+                self.send_header("Link", link)
             self.send_header("Content-Type", "application/json; charset=utf-8")
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
@@ -178,7 +225,11 @@ def serve(state: FakeGitHub) -> Iterator[FakeGitHub]:
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     state.url = f"http://127.0.0.1:{server.server_address[1]}"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # shutdown() waits until serve_forever next looks at its flag: every poll_interval, 0.5 s by
+    # default, which every test using this server waited out on leaving the block.
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
+    )
     thread.start()
     try:
         yield state

@@ -14,9 +14,10 @@ from __future__ import annotations
 import ast
 import sys
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -24,11 +25,13 @@ ROOT = Path(__file__).resolve().parents[2]
 SHIPPED_ROOTS = ("governance", "functions", "policies", "bench", "__main__.py")
 
 
+# Read-only all the way down (a tuple, mappings that refuse writes, frozensets), so one graph can
+# be shared by every test of the rules.
 @dataclass(frozen=True)
 class Graph:
     files: tuple[str, ...]  # repository-relative paths, "governance/cli/main.py"
-    edges: dict[str, frozenset[str]]  # file -> the files of this tree it imports
-    imported_modules: dict[str, frozenset[str]]  # file -> every dotted module name it imports
+    edges: Mapping[str, frozenset[str]]  # file -> the files of this tree it imports
+    imported_modules: Mapping[str, frozenset[str]]  # file -> every dotted module name it imports
 
 
 def _python_files() -> Iterator[Path]:
@@ -94,7 +97,7 @@ def build() -> Graph:
         targets.discard(name)
         edges[name] = frozenset(targets)
         modules[name] = frozenset(seen)
-    return Graph(tuple(files), edges, modules)
+    return Graph(tuple(files), MappingProxyType(edges), MappingProxyType(modules))
 
 
 def circles(graph: Graph) -> list[list[str]]:

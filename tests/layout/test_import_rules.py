@@ -8,35 +8,38 @@ says how it is read; `python -m tests.layout.imports` prints it).
 
 from __future__ import annotations
 
+import pytest
+
 from tests.layout.imports import Graph, build, circles, folder, imports_of_tests
 
 LARGEST_CIRCLE = 10
 
 
-def _graph() -> Graph:
+@pytest.fixture(scope="module")
+def graph() -> Graph:
+    # Reading ~430 files' imports takes about a second; every rule reads the same graph, which
+    # is read-only (imports.py: Graph), so it is built once for this file.
     return build()
 
 
-def test_the_graph_is_read_from_the_source() -> None:
-    graph = _graph()
+def test_the_graph_is_read_from_the_source(graph: Graph) -> None:
     # The rules below would pass on an empty graph: prove it holds the house and its imports.
     assert len(graph.files) > 300
     assert "governance/cli/main.py" in graph.edges["governance/__main__.py"]
     assert "governance/review/plan.py" in graph.edges["governance/cli/spend.py"]
 
 
-def test_no_circle_spans_two_folders() -> None:
-    spanning = [c for c in circles(_graph()) if len({folder(f) for f in c}) > 1]
+def test_no_circle_spans_two_folders(graph: Graph) -> None:
+    spanning = [c for c in circles(graph) if len({folder(f) for f in c}) > 1]
     assert spanning == []
 
 
-def test_no_circle_is_larger_than_ten_files() -> None:
-    large = [c for c in circles(_graph()) if len(c) > LARGEST_CIRCLE]
+def test_no_circle_is_larger_than_ten_files(graph: Graph) -> None:
+    large = [c for c in circles(graph) if len(c) > LARGEST_CIRCLE]
     assert large == []
 
 
-def test_spend_does_not_import_the_cli() -> None:
-    graph = _graph()
+def test_spend_does_not_import_the_cli(graph: Graph) -> None:
     into_cli = {
         (file, target)
         for file, targets in graph.edges.items()
@@ -48,11 +51,10 @@ def test_spend_does_not_import_the_cli() -> None:
     assert into_cli == set()
 
 
-def test_only_the_cli_and_the_entry_points_import_the_cli() -> None:
+def test_only_the_cli_and_the_entry_points_import_the_cli(graph: Graph) -> None:
     # cli/ is the outermost room: it parses arguments and calls the rooms below, never the
     # reverse (a judge or a reader that imports a command ties its job to argparse and the
     # command line). The entry points, `__main__.py` files, exist only to run the CLI.
-    graph = _graph()
     assert "governance/cli/main.py" in graph.edges["governance/__main__.py"]
     into_cli = {
         (file, target)
@@ -64,10 +66,10 @@ def test_only_the_cli_and_the_entry_points_import_the_cli() -> None:
     assert into_cli == set()
 
 
-def test_nothing_outside_tests_imports_tests() -> None:
+def test_nothing_outside_tests_imports_tests(graph: Graph) -> None:
     # The product, the functions, the policy pack and the benchmarks stand without the suite;
     # the suite may import them (bench/cost_plan.py and comment_plans.py are shared that way).
-    assert imports_of_tests(_graph()) == []
+    assert imports_of_tests(graph) == []
 
 
 def test_the_circle_finder_finds_a_circle() -> None:
@@ -83,3 +85,12 @@ def test_the_circle_finder_finds_a_circle() -> None:
     )
     assert circles(graph) == [["a/x.py", "b/y.py"]]
     assert imports_of_tests(graph) == [("a/x.py", "tests.fakegcp")]
+
+
+def test_the_shared_graph_refuses_writes(graph: Graph) -> None:
+    # The rules above share one graph: a test that changed it would change what the others see.
+    with pytest.raises(TypeError):
+        graph.edges["governance/new.py"] = frozenset()  # pyright: ignore[reportIndexIssue]
+    with pytest.raises(TypeError):
+        graph.imported_modules["governance/new.py"] = frozenset()  # pyright: ignore[reportIndexIssue]
+    assert "governance/new.py" not in graph.edges

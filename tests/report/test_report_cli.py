@@ -12,6 +12,7 @@ import pytest
 from governance.cli.main import main
 from tests.conftest import REPO
 from tests.report.conftest import plan
+from tests.short_deadlines import use_short_budget
 
 
 def run(capsys, monkeypatch: pytest.MonkeyPatch, *argv: str) -> tuple[int, str, str]:
@@ -87,6 +88,7 @@ def test_an_export_that_does_not_answer_is_a_note_and_the_page_is_written(
         s.bind(("127.0.0.1", 0))
         url = f"http://127.0.0.1:{s.getsockname()[1]}"
     monkeypatch.setenv("MLGOV_API_ENDPOINTS", json.dumps({"bigquery": url}))
+    use_short_budget(monkeypatch)  # a refused connection is retried: briefly, not for seconds
     output = tmp_path / "out.html"
     code, out, err = run(capsys, monkeypatch, "--stack", "dev", "-o", str(output))
     assert code == 0, err
@@ -113,6 +115,7 @@ def test_each_stack_shows_its_budget_baseline_savings_and_why_spend_is_missing(
         s.bind(("127.0.0.1", 0))
         url = f"http://127.0.0.1:{s.getsockname()[1]}"
     monkeypatch.setenv("MLGOV_API_ENDPOINTS", json.dumps({"bigquery": url}))
+    use_short_budget(monkeypatch)  # a refused connection is retried: briefly, not for seconds
     output = tmp_path / "out.html"
     argv = ["--stack", "dev", "--stack", "staging", "--stack", "prod", "-o", str(output)]
     code, _out, err = run(capsys, monkeypatch, *argv)

@@ -119,7 +119,7 @@ class RecordingProxy:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        # A short poll interval: stop()'s shutdown() waits for the loop to notice, 0.5 s by default.
+        # A short poll interval: shutdown() waits for the loop to notice, 0.5 s by default.
         self.thread = threading.Thread(
             target=self.server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
         )

@@ -135,6 +135,15 @@ def test_termination_signals_run_the_same_cleanup(tmp_path: Path, sig: signal.Si
 import os, signal, sys, tempfile, time
 from pathlib import Path
 from governance.demo.lifecycle import Child, Stopped, Teardown
+def in_group(pgid):  # another process than the group's leader
+    for proc in Path("/proc").iterdir():
+        try:
+            fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if proc.name.isdigit() and int(proc.name) != pgid and int(fields[2]) == pgid:
+            return True
+    return False
 work = Path(tempfile.mkdtemp())
 try:
     with Teardown() as t:
@@ -142,7 +151,11 @@ try:
         child = Child("sleeper", ["sh", "-c", "sleep 300 & sleep 300"], os.environ, work, work / "log")
         t.callback(child.stop)
         print(child.pid, flush=True)
-        time.sleep(1)  # let sh start its background sleep
+        # Until sh has forked its background sleep into the group (bounded): the cleanup must
+        # end a server's own children too.
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and not in_group(child.pid):
+            time.sleep(0.01)
         os.kill(os.getpid(), {int(sig)})
         time.sleep(30)
 except Stopped as err:

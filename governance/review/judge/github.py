@@ -1,7 +1,9 @@
 """The review state of a pull request, read from GitHub's REST API (the judge's one I/O adapter).
 
 Calls, with the workflow's read-only token (`GITHUB_TOKEN`, `pull-requests: read`) at
-`GITHUB_API_URL` (GitHub sets it; https://api.github.com otherwise):
+`GITHUB_API_URL` (GitHub sets it; https://api.github.com otherwise), and only there: a redirect
+or a `Link` page on another scheme, host, port or path prefix is not followed with the token
+(Client.on_this_api):
 
 - `GET /repos/{repo}/pulls/{n}`: the PR's head commit must be the one judged (else the PR moved
   on and the approvals would be for other code) and its author is never counted;
@@ -24,6 +26,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, cast
 
 DEFAULT_API = "https://api.github.com"
@@ -38,6 +41,16 @@ _TEAM = re.compile(r"([A-Za-z0-9_.-]+)/([A-Za-z0-9_.-]+)")
 
 class GitHubError(Exception):
     """A call GitHub refused, or that did not answer."""
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One answer: its HTTP status, its JSON (None when it had none) and its `Link` header."""
+
+    status: int
+    json: Any
+    link: str = ""
+    """GitHub's pagination (`<URL>; rel="next", ...`); empty when the answer has no Link."""
 
 
 class Client:
@@ -59,6 +72,36 @@ class Client:
         body: Mapping[str, Any] | None = None,
     ) -> tuple[int, Any]:
         """`method` on `path` with a JSON `body`: (HTTP status, the answer's JSON or None)."""
+        answer = self.answer(method, path, query, body)
+        return answer.status, answer.json
+
+    def on_this_api(self, url: str) -> str | None:
+        """`url` as a path (and query) on this API, or None when it points anywhere else.
+
+        For links GitHub hands back (the `Link` header's pages): the token goes only to the API
+        it was given for, so another scheme, host or port, user info, or a path outside the
+        API's own (GitHub Enterprise serves it under `/api/v3`) is None, never requested.
+        """
+        if not url.isprintable() or any(ch.isspace() for ch in url):
+            return None  # urllib would refuse it with an error of its own, or split it
+        try:
+            given, api = urllib.parse.urlsplit(url), urllib.parse.urlsplit(self.api)
+            same_origin = _origin(given) == _origin(api)
+        except ValueError:  # a port that is not a number, a malformed IPv6 host
+            return None
+        base = api.path.rstrip("/")
+        if not same_origin or "@" in given.netloc or not given.path.startswith(f"{base}/"):
+            return None
+        return given.path[len(base) :] + (f"?{given.query}" if given.query else "")
+
+    def answer(
+        self,
+        method: str,
+        path: str,
+        query: Mapping[str, str] | None = None,
+        body: Mapping[str, Any] | None = None,
+    ) -> Answer:
+        """`method` on `path` (may carry its query) with a JSON `body`: status, JSON and Link."""
         url = f"{self.api}{path}" + (f"?{urllib.parse.urlencode(query)}" if query else "")
         if not url.startswith(("https://", "http://127.0.0.1", "http://localhost")):
             raise GitHubError(f"{self.api}: not an https API URL")
@@ -68,16 +111,18 @@ class Client:
             headers["Content-Type"] = "application/json"
         request = urllib.request.Request(url, data, headers, method=method)  # noqa: S310
         try:
-            with urllib.request.urlopen(request, timeout=TIMEOUT_SECONDS) as answer:  # noqa: S310
+            opener = urllib.request.build_opener(_RedirectsOnThisApi(self))
+            with opener.open(request, timeout=TIMEOUT_SECONDS) as answer:
                 raw = answer.read(MAX_ANSWER_BYTES + 1)
                 status = int(answer.status)
+                link = str(answer.headers.get("Link") or "")
         except urllib.error.HTTPError as err:
             # GitHub says why in a JSON `message` ("Bad credentials"); read it, bounded.
             try:
                 said: Any = json.loads(err.read(MAX_ANSWER_BYTES))
             except (ValueError, OSError, AttributeError):  # no body, or not JSON
                 said = None
-            return err.code, said
+            return Answer(err.code, said)
         except (urllib.error.URLError, TimeoutError, OSError) as err:
             raise GitHubError(f"{method} {path}: no answer ({err})") from None
         if len(raw) > MAX_ANSWER_BYTES:
@@ -85,7 +130,7 @@ class Client:
                 f"{method} {path}: the answer is larger than {MAX_ANSWER_BYTES} bytes"
             )
         try:
-            return status, json.loads(raw)
+            return Answer(status, json.loads(raw), link)
         except ValueError:
             raise GitHubError(f"{method} {path}: the answer is not JSON") from None
 
@@ -98,6 +143,38 @@ class Client:
         if self.token:
             headers["Authorization"] = f"Bearer {self.token}"
         return headers
+
+
+class _RedirectsOnThisApi(urllib.request.HTTPRedirectHandler):
+    """Follow a redirect only on the client's API: urllib would send the token anywhere.
+
+    urllib's own handler copies every header, Authorization included, into the request to the
+    new address, whatever its host. A redirect elsewhere is not followed: the caller gets the
+    3xx answer as a refusal.
+    """
+
+    def __init__(self, client: Client) -> None:
+        super().__init__()
+        self._client = client
+
+    def redirect_request(
+        self,
+        req: urllib.request.Request,
+        fp: Any,
+        code: int,
+        msg: str,
+        headers: Any,
+        newurl: str,
+    ) -> urllib.request.Request | None:
+        if self._client.on_this_api(newurl) is None:
+            return None
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+
+def _origin(url: urllib.parse.SplitResult) -> tuple[str, str | None, int | None]:
+    """Scheme, host and port (the scheme's default when not written), as browsers compare them."""
+    default = {"https": 443, "http": 80}.get(url.scheme.lower())
+    return url.scheme.lower(), url.hostname, url.port or default
 
 
 def _login(value: object) -> str:

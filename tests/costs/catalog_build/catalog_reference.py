@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import os
 import re
+from functools import cache
 from pathlib import Path
+
+from governance.costs.catalog_build.export import Export, read_export
 
 REPO = Path(__file__).resolve().parents[3]
 REFERENCE = REPO / "tests" / "costs" / "data" / "pricing-reference.yml"
@@ -23,6 +26,18 @@ def full_export_path() -> Path | None:
     candidates = [os.environ.get("MLGOV_PRICING_YML", "")]
     candidates += [str(parent / "shared" / FULL_EXPORT) for parent in REPO.parents[:3]]
     return next((Path(c) for c in candidates if c and Path(c).is_file()), None)
+
+
+@cache
+def full_export() -> Export | None:
+    """The full export, parsed once per process (about 3 s of YAML), or None where it is absent.
+
+    test_every_catalog_type.py and test_regional_current.py both read it, and only read it (the
+    builder and the walk never write to an export); tests/conftest.py keeps this folder's files
+    on one xdist worker so that they share it.
+    """
+    path = full_export_path()
+    return None if path is None else read_export(path)
 
 
 def used_machine_types() -> set[str]:

@@ -20,11 +20,10 @@ from collections import Counter
 from functools import cache
 
 import pytest
-from catalog_reference import full_export_path
+from catalog_reference import full_export
 from export_walk import COLUMNS, Row, walk_machine
 
 from governance.costs.catalog import Catalog, default_catalog
-from governance.costs.catalog_build.export import read_export
 from governance.costs.machines import machine_shape
 
 HOURS = 730.0
@@ -60,12 +59,12 @@ def prices_from_catalog(catalog: Catalog, name: str) -> dict[str, dict[str, floa
 @cache
 def export_prices() -> dict[str, dict[str, dict[str, float]]] | None:
     """Type -> region -> column -> USD of the full export, where it is present."""
-    path = full_export_path()
-    if path is None:
+    export = full_export()
+    if export is None:
         return None
     return {
         m.name: {r: {c: float(v) for c, v in cols.items()} for r, cols in m.prices.items()}
-        for m in read_export(path).machines.values()
+        for m in export.machines.values()
         if m.prices
     }
 
