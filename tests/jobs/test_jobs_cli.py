@@ -262,19 +262,19 @@ def test_the_tools_and_the_functions_accept_the_same_endpoint_keys():
     assert set(functions_main.KNOWN_SERVICES) == set(KNOWN_SERVICES)
 
 
-def test_jobs_seeded_by_the_demo_run_relative_to_its_clock(capsys):
+def test_jobs_seeded_by_the_demo_run_relative_to_its_clock(capsys, monkeypatch):
     """Issue 32: the demo's `jobs list` showed a next run eight days before the demo's now."""
     from datetime import UTC, datetime, timedelta
 
     from governance.demo import cloud as demo_cloud
 
     now = datetime(2027, 3, 14, 15, 9, 26, tzinfo=UTC)  # any clock, not the fake's fixed times
-    plan = json.loads(
-        subprocess.run(
-            [sys.executable, "-m", "governance", "plan", "--stack", "dev", "--json"],
-            cwd=REPO, capture_output=True, text=True, check=False,
-        ).stdout
-    )  # fmt: skip
+    # The plan the demo seeds from (governance/demo/run.py runs `mlgov plan --stack dev --json`
+    # as a process; the same command in-process prints the same document).
+    monkeypatch.chdir(REPO)
+    capsys.readouterr()
+    assert main(["plan", "--stack", "dev", "--json"]) == 0, capsys.readouterr().err
+    plan = json.loads(capsys.readouterr().out)
     with FakeGcp() as server:
         cloud = demo_cloud.Cloud(server, scheduler=FakeScheduler(now=lambda: now))
         seeded = demo_cloud.seed(cloud, plan)

@@ -1,8 +1,8 @@
 """Fixtures for the report: the shipped stacks' plans, the billing export emulator, a browser.
 
-The emulator is tests/spend's session fixture (one BigQuery emulator loaded with 40 days of
-export rows for the shipped stacks' projects), imported here so the report reads the same rows
-`spend` is tested against.
+The emulator is tests/spend's (one BigQuery emulator loaded with 40 days of export rows for the
+shipped stacks' projects), its fixtures imported here so the report reads the same rows `spend`
+is tested against, from the same emulator process (tests/spend/emulator.py: shared_export).
 """
 
 from __future__ import annotations
@@ -10,12 +10,13 @@ from __future__ import annotations
 import functools
 import json
 import os
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from governance.review.plan import plan_stack
-from tests.report.browser import find_chromium
+from tests.report.browser import Browser, find_chromium
 from tests.spend.conftest import endpoint, export  # noqa: F401  (fixtures, used by name)
 
 REQUIRE_BROWSER = "MLGOV_REQUIRE_BROWSER"  # .ci/run sets it: a missing browser fails there
@@ -45,3 +46,13 @@ def chromium() -> str:
             pytest.fail(message)
         pytest.skip(message)
     return binary
+
+
+@pytest.fixture(scope="session")
+def browser(chromium: str) -> Iterator[Browser]:
+    """One Chromium for the session; each test's page opens in a fresh context of its own."""
+    started = Browser(chromium)
+    try:
+        yield started
+    finally:
+        started.close()

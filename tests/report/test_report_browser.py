@@ -1,6 +1,7 @@
 """`mlgov report` opened in headless Chromium with the network closed: every chart rendered.
 
-The page is written by the real command, then opened from its file in a fresh Chromium profile.
+The page is written by the real command, then opened from its file in a fresh browser context
+(Chromium's isolated profile: one browser for the session, tests/report/browser.py).
 For each chart the test reads the marks plotly drew (bars with an area, in the chart's `<div>`)
 and compares their number with what the inputs say independently: one bar per stack, one per
 (stack, resource type) with a cost, one per (day, team) and (day, service) with spend in the
@@ -23,9 +24,9 @@ from governance.cli.main import main
 from governance.fakecloud import export_rows as ex
 from governance.review.render import is_free, short_type
 from tests.conftest import REPO, STACKS
-from tests.report.browser import Page, blank, open_page
+from tests.report.browser import Browser, Page, blank
 from tests.report.conftest import plan
-from tests.spend.conftest import Export
+from tests.spend.emulator import Export
 
 MARKS = """JSON.stringify(Object.fromEntries([...document.querySelectorAll('.js-plotly-plot')].map(
   d => [d.id, {
@@ -77,10 +78,10 @@ def priced_types(stack: str) -> set[str]:
 
 
 def test_the_estimates_page_renders_with_no_network(
-    chromium: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+    browser: Browser, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
 ) -> None:
     page_file = write_report(tmp_path, monkeypatch, capsys, "--no-spend")
-    with open_page(page_file.as_uri(), chromium) as page:
+    with browser.page(page_file.as_uri()) as page:
         found = marks(page, 2)
         per_stack = found["cost-per-stack"]
         assert per_stack["bars"] == len(STACKS)  # one bar per stack
@@ -115,7 +116,7 @@ def _cells(export: Export, project: str, key: str) -> dict[str, set[str]]:
 
 
 def test_the_spend_page_renders_every_chart(
-    chromium: str,
+    browser: Browser,
     endpoint: str,
     export: Export,
     tmp_path: Path,
@@ -127,7 +128,7 @@ def test_the_spend_page_renders_every_chart(
     capsys.readouterr()
     assert main(["spend", "--stack", "dev", "--json"]) == 0
     spent = json.loads(capsys.readouterr().out)
-    with open_page(page_file.as_uri(), chromium) as page:
+    with browser.page(page_file.as_uri()) as page:
         found = marks(page, 5)
         for key, what in (("team", "team"), ("service", "service")):
             cells = _cells(export, "acme-ml-dev", key)
@@ -150,7 +151,9 @@ def test_the_spend_page_renders_every_chart(
         assert_every_chart_shows_something(page, found)
 
 
-def test_the_checks_fail_on_a_page_whose_charts_did_not_draw(chromium: str, tmp_path: Path) -> None:
+def test_the_checks_fail_on_a_page_whose_charts_did_not_draw(
+    browser: Browser, tmp_path: Path
+) -> None:
     """The same page without plotly.js: no chart draws, and the checks above would say so."""
     from PIL import Image
 
@@ -161,9 +164,10 @@ def test_the_checks_fail_on_a_page_whose_charts_did_not_draw(chromium: str, tmp_
     data = ReportData("now", [stack_cost(plan(s)) for s in STACKS], [], [])
     broken = tmp_path / "broken.html"
     broken.write_text(render_page(data, plotly_js="/* plotly.js left out */"))
-    with open_page(broken.as_uri(), chromium) as page:
+    with browser.page(broken.as_uri()) as page:
         with pytest.raises(TimeoutError):
-            page.until("document.querySelectorAll('.js-plotly-plot .main-svg').length", 3)
+            # The scripts ran before the load event (Plotly failed then): nothing draws later.
+            page.until("document.querySelectorAll('.js-plotly-plot .main-svg').length", 1)
         rect = page.evaluate(
             "(r => ({x: r.x, y: r.y + scrollY, width: Math.max(r.width, 600), height: 420}))("
             "document.getElementById('cost-per-stack').getBoundingClientRect())"

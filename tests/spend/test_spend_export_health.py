@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from governance.cli.spend import main
-from tests.spend.conftest import STALE_BY, Export
+from tests.spend.emulator import STALE_BY, Export
 from tests.spend.proxy import RecordingProxy, is_query_job, is_table_get
 
 TABLE = "acme-ml-dev.billing_export.gcp_billing_export_v1_01D4EE_079462_DFD6EC"

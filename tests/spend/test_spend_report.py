@@ -6,9 +6,11 @@ a few, from hand arithmetic on the fixture's daily costs (governance/fakecloud/e
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -17,7 +19,7 @@ import pytest
 
 from governance.cli.spend import main
 from governance.fakecloud import export_rows as ex
-from tests.spend.conftest import EUR_PER_USD, Export
+from tests.spend.emulator import EUR_PER_USD, Export
 
 pytestmark = pytest.mark.usefixtures("endpoint")
 
@@ -39,9 +41,22 @@ def report(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
     return json.loads(out)
 
 
+@pytest.fixture(scope="module")
+def dev_json(export: Export) -> str:
+    """`spend --stack dev --plan DEV_PLAN --json`'s output, run once for the four tests that read
+    it (the emulator's rows do not change); each test parses its own copy."""
+    out, err = io.StringIO(), io.StringIO()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("MLGOV_API_ENDPOINTS", json.dumps({"bigquery": export.url}))
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(["--stack", "dev", "--plan", DEV_PLAN, "--json"])
+    assert code == 0, err.getvalue()
+    return out.getvalue()
+
+
 def window_rows(
-    rows: Iterable[dict[str, Any]], doc: dict[str, Any], projects: set[str]
-) -> list[dict[str, Any]]:
+    rows: Iterable[Mapping[str, Any]], doc: dict[str, Any], projects: set[str]
+) -> list[Mapping[str, Any]]:
     start, end = doc["window"]["start"], doc["window"]["end"]
     return [
         r
@@ -50,7 +65,7 @@ def window_rows(
     ]
 
 
-def totals(rows: Iterable[dict[str, Any]], key: Any) -> dict[str, float]:
+def totals(rows: Iterable[Mapping[str, Any]], key: Any) -> dict[str, float]:
     out: dict[str, float] = defaultdict(float)
     for r in rows:
         out[key(r)] += ex.net(r)
@@ -59,9 +74,9 @@ def totals(rows: Iterable[dict[str, Any]], key: Any) -> dict[str, float]:
 
 # --------------------------------------------------------------------------- attribution
 def test_dev_report_has_the_design_shape_and_the_exported_sums(
-    export: Export, capsys: pytest.CaptureFixture[str]
+    export: Export, dev_json: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    doc = report(capsys, "--stack", "dev", "--plan", DEV_PLAN)
+    doc = json.loads(dev_json)
     # docs/architecture.md#spend-report: these keys may not be renamed.
     assert {
         "stack",
@@ -159,9 +174,9 @@ def test_prod_tpu_spend_and_estimate_vs_actual(
 
 
 def test_dev_estimate_vs_actual_per_resource_and_stack(
-    export: Export, capsys: pytest.CaptureFixture[str]
+    export: Export, dev_json: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    doc = report(capsys, "--stack", "dev", "--plan", DEV_PLAN)
+    doc = json.loads(dev_json)
     plan = json.loads(Path(DEV_PLAN).read_text())
     monthly = {r["name"]: r.get("monthly_usd") for r in plan["resources"]}
     by_name = {r["name"]: r for r in doc["resources"]}
@@ -227,18 +242,18 @@ def test_month_window_covers_the_calendar_month(
 
 
 def test_the_stack_plan_is_built_when_no_plan_is_given(
-    export: Export, capsys: pytest.CaptureFixture[str]
+    export: Export, dev_json: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     built = report(capsys, "--stack", "dev")
-    saved = report(capsys, "--stack", "dev", "--plan", DEV_PLAN)
+    saved = json.loads(dev_json)
     assert built["resources"] == saved["resources"]
 
 
 # --------------------------------------------------------------------------- human views
 def test_text_and_markdown_show_the_answers(
-    export: Export, capsys: pytest.CaptureFixture[str]
+    export: Export, dev_json: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    doc = report(capsys, "--stack", "dev", "--plan", DEV_PLAN)
+    doc = json.loads(dev_json)
     code, text, _ = run(capsys, "--stack", "dev", "--plan", DEV_PLAN)
     assert code == 0
     assert f"net cost        {doc['net_cost']:,.2f} USD" in text
