@@ -14,14 +14,17 @@ import json
 import logging
 import runpy
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Generator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
 import pulumi
 import pulumi.runtime
+import pulumi.runtime.resource
 import pulumi.runtime.settings
+from pulumi.runtime.proto import source_pb2
 
 SECRET_FIELDS = frozenset({"password", "secretData", "privateKey"})
 REDACTED = "[secret]"
@@ -34,6 +37,34 @@ DYNAMIC_PROVIDER = "__provider"
 ENGINE_LOG = logging.getLogger("mlgov.offline.engine")
 ENGINE_LOG.addHandler(logging.NullHandler())
 ENGINE_LOG.propagate = False
+
+
+# The SDK function that walks the Python stack at every resource registration, to send the engine
+# the source position of the program line that made it (the real engine shows it in errors).
+STACK_TRACE_HOOK = "_get_stack_trace"
+
+
+@contextmanager
+def no_stack_traces() -> Generator[None]:
+    """Registrations under mocks skip the SDK's per-resource stack walk; restored after.
+
+    The mock monitor answers a registration from its type, name and inputs and never reads the
+    stack trace or source position the request carries, so the walk (every frame's file turned
+    into a URI: about a sixth of a plan, more under a deep caller such as a test runner) buys
+    nothing here and the recorded resources are the same without it. If an SDK release renames
+    the function, nothing is replaced and plans are only slower (tests/govdiff/test_offline.py
+    notices the rename).
+    """
+    module = pulumi.runtime.resource
+    original = getattr(module, STACK_TRACE_HOOK, None)
+    if original is None:
+        yield
+        return
+    setattr(module, STACK_TRACE_HOOK, source_pb2.StackTrace)  # an empty trace, no frames
+    try:
+        yield
+    finally:
+        setattr(module, STACK_TRACE_HOOK, original)
 
 
 @dataclass(frozen=True)
@@ -158,17 +189,18 @@ def run_under_mocks(
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     try:
-        pulumi.runtime.set_mocks(
-            mocks, project=project_name, stack=stack, preview=False, logger=ENGINE_LOG
-        )
-        pulumi.runtime.set_all_config(pulumi_config(config))
+        with no_stack_traces():  # set_mocks registers the root stack: inside too
+            pulumi.runtime.set_mocks(
+                mocks, project=project_name, stack=stack, preview=False, logger=ENGINE_LOG
+            )
+            pulumi.runtime.set_all_config(pulumi_config(config))
 
-        def _run() -> None:
-            build()
+            def _run() -> None:
+                build()
 
-        # pulumi.runtime.test awaits every outstanding RPC before returning.
-        test: Any = getattr(pulumi.runtime, "test")  # noqa: B009 - untyped in the SDK
-        cast(Callable[[], None], test(_run))()
+            # pulumi.runtime.test awaits every outstanding RPC before returning.
+            test: Any = getattr(pulumi.runtime, "test")  # noqa: B009 - untyped in the SDK
+            cast(Callable[[], None], test(_run))()
     finally:
         asyncio.set_event_loop(None)
         loop.close()
