@@ -10,6 +10,7 @@ document is assembled in plan.py; this module only runs the program.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 import logging
 import runpy
@@ -65,6 +66,25 @@ def no_stack_traces() -> Generator[None]:
         yield
     finally:
         setattr(module, STACK_TRACE_HOOK, original)
+
+
+class _MonitorThreads(concurrent.futures.ThreadPoolExecutor):
+    """The threads the SDK runs the mock monitor's calls on, kept from one run to the next.
+
+    Each run has an event loop of its own, and a loop starts its default executor's threads
+    afresh and shuts them down when it closes; each new thread also opens an event loop of its
+    own for the monitor's calls (the SDK's `_ensure_event_loop`). `mlgov plan --all` and the
+    tests plan many stacks in one process: with these threads kept, they start the threads and
+    their loops once. A run's loop asks its default executor to shut down when it closes; this
+    one stays up for the next run (its idle threads are joined at interpreter exit, as every
+    executor's are).
+    """
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        """Outlive the loop that closes (see the class)."""
+
+
+MONITOR_THREADS = _MonitorThreads(thread_name_prefix="mlgov-mock-monitor")
 
 
 @dataclass(frozen=True)
@@ -187,6 +207,7 @@ def run_under_mocks(
     # A fresh root stack and event loop per run, so runs in one process don't share state.
     pulumi.runtime.settings.ROOT.set(None)
     loop = asyncio.new_event_loop()
+    loop.set_default_executor(MONITOR_THREADS)
     asyncio.set_event_loop(loop)
     try:
         with no_stack_traces():  # set_mocks registers the root stack: inside too

@@ -1,13 +1,15 @@
-"""A run under mocks skips the Pulumi SDK's per-registration stack walk and records the same.
+"""What a run under mocks skips, and that it records the same without it.
 
-The walk is a sixth of a plan (more under a deep caller such as pytest), and the mock monitor
-never reads what it produces; governance/review/offline.py (`no_stack_traces`) turns it off
-for the run only.
+governance/review/offline.py: the Pulumi SDK's per-registration stack walk (a sixth of a plan,
+more under a deep caller such as pytest; the mock monitor never reads what it produces) is off
+for the run only, and the threads that answer the monitor's calls are started once per process,
+not once per run.
 """
 
 from __future__ import annotations
 
 import contextlib
+import threading
 from typing import Any
 
 import pulumi
@@ -15,7 +17,7 @@ import pulumi.runtime.resource
 import pytest
 
 from governance.review import offline
-from governance.review.offline import STACK_TRACE_HOOK, run_under_mocks
+from governance.review.offline import STACK_TRACE_HOOK, GcpMocks, run_under_mocks
 
 
 def _build() -> None:
@@ -82,3 +84,24 @@ def test_the_recorded_resources_are_the_same_with_the_walk(
     with_walk = run_under_mocks(_build, CONFIG)
     assert with_walk == without
     assert [r.inputs.get("name") for r in without] == [None, "acme-data", "events-data"]
+
+
+def test_every_run_answers_the_monitor_on_the_same_threads(monkeypatch: pytest.MonkeyPatch) -> None:
+    answered_on: list[set[int]] = []
+    record = GcpMocks.new_resource
+
+    def new_resource(self: GcpMocks, args: Any) -> Any:
+        answered_on[-1].add(threading.get_ident())
+        assert threading.current_thread().name.startswith("mlgov-mock-monitor")
+        return record(self, args)
+
+    monkeypatch.setattr(GcpMocks, "new_resource", new_resource)
+    alive: list[int] = []
+    for _ in range(4):
+        answered_on.append(set())
+        assert [r.name for r in run_under_mocks(_build, CONFIG)] == ["parent", "data", "events"]
+        alive.append(threading.active_count())
+    used = set[int]().union(*answered_on)
+    # at most the pool's threads, whichever run started them, and none left over per run
+    assert 1 <= len(used) <= offline.MONITOR_THREADS._max_workers  # pyright: ignore[reportPrivateUsage]
+    assert alive[-1] == alive[1], alive
