@@ -6,13 +6,22 @@ that. Plan and floor runs alternate, so a change in machine load hits both; the 
 the median of the per-pair ratios. Prints a markdown table row; record it in bench/RESULTS.md
 under `## plan`.
 
+`--in-process N` instead plans the stack N more times in this process after a first plan (which
+pays the imports), as `mlgov plan --all` and the test suite do, and prints the median CPU and
+wall seconds of one plan. CPU time is the number to compare on a shared machine: other
+processes stretch the wall time, not the CPU a plan uses. It plans with the `governance`
+package this interpreter imports, so the same script measures another checkout with that
+checkout's interpreter (`/other/.venv/bin/python bench/plan_bench.py --in-process 9`).
+
     .venv/bin/python bench/plan_bench.py [--stack dev] [--runs 7]
+    .venv/bin/python bench/plan_bench.py --stack prod --in-process 9
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -31,11 +40,36 @@ def timed(cmd: list[str]) -> tuple[float, str]:
     return elapsed, result.stdout
 
 
+def in_process(stack: str, runs: int) -> None:
+    """Median CPU and wall seconds of one plan, over `runs` plans after a first one."""
+    import governance
+    from governance.review.plan import plan_stack
+
+    repo = Path(governance.__file__).resolve().parents[1]
+    os.chdir(repo)  # plan_stack finds the project (and its stacks/) from here
+    plan_stack(stack)  # the imports, and pulumi_gcp's modules the program loads
+    cpu: list[float] = []
+    wall: list[float] = []
+    for _ in range(runs):
+        c, w = time.process_time(), time.perf_counter()
+        plan_stack(stack)
+        cpu.append(time.process_time() - c)
+        wall.append(time.perf_counter() - w)
+    print(f"checkout: {repo}, plans after the first: {runs}")
+    print("| stack | CPU per plan (median) | wall per plan (median) |")
+    print("|---|---|---|")
+    print(f"| {stack} | {statistics.median(cpu):.3f} s | {statistics.median(wall):.3f} s |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--stack", default="dev")
     parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--in-process", type=int, metavar="N", default=0)
     args = parser.parse_args()
+    if args.in_process:
+        in_process(args.stack, args.in_process)
+        return
 
     plan_cmd = [sys.executable, "-m", "governance", "plan", "--stack", args.stack, "--json"]
     _, out = timed(plan_cmd)  # warm the OS file cache once

@@ -10,18 +10,22 @@ document is assembled in plan.py; this module only runs the program.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 import logging
 import runpy
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Generator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
 import pulumi
 import pulumi.runtime
+import pulumi.runtime.resource
 import pulumi.runtime.settings
+from pulumi.runtime.proto import source_pb2
 
 SECRET_FIELDS = frozenset({"password", "secretData", "privateKey"})
 REDACTED = "[secret]"
@@ -34,6 +38,53 @@ DYNAMIC_PROVIDER = "__provider"
 ENGINE_LOG = logging.getLogger("mlgov.offline.engine")
 ENGINE_LOG.addHandler(logging.NullHandler())
 ENGINE_LOG.propagate = False
+
+
+# The SDK function that walks the Python stack at every resource registration, to send the engine
+# the source position of the program line that made it (the real engine shows it in errors).
+STACK_TRACE_HOOK = "_get_stack_trace"
+
+
+@contextmanager
+def no_stack_traces() -> Generator[None]:
+    """Registrations under mocks skip the SDK's per-resource stack walk; restored after.
+
+    The mock monitor answers a registration from its type, name and inputs and never reads the
+    stack trace or source position the request carries, so the walk (every frame's file turned
+    into a URI: about a sixth of a plan, more under a deep caller such as a test runner) buys
+    nothing here and the recorded resources are the same without it. If an SDK release renames
+    the function, nothing is replaced and plans are only slower (tests/govdiff/test_offline.py
+    notices the rename).
+    """
+    module = pulumi.runtime.resource
+    original = getattr(module, STACK_TRACE_HOOK, None)
+    if original is None:
+        yield
+        return
+    setattr(module, STACK_TRACE_HOOK, source_pb2.StackTrace)  # an empty trace, no frames
+    try:
+        yield
+    finally:
+        setattr(module, STACK_TRACE_HOOK, original)
+
+
+class _MonitorThreads(concurrent.futures.ThreadPoolExecutor):
+    """The threads the SDK runs the mock monitor's calls on, kept from one run to the next.
+
+    Each run has an event loop of its own, and a loop starts its default executor's threads
+    afresh and shuts them down when it closes; each new thread also opens an event loop of its
+    own for the monitor's calls (the SDK's `_ensure_event_loop`). `mlgov plan --all` and the
+    tests plan many stacks in one process: with these threads kept, they start the threads and
+    their loops once. A run's loop asks its default executor to shut down when it closes; this
+    one stays up for the next run (its idle threads are joined at interpreter exit, as every
+    executor's are).
+    """
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        """Outlive the loop that closes (see the class)."""
+
+
+MONITOR_THREADS = _MonitorThreads(thread_name_prefix="mlgov-mock-monitor")
 
 
 @dataclass(frozen=True)
@@ -156,19 +207,21 @@ def run_under_mocks(
     # A fresh root stack and event loop per run, so runs in one process don't share state.
     pulumi.runtime.settings.ROOT.set(None)
     loop = asyncio.new_event_loop()
+    loop.set_default_executor(MONITOR_THREADS)
     asyncio.set_event_loop(loop)
     try:
-        pulumi.runtime.set_mocks(
-            mocks, project=project_name, stack=stack, preview=False, logger=ENGINE_LOG
-        )
-        pulumi.runtime.set_all_config(pulumi_config(config))
+        with no_stack_traces():  # set_mocks registers the root stack: inside too
+            pulumi.runtime.set_mocks(
+                mocks, project=project_name, stack=stack, preview=False, logger=ENGINE_LOG
+            )
+            pulumi.runtime.set_all_config(pulumi_config(config))
 
-        def _run() -> None:
-            build()
+            def _run() -> None:
+                build()
 
-        # pulumi.runtime.test awaits every outstanding RPC before returning.
-        test: Any = getattr(pulumi.runtime, "test")  # noqa: B009 - untyped in the SDK
-        cast(Callable[[], None], test(_run))()
+            # pulumi.runtime.test awaits every outstanding RPC before returning.
+            test: Any = getattr(pulumi.runtime, "test")  # noqa: B009 - untyped in the SDK
+            cast(Callable[[], None], test(_run))()
     finally:
         asyncio.set_event_loop(None)
         loop.close()

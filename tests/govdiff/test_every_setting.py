@@ -10,9 +10,7 @@ Each governance field is planned on the shipped prod stack with one edit, in-pro
 from __future__ import annotations
 
 import copy
-import json
 from collections.abc import Iterator
-from functools import cache
 from typing import Any, get_args, get_origin
 
 import pytest
@@ -326,13 +324,9 @@ def _config(path: str, value: Any) -> dict[str, Any]:
 _BASE = object()
 
 
-@cache
-def _base(path: str) -> str:
-    return json.dumps(plan("prod", _config(path, _BASE)))
-
-
 def _review(path: str, value: Any) -> Any:
-    base = json.loads(_base(path if _setup_key(path) != "-" else "environment"))
+    # the base: the prod stack with the field's own SETUP, if any (planned once: stacks.plan)
+    base = plan("prod", _config(path if _setup_key(path) != "-" else "environment", _BASE))
     return review(base, plan("prod", _config(path, value)))
 
 

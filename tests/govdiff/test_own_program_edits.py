@@ -12,6 +12,7 @@ the settings alone (no policy reads it): raising it is a weakening too.
 from __future__ import annotations
 
 import copy
+import json
 from pathlib import Path
 from typing import Any
 
@@ -39,11 +40,19 @@ def program(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+_PLANS: dict[str, str] = {}
+
+
 def _plan(root: Path, config: dict[str, Any]) -> dict[str, Any]:
-    doc = plan_config(
-        copy.deepcopy(config), "shop", root / "__main__.py", root / "Pulumi.shop.yaml"
-    )
-    return dict(doc)
+    """The program's plan for `config`: planned once per distinct config, a fresh copy each call
+    (BASE is the `before` of most tests here; see tests/govdiff/stacks.py)."""
+    key = json.dumps([str(root), config], sort_keys=True)
+    if key not in _PLANS:
+        doc = plan_config(
+            copy.deepcopy(config), "shop", root / "__main__.py", root / "Pulumi.shop.yaml"
+        )
+        _PLANS[key] = json.dumps(doc)
+    return json.loads(_PLANS[key])
 
 
 def _edited(root: Path, **plan: Any) -> dict[str, Any]:

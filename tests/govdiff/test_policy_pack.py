@@ -34,9 +34,12 @@ def _planned(raw: dict[str, Any] | None) -> dict[str, Any]:
     return plan("prod", config_of("prod"), pack)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def base() -> dict[str, Any]:
-    """The prod stack planned with the shipped policy-pack config, as the workflow does."""
+    """The prod stack planned with the shipped policy-pack config, as the workflow does.
+
+    Planned once per process (tests/govdiff/stacks.py); each test gets its own copy.
+    """
     return _planned(_shipped())
 
 
