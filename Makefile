@@ -113,17 +113,17 @@ package-check: install
 # (pytest's default selection, pyproject.toml) side by side: pyright keeps one core busy for
 # about 100 s, and beside pytest's two workers it adds about half that to the wall time, not all
 # of it (bench/RESULTS.md). Each one's output is printed whole when it ends (--output-sync).
-test: compiled bqemulator lint docs
+test: install compiled bqemulator lint docs
 	@$(MAKE) --no-print-directory -j 2 --output-sync=target typecheck suite
 
 # The tests of `make test`. Two workers: the 2-core machines run the suite in about half the time.
-suite: compiled bqemulator
+suite: install compiled bqemulator
 	$(VENV)/bin/pytest -q -n 2
 
 # The end-to-end runs the fast loop leaves out (marked e2e: the PR check's real workflow steps,
 # `make demo` as a process), the wheel in a fresh venv and the README on a fresh clone.
 # CI runs `make test e2e` (.ci/run): every test runs there.
-e2e: compiled bqemulator
+e2e: install compiled bqemulator
 	$(VENV)/bin/pytest -q -n 2 --dist load -m 'e2e or packaging or freshclone'
 
 # The documentation site (docs/, mkdocs.yml) into site/, in strict mode: a broken link or anchor
