@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -67,6 +68,14 @@ def pytest_collection(session: pytest.Session) -> object:
         return (yield)
     finally:
         sys.dont_write_bytecode = environment_says
+
+
+@pytest.fixture
+def closed_url() -> str:
+    """An http URL on 127.0.0.1 whose port refuses connections (bound, never listening)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return f"http://127.0.0.1:{s.getsockname()[1]}"
 
 
 def stack_config(stack: str) -> dict[str, Any]:

@@ -39,13 +39,6 @@ def short(monkeypatch: pytest.MonkeyPatch) -> Budget:
 
 
 @pytest.fixture
-def closed_url() -> str:
-    with socket.socket() as s:  # bound, never listening: connections are refused
-        s.bind(("127.0.0.1", 0))
-        return f"http://127.0.0.1:{s.getsockname()[1]}"
-
-
-@pytest.fixture
 def silent_url() -> Iterator[str]:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

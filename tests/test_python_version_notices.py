@@ -9,7 +9,6 @@ warning in-process), after a control run that shows the notice does appear witho
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
 
@@ -33,11 +32,9 @@ def _notice_appears_without_the_filter() -> None:
         pytest.skip(f"google-api-core prints no support notice for Python {sys.version[:4]} today")
 
 
-def test_the_cli_prints_no_support_notice() -> None:
-    with socket.socket() as s:  # a closed port: `jobs run` fails at once (it is never retried)
-        s.bind(("127.0.0.1", 0))
-        url = f"http://127.0.0.1:{s.getsockname()[1]}"
-    argv = ["jobs", "--stack", "dev", "--endpoint", url, "run", "reap-expired"]
+def test_the_cli_prints_no_support_notice(closed_url: str) -> None:
+    # A closed port: `jobs run` fails at once (it is never retried).
+    argv = ["jobs", "--stack", "dev", "--endpoint", closed_url, "run", "reap-expired"]
     result = subprocess.run(
         [sys.executable, "-m", "governance", *argv],
         cwd=REPO,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import socket
 from pathlib import Path
 
 import pytest
@@ -81,14 +80,18 @@ def test_bad_input_exits_2_naming_it(
     assert message in err and "Traceback" not in err
 
 
-def test_an_export_that_does_not_answer_is_a_note_and_the_page_is_written(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
-) -> None:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        url = f"http://127.0.0.1:{s.getsockname()[1]}"
-    monkeypatch.setenv("MLGOV_API_ENDPOINTS", json.dumps({"bigquery": url}))
+@pytest.fixture
+def unanswering_bigquery(closed_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    """BigQuery's URL, on a port that refuses connections, for the rest of the test."""
+    monkeypatch.setenv("MLGOV_API_ENDPOINTS", json.dumps({"bigquery": closed_url}))
     use_short_budget(monkeypatch)  # a refused connection is retried: briefly, not for seconds
+    return closed_url
+
+
+def test_an_export_that_does_not_answer_is_a_note_and_the_page_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys, unanswering_bigquery: str
+) -> None:
+    url = unanswering_bigquery
     output = tmp_path / "out.html"
     code, out, err = run(capsys, monkeypatch, "--stack", "dev", "-o", str(output))
     assert code == 0, err
@@ -108,14 +111,10 @@ def stack_rows(page: str) -> dict[str, list[str]]:
 
 
 def test_each_stack_shows_its_budget_baseline_savings_and_why_spend_is_missing(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys, unanswering_bigquery: str
 ) -> None:
     """Issue 32: no budget line, no baseline or savings, and staging and prod silently left out."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        url = f"http://127.0.0.1:{s.getsockname()[1]}"
-    monkeypatch.setenv("MLGOV_API_ENDPOINTS", json.dumps({"bigquery": url}))
-    use_short_budget(monkeypatch)  # a refused connection is retried: briefly, not for seconds
+    url = unanswering_bigquery
     output = tmp_path / "out.html"
     argv = ["--stack", "dev", "--stack", "staging", "--stack", "prod", "-o", str(output)]
     code, _out, err = run(capsys, monkeypatch, *argv)

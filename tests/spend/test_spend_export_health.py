@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-import socket
 from pathlib import Path
 
 import pytest
@@ -277,13 +276,10 @@ def test_endpoint_problems_exit_2(
 
 
 def test_an_unreachable_endpoint_exits_4_within_the_timeout(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], closed_url: str
 ) -> None:
     """--timeout shorter than the first call's own budget (tests/test_deadlines.py) wins."""
-    with socket.socket() as s:  # a port nothing listens on
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    url = f"http://127.0.0.1:{port}"
+    url = closed_url
     monkeypatch.setenv("MLGOV_API_ENDPOINTS", json.dumps({"bigquery": url}))
     code, _, err = run(capsys, "--stack", "dev", "--no-plan", "--timeout", "1")
     assert code == 2  # docs/architecture.md#exit-codes: spend answers (0) or not (2)
