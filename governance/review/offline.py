@@ -53,7 +53,7 @@ def no_stack_traces() -> Generator[None]:
     stack trace or source position the request carries, so the walk (every frame's file turned
     into a URI: about a sixth of a plan, more under a deep caller such as a test runner) buys
     nothing here and the recorded resources are the same without it. If an SDK release renames
-    the function, nothing is replaced and plans are only slower (tests/govdiff/test_offline.py
+    the function, nothing is replaced and plans are only slower (tests/golden/test_mock_runs.py
     notices the rename).
     """
     module = pulumi.runtime.resource
