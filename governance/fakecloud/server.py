@@ -112,11 +112,14 @@ class _Server(ThreadingHTTPServer):
     request_queue_size = 128
 
     def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler]) -> None:
-        super().__init__(address, handler)
         # stop() writes to this pair to wake the accept loop at once. serve_forever() notices a
         # shutdown() only at its next poll (about 10 ms per server with poll_interval=0.01),
         # a wait every test that starts a fake cloud paid when it stopped.
+        # Made before the base class binds: when binding fails or is interrupted (Ctrl-C in the
+        # demo), TCPServer.__init__ calls server_close(), which closes this pair, and the
+        # original exception must surface rather than an AttributeError.
         self._wake_reader, self._waker = socket.socketpair()
+        super().__init__(address, handler)
 
     def serve_until_woken(self) -> None:
         """Accept and handle connections (each in its thread) until wake() is called."""
