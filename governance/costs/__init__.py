@@ -6,5 +6,5 @@ plan document quickly. The only cloud client (Cloud Billing Catalog API) is impo
 cost model in resources/ (or to a reason it is free); a cost file registers its usage knobs
 (usage_models.py), which assumptions.py composes; bill.py, context.py, machine_pricing.py,
 disk_pricing.py, expiry.py and office_hours.py are the shared pieces the models use. Policy
-rules live in policies/; the plan document is built by governance/plan code.
+rules live in policies/; the plan document is built by governance/review/plan.py.
 """

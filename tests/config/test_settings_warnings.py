@@ -1,7 +1,7 @@
 """Settings that are valid but do nothing: one exact warning each, and the stack still parses.
 
 `settings_warnings` (parse.py over ineffective.py) lists them; `read_settings` shows them to
-`pulumi up` through `pulumi.log.warn`. tests/cli/test_plan_warnings.py covers how `mlgov plan`
+`pulumi up` through `pulumi.log.warn`. tests/cli/test_plan_cli.py covers how `mlgov plan`
 prints and records them.
 """
 

@@ -9,7 +9,10 @@ stacks, the demo) and for the tests and benchmarks beside them.
 
 from __future__ import annotations
 
+import ast
+import io
 import re
+import tokenize
 from pathlib import Path
 
 import pytest
@@ -119,3 +122,109 @@ def test_every_anchor_the_code_cites_exists() -> None:
         }
     )
     assert missing == []
+
+
+# --------------------------------------------------------------------------- cited paths exist
+# A repository path in a comment, a docstring or a doc page: `governance/review/offline.py`,
+# `docs/architecture.md#exit-codes`, `tests/cli/`. The characters of a placeholder are taken in
+# too, so that a stack file's name with `<stack>` in it is seen whole (and skipped), not cut off
+# at the placeholder.
+CITED_PATH = re.compile(
+    r"(?<![\w./-])((?:governance|functions|policies|tests|bench|docs|stacks|demo|\.github|\.ci)"
+    r"/[\w./<>*{},#-]*[\w/>*}])"
+)
+PLACEHOLDER = re.compile(r"[<>*{}]|\.\.\.|\b(?:NAME|STACK|PAGE|FILE|FOLDER)\b")
+# Records of their time, which name paths as they were then: the change log and the measured
+# results. And data: recorded answers and notes about other projects' files.
+RECORDS = ("CHANGELOG.md", "bench/RESULTS.md")
+DATA_PARTS = frozenset({"data", "recorded"})
+NOT_IN_THE_REPOSITORY = {
+    "bench/profiles/org_sim.json": "bench/org_sim.py's default output, written when it runs",
+    "docs/CODEOWNERS": "one of the places GitHub reads CODEOWNERS from, in the user's repository",
+}
+
+
+def _prose_spans(path: Path, text: str) -> list[tuple[int, int]]:
+    """(start, end) offsets of what a reader reads as prose: all of a doc page; a module's
+    comments and docstrings (string literals in code are data, e.g. a missing path a test feeds
+    a command)."""
+    if path.suffix == ".md":
+        return [(0, len(text))]
+    starts = [0]
+    for line in text.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+
+    def offset(row: int, col: int) -> int:  # tokenize and ast count rows from 1, columns in str
+        return starts[row - 1] + col
+
+    spans = [
+        (offset(*token.start), offset(*token.end))
+        for token in tokenize.generate_tokens(io.StringIO(text).readline)
+        if token.type == tokenize.COMMENT
+    ]
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            first = node.body[0] if node.body else None
+            if ast.get_docstring(node, clean=False) and first and first.end_lineno:
+                end = offset(first.end_lineno, first.end_col_offset or 0)
+                spans.append((offset(first.lineno, first.col_offset), end))
+    return spans
+
+
+def _citing_files() -> list[Path]:
+    roots = ("governance", "functions", "policies", "tests", "bench", "docs", "stacks", "demo")
+    files = [REPO / name for name in ("README.md", "CONTRIBUTING.md", "__main__.py")]
+    for root in roots:
+        files += sorted((REPO / root).rglob("*.py")) + sorted((REPO / root).rglob("*.md"))
+    return [
+        path
+        for path in files
+        if path.is_file()
+        and str(path.relative_to(REPO)) not in RECORDS
+        and not DATA_PARTS & set(path.relative_to(REPO).parts)
+        and "__pycache__" not in path.parts
+    ]
+
+
+def dangling_citations(files: list[Path]) -> list[str]:
+    """`file:line: path` for each cited repository path that does not exist."""
+    found: list[str] = []
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        missing: list[tuple[int, str]] = []
+        for match in CITED_PATH.finditer(text):
+            cited = match.group(1).split("#")[0].rstrip(".,")
+            if PLACEHOLDER.search(cited) or cited in NOT_IN_THE_REPOSITORY:
+                continue
+            if not (REPO / cited).exists():
+                missing.append((match.start(), cited))
+        if not missing:  # most files: no need to tell prose from code (tokenizing is slow)
+            continue
+        prose = _prose_spans(path, text)
+        where = path.relative_to(REPO) if path.is_relative_to(REPO) else path.name
+        found += [
+            f"{where}:{text.count(chr(10), 0, at) + 1}: {cited}"
+            for at, cited in missing
+            if any(start <= at < end for start, end in prose)
+        ]
+    return found
+
+
+def test_every_repository_path_the_code_and_docs_cite_exists() -> None:
+    # A file moved without its citations sends a reader nowhere (a comment once named a
+    # test_offline.py in tests/govdiff, which never existed).
+    assert dangling_citations(_citing_files()) == []
+
+
+def test_a_dangling_citation_is_found(tmp_path: Path) -> None:
+    page = REPO / "docs" / "architecture.md"
+    module = tmp_path / "cites.py"
+    module.write_text(
+        '"""Planned by governance/review/plan.py; see docs/architecture.md#exit-codes."""\n'
+        "# the old home: governance/tools/plan.py, and stacks/Pulumi.<stack>.yaml\n"
+        'MISSING = "governance/no/such/file.py"  # data, not a citation\n',
+        encoding="utf-8",
+    )
+    assert page.is_file()
+    found = [hit.split(": ", 1)[1] for hit in dangling_citations([module])]
+    assert found == ["governance/tools/plan.py"]

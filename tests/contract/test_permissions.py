@@ -1,6 +1,6 @@
 """The custom role of each function equals what its flow needs, as the functions state it.
 
-governance/automation.py keeps its own literal mapping (governance never imports functions/);
+governance/components/automation.py keeps its own literal mapping (governance never imports functions/);
 functions/govern/permissions.py derives one from each flow's declared reads and action kinds.
 They must not drift. Two permissions of the dispatchers are granted on their own resource, never
 in the project role: finding a scope's projects (on the scope's folder or organization) and

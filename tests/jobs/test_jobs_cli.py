@@ -1,7 +1,7 @@
 """`python -m governance jobs` against a fake Cloud Scheduler: method, path and body of each call.
 
 Job ids come from the stack files (stacks/Pulumi.dev.yaml: prefix acme-dev, project
-acme-ml-dev, region us-central1), named as governance/automation.py deploys them.
+acme-ml-dev, region us-central1), named as governance/components/automation.py deploys them.
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ from mlgov_policies.config import PolicyConfig
 from mlgov_policies.props import is_unknown
 from mlgov_policies.schema import catalog
 
-# governance/offline.py writes this in place of secret inputs in plan documents.
+# governance/review/offline.py writes this in place of secret inputs in plan documents.
 REDACTED: Final = "[secret]"
 # Type-token prefixes of the packages the archive describes.
 DESCRIBED_PACKAGES: Final = {"gcp:": "pulumi-gcp", "random:": "pulumi-random"}

@@ -20,7 +20,7 @@ import yaml
 
 OUT = Path(__file__).resolve().parents[1] / "data" / "pricing-reference.yml"
 REFERENCE_TYPES = (
-    # used by stacks/*.yaml and governance/settings.py defaults
+    # used by stacks/*.yaml and the defaults in governance/settings/
     "n1-standard-4", "n1-standard-8", "n1-standard-16", "n2-standard-4", "n2-standard-8",
     "n2-standard-16", "e2-standard-2", "e2-standard-4", "g2-standard-4", "g2-standard-8",
     "g2-standard-16",
