@@ -14,6 +14,7 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Protocol
 
 from governance.settings.base import Problem
+from governance.settings.workload_maps import WorkloadMaps
 from mlgov_policies.compat import (
     gke_tpu_zone_problem,
     gpu_problem,
@@ -25,8 +26,6 @@ from mlgov_policies.compat import (
 
 if TYPE_CHECKING:
     from governance.settings.datasets import DatasetSettings, TableSettings
-    from governance.settings.notebooks import NotebookSettings
-    from governance.settings.training import GpuVmSettings, TpuVmSettings, TrainingPoolSettings
 
 
 def gpu_pairing(
@@ -40,23 +39,11 @@ def gpu_pairing(
         yield count_key, counted
 
 
-class _AcceptanceStack(Protocol):
+class _AcceptanceStack(WorkloadMaps, Protocol):
     """What the checks here read of a stack's settings (root.py's `Settings` is one)."""
 
     @property
     def zones(self) -> tuple[str, ...]: ...
-
-    @property
-    def notebooks(self) -> Mapping[str, NotebookSettings]: ...
-
-    @property
-    def training_pools(self) -> Mapping[str, TrainingPoolSettings]: ...
-
-    @property
-    def tpu_vms(self) -> Mapping[str, TpuVmSettings]: ...
-
-    @property
-    def gpu_vms(self) -> Mapping[str, GpuVmSettings]: ...
 
     @property
     def datasets(self) -> Mapping[str, DatasetSettings]: ...

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from governance.costs.catalog import default_catalog
 from governance.settings.base import REGION_PATTERN, Problem, shown
+from governance.settings.workload_maps import WorkloadMaps
 from mlgov_policies.compat.tpus import TPU_GENERATIONS
 
 if TYPE_CHECKING:
@@ -28,8 +29,6 @@ if TYPE_CHECKING:
     from governance.settings.billing_export import BillingExportSettings
     from governance.settings.datasets import DatasetSettings
     from governance.settings.limits import Limits
-    from governance.settings.notebooks import NotebookSettings
-    from governance.settings.training import GpuVmSettings, TpuVmSettings, TrainingPoolSettings
 
 BIGQUERY_MULTI_REGIONS = ("US", "EU")
 """BigQuery's multi-region locations (https://cloud.google.com/bigquery/docs/locations)."""
@@ -126,7 +125,7 @@ def bigquery_location_problem(location: str) -> str | None:
     )
 
 
-class _LocationsStack(Protocol):
+class _LocationsStack(WorkloadMaps, Protocol):
     """What the checks here read of a stack's settings (root.py's `Settings` is one)."""
 
     @property
@@ -140,18 +139,6 @@ class _LocationsStack(Protocol):
 
     @property
     def usage(self) -> UsageAssumptions: ...
-
-    @property
-    def notebooks(self) -> Mapping[str, NotebookSettings]: ...
-
-    @property
-    def training_pools(self) -> Mapping[str, TrainingPoolSettings]: ...
-
-    @property
-    def tpu_vms(self) -> Mapping[str, TpuVmSettings]: ...
-
-    @property
-    def gpu_vms(self) -> Mapping[str, GpuVmSettings]: ...
 
     @property
     def datasets(self) -> Mapping[str, DatasetSettings]: ...

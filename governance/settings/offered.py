@@ -10,8 +10,8 @@ nothing is judged. Which GPU attaches to which machine type is the compatibility
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING, Protocol
+from collections.abc import Iterator
+from typing import Protocol
 
 from governance.costs.catalog import Catalog, default_catalog
 from governance.costs.errors import CatalogError
@@ -19,11 +19,8 @@ from governance.costs.machines import gpu_model, machine_shape, tpu_chips
 from governance.costs.regions import region_of
 from governance.settings.base import Problem
 from governance.settings.locations import region_offered
+from governance.settings.workload_maps import WorkloadMaps
 from mlgov_policies.compat import tpus as tpu_facts
-
-if TYPE_CHECKING:
-    from governance.settings.notebooks import NotebookSettings
-    from governance.settings.training import GpuVmSettings, TpuVmSettings, TrainingPoolSettings
 
 
 def _missing(catalog: Catalog, what: str, label: str, region: str) -> str | None:
@@ -71,23 +68,11 @@ def _gpu(catalog: Catalog, gpu_type: str, machine_type: str, region: str) -> str
     return _missing(catalog, f"gpu.{model}", f"GPU {model}", region)
 
 
-class _OfferedStack(Protocol):
+class _OfferedStack(WorkloadMaps, Protocol):
     """What the checks here read of a stack's settings (root.py's `Settings` is one)."""
 
     @property
     def region(self) -> str: ...
-
-    @property
-    def notebooks(self) -> Mapping[str, NotebookSettings]: ...
-
-    @property
-    def training_pools(self) -> Mapping[str, TrainingPoolSettings]: ...
-
-    @property
-    def tpu_vms(self) -> Mapping[str, TpuVmSettings]: ...
-
-    @property
-    def gpu_vms(self) -> Mapping[str, GpuVmSettings]: ...
 
     def zone_for(self, zone: str | None) -> str: ...
 
