@@ -9,7 +9,12 @@ With a `clock` (governance/fakecloud/clock.py), injected latency moves that cloc
 Faults (`inject`) model what the real cloud does to a client: an HTTP error status with an
 optional `Retry-After` (429, 503 bursts, 403 rateLimitExceeded), a connection reset before the
 request is handled (`reset`), and a reply slower than the client's timeout (`slow`: the request
-is handled, the clock moves on by `seconds`, and the reply comes too late to be read).
+is handled, the clock moves on by `seconds`, and the reply is held until the client gives up).
+
+The server notices every reply a client gave up on (`abandoned`): it closed the connection
+before the reply was written, or reset it with the reply unread. A test that makes one reply
+slow can so tell a client that timed out on that reply (what it tests) from one that timed out
+on another, merely late, reply of a loaded machine (a run that tested something else).
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import io
 import json
 import random
 import re
+import select
 import selectors
 import socket
 import struct
@@ -151,9 +157,15 @@ class FakeGcp:
         self.requests: list[Request] = []
         self.exchanges: list[tuple[Request, Reply]] = []  # each request with the reply it got
         self.faults: list[Fault] = []
-        # How long (real seconds) a SLOW reply holds its connection: longer than the client's
-        # call timeout in the tests (MLGOV_POLICY.call_timeout_seconds), so it gives up first.
-        self.slow_hold_s = 2.0
+        # Replies the client gave up on (see _client_gone); `held` are those a SLOW fault held.
+        self.abandoned: list[Request] = []
+        self.held: list[Request] = []
+        # The longest (real seconds) a SLOW reply is held: it is written, late, only if the client
+        # is still waiting then, i.e. it set no call timeout (MLGOV_POLICY.call_timeout_seconds)
+        # shorter than this. A client that gives up ends the hold at once.
+        self.slow_hold_s = 10.0
+        self._open: set[socket.socket] = set()  # the connections being served (see settle)
+        self._answered: dict[socket.socket, Request] = {}  # each one's last reply written
         self._closing = threading.Event()
         self.chaos: Chaos | None = None
         self._random = random.Random(0)  # noqa: S311 - reproducible faults, not secrecy
@@ -199,6 +211,25 @@ class FakeGcp:
             self.chaos = chaos
             self._random = random.Random(chaos.seed)  # noqa: S311 - reproducible faults
 
+    def settle(self, timeout_s: float = 10.0) -> None:
+        """Wait until the server has seen every connection a client closed or reset by now.
+
+        A client that times out closes its connection before it retries, so once a run is over
+        its kernel has told ours; what remains is for the connection's thread (maybe starved on
+        a loaded machine) to notice, and record the reply as `abandoned`. Until it has, its
+        socket stays readable (end of file, or a reset); an idle kept-alive one does not.
+        """
+        end = time.monotonic() + timeout_s
+        while True:
+            with self._lock:
+                open_ = list(self._open)
+                pending = select.select(open_, [], [], 0)[0] if open_ else []
+            if not pending:
+                return
+            if time.monotonic() > end:
+                raise TimeoutError(f"{len(pending)} connection(s) closed by the client unnoticed")
+            time.sleep(0.002)
+
     def calls(self, method: str | None = None, path_contains: str = "") -> list[Request]:
         """Recorded requests, optionally filtered by method and a path substring."""
         with self._lock:
@@ -230,10 +261,29 @@ class FakeGcp:
             def log_message(self, format: str, *args: Any) -> None:  # silence stderr
                 return
 
+            def setup(self) -> None:
+                super().setup()
+                with fake._lock:
+                    fake._open.add(self.connection)
+
+            def handle(self) -> None:
+                try:
+                    super().handle()
+                except ConnectionResetError:
+                    # Reset with our reply unread: the client had given up on it.
+                    fake._abandon(fake._last_answered(self.connection))
+                    return
+                answered = fake._last_answered(self.connection)
+                if answered is not None and _socket_error(self.connection):
+                    # It closed before the reply came, which then met a closed socket.
+                    fake._abandon(answered)
+
             def _serve(self) -> None:
                 fake._dispatch(self)
 
             def finish(self) -> None:
+                with fake._lock:
+                    fake._open.discard(self.connection)
                 # A reset or a late reply leaves a socket the client closed: nothing to flush.
                 with contextlib.suppress(OSError):
                     super().finish()
@@ -317,9 +367,15 @@ class FakeGcp:
             # The work is done; the answer comes after the client's timeout, on both clocks.
             if self.clock is not None:
                 self.clock.advance(fault.seconds)
-            self._closing.wait(self.slow_hold_s)
+            with self._lock:
+                self.held.append(request)
+            self._hold(http.connection)
         with self._lock:
             self.exchanges.append((request, reply))
+        if _client_gone(http.connection):
+            self._abandon(request)
+            http.close_connection = True
+            return
         payload = json.dumps(reply.body).encode()
         try:
             http.send_response(reply.status)
@@ -330,12 +386,32 @@ class FakeGcp:
             http.end_headers()
             http.wfile.write(payload)
         except OSError:
-            http.close_connection = True  # the client gave up on a slow reply
+            self._abandon(request)  # it closed while the reply was being written
+            http.close_connection = True
+            return
+        with self._lock:
+            self._answered[http.connection] = request
 
-    @staticmethod
-    def _reset(http: BaseHTTPRequestHandler) -> None:
+    def _hold(self, conn: socket.socket) -> None:
+        """Wait until the client gives up on this connection, the server stops, or the hold ends."""
+        end = time.monotonic() + self.slow_hold_s
+        while not self._closing.is_set() and time.monotonic() < end:
+            if select.select([conn], [], [], 0.01)[0]:
+                return  # readable with a request outstanding: closed or reset by the client
+
+    def _last_answered(self, conn: socket.socket) -> Request | None:
+        with self._lock:
+            return self._answered.pop(conn, None)
+
+    def _abandon(self, request: Request | None) -> None:
+        if request is not None:
+            with self._lock:
+                self.abandoned.append(request)
+
+    def _reset(self, http: BaseHTTPRequestHandler) -> None:
         """Abort the connection with a TCP RST (SO_LINGER 0), as a failing load balancer does."""
         conn = http.connection
+        self._last_answered(conn)  # what it answered before was read: the reset is ours
         conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
         http.close_connection = True
         conn.close()
@@ -346,6 +422,24 @@ class FakeGcp:
             if method == request.method and (match := pattern.fullmatch(request.path)):
                 return handler(request, match)
         return Reply(404, error_body(404, f"no fake route for {request.method} {request.path}"))
+
+
+def _client_gone(conn: socket.socket) -> bool:
+    """Whether the client closed or reset the connection (it waits for no reply any more)."""
+    try:
+        return conn.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
+    except BlockingIOError:
+        return False  # open, nothing sent: still waiting
+    except OSError:
+        return True  # reset
+
+
+def _socket_error(conn: socket.socket) -> bool:
+    """Whether a reset came in after the client's end of file (our reply hit a closed socket)."""
+    try:
+        return conn.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR) != 0
+    except OSError:
+        return True
 
 
 @contextmanager

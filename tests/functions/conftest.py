@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -108,6 +109,13 @@ class Cloud:
 
 @pytest.fixture
 def cloud(monkeypatch: pytest.MonkeyPatch) -> Iterator[Cloud]:
+    with new_cloud(monkeypatch) as c:
+        yield c
+
+
+@contextmanager
+def new_cloud(monkeypatch: pytest.MonkeyPatch) -> Iterator[Cloud]:
+    """A fake cloud the functions use (MLGOV_API_ENDPOINTS, the test policy, its clock)."""
     clock_ = FakeClock(wall=WALL)
     with FakeGcp(clock=clock_) as server:
         c = Cloud(

@@ -2,14 +2,15 @@
 
 Every function runs through functions_framework with the real clients against the fake cloud,
 on its FakeClock (retries and Retry-After waits take no real time; only a slow reply costs the
-client's real socket timeout, 0.3 s here). Each test asserts the fake's final state and the
-number of writes it saw, not only the report.
+client's real socket timeout, see CALL_TIMEOUTS). Each test asserts the fake's final state and
+the number of writes it saw, not only the report.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
@@ -25,6 +26,7 @@ from tests.functions.conftest import (
     budget_data,
     http,
     log_lines,
+    new_cloud,
     post_report,
     pubsub_event,
     seed_budget,
@@ -33,7 +35,67 @@ from tests.functions.conftest import (
 )
 
 A, B = "us-central1-a", "us-central1-b"
-SLOW_POLICY = {"call_timeout_seconds": 0.3}
+
+# The call timeouts (MLGOV_POLICY.call_timeout_seconds, real seconds) a slow-reply test tries,
+# shortest first. The fake holds a slow reply until the client gives up, so a run waits one
+# timeout for it. But every other reply must come within the timeout too, and on a loaded
+# machine a merely late one may not: the client then gives up on it as well, and the run tests
+# something else than it means to. The fake notices each reply a client gave up on
+# (server.abandoned, exact: a closed or reset connection, no timing), so such a run is
+# repeated on a fresh cloud with the next, longer timeout: load costs time, never a false result.
+CALL_TIMEOUTS = (0.1, 0.5, 2.5)
+
+
+@pytest.fixture
+def fresh_clouds(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[], Cloud]]:
+    """Make a new fake cloud (each one the functions' from then on), all stopped at teardown."""
+    with ExitStack() as stack:
+        yield lambda: stack.enter_context(new_cloud(monkeypatch))
+
+
+def _given_up_on_only_what_was_slow(
+    fresh_clouds: Callable[[], Cloud],
+    monkeypatch: pytest.MonkeyPatch,
+    run: Callable[[Cloud], Any],
+    **policy: Any,
+) -> tuple[Cloud, Any]:
+    """`run(cloud)` (it injects its faults) under a short call timeout; the cloud and its result.
+
+    Repeated with a longer timeout while the client also gave up on a reply the run did not make
+    slow (see CALL_TIMEOUTS); an error in such a run is its consequence, not a result.
+    """
+    late: list[Any] = []
+    for timeout in CALL_TIMEOUTS:
+        cloud = fresh_clouds()
+        set_policy(monkeypatch, call_timeout_seconds=timeout, **policy)
+        try:
+            result = run(cloud)
+        except AssertionError:
+            cloud.server.settle()
+            if not _given_up_unasked(cloud):
+                raise
+            continue
+        cloud.server.settle()
+        late = _given_up_unasked(cloud)
+        if not late:
+            return cloud, result
+    raise AssertionError(
+        f"the client gave up on replies that were not slow, at every timeout: {late}"
+    )
+
+
+def _given_up_unasked(cloud: Cloud) -> list[Any]:
+    """Replies the client gave up on that no SLOW fault held (they came late, not slow)."""
+    held = cloud.server.held
+    return [r for r in cloud.server.abandoned if not any(r is h for h in held)]
+
+
+def _gave_up_on_exactly_the_slow_reply(cloud: Cloud) -> None:
+    """The client's call timeout bounded its wait: it gave up on the one reply held for it."""
+    [held] = cloud.server.held
+    assert len(cloud.server.abandoned) == 1 and cloud.server.abandoned[0] is held, (
+        "the client waited for the slow reply instead of timing out"
+    )
 
 
 # -- the three scenarios faults are injected into ---------------------------------------------
@@ -130,22 +192,28 @@ def test_a_connection_reset_is_retried(cloud, name, scenario, method, pattern):
     ("name", "scenario", "method", "pattern"), CALLS, ids=[c[0] for c in CALLS]
 )
 def test_a_reply_slower_than_the_call_timeout_is_retried(
-    cloud, monkeypatch, name, scenario, method, pattern
+    fresh_clouds, monkeypatch, name, scenario, method, pattern
 ):
-    set_policy(monkeypatch, **SLOW_POLICY)
-    # The server does the work, lets 10 s pass, and answers after the client gave up.
-    cloud.server.inject(pattern, SLOW, times=1, method=method, seconds=10)
-    scenario.run(cloud)
+    def run(cloud: Cloud) -> None:
+        # The server does the work, lets 10 s pass, and holds the answer until the client gave up.
+        cloud.server.inject(pattern, SLOW, times=1, method=method, seconds=10)
+        scenario.run(cloud)
+
+    cloud, _ = _given_up_on_only_what_was_slow(fresh_clouds, monkeypatch, run)
     scenario.done(cloud)
     assert not any(f.times for f in cloud.server.faults), "the fault never fired"
+    _gave_up_on_exactly_the_slow_reply(cloud)
     # Retrying a write that took effect changes nothing more: the retry is one request more.
     assert _writes(cloud) == scenario.writes + (method != "GET")
 
 
-def test_a_slow_claim_that_took_effect_is_recognised_as_this_runs_own(cloud, monkeypatch):
-    set_policy(monkeypatch, **SLOW_POLICY)
-    cloud.server.inject(r":markClaimed$", SLOW, times=1, seconds=10)
-    report = _idle_vms(cloud)
+def test_a_slow_claim_that_took_effect_is_recognised_as_this_runs_own(fresh_clouds, monkeypatch):
+    def run(cloud: Cloud) -> dict[str, Any]:
+        cloud.server.inject(r":markClaimed$", SLOW, times=1, seconds=10)
+        return _idle_vms(cloud)
+
+    cloud, report = _given_up_on_only_what_was_slow(fresh_clouds, monkeypatch, run)
+    _gave_up_on_exactly_the_slow_reply(cloud)
     _idle_vms_done(cloud)
     # The retried claim met the new etag (412); a re-list showed the claim is this run's.
     claims = cloud.server.calls("POST", ":markClaimed")
@@ -154,13 +222,19 @@ def test_a_slow_claim_that_took_effect_is_recognised_as_this_runs_own(cloud, mon
 
 
 @pytest.mark.parametrize("fault", [RESET, SLOW])
-def test_a_mark_failed_that_resets_or_is_slow_is_retried(cloud, monkeypatch, fault):
-    set_policy(monkeypatch, **SLOW_POLICY)
-    cloud.compute.add(DEV, A, "idle-1")
-    rec = cloud.recommender.add(DEV, A, "idle-1")
-    cloud.server.inject(r"/instances/idle-1/stop$", 403, times=1)  # permanent: mark FAILED
-    cloud.server.inject(r":markFailed$", fault, times=1, seconds=10)
-    report = post_report("reap_idle_vms", status=503)
+def test_a_mark_failed_that_resets_or_is_slow_is_retried(fresh_clouds, monkeypatch, fault):
+    def run(cloud: Cloud) -> tuple[dict[str, Any], dict[str, Any]]:
+        cloud.compute.add(DEV, A, "idle-1")
+        rec = cloud.recommender.add(DEV, A, "idle-1")
+        cloud.server.inject(r"/instances/idle-1/stop$", 403, times=1)  # permanent: mark FAILED
+        cloud.server.inject(r":markFailed$", fault, times=1, seconds=10)
+        return rec, post_report("reap_idle_vms", status=503)
+
+    cloud, (rec, report) = _given_up_on_only_what_was_slow(fresh_clouds, monkeypatch, run)
+    if fault == SLOW:
+        _gave_up_on_exactly_the_slow_reply(cloud)
+    else:
+        assert cloud.server.abandoned == []
     assert cloud.recommender.state(rec["name"]) == "FAILED"
     meta = cloud.recommender.recs[rec["name"]]["stateInfo"]["stateMetadata"]
     assert meta["mlgov"] == "failed"
