@@ -144,15 +144,9 @@ class Bill:
         self.lines.append(text)
         self.entries.append(CostLine(self.name, kind, text, what, usd=usd))
 
-    @contextmanager
-    def part(self, name: str) -> Generator[None]:
+    def part(self, name: str) -> _Part:
         """Name every line written inside the block after one part (`default pool: disk`)."""
-        outer = self.prefix
-        self.prefix = f"{outer}{name}: "
-        try:
-            yield
-        finally:
-            self.prefix = outer
+        return _Part(self, name)
 
     def charge(self, what: str, price: Price, qty: float, detail: str, pricing: str = "") -> None:
         """Add `qty` units of `price`; the line names the catalog key, location and usage.
@@ -233,6 +227,22 @@ class Bill:
         text = f"unpriced part: {part}: {reason} (left out of the total)"
         self.lines.append(text)
         self.entries.append(CostLine("governed", "unpriced", text, what=part))
+
+
+class _Part:
+    """`Bill.part`'s block: a class, not a generator, as every VM disk of an estimate enters one."""
+
+    __slots__ = ("_bill", "_name", "_outer")
+
+    def __init__(self, bill: Bill, name: str) -> None:
+        self._bill, self._name, self._outer = bill, name, ""
+
+    def __enter__(self) -> None:
+        self._outer = self._bill.prefix
+        self._bill.prefix = f"{self._outer}{self._name}: "
+
+    def __exit__(self, *_: object) -> None:
+        self._bill.prefix = self._outer
 
 
 class Quote:

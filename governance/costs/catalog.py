@@ -28,6 +28,7 @@ from governance.costs.nearest import fallback_order
 DEFAULT_PATH = Path(__file__).with_name("prices_regional.json")
 SCHEMA = "mlgov-regional-price-catalog"
 USAGES = ("ondemand", "spot", "1y", "3y")
+_UNASKED: Any = object()  # a cache's "not asked yet", apart from a cached None (no price)
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +127,10 @@ class Catalog:
         self._found: dict[tuple[str, str, str], Price | None] = {}
         self._nearest: dict[tuple[str, str, str], Price | None] = {}
         self._offered_cache: dict[tuple[str, str], bool | None] = {}
+        self.derived: dict[tuple[str, str], Any] = {}
+        """Answers other modules work out from this catalog alone (a machine type's shape, a
+        family's sustained-use tiers), kept with it: a catalog never changes once read, and an
+        estimate asks them for every VM."""
 
     def __len__(self) -> int:
         return sum(1 for s in self._series.values() for v in s["values"] if v is not None)
@@ -149,8 +154,10 @@ class Catalog:
     def find(self, key: str, region: str, usage: str = "ondemand") -> Price | None:
         """The price for `key` in `region` (or its "global" price), or None: no fallback."""
         cache_key = (key, region, usage)
-        if cache_key in self._found:  # an estimate asks the same few questions many times
-            return self._found[cache_key]
+        # an estimate asks the same few questions many times: one dict probe when answered
+        found = self._found.get(cache_key, _UNASKED)
+        if found is not _UNASKED:
+            return found
         found = None
         s = self._series.get((key, usage))
         if s is not None:
@@ -177,7 +184,10 @@ class Catalog:
 
     def price(self, key: str, region: str, usage: str = "ondemand") -> Price:
         """The price in `region`, else the nearest location's (`requested` set); else an error."""
-        found = self.find(key, region, usage) or self.nearest(key, region, usage)
+        # the cache `find` fills, read here first: every charge of an estimate asks for a price
+        found = self._found.get((key, region, usage))
+        if found is None:
+            found = self.find(key, region, usage) or self.nearest(key, region, usage)
         if found is None:
             raise CatalogError(
                 f"price catalog of {self.generated} has no {usage} price {key!r} in any location"
@@ -218,11 +228,16 @@ class Catalog:
     def _is_offered(self, what: str, region: str) -> bool | None:
         if what in self._offered:  # a documented list of every region that sells it
             return region in self._offered[what]
-        if region not in self._column:
+        col = self._column.get(region)
+        if col is None:
             return None
-        if what.startswith(("gce.type.", "gpu.")) and any(self.has(what, u) for u in USAGES):
-            # the export prices a type (or a bundled GPU) exactly where Google sells it
-            return any(region in self.regions_for(what, usage) for usage in USAGES)
+        if what.startswith(("gce.type.", "gpu.")):
+            # the export prices a type (or a bundled GPU) exactly where Google sells it: sold
+            # here when any usage has a price in this region's column (one lookup per usage,
+            # not a list of every region: a catalog walk asks for each type in each region)
+            found = [s for u in USAGES if (s := self._series.get((what, u))) is not None]
+            if found:
+                return any(s["values"][col] is not None for s in found)
         return None
 
     def where_offered(self, what: str) -> tuple[str, ...]:

@@ -30,6 +30,7 @@ TiB, 1-10 TiB, above). `StorageInternetEgress` holds a bucket's four keys.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -61,10 +62,21 @@ class Destination:
 
     def first_tier(self) -> str:
         """How the first tier reads on a "depends on usage" line."""
+        return self._first_tier
+
+    # Worked out once per destination, not per line: every VM of an estimate writes a
+    # "depends on usage" line per destination (a frozen dataclass keeps these in its __dict__).
+    @cached_property
+    def _first_tier(self) -> str:
         tib = self.tiers[0][1] / TIB
         first = "first TiB" if tib == 1 else f"first {tib:g} TiB"
         basis = f"; {self.basis}" if self.basis else ""
         return f"per GiB ({first} a month; less above{basis})"
+
+    @cached_property
+    def first_key(self) -> str:
+        """The catalog key of the first tier (`<prefix>.tier1`)."""
+        return f"{self.prefix}.tier1"
 
 
 # The source is the resource's region; only these three destinations are in the export.
@@ -131,9 +143,8 @@ def charge_egress(
     """Charge `gib` of internet egress to `to` tier by tier; `None` (undeclared): a usage line."""
     region = to.region or region
     if gib is None:
-        bill.depends_on_usage(
-            to.what, catalog.price(f"{to.prefix}.tier1", region), to.usage_key, to.first_tier()
-        )
+        bill.depends_on_usage(to.what, catalog.price(to.first_key, region), to.usage_key,
+                              to.first_tier())  # fmt: skip
         return
     left = gib
     for tier, size in to.tiers:

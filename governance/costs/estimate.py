@@ -208,22 +208,22 @@ MAX_MONTHLY_USD = 1e12
 """Above this a resource's monthly amount is taken to come from an input no real resource has
 (a 1e308-node pool): a trillion dollars a month is far beyond any bill, and a total of such
 amounts stays finite, so no output shows `$inf` or `$nan` or writes JSON's `Infinity`."""
+_TOO_LARGE = (
+    "an input is too large to price: its monthly cost would exceed "
+    f"${MAX_MONTHLY_USD:,.0f} (check the sizes and counts of its inputs)"
+)
 
 
 def _bounded_quote(res: Resource, ctx: PlanContext) -> Quote:
     """`_quote`, with amounts beyond MAX_MONTHLY_USD (or arithmetic overflowing) a CostError."""
-    too_large = CostError(
-        "an input is too large to price: its monthly cost would exceed "
-        f"${MAX_MONTHLY_USD:,.0f} (check the sizes and counts of its inputs)"
-    )
     try:
         quote = _quote(res, ctx)
     except OverflowError:
-        raise too_large from None
+        raise CostError(_TOO_LARGE) from None
     amounts = (quote.governed.total, quote.governed.list_total, quote.baseline.total)
     amounts += (quote.ceiling_usd,) if quote.ceiling_usd is not None else ()
     if not all(math.isfinite(a) and abs(a) <= MAX_MONTHLY_USD for a in amounts):
-        raise too_large
+        raise CostError(_TOO_LARGE)
     return quote
 
 

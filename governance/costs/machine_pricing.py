@@ -108,13 +108,31 @@ def sud_family(shape: Shape) -> str:
 
 def sud_hours(catalog: Catalog, family: str, hours: float, usage: str) -> float:
     """Hours after sustained-use discounts (on-demand families with `sud.*.q*` keys only)."""
-    if usage != "ondemand" or catalog.find(f"sud.{family}.q1", "global") is None:
+    if usage != "ondemand":
+        return hours
+    shares = _sud_shares(catalog, family)
+    if shares is None:
         return hours
     effective = 0.0
-    for q in range(4):
+    for q, share in enumerate(shares):
         segment = min(max(hours - q * _QUARTER, 0.0), _QUARTER)
-        effective += segment * catalog.price(f"sud.{family}.q{q + 1}", "global").usd
+        effective += segment * share
     return effective
+
+
+def _sud_shares(catalog: Catalog, family: str) -> tuple[float, ...] | None:
+    """The family's `sud.<family>.q1..q4` shares of list price, or None: no discount.
+
+    Read once per catalog (every on-demand VM of an estimate asks twice, governed and baseline).
+    """
+    cache_key = ("sud_shares", family)
+    if cache_key in catalog.derived:
+        return catalog.derived[cache_key]
+    shares = None
+    if catalog.find(f"sud.{family}.q1", "global") is not None:
+        shares = tuple(catalog.price(f"sud.{family}.q{q + 1}", "global").usd for q in range(4))
+    catalog.derived[cache_key] = shares
+    return shares
 
 
 def require_offered(catalog: Catalog, what: str, label: str, region: str) -> None:

@@ -134,9 +134,20 @@ def machine_shape(machine_type: str, catalog: Catalog | None = None) -> Shape:
     `catalog` (default: the shipped one) is asked for types whose name does not tell their
     shape. `Refused` for a name Google would refuse (uppercase, spaces: `refuse_malformed`).
     """
-    refuse_malformed(machine_type, "machine type")
     # `is None`, not `or`: a Catalog's truth is its length, which counts every price
     known = catalog if catalog is not None else default_catalog()
+    # A shape depends on the name and the catalog only, and a plan (or a walk over the
+    # catalog) asks for the same few types again and again: worked out once per catalog.
+    # An error is not kept: asking again raises it again.
+    cache_key = ("machine_shape", machine_type)
+    shape = known.derived.get(cache_key)
+    if shape is None:
+        shape = known.derived[cache_key] = _shape(machine_type, known)
+    return shape
+
+
+def _shape(machine_type: str, known: Catalog) -> Shape:
+    refuse_malformed(machine_type, "machine type")
     name = _last_segment(machine_type)
     if name in _E2_SHARED:
         vcpus, mem = _E2_SHARED[name]

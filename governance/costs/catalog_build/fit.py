@@ -11,6 +11,7 @@ Which types form a family and what the rates are called is build.py's business.
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -66,15 +67,39 @@ def least_squares(rows: Sequence[Row], targets: Sequence[Fraction]) -> Fit:
     if any(t <= 0 for t in targets):
         raise ValueError("least_squares targets are prices and must be positive")
     inverse = _normal_inverse(tuple(tuple(r) for r in rows))
+    # The sums run over integers (each row scaled by its own common denominator), and each
+    # result becomes one Fraction: the same exact values as summing Fractions term by term,
+    # which normalises (a gcd) after every product and sum and was most of a catalog build.
+    scaled = [_scaled(r) for r in rows]
+    # moments[i] = sum over rows of r[i] x t = sum(R[i] T / (e f)), over one denominator
+    common = math.lcm(*(e * t.denominator for (_, e), t in zip(scaled, targets, strict=True)))
     moments = [
-        sum((r[i] * t for r, t in zip(rows, targets, strict=True)), Fraction(0))
+        Fraction(
+            sum(
+                big[i] * t.numerator * (common // (e * t.denominator))
+                for (big, e), t in zip(scaled, targets, strict=True)
+            ),
+            common,
+        )
         for i in range(width)
     ]
     rates = tuple(
         sum((inverse[i][j] * moments[j] for j in range(width)), Fraction(0)) for i in range(width)
     )
-    worst = max(
-        abs(sum((a * x for a, x in zip(r, rates, strict=True)), Fraction(0)) - t) / t
-        for r, t in zip(rows, targets, strict=True)
-    )
-    return Fit(rates=rates, max_rel_residual=worst, rows=len(rows))
+    # |r . x - t| / t with r = R/e, x = X/d, t = T/f is |(R . X) f - T e d| / (e d T): the
+    # largest compared as integers (n1/m1 > n2/m2 when n1 m2 > n2 m1), one Fraction at the end
+    xs, d = _scaled(rates)
+    worst_n, worst_m = 0, 1
+    for (big, e), t in zip(scaled, targets, strict=True):
+        n = abs(sum(a * x for a, x in zip(big, xs, strict=True)) * t.denominator
+                - t.numerator * e * d)  # fmt: skip
+        m = e * d * t.numerator
+        if n * worst_m > worst_n * m:
+            worst_n, worst_m = n, m
+    return Fit(rates=rates, max_rel_residual=Fraction(worst_n, worst_m), rows=len(rows))
+
+
+def _scaled(values: Sequence[Fraction]) -> tuple[tuple[int, ...], int]:
+    """Integers and one denominator that give `values` back exactly (values[i] = ints[i] / d)."""
+    d = math.lcm(*(v.denominator for v in values))
+    return tuple(v.numerator * (d // v.denominator) for v in values), d

@@ -70,13 +70,20 @@ def export_prices() -> dict[str, dict[str, dict[str, float]]] | None:
 
 
 @cache
+def type_prices(name: str) -> dict[str, dict[str, float]]:
+    """One type's export figures, region -> column -> USD (the full export's, else the
+    catalog's), worked out once and read by every column's walk (never written to)."""
+    full = export_prices()
+    return full[name] if full is not None else prices_from_catalog(default_catalog(), name)
+
+
+@cache
 def rows(column: str) -> tuple[Row, ...]:
     """Every type's rows of one export column (the full export's, else the catalog's)."""
     catalog = default_catalog()
-    full = export_prices()
     out: list[Row] = []
     for name in catalog_types(catalog):
-        prices = full[name] if full is not None else prices_from_catalog(catalog, name)
+        prices = type_prices(name)
         only = {r: {column: cols[column]} for r, cols in prices.items() if column in cols}
         out += walk_machine(name, only, catalog)
     return tuple(out)
