@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import functools
 import json
 import os
 import subprocess
@@ -17,7 +19,16 @@ WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.y*ml"))
 
 
 def _load(path: Path) -> dict[Any, Any]:
-    return yaml.safe_load(path.read_text())
+    """The workflow file at `path`, parsed; each caller gets its own copy to read or change."""
+    return copy.deepcopy(_parsed(path.read_text()))
+
+
+@functools.cache
+def _parsed(text: str) -> Any:
+    # PyYAML's pure-Python parser takes ~0.1 s for judge.yml, and the tests read the same few
+    # files ~100 times: each text is parsed once (keyed by the text, so an edited file is read
+    # again); _load hands out copies, so no test sees another's changes.
+    return yaml.safe_load(text)
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
-from governance.review.comment import MARKER
 from governance.review.judge.github import DEFAULT_API, MAX_PAGES, Client, GitHubError
 from governance.text.fit import GITHUB_LIMIT
 from mlgov_policies.props import as_mapping
@@ -55,6 +54,10 @@ class Posted:
 
 def marked(body: str, limit: int = GITHUB_LIMIT) -> str:
     """`body` with the marker (added first when missing), cut to `limit` characters at a line."""
+    # Imported here: comment.py brings the whole renderer (costs, diffs), and every `mlgov`
+    # command imports this module while it builds its parser (cli/post.py reads BOT).
+    from governance.review.comment import MARKER
+
     if MARKER not in body:
         body = f"{MARKER}\n{body}"
     if len(body) <= limit:
@@ -68,6 +71,8 @@ def marked(body: str, limit: int = GITHUB_LIMIT) -> str:
 
 def own_comment(comments: Sequence[Mapping[str, Any]], author: str) -> int | None:
     """The id of the first of `author`'s comments that carries the marker, if any (pure)."""
+    from governance.review.comment import MARKER  # see marked()
+
     for c in comments:
         user: Any = c.get("user")
         login = cast(Mapping[str, Any], user).get("login") if isinstance(user, Mapping) else None

@@ -121,7 +121,9 @@ def test_a_failed_plans_error_cannot_close_its_code_block() -> None:
 @pytest.fixture(scope="module")
 def big() -> list[StackPlans]:
     prod = golden("prod")
-    head = weaken(with_notebooks(prod, 3000))
+    # weakened before it grows: the same document (the clones are notebooks and their jobs,
+    # which carry no policy) without deep-copying the grown one a second time
+    head = with_notebooks(weaken(prod), 3000)
     head["violations"] = [
         *head["violations"],
         {"policy": "mlgov-cost-budget-exceeded", "resource": "prod", "type": "stack",
@@ -190,13 +192,30 @@ def test_only_an_https_report_url_becomes_a_link() -> None:
     assert "Full report: javascript\\:alert" in text
 
 
-def test_comment_cli_writes_the_full_report(tmp_path: Path, big) -> None:
-    prod = big[1]
+@pytest.fixture(scope="module")
+def folded_prod() -> StackPlans:
+    """prod grown by 300 notebooks and weakened: enough for its comment to fold to fit.
+
+    The CLI test below checks what the command does with a folded comment (writes the whole
+    report, prints the fitted comment, exits by the verdict); the 3,000-notebook stack above
+    checks the folding itself, through build_comment, at ten times the size.
+    """
+    prod = golden("prod")
+    return StackPlans("prod", with_notebooks(weaken(prod), 300), prod)
+
+
+def test_comment_cli_writes_the_full_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture, folded_prod: StackPlans
+) -> None:
     base, head = tmp_path / "b.json", tmp_path / "h.json"
-    base.write_text(json.dumps(prod.base))
-    head.write_text(json.dumps(prod.head))
+    base.write_text(json.dumps(folded_prod.base))
+    head.write_text(json.dumps(folded_prod.head))
     report = tmp_path / "report.md"
     code = main(["comment", "--stack", "prod", str(base), str(head), "--full-report", str(report),
                  "--report-url", "https://example.test/a"])  # fmt: skip
+    printed = capsys.readouterr().out
     assert code == 1
-    assert report.read_text().count("| added | `notebooks-nb-") == 6000
+    assert "Details were folded to fit GitHub's comment limit" in printed
+    assert "[workflow artifact](https://example.test/a)" in printed
+    rows = report.read_text().count("| added | `notebooks-nb-")
+    assert rows == 600 > printed.count("| added | `notebooks-nb-")  # notebooks and their jobs

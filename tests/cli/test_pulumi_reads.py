@@ -11,8 +11,10 @@ encoding.Exts and paths.go for the project and stack file names).
 
 from __future__ import annotations
 
+import io
 import json
 import shutil
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +59,30 @@ def plan(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
         return code, (json.loads(out) if out else None), err
 
     return call
+
+
+@pytest.fixture(scope="module")
+def _unedited_text(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """`plan --stack prod --json` of this layout with the shipped stack files, planned once.
+
+    The tests that compare an edited stack's plan with the unedited one share it: the unedited
+    plan is the reference, not what they check. Each gets its own parse (`unedited_prod`).
+    """
+    root = _project(tmp_path_factory.mktemp("unedited"))
+    out, err = io.StringIO(), io.StringIO()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.delenv("MLGOV_DEBUG", raising=False)
+        mp.chdir(root)
+        with redirect_stdout(out), redirect_stderr(err):
+            code = main(["plan", "--stack", "prod", "--json"])
+    assert code == Exit.OK and "Traceback" not in err.getvalue(), err.getvalue()
+    return out.getvalue()
+
+
+@pytest.fixture
+def unedited_prod(_unedited_text: str) -> dict[str, Any]:
+    """The unedited prod stack's plan in this layout (a fresh copy per test)."""
+    return json.loads(_unedited_text)
 
 
 def _refused(result: tuple[int, dict[str, Any] | None, str], *parts: str) -> str:
@@ -225,10 +251,12 @@ def test_encrypted_provider_credentials_plan_and_a_new_one_shows(tmp_path: Path,
 
 
 # --------------------------------------------------------------------------- provider keys and ESC
-def test_a_provider_endpoint_added_in_prod_is_a_blocking_weakening(tmp_path: Path, plan) -> None:
+def test_a_provider_endpoint_added_in_prod_is_a_blocking_weakening(
+    tmp_path: Path, plan, unedited_prod: dict[str, Any]
+) -> None:
     # Before: "Unchanged". The billing API endpoint decides where the budget is created.
     line = "  gcp:region: europe-west4\n"
-    base = plan(_project(tmp_path / "base"))[1]
+    base = unedited_prod
     edited = PROD.replace(line, line + "  gcp:billingCustomEndpoint: https://billing.example/\n")
     head = plan(_project(tmp_path / "head", prod=edited))[1]
     assert base is not None and head is not None
@@ -239,8 +267,10 @@ def test_a_provider_endpoint_added_in_prod_is_a_blocking_weakening(tmp_path: Pat
     assert "`config.gcp:billingCustomEndpoint`" in text
 
 
-def test_an_esc_import_is_mandatory_in_prod_and_a_weakening(tmp_path: Path, plan) -> None:
-    base = plan(_project(tmp_path / "base"))[1]
+def test_an_esc_import_is_mandatory_in_prod_and_a_weakening(
+    tmp_path: Path, plan, unedited_prod: dict[str, Any]
+) -> None:
+    base = unedited_prod
     edited = PROD + "environment:\n  - acme/prod-overrides\n"
     code, head, err = plan(_project(tmp_path / "head", prod=edited))
     assert code == Exit.FAILED, err
@@ -347,11 +377,13 @@ def test_a_look_alike_settings_key_is_refused(tmp_path: Path, plan, key: str) ->
     _refused(plan(_project(tmp_path, prod=edited)), "mlgov:settings.automation.")
 
 
-def test_a_look_alike_config_key_shows_in_the_governance_diff(tmp_path: Path, plan) -> None:
+def test_a_look_alike_config_key_shows_in_the_governance_diff(
+    tmp_path: Path, plan, unedited_prod: dict[str, Any]
+) -> None:
     # `mlg\u043ev:settings` (Cyrillic o) is another key to Pulumi: the program never reads it, but
     # a reviewer may believe it does; it is listed, never silent.
     line = "  gcp:region: europe-west4\n"
-    base = plan(_project(tmp_path / "base"))[1]
+    base = unedited_prod
     edited = PROD.replace(line, line + "  mlg\u043ev:settings: {automation: {dry_run: true}}\n")
     head = plan(_project(tmp_path / "head", prod=edited))[1]
     assert base is not None and head is not None
@@ -372,13 +404,15 @@ def test_the_esc_finding_survives_check_re_evaluating_the_plan(
     assert [v["enforcement"] for v in found] == ["mandatory"]
 
 
-def test_settings_moved_into_the_project_config_are_what_is_planned(tmp_path: Path, plan) -> None:
+def test_settings_moved_into_the_project_config_are_what_is_planned(
+    tmp_path: Path, plan, unedited_prod: dict[str, Any]
+) -> None:
     # The prod stack file drops `mlgov:settings`; Pulumi.yaml's `settings` (project `mlgov`:
     # the key mlgov:settings) supplies them with dry run on. Before, the plan refused the stack
     # (no mlgov:settings) while `pulumi up` deployed the project's settings.
     import yaml
 
-    base = plan(_project(tmp_path / "base"))[1]
+    base = unedited_prod
     config = yaml.safe_load(PROD)["config"]
     settings = config.pop("mlgov:settings")
     settings["automation"]["dry_run"] = True
