@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, cast
 
 import pulumi
+import pulumi.log
 import pulumi.runtime
 import pulumi.runtime.resource
 import pulumi.runtime.settings
@@ -66,6 +67,40 @@ def no_stack_traces() -> Generator[None]:
         yield
     finally:
         setattr(module, STACK_TRACE_HOOK, original)
+
+
+# The SDK function every internal debug message goes through (`log.debug(...)` at each step of
+# each registration).
+DEBUG_HOOK = "debug"
+
+
+def _unread_debug(
+    msg: str, resource: object = None, stream_id: int | None = None, ephemeral: bool | None = None
+) -> None:
+    """Stands in for the SDK's `pulumi.log.debug` while nothing reads debug messages."""
+
+
+@contextmanager
+def no_unread_debug_messages() -> Generator[None]:
+    """The SDK's debug messages are not built while nobody would read them; restored after.
+
+    Under mocks every debug message (several per registration) becomes a log request for the
+    mock engine, which hands it to ENGINE_LOG at DEBUG, where it is dropped unless that logger
+    is enabled for DEBUG (its own handler is a NullHandler and it does not propagate). When it
+    is not, building the message's request is all the message costs (a few percent of a plan),
+    so the SDK's `pulumi.log.debug` is replaced for the run; warnings and errors take their own
+    path and reach ENGINE_LOG as before. If an SDK release renames the function, nothing is
+    replaced and plans are only slower (tests/golden/test_mock_runs.py notices the rename).
+    """
+    original = getattr(pulumi.log, DEBUG_HOOK, None)
+    if original is None or ENGINE_LOG.isEnabledFor(logging.DEBUG):
+        yield
+        return
+    setattr(pulumi.log, DEBUG_HOOK, _unread_debug)
+    try:
+        yield
+    finally:
+        setattr(pulumi.log, DEBUG_HOOK, original)
 
 
 class _MonitorThreads(concurrent.futures.ThreadPoolExecutor):
@@ -210,7 +245,8 @@ def run_under_mocks(
     loop.set_default_executor(MONITOR_THREADS)
     asyncio.set_event_loop(loop)
     try:
-        with no_stack_traces():  # set_mocks registers the root stack: inside too
+        # set_mocks registers the root stack: inside both too
+        with no_stack_traces(), no_unread_debug_messages():
             pulumi.runtime.set_mocks(
                 mocks, project=project_name, stack=stack, preview=False, logger=ENGINE_LOG
             )
@@ -223,6 +259,12 @@ def run_under_mocks(
             test: Any = getattr(pulumi.runtime, "test")  # noqa: B009 - untyped in the SDK
             cast(Callable[[], None], test(_run))()
     finally:
+        # The root stack holds every resource of the run, and through them their outputs and
+        # the SDK's tasks: let them go now, while they are still young objects that the
+        # collection after the run frees cheaply. Kept until the next run's reset, they outlive
+        # that collection and are only freed by later, older-generation ones, which walk far
+        # more (tests/golden/test_mock_runs.py).
+        pulumi.runtime.settings.ROOT.set(None)
         asyncio.set_event_loop(None)
         loop.close()
     return mocks.resources
