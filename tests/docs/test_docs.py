@@ -4,7 +4,8 @@
 - every `mlgov X` / `python -m governance X` a page shows is a real subcommand;
 - every fenced python block runs, under Pulumi mocks (component examples register resources);
 - every block after `<!-- sample: mlgov ARGS -->` is what `mlgov ARGS` prints (COLUMNS=110,
-  from the repository root; `spend` against a BigQuery emulator holding the demo's export);
+  from the repository root; `spend` against the test process's BigQuery emulator, which holds
+  the export the demo loads (checked row for row));
   a line `…` alone stands for lines left out (tests/docs/pages.py);
 - the site builds with `mkdocs build --strict`, and a broken link or anchor fails that build.
 """
@@ -17,10 +18,10 @@ import logging
 import re
 import subprocess
 import textwrap
-from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -181,12 +182,55 @@ def test_readme_python_examples_run_under_mocks() -> None:
 
 
 @pytest.fixture(scope="module")
-def export_endpoint() -> Iterator[str]:
-    """A BigQuery emulator holding the export `make demo` loads (for the `spend` samples)."""
-    from tests.docs.samples import emulator_with_the_demo_export
+def export_endpoint(pytestconfig: pytest.Config) -> str:
+    """The BigQuery emulator the `spend` samples read: the test process's one (tests/spend).
 
-    with emulator_with_the_demo_export() as url:
-        yield url
+    It holds what `make demo` loads for the projects the demo loads, and more (the staging and
+    prod projects, ten more days, other datasets), which `spend --stack dev` does not read:
+    test_the_spend_samples_export_holds_what_make_demo_loads checks that, without a second
+    emulator started and loaded here for a few samples (seconds of a worker's time).
+    """
+    from tests.spend.emulator import shared_export
+
+    return shared_export(pytestconfig).url
+
+
+def test_the_spend_samples_export_holds_what_make_demo_loads(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each table `make demo` loads is, for the projects and days it holds, the same rows in the
+    emulator the samples read: the same table names and schemas, row for row in order."""
+    from governance.demo import export as demo
+    from tests.spend import emulator as shared
+
+    class NoCloud:
+        """`load_month`'s emulator, never asked for anything but a client it hands to load_rows."""
+
+        def client(self, project: str | None = None) -> object:
+            return object()
+
+    loaded: dict[str, tuple[Any, list[dict[str, Any]]]] = {}
+
+    def record(client: object, table_id: str, schema: Any, rows: Any) -> int:
+        loaded[table_id] = (schema, list(rows))
+        return len(loaded[table_id][1])
+
+    monkeypatch.setattr(demo, "load_rows", record)
+    now = datetime.now(UTC)
+    demo.load_month(cast(Any, NoCloud()), shared.PROJECT, now)
+    held = {table.id: table for table in shared.billing_export(now)}
+    assert list(loaded) == list(demo.table_ids(shared.PROJECT))
+    for table_id, (schema, rows) in loaded.items():
+        projects = {r["project"]["id"] for r in rows}
+        assert shared.PROJECT in projects, table_id  # the dev stack's project: what spend reads
+        first = min(r["usage_start_time"] for r in rows)
+        same = [
+            r
+            for r in held[table_id].rows
+            if r["project"]["id"] in projects and r["usage_start_time"] >= first
+        ]
+        assert held[table_id].schema == schema, table_id
+        assert same == rows, table_id
 
 
 PRINTED: dict[str, list[str]] = {}

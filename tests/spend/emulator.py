@@ -14,7 +14,7 @@ Datasets in project acme-ml-dev (the dev stack's export project), all for billin
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from types import MappingProxyType
@@ -64,35 +64,82 @@ def _frozen(value: Any) -> Any:
     return value
 
 
+@dataclass(frozen=True)
+class Table:
+    """One table the emulator holds, and the rows loaded into it."""
+
+    id: str
+    schema: Sequence[Mapping[str, Any]]
+    rows: list[dict[str, Any]]
+
+
+def billing_export(now: datetime) -> list[Table]:
+    """The current export's standard and detailed tables, as loaded at `now` (no emulator).
+
+    tests/docs checks the `spend` samples against this emulator: it compares these tables with
+    the ones `make demo` loads (governance/demo/export.py) without starting either.
+    """
+    usages = _usages()
+    return [
+        Table(
+            f"{PROJECT}.billing_export.{STANDARD}",
+            ex.STANDARD_SCHEMA,
+            list(ex.rows(usages, now, DAYS)),
+        ),
+        Table(
+            f"{PROJECT}.billing_export.{DETAILED}",
+            ex.DETAILED_SCHEMA,
+            list(ex.rows(usages, now, DAYS, with_resource=True)),
+        ),
+    ]
+
+
+def tables(now: datetime) -> list[Table]:
+    """Every table of the emulator with the rows it holds when loaded at `now`."""
+    standard, detailed = billing_export(now)
+    dev = ex.stack_usages("dev")
+    euro = [
+        Table(
+            f"{PROJECT}.eur_export.{name}",
+            schema,
+            [
+                {**r, "currency": "EUR", "currency_conversion_rate": EUR_PER_USD}
+                for r in ex.rows(dev, now, DAYS, with_resource=detail)
+            ],
+        )
+        for name, schema, detail in (
+            (STANDARD, ex.STANDARD_SCHEMA, False),
+            (DETAILED, ex.DETAILED_SCHEMA, True),
+        )
+    ]
+    return [
+        standard,
+        detailed,
+        Table(
+            f"{PROJECT}.stale_export.{STANDARD}",
+            ex.STANDARD_SCHEMA,
+            list(ex.rows(_usages(), now - STALE_BY, DAYS)),
+        ),
+        Table(f"{PROJECT}.standard_only.{STANDARD}", ex.STANDARD_SCHEMA, standard.rows),
+        Table(f"{PROJECT}.empty_export.{STANDARD}", ex.STANDARD_SCHEMA, []),
+        *euro,
+    ]
+
+
 def _load(emulator: Emulator) -> Export:
     client = emulator.client()
     now = datetime.now(UTC)
-    usages = _usages()
-    rows = list(ex.rows(usages, now, DAYS))
-    detailed = list(ex.rows(usages, now, DAYS, with_resource=True))
-    stale = list(ex.rows(usages, now - STALE_BY, DAYS))
-    load_rows(client, f"{PROJECT}.billing_export.{STANDARD}", ex.STANDARD_SCHEMA, rows)
-    load_rows(client, f"{PROJECT}.billing_export.{DETAILED}", ex.DETAILED_SCHEMA, detailed)
-    load_rows(client, f"{PROJECT}.stale_export.{STANDARD}", ex.STANDARD_SCHEMA, stale)
-    load_rows(client, f"{PROJECT}.standard_only.{STANDARD}", ex.STANDARD_SCHEMA, rows)
-    load_rows(client, f"{PROJECT}.empty_export.{STANDARD}", ex.STANDARD_SCHEMA, [])
+    loaded = tables(now)
+    for table in loaded:
+        load_rows(client, table.id, table.schema, table.rows)
     client.create_dataset(f"{PROJECT}.no_export")
-    dev = ex.stack_usages("dev")
-    for name, schema, detail in (
-        (STANDARD, ex.STANDARD_SCHEMA, False),
-        (DETAILED, ex.DETAILED_SCHEMA, True),
-    ):
-        euro = [
-            {**r, "currency": "EUR", "currency_conversion_rate": EUR_PER_USD}
-            for r in ex.rows(dev, now, DAYS, with_resource=detail)
-        ]
-        load_rows(client, f"{PROJECT}.eur_export.{name}", schema, euro)
+    held = {table.id: table.rows for table in loaded}
     return Export(
         emulator.url,
         now,
-        tuple(map(_frozen, rows)),
-        tuple(map(_frozen, detailed)),
-        tuple(map(_frozen, stale)),
+        tuple(map(_frozen, held[f"{PROJECT}.billing_export.{STANDARD}"])),
+        tuple(map(_frozen, held[f"{PROJECT}.billing_export.{DETAILED}"])),
+        tuple(map(_frozen, held[f"{PROJECT}.stale_export.{STANDARD}"])),
         emulator,
     )
 
