@@ -23,13 +23,14 @@ STACKS = ("dev", "staging", "prod")
 # Work units for `pytest -n 2` (addopts: --dist loadfile): each file's tests run on one worker,
 # so its module fixtures and cached plans are made once, not once per worker. Files that share a
 # costly per-process object are one unit: the files that read tests/spend's BigQuery emulator
-# (tests/spend, tests/report), so one emulator starts and loads its 40 days of rows, not one per
-# worker; and the regional catalog's tests, which parse the full Billing Catalog export once
-# (catalog_build/catalog_reference.py: full_export). Any other --dist is left as given
-# (`make e2e` spreads its runs one by one).
+# (tests/spend, tests/report, and the docs' `mlgov spend` samples), so one emulator starts and
+# loads its 40 days of rows, not one per worker; and the regional catalog's tests, which parse
+# the full Billing Catalog export once (catalog_build/catalog_reference.py: full_export). Any
+# other --dist is left as given (`make e2e` spreads its runs one by one).
 SHARED_UNITS = {
     "tests/spend/": "the BigQuery emulator's files",
     "tests/report/": "the BigQuery emulator's files",
+    "tests/docs/test_docs.py": "the BigQuery emulator's files",  # the `mlgov spend` samples
     "tests/costs/catalog_build/": "the full pricing export's files",
 }
 

@@ -15,6 +15,9 @@ def test_the_emulator_files_are_one_unit() -> None:
     assert work_unit("tests/spend/test_spend_report.py") == work_unit(
         "tests/report/test_report_browser.py"
     )
+    # the docs' `mlgov spend` samples read the same emulator (tests/docs/test_docs.py)
+    assert work_unit("tests/docs/test_docs.py") == work_unit("tests/spend/test_spend_report.py")
+    assert work_unit("tests/docs/test_docs_site.py") == "tests/docs/test_docs_site.py"
 
 
 def test_the_catalog_build_files_are_one_unit_apart_from_the_emulator() -> None:
