@@ -3,7 +3,7 @@
 `build_comment(stacks)` is pure: for each stack, its plan document at the PR head and at the PR
 base (None for a new stack, judged on its own: govdiff/standalone.py), or why one side could not
 be planned or judged, it writes the Markdown body the PR judge posts and later updates in place
-(found again by `MARKER`). A stack is shown when its governance, cost or findings change, or when
+(found again by `MARKER`, post_comment.py's). A stack is shown when its governance, cost or findings change, or when
 it blocks the PR (a mandatory finding, a prod weakening nobody acknowledged, a plan that failed
 at the head or the base, a plan that cannot be judged). Each section starts with its verdict
 (with the cost change under both sides' usage assumptions when the PR changes them), then
@@ -42,6 +42,7 @@ from governance.review.govdiff.standalone import standalone_changes
 from governance.review.judge.approvals import CodeReview
 from governance.review.judge.render import code_section
 from governance.review.policy_scope import policy_note
+from governance.review.post_comment import MARKER
 from governance.review.render import (
     CEILINGS_TITLE,
     catalog_note,
@@ -58,7 +59,6 @@ from governance.text.fit import GITHUB_LIMIT, fit
 from mlgov_policies.props import as_list, as_mapping
 from mlgov_policies.vocabulary import is_component
 
-MARKER = "<!-- mlgov-plan-comment -->"
 Doc = Mapping[str, Any]
 # Detail levels of a stack's section, from everything (0) to the least that is still complete.
 FULL, NO_RESOURCES, FEW_COSTS, ADVISORY_GROUPED, MANDATORY_GROUPED, WEAKENED_GROUPED = range(6)

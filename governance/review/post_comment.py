@@ -1,7 +1,8 @@
 """Posting the PR comment to GitHub: mlgov's one comment on a pull request, created or updated.
 
 `mlgov comment --post github` (cli/post.py) hands its body here. The comment is found again by
-`MARKER` (comment.py writes it; a body without it gets it first) among the comments of one
+`MARKER` (defined here, where the comment is found again; comment.py writes it first in the
+body it renders, and a body without it gets it first) among the comments of one
 author, the poster (`github-actions[bot]`, the workflow token's account, unless told otherwise):
 another account quoting the marker is never updated. Calls, at `GITHUB_API_URL` with
 `GITHUB_TOKEN` (GitHub's REST API, version 2022-11-28, through judge/github.py's client):
@@ -32,6 +33,8 @@ from governance.review.judge.github import DEFAULT_API, MAX_PAGES, Client, GitHu
 from governance.text.fit import GITHUB_LIMIT
 from mlgov_policies.props import as_mapping
 
+MARKER = "<!-- mlgov-plan-comment -->"
+"""The first line of mlgov's PR comment: how the poster finds its own comment again."""
 BOT = "github-actions[bot]"
 """The account a workflow's GITHUB_TOKEN comments as."""
 PER_PAGE = 100
@@ -54,10 +57,6 @@ class Posted:
 
 def marked(body: str, limit: int = GITHUB_LIMIT) -> str:
     """`body` with the marker (added first when missing), cut to `limit` characters at a line."""
-    # Imported here: comment.py brings the whole renderer (costs, diffs), and every `mlgov`
-    # command imports this module while it builds its parser (cli/post.py reads BOT).
-    from governance.review.comment import MARKER
-
     if MARKER not in body:
         body = f"{MARKER}\n{body}"
     if len(body) <= limit:
@@ -71,8 +70,6 @@ def marked(body: str, limit: int = GITHUB_LIMIT) -> str:
 
 def own_comment(comments: Sequence[Mapping[str, Any]], author: str) -> int | None:
     """The id of the first of `author`'s comments that carries the marker, if any (pure)."""
-    from governance.review.comment import MARKER  # see marked()
-
     for c in comments:
         user: Any = c.get("user")
         login = cast(Mapping[str, Any], user).get("login") if isinstance(user, Mapping) else None
