@@ -88,13 +88,17 @@ def test_the_walk_is_back_when_the_program_raises() -> None:
     assert getattr(pulumi.runtime.resource, STACK_TRACE_HOOK) is sdk
 
 
-def test_the_recorded_resources_are_the_same_with_the_walk(
-    monkeypatch: pytest.MonkeyPatch,
+@pytest.mark.parametrize(
+    "skipped_work",
+    ["no_stack_traces", "no_unread_debug_messages"],  # the walk; the debug messages
+)
+def test_the_recorded_resources_are_the_same_with_the_work_a_run_skips(
+    monkeypatch: pytest.MonkeyPatch, skipped_work: str
 ) -> None:
     without = run_under_mocks(_build, CONFIG)
-    monkeypatch.setattr(offline, "no_stack_traces", contextlib.nullcontext)
-    with_walk = run_under_mocks(_build, CONFIG)
-    assert with_walk == without
+    monkeypatch.setattr(offline, skipped_work, contextlib.nullcontext)
+    with_it = run_under_mocks(_build, CONFIG)
+    assert with_it == without
     assert [r.inputs.get("name") for r in without] == [None, "acme-data", "events-data"]
 
 
@@ -171,15 +175,6 @@ def test_debug_messages_reach_an_engine_logger_enabled_for_debug(
     assert messages, "the SDK sent no debug message"
     debug = [r.getMessage() for r in records if r.levelno == logging.DEBUG]
     assert debug and set(debug) <= set(messages), (debug[:3], messages[:3])
-
-
-def test_the_recorded_resources_are_the_same_with_debug_messages(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    without = run_under_mocks(_build, CONFIG)
-    monkeypatch.setattr(offline, "no_unread_debug_messages", contextlib.nullcontext)
-    with_messages = run_under_mocks(_build, CONFIG)
-    assert with_messages == without
 
 
 def test_the_sdk_lets_go_of_the_run_when_it_ends() -> None:
