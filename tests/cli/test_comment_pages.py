@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -51,6 +52,15 @@ def _listed(github: FakeGitHub) -> list[str]:
     return [p for p, _ in github.requests if f"{COMMENTS}?" in p]  # the GETs (with a query)
 
 
+def _assert_updated_with_the_token(github: FakeGitHub, mine: dict[str, Any]) -> None:
+    """The first write updated `mine` in place, and every request carried the token."""
+    assert github.writes[0][:2] == (
+        "PATCH",
+        f"/repos/acme/ml-platform/issues/comments/{mine['id']}",
+    )
+    assert {auth for _, auth in github.requests} == {f"Bearer {TOKEN}"}
+
+
 def test_the_link_headers_next_page_is_followed(github: FakeGitHub) -> None:
     for i in range(230):
         github.comment("alice", f"comment {i}")
@@ -62,11 +72,7 @@ def test_the_link_headers_next_page_is_followed(github: FakeGitHub) -> None:
         "/repositories/1296269/issues/7/comments?per_page=100&page=2",
         "/repositories/1296269/issues/7/comments?per_page=100&page=3",
     ]
-    assert github.writes[0][:2] == (
-        "PATCH",
-        f"/repos/acme/ml-platform/issues/comments/{mine['id']}",
-    )
-    assert {auth for _, auth in github.requests} == {f"Bearer {TOKEN}"}
+    _assert_updated_with_the_token(github, mine)
 
 
 def test_a_full_last_page_ends_the_listing_when_the_link_names_no_next(
@@ -185,11 +191,7 @@ def test_a_renamed_repositorys_redirect_on_the_api_is_followed(github: FakeGitHu
         "/repos/acme/ml-platform/issues/7/comments?per_page=100&page=1",
         "/repositories/1296269/issues/7/comments?per_page=100&page=1",
     ]
-    assert github.writes[0][:2] == (
-        "PATCH",
-        f"/repos/acme/ml-platform/issues/comments/{mine['id']}",
-    )
-    assert {auth for _, auth in github.requests} == {f"Bearer {TOKEN}"}
+    _assert_updated_with_the_token(github, mine)
 
 
 def test_a_redirect_off_the_api_is_not_followed_with_the_token(
