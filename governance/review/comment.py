@@ -3,9 +3,10 @@
 `build_comment(stacks)` is pure: for each stack, its plan document at the PR head and at the PR
 base (None for a new stack, judged on its own: govdiff/standalone.py), or why one side could not
 be planned or judged, it writes the Markdown body the PR judge posts and later updates in place
-(found again by `MARKER`, post_comment.py's). A stack is shown when its governance, cost or findings change, or when
-it blocks the PR (a mandatory finding, a prod weakening nobody acknowledged, a plan that failed
-at the head or the base, a plan that cannot be judged). Each section starts with its verdict
+(found again by `MARKER`, post_comment.py's). A stack is shown when its governance, cost or
+findings change, or when it blocks the PR (a mandatory finding, a prod weakening nobody
+acknowledged, a plan that failed at the head or the base, a plan that cannot be judged). Each
+section starts with its verdict
 (with the cost change under both sides' usage assumptions when the PR changes them), then
 **Governance weakened** (govdiff/render.py), the findings, the other governance changes, the
 cost changes (diff.py) and the resources with the $0 ones folded into one line. The PR judge's
